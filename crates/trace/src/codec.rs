@@ -1,0 +1,350 @@
+//! Byte encoding of records and blocks (see docs/trace-format.md).
+//!
+//! A record is `tag:u8 [ts_delta:zigzag-varint if tag & 0x80] len:varint payload`.
+//! Every record carries its own length so that a reader skips kinds it does not
+//! know, and the timestamp sits outside the payload so that skipping a record
+//! never breaks the delta chain of the timestamps after it.
+
+use crate::record::Record;
+use crate::Header;
+
+pub const MAGIC: &[u8; 8] = b"WEFTTRC\0";
+pub const FORMAT_VERSION: u16 = 1;
+
+pub(crate) const HAS_TS: u8 = 0x80;
+
+pub(crate) mod tag {
+    pub const CLASS_DEF: u8 = 1;
+    pub const PROBE_DEF: u8 = 2;
+    pub const SITE_DEF: u8 = 3;
+    pub const THREAD_START: u8 = 10;
+    pub const THREAD_END: u8 = 11;
+    pub const TASK_BEGIN: u8 = 20;
+    pub const TASK_END: u8 = 21;
+    pub const SUBMIT: u8 = 22;
+    pub const CREATED: u8 = 23;
+    pub const FORK: u8 = 24;
+    pub const JOIN_BEGIN: u8 = 25;
+    pub const JOIN_END: u8 = 26;
+    pub const GC_START: u8 = 40;
+    pub const GC_END: u8 = 41;
+    pub const SAMPLE: u8 = 42;
+    pub const CALIBRATION: u8 = 43;
+    pub const LOSS: u8 = 44;
+    pub const END: u8 = 45;
+}
+
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+pub(crate) fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+pub(crate) fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_varint(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// FNV-1a, 32 bits: detects torn or corrupted blocks.
+pub(crate) fn checksum(bytes: &[u8]) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in bytes {
+        h ^= b as u32;
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    h
+}
+
+/// Bytes that start a trace file: magic, version, header.
+pub fn encode_file_header(header: &Header) -> Vec<u8> {
+    let mut payload = Vec::new();
+    put_varint(&mut payload, header.entries.len() as u64);
+    for (k, v) in &header.entries {
+        put_str(&mut payload, k);
+        put_str(&mut payload, v);
+    }
+    let mut out = Vec::with_capacity(payload.len() + 18);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(&checksum(&payload).to_le_bytes());
+    out.extend_from_slice(&payload);
+    out
+}
+
+/// Packs one thread's records into a block: `len:u32 checksum:u32 payload`,
+/// payload = `thread:varint record*`. Timestamps are delta-encoded within the block.
+pub struct BlockEncoder {
+    thread: u32,
+    buf: Vec<u8>,
+    scratch: Vec<u8>,
+    last_ts: u64,
+    records: u64,
+    first_ts: Option<u64>,
+}
+
+const BLOCK_HEADER: usize = 8;
+
+impl BlockEncoder {
+    pub fn new(thread: u32, capacity: usize) -> BlockEncoder {
+        let mut enc = BlockEncoder {
+            thread,
+            buf: Vec::with_capacity(capacity.max(64)),
+            scratch: Vec::with_capacity(64),
+            last_ts: 0,
+            records: 0,
+            first_ts: None,
+        };
+        enc.reset();
+        enc
+    }
+
+    fn reset(&mut self) {
+        self.buf.clear();
+        self.buf.extend_from_slice(&[0u8; BLOCK_HEADER]);
+        put_varint(&mut self.buf, self.thread as u64);
+        self.last_ts = 0;
+        self.records = 0;
+        self.first_ts = None;
+    }
+
+    pub fn thread(&self) -> u32 {
+        self.thread
+    }
+
+    /// Records written since the last [`take_block`](Self::take_block).
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// First and last timestamps in the current block (for loss records).
+    pub fn time_range(&self) -> Option<(u64, u64)> {
+        self.first_ts.map(|f| (f, self.last_ts))
+    }
+
+    /// Encoded size of the current block so far.
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records == 0
+    }
+
+    pub fn push(&mut self, record: &Record) {
+        let (tag, ts) = encode_payload(record, &mut self.scratch);
+        match ts {
+            Some(ts) => {
+                self.buf.push(tag | HAS_TS);
+                put_varint(&mut self.buf, zigzag(ts.wrapping_sub(self.last_ts) as i64));
+                self.last_ts = ts;
+                if self.first_ts.is_none() {
+                    self.first_ts = Some(ts);
+                }
+            }
+            None => self.buf.push(tag),
+        }
+        put_varint(&mut self.buf, self.scratch.len() as u64);
+        self.buf.extend_from_slice(&self.scratch);
+        self.records += 1;
+    }
+
+    /// The finished block, framed and checksummed; the encoder starts a new one.
+    pub fn take_block(&mut self) -> Vec<u8> {
+        let payload_len = (self.buf.len() - BLOCK_HEADER) as u32;
+        let sum = checksum(&self.buf[BLOCK_HEADER..]);
+        self.buf[0..4].copy_from_slice(&payload_len.to_le_bytes());
+        self.buf[4..8].copy_from_slice(&sum.to_le_bytes());
+        let cap = self.buf.capacity();
+        let block = std::mem::replace(&mut self.buf, Vec::with_capacity(cap));
+        self.reset();
+        block
+    }
+}
+
+/// Writes the payload of `record` into `out` (cleared first); returns its tag and time.
+fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
+    use Record::*;
+    out.clear();
+    let v = |out: &mut Vec<u8>, x: u64| put_varint(out, x);
+    match record {
+        ClassDef { id, name } => {
+            v(out, *id as u64);
+            put_str(out, name);
+            (tag::CLASS_DEF, None)
+        }
+        ProbeDef {
+            id,
+            kind,
+            class,
+            method,
+            descriptor,
+        } => {
+            v(out, *id as u64);
+            out.push(kind.code());
+            put_str(out, class);
+            put_str(out, method);
+            put_str(out, descriptor);
+            (tag::PROBE_DEF, None)
+        }
+        SiteDef { id, frames } => {
+            v(out, *id as u64);
+            v(out, frames.len() as u64);
+            for f in frames {
+                put_str(out, f);
+            }
+            (tag::SITE_DEF, None)
+        }
+        ThreadStart {
+            ts,
+            name,
+            java_id,
+            os_tid,
+            daemon,
+            class_id,
+            target_class_id,
+            target_ident,
+            ident,
+        } => {
+            put_str(out, name);
+            v(out, *java_id);
+            v(out, *os_tid as u64);
+            out.push(*daemon as u8);
+            v(out, *class_id as u64);
+            v(out, *target_class_id as u64);
+            v(out, *target_ident as u64);
+            v(out, *ident as u64);
+            (tag::THREAD_START, Some(*ts))
+        }
+        ThreadEnd {
+            ts,
+            cpu_ns,
+            voluntary_cs,
+            involuntary_cs,
+        } => {
+            v(out, *cpu_ns);
+            v(out, *voluntary_cs);
+            v(out, *involuntary_cs);
+            (tag::THREAD_END, Some(*ts))
+        }
+        TaskBegin {
+            ts,
+            probe,
+            class_id,
+            ident,
+            inner_class_id,
+            inner_ident,
+        } => {
+            v(out, *probe as u64);
+            v(out, *class_id as u64);
+            v(out, *ident as u64);
+            v(out, *inner_class_id as u64);
+            v(out, *inner_ident as u64);
+            (tag::TASK_BEGIN, Some(*ts))
+        }
+        TaskEnd { ts, probe, ident } => {
+            v(out, *probe as u64);
+            v(out, *ident as u64);
+            (tag::TASK_END, Some(*ts))
+        }
+        Submit {
+            ts,
+            probe,
+            executor_class_id,
+            task_class_id,
+            task_ident,
+            inner_class_id,
+            inner_ident,
+            site,
+        } => {
+            v(out, *probe as u64);
+            v(out, *executor_class_id as u64);
+            v(out, *task_class_id as u64);
+            v(out, *task_ident as u64);
+            v(out, *inner_class_id as u64);
+            v(out, *inner_ident as u64);
+            v(out, *site as u64);
+            (tag::SUBMIT, Some(*ts))
+        }
+        Created {
+            ts,
+            class_id,
+            ident,
+            site,
+        } => {
+            v(out, *class_id as u64);
+            v(out, *ident as u64);
+            v(out, *site as u64);
+            (tag::CREATED, Some(*ts))
+        }
+        Fork {
+            ts,
+            class_id,
+            ident,
+            site,
+        } => {
+            v(out, *class_id as u64);
+            v(out, *ident as u64);
+            v(out, *site as u64);
+            (tag::FORK, Some(*ts))
+        }
+        JoinBegin {
+            ts,
+            probe,
+            target_class_id,
+            target_ident,
+        } => {
+            v(out, *probe as u64);
+            v(out, *target_class_id as u64);
+            v(out, *target_ident as u64);
+            (tag::JOIN_BEGIN, Some(*ts))
+        }
+        JoinEnd { ts, probe } => {
+            v(out, *probe as u64);
+            (tag::JOIN_END, Some(*ts))
+        }
+        GcStart { ts } => (tag::GC_START, Some(*ts)),
+        GcEnd { ts } => (tag::GC_END, Some(*ts)),
+        Sample {
+            ts,
+            process_cpu_ns,
+            voluntary_cs,
+            involuntary_cs,
+            live_threads,
+        } => {
+            v(out, *process_cpu_ns);
+            v(out, *voluntary_cs);
+            v(out, *involuntary_cs);
+            v(out, *live_threads as u64);
+            (tag::SAMPLE, Some(*ts))
+        }
+        Calibration { ts, mono_ns } => {
+            v(out, *mono_ns);
+            (tag::CALIBRATION, Some(*ts))
+        }
+        Loss {
+            thread,
+            from_ts,
+            to_ts,
+            records,
+            reason,
+        } => {
+            v(out, *thread as u64);
+            v(out, to_ts.saturating_sub(*from_ts));
+            v(out, *records);
+            out.push(reason.code());
+            (tag::LOSS, Some(*from_ts))
+        }
+        End { ts } => (tag::END, Some(*ts)),
+    }
+}

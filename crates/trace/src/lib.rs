@@ -1,0 +1,71 @@
+//! The weft trace format: what the agent writes and the analyses read.
+//!
+//! This crate knows nothing about JVMTI or about reports. It defines the records
+//! ([`Record`]), how a thread's records are packed into a checksummed block
+//! ([`BlockEncoder`]), and how a file of blocks is read back ([`read_trace`]),
+//! tolerating a file cut short by a crash. The layout is specified in
+//! `docs/trace-format.md`; keep the two in step.
+
+mod codec;
+mod reader;
+mod record;
+
+pub use codec::{encode_file_header, BlockEncoder, FORMAT_VERSION, MAGIC};
+pub use reader::{read_trace, read_trace_bytes, Clock, Trace, TraceError};
+pub use record::{LossReason, ProbeKind, Record, ThreadIndex, GLOBAL_THREAD};
+
+/// Header of a trace: free-form key/value pairs, so that later versions can add
+/// facts (probe costs, options) without a format break. Well-known keys are
+/// listed in [`header_keys`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Header {
+    pub entries: Vec<(String, String)>,
+}
+
+impl Header {
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.entries
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn set(&mut self, key: &str, value: impl Into<String>) {
+        let value = value.into();
+        match self.entries.iter_mut().find(|(k, _)| k == key) {
+            Some(entry) => entry.1 = value,
+            None => self.entries.push((key.to_string(), value)),
+        }
+    }
+
+    pub fn get_u64(&self, key: &str) -> Option<u64> {
+        self.get(key).and_then(|v| v.parse().ok())
+    }
+
+    pub fn get_f64(&self, key: &str) -> Option<f64> {
+        self.get(key).and_then(|v| v.parse().ok())
+    }
+}
+
+/// Keys the agent writes into the [`Header`].
+pub mod header_keys {
+    pub const JVM_VERSION: &str = "jvm.version";
+    pub const JVM_VENDOR: &str = "jvm.vendor";
+    pub const PID: &str = "pid";
+    pub const AGENT_VERSION: &str = "agent.version";
+    pub const AGENT_OPTIONS: &str = "agent.options";
+    /// Wall-clock time of the start of recording, ns since the Unix epoch.
+    pub const START_WALL_NS: &str = "start.wall_ns";
+    /// Clock ticks at the start of recording: time zero of every report.
+    pub const START_TICKS: &str = "start.ticks";
+    /// CLOCK_MONOTONIC at the start of recording, ns.
+    pub const START_MONO_NS: &str = "start.mono_ns";
+    /// Ticks per second, as first estimated at start-up (refined by `Calibration` records).
+    pub const TICKS_PER_SEC: &str = "clock.ticks_per_sec";
+    /// "tsc" or "monotonic" (then ticks are ns).
+    pub const CLOCK_SOURCE: &str = "clock.source";
+    pub const SAMPLE_INTERVAL_NS: &str = "sampler.interval_ns";
+    pub const CPUS: &str = "cpus";
+    /// Prefix of probe costs measured at start-up: `probe_cost_ns.<kind>`.
+    pub const PROBE_COST_PREFIX: &str = "probe_cost_ns.";
+}

@@ -1,0 +1,438 @@
+//! Reading a trace file back: header, blocks, records, and the conversion of
+//! clock ticks to nanoseconds since the start of recording.
+//!
+//! A file cut short (SIGKILL, crash, full disk) is read up to its last whole
+//! block and flagged `truncated`; a block whose checksum does not match is an
+//! error, since the bytes before the end are then not what the agent wrote.
+
+use std::fmt;
+use std::path::Path;
+
+use crate::codec::{checksum, tag, unzigzag, FORMAT_VERSION, HAS_TS, MAGIC};
+use crate::record::{LossReason, ProbeKind, Record, ThreadIndex};
+use crate::{header_keys, Header};
+
+#[derive(Debug)]
+pub enum TraceError {
+    Io(String, std::io::Error),
+    NotATrace,
+    UnsupportedVersion(u16),
+    Corrupt { offset: usize, what: String },
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TraceError::Io(path, e) => write!(f, "cannot read trace {path}: {e}"),
+            TraceError::NotATrace => write!(f, "not a weft trace (bad magic bytes)"),
+            TraceError::UnsupportedVersion(v) => write!(
+                f,
+                "trace format version {v} is not supported (this weft reads version {FORMAT_VERSION})"
+            ),
+            TraceError::Corrupt { offset, what } => {
+                write!(f, "corrupt trace at byte {offset}: {what}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+/// Converts clock ticks to ns since the start of recording, by a linear fit of
+/// the calibration points (start, periodic `Calibration` records, end).
+#[derive(Debug, Clone)]
+pub struct Clock {
+    start_ticks: u64,
+    ns_per_tick: f64,
+}
+
+impl Clock {
+    pub fn new(start_ticks: u64, ns_per_tick: f64) -> Clock {
+        Clock {
+            start_ticks,
+            ns_per_tick,
+        }
+    }
+
+    /// Time since the start of recording, ns (0 for ticks before it).
+    pub fn to_ns(&self, ticks: u64) -> u64 {
+        let d = ticks.saturating_sub(self.start_ticks) as f64;
+        (d * self.ns_per_tick).round() as u64
+    }
+
+    pub fn ns_per_tick(&self) -> f64 {
+        self.ns_per_tick
+    }
+}
+
+/// A whole trace, read into memory.
+#[derive(Debug, Clone)]
+pub struct Trace {
+    pub header: Header,
+    /// Every record with the thread whose block held it, in file order per
+    /// thread; times already converted to ns since the start of recording.
+    pub records: Vec<(ThreadIndex, Record)>,
+    /// The file ended inside a block or without an `End` record.
+    pub truncated: bool,
+    /// Records of kinds this reader does not know (written by a newer agent).
+    pub unknown_records: u64,
+    pub clock: Clock,
+}
+
+pub fn read_trace(path: &Path) -> Result<Trace, TraceError> {
+    let bytes = std::fs::read(path).map_err(|e| TraceError::Io(path.display().to_string(), e))?;
+    read_trace_bytes(&bytes)
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    /// Offset of `bytes` in the file, for error messages.
+    base: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn corrupt(&self, what: &str) -> TraceError {
+        TraceError::Corrupt {
+            offset: self.base + self.pos,
+            what: what.to_string(),
+        }
+    }
+
+    fn u8(&mut self) -> Result<u8, TraceError> {
+        let b = *self
+            .bytes
+            .get(self.pos)
+            .ok_or_else(|| self.corrupt("unexpected end of record"))?;
+        self.pos += 1;
+        Ok(b)
+    }
+
+    fn varint(&mut self) -> Result<u64, TraceError> {
+        let mut v: u64 = 0;
+        for shift in (0..64).step_by(7) {
+            let b = self.u8()?;
+            v |= ((b & 0x7f) as u64) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(self.corrupt("varint too long"))
+    }
+
+    fn u32v(&mut self) -> Result<u32, TraceError> {
+        let v = self.varint()?;
+        u32::try_from(v).map_err(|_| self.corrupt("value out of range"))
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8], TraceError> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or_else(|| self.corrupt("length past end of block"))?;
+        let s = &self.bytes[self.pos..end];
+        self.pos = end;
+        Ok(s)
+    }
+
+    fn string(&mut self) -> Result<String, TraceError> {
+        let n = self.varint()? as usize;
+        let s = self.take(n)?;
+        String::from_utf8(s.to_vec()).map_err(|_| self.corrupt("string is not UTF-8"))
+    }
+
+    fn done(&self) -> bool {
+        self.pos >= self.bytes.len()
+    }
+}
+
+pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
+    if bytes.len() < 8 || &bytes[0..8] != MAGIC {
+        return Err(TraceError::NotATrace);
+    }
+    if bytes.len() < 18 {
+        return Err(TraceError::Corrupt {
+            offset: bytes.len(),
+            what: "file ends inside the header".into(),
+        });
+    }
+    let version = u16::from_le_bytes([bytes[8], bytes[9]]);
+    if version != FORMAT_VERSION {
+        return Err(TraceError::UnsupportedVersion(version));
+    }
+    let hlen = u32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]) as usize;
+    let hsum = u32::from_le_bytes([bytes[14], bytes[15], bytes[16], bytes[17]]);
+    let hend = 18usize.checked_add(hlen).filter(|&e| e <= bytes.len());
+    let Some(hend) = hend else {
+        return Err(TraceError::Corrupt {
+            offset: 18,
+            what: "file ends inside the header".into(),
+        });
+    };
+    let hpayload = &bytes[18..hend];
+    if checksum(hpayload) != hsum {
+        return Err(TraceError::Corrupt {
+            offset: 18,
+            what: "header checksum mismatch".into(),
+        });
+    }
+    let mut c = Cursor {
+        bytes: hpayload,
+        pos: 0,
+        base: 18,
+    };
+    let mut header = Header::default();
+    let n = c.varint()?;
+    for _ in 0..n {
+        let k = c.string()?;
+        let v = c.string()?;
+        header.entries.push((k, v));
+    }
+
+    let mut records = Vec::new();
+    let mut truncated = false;
+    let mut unknown = 0u64;
+    let mut pos = hend;
+    while pos < bytes.len() {
+        if bytes.len() - pos < 8 {
+            truncated = true;
+            break;
+        }
+        let len = u32::from_le_bytes([bytes[pos], bytes[pos + 1], bytes[pos + 2], bytes[pos + 3]])
+            as usize;
+        let sum = u32::from_le_bytes([
+            bytes[pos + 4],
+            bytes[pos + 5],
+            bytes[pos + 6],
+            bytes[pos + 7],
+        ]);
+        let start = pos + 8;
+        let Some(end) = start.checked_add(len).filter(|&e| e <= bytes.len()) else {
+            truncated = true;
+            break;
+        };
+        let payload = &bytes[start..end];
+        if checksum(payload) != sum {
+            // A torn final block (the process died mid-write) is truncation;
+            // a bad block with data after it is corruption.
+            if end == bytes.len() {
+                truncated = true;
+                break;
+            }
+            return Err(TraceError::Corrupt {
+                offset: pos,
+                what: "block checksum mismatch".into(),
+            });
+        }
+        decode_block(payload, start, &mut records, &mut unknown)?;
+        pos = end;
+    }
+
+    if !records.iter().any(|(_, r)| matches!(r, Record::End { .. })) {
+        truncated = true;
+    }
+    let clock = fit_clock(&header, &records);
+    for (_, r) in records.iter_mut() {
+        if let Some(ts) = r.ts_mut() {
+            *ts = clock.to_ns(*ts);
+        }
+        if let Record::Loss { to_ts, .. } = r {
+            *to_ts = clock.to_ns(*to_ts);
+        }
+    }
+    Ok(Trace {
+        header,
+        records,
+        truncated,
+        unknown_records: unknown,
+        clock,
+    })
+}
+
+/// Least-squares fit of mono_ns against ticks over the calibration points;
+/// falls back to the header's start-up estimate.
+fn fit_clock(header: &Header, records: &[(ThreadIndex, Record)]) -> Clock {
+    let start_ticks = header.get_u64(header_keys::START_TICKS).unwrap_or(0);
+    let estimate = header
+        .get_f64(header_keys::TICKS_PER_SEC)
+        .filter(|t| *t > 0.0)
+        .map(|t| 1e9 / t)
+        .unwrap_or(1.0);
+    let mut pts: Vec<(f64, f64)> = Vec::new();
+    if let Some(m) = header.get_u64(header_keys::START_MONO_NS) {
+        pts.push((start_ticks as f64, m as f64));
+    }
+    for (_, r) in records {
+        if let Record::Calibration { ts, mono_ns } = r {
+            pts.push((*ts as f64, *mono_ns as f64));
+        }
+    }
+    if pts.len() >= 2 {
+        let n = pts.len() as f64;
+        let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
+        let my = pts.iter().map(|p| p.1).sum::<f64>() / n;
+        let sxx: f64 = pts.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+        let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+        // Only trust the fit when the points span a real interval.
+        if sxx > 0.0 {
+            let slope = sxy / sxx;
+            if slope.is_finite() && slope > 0.0 && (slope / estimate - 1.0).abs() < 0.2 {
+                return Clock::new(start_ticks, slope);
+            }
+        }
+    }
+    Clock::new(start_ticks, estimate)
+}
+
+fn decode_block(
+    payload: &[u8],
+    base: usize,
+    out: &mut Vec<(ThreadIndex, Record)>,
+    unknown: &mut u64,
+) -> Result<(), TraceError> {
+    let mut c = Cursor {
+        bytes: payload,
+        pos: 0,
+        base,
+    };
+    let thread = c.u32v()?;
+    let mut last_ts: u64 = 0;
+    while !c.done() {
+        let t = c.u8()?;
+        let ts = if t & HAS_TS != 0 {
+            let d = unzigzag(c.varint()?);
+            last_ts = last_ts.wrapping_add(d as u64);
+            last_ts
+        } else {
+            0
+        };
+        let len = c.varint()? as usize;
+        let body = c.take(len)?;
+        let mut b = Cursor {
+            bytes: body,
+            pos: 0,
+            base: base + c.pos - len,
+        };
+        match decode_record(t & !HAS_TS, ts, &mut b)? {
+            Some(r) => out.push((thread, r)),
+            None => *unknown += 1,
+        }
+    }
+    Ok(())
+}
+
+fn decode_record(tag: u8, ts: u64, c: &mut Cursor<'_>) -> Result<Option<Record>, TraceError> {
+    use Record::*;
+    let r = match tag {
+        tag::CLASS_DEF => ClassDef {
+            id: c.u32v()?,
+            name: c.string()?,
+        },
+        tag::PROBE_DEF => ProbeDef {
+            id: c.u32v()?,
+            kind: ProbeKind::from_code(c.u8()?),
+            class: c.string()?,
+            method: c.string()?,
+            descriptor: c.string()?,
+        },
+        tag::SITE_DEF => {
+            let id = c.u32v()?;
+            let n = c.varint()?;
+            let mut frames = Vec::new();
+            for _ in 0..n {
+                frames.push(c.string()?);
+            }
+            SiteDef { id, frames }
+        }
+        tag::THREAD_START => ThreadStart {
+            ts,
+            name: c.string()?,
+            java_id: c.varint()?,
+            os_tid: c.u32v()?,
+            daemon: c.u8()? != 0,
+            class_id: c.u32v()?,
+            target_class_id: c.u32v()?,
+            target_ident: c.u32v()?,
+            ident: c.u32v()?,
+        },
+        tag::THREAD_END => ThreadEnd {
+            ts,
+            cpu_ns: c.varint()?,
+            voluntary_cs: c.varint()?,
+            involuntary_cs: c.varint()?,
+        },
+        tag::TASK_BEGIN => TaskBegin {
+            ts,
+            probe: c.u32v()?,
+            class_id: c.u32v()?,
+            ident: c.u32v()?,
+            inner_class_id: c.u32v()?,
+            inner_ident: c.u32v()?,
+        },
+        tag::TASK_END => TaskEnd {
+            ts,
+            probe: c.u32v()?,
+            ident: c.u32v()?,
+        },
+        tag::SUBMIT => Submit {
+            ts,
+            probe: c.u32v()?,
+            executor_class_id: c.u32v()?,
+            task_class_id: c.u32v()?,
+            task_ident: c.u32v()?,
+            inner_class_id: c.u32v()?,
+            inner_ident: c.u32v()?,
+            site: c.u32v()?,
+        },
+        tag::CREATED => Created {
+            ts,
+            class_id: c.u32v()?,
+            ident: c.u32v()?,
+            site: c.u32v()?,
+        },
+        tag::FORK => Fork {
+            ts,
+            class_id: c.u32v()?,
+            ident: c.u32v()?,
+            site: c.u32v()?,
+        },
+        tag::JOIN_BEGIN => JoinBegin {
+            ts,
+            probe: c.u32v()?,
+            target_class_id: c.u32v()?,
+            target_ident: c.u32v()?,
+        },
+        tag::JOIN_END => JoinEnd {
+            ts,
+            probe: c.u32v()?,
+        },
+        tag::GC_START => GcStart { ts },
+        tag::GC_END => GcEnd { ts },
+        tag::SAMPLE => Sample {
+            ts,
+            process_cpu_ns: c.varint()?,
+            voluntary_cs: c.varint()?,
+            involuntary_cs: c.varint()?,
+            live_threads: c.u32v()?,
+        },
+        tag::CALIBRATION => Calibration {
+            ts,
+            mono_ns: c.varint()?,
+        },
+        tag::LOSS => {
+            let thread = c.u32v()?;
+            let span = c.varint()?;
+            Loss {
+                thread,
+                from_ts: ts,
+                to_ts: ts.saturating_add(span),
+                records: c.varint()?,
+                reason: LossReason::from_code(c.u8()?),
+            }
+        }
+        tag::END => End { ts },
+        _ => return Ok(None),
+    };
+    Ok(Some(r))
+}

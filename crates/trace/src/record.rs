@@ -1,0 +1,277 @@
+//! The records of a trace. Times (`ts`) are clock ticks in the file and
+//! nanoseconds since the start of recording once read back by [`crate::read_trace`].
+//!
+//! Object identities (`ident`) are `System.identityHashCode` values; together
+//! with the class id they identify a task object for the length of a run
+//! (collisions inside one class are possible but rare, see docs/task-model.md).
+//! A class id or site id of 0 means "none / unknown".
+
+/// Index of a thread in a trace, assigned by the agent in order of first event.
+pub type ThreadIndex = u32;
+
+/// Blocks holding records not tied to one thread (definitions, samples, GC).
+pub const GLOBAL_THREAD: ThreadIndex = u32::MAX;
+
+/// What an instrumented method is, decided by the agent at class-load time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProbeKind {
+    /// An execution method: `run`, `call` or `exec` of a task class.
+    Execution,
+    /// An execution method of JDK executor plumbing (FutureTask, adapters, …)
+    /// that stands for the user task it wraps.
+    PlumbingExecution,
+    /// A submission method: `Executor.execute`, `ExecutorService.submit`, FJP execute/submit/invoke.
+    Submission,
+    /// A task constructor.
+    Creation,
+    /// `ForkJoinTask.fork`.
+    Fork,
+    /// A join/get that may block (`Future.get`, `ForkJoinTask.join`, `Thread.join`).
+    Join,
+    /// A lock acquisition that may park.
+    LockAcquire,
+    /// A wait that is not lock acquisition (Condition.await, latch, sleep, queue take).
+    Wait,
+    Other(u8),
+}
+
+impl ProbeKind {
+    pub fn code(self) -> u8 {
+        match self {
+            ProbeKind::Execution => 1,
+            ProbeKind::PlumbingExecution => 2,
+            ProbeKind::Submission => 3,
+            ProbeKind::Creation => 4,
+            ProbeKind::Fork => 5,
+            ProbeKind::Join => 6,
+            ProbeKind::LockAcquire => 7,
+            ProbeKind::Wait => 8,
+            ProbeKind::Other(c) => c,
+        }
+    }
+
+    pub fn from_code(code: u8) -> ProbeKind {
+        match code {
+            1 => ProbeKind::Execution,
+            2 => ProbeKind::PlumbingExecution,
+            3 => ProbeKind::Submission,
+            4 => ProbeKind::Creation,
+            5 => ProbeKind::Fork,
+            6 => ProbeKind::Join,
+            7 => ProbeKind::LockAcquire,
+            8 => ProbeKind::Wait,
+            c => ProbeKind::Other(c),
+        }
+    }
+}
+
+/// Why records were lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LossReason {
+    /// A per-thread buffer could not be handed to the writer in time.
+    BufferOverflow,
+    /// Writing to the trace file failed (disk full, I/O error).
+    WriteFailed,
+    /// The agent disabled itself after an internal error.
+    AgentDisabled,
+    Other(u8),
+}
+
+impl LossReason {
+    pub fn code(self) -> u8 {
+        match self {
+            LossReason::BufferOverflow => 1,
+            LossReason::WriteFailed => 2,
+            LossReason::AgentDisabled => 3,
+            LossReason::Other(c) => c,
+        }
+    }
+    pub fn from_code(code: u8) -> LossReason {
+        match code {
+            1 => LossReason::BufferOverflow,
+            2 => LossReason::WriteFailed,
+            3 => LossReason::AgentDisabled,
+            c => LossReason::Other(c),
+        }
+    }
+}
+
+/// One trace record. Records in a thread's block happened on that thread, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    // ---- definitions (any block) ----
+    /// A class seen by a probe. `name` is the binary name with dots; lambdas get a
+    /// readable name naming their source (see docs/task-model.md).
+    ClassDef {
+        id: u32,
+        name: String,
+    },
+    /// An instrumented method.
+    ProbeDef {
+        id: u32,
+        kind: ProbeKind,
+        class: String,
+        method: String,
+        descriptor: String,
+    },
+    /// A call site: frames innermost first, each `pkg.Class.method:line`.
+    SiteDef {
+        id: u32,
+        frames: Vec<String>,
+    },
+
+    // ---- thread lifecycle (the thread's own block) ----
+    ThreadStart {
+        ts: u64,
+        name: String,
+        java_id: u64,
+        os_tid: u32,
+        daemon: bool,
+        /// Runtime class of the Thread object.
+        class_id: u32,
+        /// Class and identity of the thread's Runnable target (0 if none).
+        target_class_id: u32,
+        target_ident: u32,
+        /// Identity of the Thread object itself.
+        ident: u32,
+    },
+    /// End of a thread, with its CPU time and context switches (getrusage(RUSAGE_THREAD)).
+    ThreadEnd {
+        ts: u64,
+        cpu_ns: u64,
+        voluntary_cs: u64,
+        involuntary_cs: u64,
+    },
+
+    // ---- task model (the executing thread's block) ----
+    TaskBegin {
+        ts: u64,
+        probe: u32,
+        class_id: u32,
+        ident: u32,
+        /// For plumbing: the user task it wraps (0 if none).
+        inner_class_id: u32,
+        inner_ident: u32,
+    },
+    TaskEnd {
+        ts: u64,
+        probe: u32,
+        ident: u32,
+    },
+    /// An outermost submission on this thread.
+    Submit {
+        ts: u64,
+        probe: u32,
+        executor_class_id: u32,
+        task_class_id: u32,
+        task_ident: u32,
+        inner_class_id: u32,
+        inner_ident: u32,
+        site: u32,
+    },
+    /// A task object finished construction on this thread.
+    Created {
+        ts: u64,
+        class_id: u32,
+        ident: u32,
+        site: u32,
+    },
+    /// `ForkJoinTask.fork` of a task on this thread.
+    Fork {
+        ts: u64,
+        class_id: u32,
+        ident: u32,
+        site: u32,
+    },
+    /// A possibly blocking join/get began; `target_*` is what is waited for.
+    JoinBegin {
+        ts: u64,
+        probe: u32,
+        target_class_id: u32,
+        target_ident: u32,
+    },
+    JoinEnd {
+        ts: u64,
+        probe: u32,
+    },
+
+    // ---- process-wide (global block) ----
+    GcStart {
+        ts: u64,
+    },
+    GcEnd {
+        ts: u64,
+    },
+    /// Sampler tick: cumulative process CPU time and context switches (getrusage(RUSAGE_SELF)).
+    Sample {
+        ts: u64,
+        process_cpu_ns: u64,
+        voluntary_cs: u64,
+        involuntary_cs: u64,
+        live_threads: u32,
+    },
+    /// A (ticks, CLOCK_MONOTONIC ns) pair used to convert ticks to ns.
+    Calibration {
+        ts: u64,
+        mono_ns: u64,
+    },
+    /// Records the agent could not write: which thread, what time range, how many.
+    Loss {
+        thread: ThreadIndex,
+        from_ts: u64,
+        to_ts: u64,
+        records: u64,
+        reason: LossReason,
+    },
+    /// Recording ended normally (the trace is complete).
+    End {
+        ts: u64,
+    },
+}
+
+impl Record {
+    /// The record's time, if it has one.
+    pub fn ts(&self) -> Option<u64> {
+        use Record::*;
+        match self {
+            ClassDef { .. } | ProbeDef { .. } | SiteDef { .. } => None,
+            ThreadStart { ts, .. }
+            | ThreadEnd { ts, .. }
+            | TaskBegin { ts, .. }
+            | TaskEnd { ts, .. }
+            | Submit { ts, .. }
+            | Created { ts, .. }
+            | Fork { ts, .. }
+            | JoinBegin { ts, .. }
+            | JoinEnd { ts, .. }
+            | GcStart { ts }
+            | GcEnd { ts }
+            | Sample { ts, .. }
+            | Calibration { ts, .. }
+            | End { ts } => Some(*ts),
+            Loss { from_ts, .. } => Some(*from_ts),
+        }
+    }
+
+    pub(crate) fn ts_mut(&mut self) -> Option<&mut u64> {
+        use Record::*;
+        match self {
+            ClassDef { .. } | ProbeDef { .. } | SiteDef { .. } => None,
+            ThreadStart { ts, .. }
+            | ThreadEnd { ts, .. }
+            | TaskBegin { ts, .. }
+            | TaskEnd { ts, .. }
+            | Submit { ts, .. }
+            | Created { ts, .. }
+            | Fork { ts, .. }
+            | JoinBegin { ts, .. }
+            | JoinEnd { ts, .. }
+            | GcStart { ts }
+            | GcEnd { ts }
+            | Sample { ts, .. }
+            | Calibration { ts, .. }
+            | End { ts } => Some(ts),
+            Loss { from_ts, .. } => Some(from_ts),
+        }
+    }
+}

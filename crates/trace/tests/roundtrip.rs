@@ -1,0 +1,180 @@
+use weft_trace::*;
+
+fn header() -> Header {
+    let mut h = Header::default();
+    h.set(header_keys::START_TICKS, "1000");
+    h.set(header_keys::START_MONO_NS, "5000");
+    h.set(header_keys::TICKS_PER_SEC, "2000000000"); // 2 ticks per ns
+    h.set(header_keys::PID, "42");
+    h
+}
+
+fn sample_file() -> (Vec<u8>, Vec<Record>) {
+    let mut file = encode_file_header(&header());
+    let mut g = BlockEncoder::new(GLOBAL_THREAD, 256);
+    let defs = vec![
+        Record::ClassDef {
+            id: 1,
+            name: "demo.Work".into(),
+        },
+        Record::ProbeDef {
+            id: 7,
+            kind: ProbeKind::Execution,
+            class: "demo.Work".into(),
+            method: "run".into(),
+            descriptor: "()V".into(),
+        },
+        Record::SiteDef {
+            id: 3,
+            frames: vec!["demo.Main.main:12".into(), "x.y:0".into()],
+        },
+        Record::Calibration {
+            ts: 2_000_001_000,
+            mono_ns: 1_000_005_000,
+        },
+    ];
+    for r in &defs {
+        g.push(r);
+    }
+    file.extend(g.take_block());
+    let mut t = BlockEncoder::new(0, 256);
+    let evs = vec![
+        Record::TaskBegin {
+            ts: 3000,
+            probe: 7,
+            class_id: 1,
+            ident: 99,
+            inner_class_id: 0,
+            inner_ident: 0,
+        },
+        Record::TaskEnd {
+            ts: 2500,
+            probe: 7,
+            ident: 99,
+        }, // out of order on purpose: deltas may be negative
+        Record::Loss {
+            thread: 0,
+            from_ts: 4000,
+            to_ts: 8000,
+            records: 5,
+            reason: LossReason::BufferOverflow,
+        },
+        Record::End { ts: 9000 },
+    ];
+    for r in &evs {
+        t.push(r);
+    }
+    assert_eq!(t.records(), 4);
+    file.extend(t.take_block());
+    assert!(t.is_empty());
+    (file, evs)
+}
+
+#[test]
+fn round_trip_converts_ticks_to_ns() {
+    let (file, _) = sample_file();
+    let trace = read_trace_bytes(&file).expect("reads");
+    assert!(!trace.truncated);
+    assert_eq!(trace.header.get("pid"), Some("42"));
+    assert_eq!(trace.records.len(), 8);
+    // 2 ticks per ns, start at tick 1000.
+    let begin = trace
+        .records
+        .iter()
+        .find(|(_, r)| matches!(r, Record::TaskBegin { .. }))
+        .unwrap();
+    assert_eq!(begin.0, 0);
+    assert_eq!(begin.1.ts(), Some(1000));
+    let end = trace
+        .records
+        .iter()
+        .find(|(_, r)| matches!(r, Record::TaskEnd { .. }))
+        .unwrap();
+    assert_eq!(end.1.ts(), Some(750));
+    match &trace
+        .records
+        .iter()
+        .find(|(_, r)| matches!(r, Record::Loss { .. }))
+        .unwrap()
+        .1
+    {
+        Record::Loss {
+            from_ts,
+            to_ts,
+            records,
+            reason,
+            ..
+        } => {
+            assert_eq!(
+                (*from_ts, *to_ts, *records, *reason),
+                (1500, 3500, 5, LossReason::BufferOverflow)
+            );
+        }
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn truncated_file_reads_whole_blocks() {
+    let (file, _) = sample_file();
+    let hend = 18 + u32::from_le_bytes([file[10], file[11], file[12], file[13]]) as usize;
+    for cut in 0..hend {
+        assert!(
+            read_trace_bytes(&file[..cut]).is_err(),
+            "a cut header is an error"
+        );
+    }
+    for cut in hend..file.len() {
+        match read_trace_bytes(&file[..cut]) {
+            Ok(t) => assert!(t.truncated, "cut at {cut} must be flagged truncated"),
+            Err(e) => panic!("cut at {cut}: {e}"),
+        }
+    }
+}
+
+#[test]
+fn corrupt_block_is_an_error_and_never_panics() {
+    let (file, _) = sample_file();
+    assert!(matches!(
+        read_trace_bytes(b"hello world, not a trace"),
+        Err(TraceError::NotATrace)
+    ));
+    for i in 8..file.len() {
+        let mut f = file.clone();
+        f[i] ^= 0x5a;
+        let _ = read_trace_bytes(&f); // must not panic
+    }
+    // Flip a byte inside the first (non-final) block's payload.
+    let mut f = file.clone();
+    let hlen = u32::from_le_bytes([f[10], f[11], f[12], f[13]]) as usize;
+    f[18 + hlen + 10] ^= 0xff;
+    assert!(matches!(
+        read_trace_bytes(&f),
+        Err(TraceError::Corrupt { .. })
+    ));
+}
+
+#[test]
+fn unknown_record_kinds_are_skipped_without_breaking_time_deltas() {
+    let mut file = encode_file_header(&header());
+    // Hand-made block: thread 0, an unknown timed record (tag 100), then GcStart.
+    let mut payload = vec![0u8];
+    payload.extend([100 | 0x80, 40, 2, 0xaa, 0xbb]); // ts delta zigzag(20)=40, len 2
+    payload.extend([40 | 0x80, 4, 0]); // GcStart, delta zigzag(2)=4
+    let sum = {
+        let mut h: u32 = 0x811c_9dc5;
+        for &b in &payload {
+            h ^= b as u32;
+            h = h.wrapping_mul(0x0100_0193);
+        }
+        h
+    };
+    file.extend((payload.len() as u32).to_le_bytes());
+    file.extend(sum.to_le_bytes());
+    file.extend(&payload);
+    let t = read_trace_bytes(&file).unwrap();
+    assert_eq!(t.unknown_records, 1);
+    assert_eq!(t.records.len(), 1);
+    // tick 22 is before start tick 1000: clamps to 0.
+    assert_eq!(t.records[0].1, Record::GcStart { ts: 0 });
+}
