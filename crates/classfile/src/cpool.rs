@@ -73,10 +73,6 @@ impl<'a> ConstantPool<'a> {
         Ok((tag, r))
     }
 
-    pub fn tag(&self, index: u16) -> Result<u8> {
-        Ok(self.entry(index)?.0)
-    }
-
     fn expect(&self, index: u16, want: u8, what: &str) -> Result<Reader<'a>> {
         let (tag, r) = self.entry(index)?;
         if tag != want {

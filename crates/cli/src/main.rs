@@ -1,1 +1,85 @@
-fn main() {}
+//! `weft`: record a Java program with the weft agent, and report on the trace.
+//!
+//! The CLI is thin: `record` starts the program with the agent, `report`
+//! reads a trace, runs the analyses (`weft-analysis`) and prints a view
+//! (`weft-views`). It computes nothing itself.
+
+mod demo;
+mod record;
+mod report;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "weft", version, about = "A concurrency profiler for Java programs", long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a command (java …, or a script that starts java) with the weft agent loaded.
+    Record(record::RecordArgs),
+    /// Print the report of a trace (text, or --json).
+    Report(report::ReportArgs),
+    /// Compile the bundled sample program with javac, record it and print its report.
+    Demo {
+        /// Where to keep the sample's trace.
+        #[arg(short, long, default_value = "weft-demo.weft")]
+        output: PathBuf,
+    },
+}
+
+/// An error for the user: printed as one line `weft: …`, with an exit code.
+pub struct CliError {
+    pub message: String,
+    pub code: u8,
+}
+
+impl CliError {
+    pub fn new(message: impl Into<String>) -> CliError {
+        CliError {
+            message: message.into(),
+            code: 2,
+        }
+    }
+    pub fn with_code(message: impl Into<String>, code: u8) -> CliError {
+        CliError {
+            message: message.into(),
+            code,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version are not errors.
+            let code = if e.use_stderr() { 2 } else { 0 };
+            if e.use_stderr() {
+                // clap's own message names the bad option and suggests --help.
+                let _ = e.print();
+            } else {
+                let _ = e.print();
+            }
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Record(args) => record::run(args),
+        Command::Report(args) => report::run(args),
+        Command::Demo { output } => demo::run(&output),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("weft: {}", e.message);
+            ExitCode::from(e.code)
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! `weft record`: run a command with the weft agent loaded into every JVM it starts.
+//!
+//! A direct `java …` command gets `-agentpath:` as its first argument; any
+//! other command (a script, a launcher) gets it through `JAVA_TOOL_OPTIONS`,
+//! which every HotSpot JVM started below it reads. Each JVM writes its own
+//! trace: the first one the path asked for, the others `<stem>.<pid>.weft`
+//! beside it (the agent picks the name; see docs/agent.md).
+
+use std::ffi::OsString;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use clap::Args;
+
+use crate::CliError;
+
+#[derive(Args)]
+pub struct RecordArgs {
+    /// Trace file to write.
+    #[arg(short, long, default_value = "weft.weft")]
+    pub output: PathBuf,
+    /// Period of the CPU and context-switch sampler (e.g. 100ms, 1s).
+    #[arg(long, default_value = "100ms", value_parser = parse_duration_ns)]
+    pub interval: u64,
+    /// Path of the agent library (default: libweft_agent.so next to the weft binary).
+    #[arg(long)]
+    pub agent: Option<PathBuf>,
+    /// The command to run, after `--`: `java …` or a script that starts java.
+    #[arg(last = true, required = true, num_args = 1..)]
+    pub command: Vec<OsString>,
+}
+
+/// Parses `100ms`, `1s`, `500us` or a plain number of milliseconds into ns.
+pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let (num, mult) = if let Some(n) = s.strip_suffix("ms") {
+        (n, 1_000_000u64)
+    } else if let Some(n) = s.strip_suffix("us") {
+        (n, 1_000)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 1_000_000_000)
+    } else {
+        (s, 1_000_000)
+    };
+    let v: u64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration (examples: 100ms, 1s, 500us)"))?;
+    let ns = v
+        .checked_mul(mult)
+        .ok_or_else(|| format!("`{s}` is too long"))?;
+    if !(1_000_000..=60_000_000_000).contains(&ns) {
+        return Err(format!("`{s}` must be between 1ms and 60s"));
+    }
+    Ok(ns)
+}
+
+/// The agent library shipped next to the `weft` binary.
+pub fn find_agent(explicit: Option<&Path>) -> Result<PathBuf, CliError> {
+    if let Some(p) = explicit {
+        return p.canonicalize().map_err(|e| {
+            CliError::new(format!("agent library {} not usable: {e}", p.display()))
+        });
+    }
+    if let Some(p) = std::env::var_os("WEFT_AGENT") {
+        let p = PathBuf::from(p);
+        return p.canonicalize().map_err(|e| {
+            CliError::new(format!("WEFT_AGENT={} not usable: {e}", p.display()))
+        });
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::new(format!("cannot locate the weft binary: {e}")))?;
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    // `cargo test` runs binaries from target/<profile>/deps; the library sits one level up.
+    for candidate in [dir.join("libweft_agent.so"), dir.join("../libweft_agent.so")] {
+        if candidate.is_file() {
+            if let Ok(p) = candidate.canonicalize() {
+                return Ok(p);
+            }
+        }
+    }
+    Err(CliError::new(format!(
+        "agent library libweft_agent.so not found next to {} (build it with `cargo build --release`, or pass --agent PATH)",
+        exe.display()
+    )))
+}
+
+fn absolute(path: &Path) -> Result<PathBuf, CliError> {
+    if path.is_absolute() {
+        return Ok(path.to_path_buf());
+    }
+    let cwd = std::env::current_dir()
+        .map_err(|e| CliError::new(format!("cannot read the current directory: {e}")))?;
+    Ok(cwd.join(path))
+}
+
+/// Checks the trace can be written and clears an old one (the agent creates the
+/// file exclusively, so a stale trace would divert it to `<stem>.<pid>.weft`).
+fn prepare_output(path: &Path) -> Result<(), CliError> {
+    if path.is_dir() {
+        return Err(CliError::new(format!(
+            "cannot write trace to {}: it is a directory",
+            path.display()
+        )));
+    }
+    let parent = path.parent().unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        return Err(CliError::new(format!(
+            "cannot write trace to {}: directory {} does not exist",
+            path.display(),
+            parent.display()
+        )));
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)
+        .map_err(|e| CliError::new(format!("cannot write trace to {}: {e}", path.display())))?;
+    std::fs::remove_file(path)
+        .map_err(|e| CliError::new(format!("cannot write trace to {}: {e}", path.display())))?;
+    Ok(())
+}
+
+fn is_java_launcher(program: &OsString) -> bool {
+    Path::new(program)
+        .file_name()
+        .is_some_and(|n| n == "java")
+}
+
+pub fn run(args: RecordArgs) -> Result<u8, CliError> {
+    let output = absolute(&args.output)?;
+    let text = output.to_string_lossy();
+    if text.contains(',') || text.chars().any(char::is_whitespace) {
+        return Err(CliError::new(format!(
+            "trace path {text} must not contain commas or spaces (they separate agent options)"
+        )));
+    }
+    prepare_output(&output)?;
+    let agent = find_agent(args.agent.as_deref())?;
+    let agent_arg = format!(
+        "-agentpath:{}=out={},interval={}us",
+        agent.display(),
+        output.display(),
+        args.interval / 1000
+    );
+    let status = launch(&args.command, &agent_arg)?;
+    report_traces(&output);
+    Ok(exit_code_of(status))
+}
+
+/// Starts the command with the agent and waits for it.
+pub fn launch(command: &[OsString], agent_arg: &str) -> Result<std::process::ExitStatus, CliError> {
+    let Some((program, rest)) = command.split_first() else {
+        return Err(CliError::new("no command given after `--`"));
+    };
+    let mut cmd = Command::new(program);
+    if is_java_launcher(program) {
+        cmd.arg(agent_arg).args(rest);
+    } else {
+        let mut opts = std::env::var_os("JAVA_TOOL_OPTIONS").unwrap_or_default();
+        if !opts.is_empty() {
+            opts.push(" ");
+        }
+        opts.push(agent_arg);
+        cmd.args(rest).env("JAVA_TOOL_OPTIONS", opts);
+    }
+    let mut child = cmd.spawn().map_err(|e| {
+        let code = if e.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 };
+        CliError::with_code(
+            format!("cannot run `{}`: {e}", program.to_string_lossy()),
+            code,
+        )
+    })?;
+    // Ctrl-C reaches the whole process group: let the JVM handle it and finish its trace.
+    // SAFETY: ignoring SIGINT in this process only changes our own signal disposition.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+    }
+    child
+        .wait()
+        .map_err(|e| CliError::new(format!("waiting for the command failed: {e}")))
+}
+
+fn exit_code_of(status: std::process::ExitStatus) -> u8 {
+    if let Some(code) = status.code() {
+        return code as u8;
+    }
+    // Killed by a signal: report it the way a shell does.
+    status.signal().map(|s| 128 + s as u8).unwrap_or(1)
+}
+
+/// One line on stderr saying where the trace(s) went.
+fn report_traces(output: &Path) {
+    let mut written = Vec::new();
+    if output.is_file() {
+        written.push(output.to_path_buf());
+    }
+    if let (Some(dir), Some(stem)) = (output.parent(), output.file_stem()) {
+        let prefix = format!("{}.", stem.to_string_lossy());
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            let mut extra: Vec<PathBuf> = entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+                    name.is_some_and(|n| {
+                        n.starts_with(&prefix)
+                            && n.ends_with(".weft")
+                            && n[prefix.len()..n.len() - 5].chars().all(|c| c.is_ascii_digit())
+                            && n.len() > prefix.len() + 5
+                    })
+                })
+                .collect();
+            extra.sort();
+            written.extend(extra);
+        }
+    }
+    match written.len() {
+        0 => eprintln!(
+            "weft: no trace was written to {} (did the command start a JVM?)",
+            output.display()
+        ),
+        1 => eprintln!("weft: trace written to {}", written[0].display()),
+        n => eprintln!(
+            "weft: {n} JVMs recorded: {}",
+            written
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
