@@ -25,7 +25,9 @@ const LENGTHS: [u8; 256] = {
         t[i] = 1;
         i += 1;
     }
-    let two = [0x10, 0x12, 0x15, 0x16, 0x17, 0x18, 0x19, 0x36, 0x37, 0x38, 0x39, 0x3a, 0xa9, 0xbc];
+    let two = [
+        0x10, 0x12, 0x15, 0x16, 0x17, 0x18, 0x19, 0x36, 0x37, 0x38, 0x39, 0x3a, 0xa9, 0xbc,
+    ];
     let mut j = 0;
     while j < two.len() {
         t[two[j]] = 2;
@@ -81,7 +83,9 @@ fn insn_len(code: &[u8], pc: usize) -> Result<usize> {
             let pad = 3 - pc % 4;
             let n = i4_at(code, pc + 1 + pad + 4)?;
             if n < 0 {
-                return Err(Error::malformed(format!("lookupswitch at {pc}: npairs < 0")));
+                return Err(Error::malformed(format!(
+                    "lookupswitch at {pc}: npairs < 0"
+                )));
             }
             1 + pad + 8 + 8 * n as usize
         }
@@ -91,7 +95,11 @@ fn insn_len(code: &[u8], pc: usize) -> Result<usize> {
             _ => return Err(Error::malformed(format!("bad wide instruction at {pc}"))),
         },
         _ => match LENGTHS[op as usize] {
-            0 => return Err(Error::malformed(format!("invalid opcode 0x{op:02x} at {pc}"))),
+            0 => {
+                return Err(Error::malformed(format!(
+                    "invalid opcode 0x{op:02x} at {pc}"
+                )))
+            }
             n => n as usize,
         },
     };
@@ -167,7 +175,10 @@ pub(crate) fn insert_before_returns(
             WIDE if code[pc + 1] == 0xa9 => {
                 return Err(Error::unsupported(format!("ret at {pc}")));
             }
-            WIDE if matches!(code[pc + 1], 0x36..=0x3a) && code[pc + 2] == 0 && code[pc + 3] == 0 => {
+            WIDE if matches!(code[pc + 1], 0x36..=0x3a)
+                && code[pc + 2] == 0
+                && code[pc + 3] == 0 =>
+            {
                 return Err(Error::unsupported(format!("store to local 0 at {pc}")));
             }
             _ => {}
@@ -230,7 +241,7 @@ pub(crate) fn insert_before_returns(
             TABLESWITCH | LOOKUPSWITCH => {
                 let old_pad = 3 - pc % 4;
                 out.push(op);
-                while out.len() % 4 != 0 {
+                while out.len() & 3 != 0 {
                     out.push(0);
                 }
                 let mut sr = Reader::new(code, pc + 1 + old_pad);
@@ -269,7 +280,9 @@ pub(crate) fn insert_before_returns(
         let e = map.get(r.u2()? as i64, true, "exception end_pc")?;
         let h = map.get(r.u2()? as i64, false, "exception handler_pc")?;
         if s >= e {
-            return Err(Error::malformed("exception table entry with start_pc >= end_pc"));
+            return Err(Error::malformed(
+                "exception table entry with start_pc >= end_pc",
+            ));
         }
         tail.u2(s as u16);
         tail.u2(e as u16);
@@ -324,7 +337,9 @@ pub(crate) fn insert_before_returns(
         tail[len_at..len_at + 4].copy_from_slice(&alen.to_be_bytes());
     }
     if r.remaining() != 0 {
-        return Err(Error::malformed("Code attribute length does not match its content"));
+        return Err(Error::malformed(
+            "Code attribute length does not match its content",
+        ));
     }
 
     let new_stack = max_stack
@@ -433,7 +448,9 @@ fn stack_map_table(a: &[u8], map: &Map, out: &mut Vec<u8>) -> Result<()> {
         }
     }
     if r.remaining() != 0 {
-        return Err(Error::malformed("StackMapTable length does not match its frames"));
+        return Err(Error::malformed(
+            "StackMapTable length does not match its frames",
+        ));
     }
     Ok(())
 }

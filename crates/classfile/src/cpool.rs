@@ -62,6 +62,7 @@ impl<'a> ConstantPool<'a> {
         self.offsets.len() as u16
     }
 
+    #[inline]
     fn entry(&self, index: u16) -> Result<(u8, Reader<'a>)> {
         let off = *self
             .offsets
@@ -73,6 +74,7 @@ impl<'a> ConstantPool<'a> {
         Ok((tag, r))
     }
 
+    #[inline]
     fn expect(&self, index: u16, want: u8, what: &str) -> Result<Reader<'a>> {
         let (tag, r) = self.entry(index)?;
         if tag != want {
@@ -84,6 +86,7 @@ impl<'a> ConstantPool<'a> {
     }
 
     /// The raw (modified UTF-8) bytes of a Utf8 entry.
+    #[inline]
     pub fn utf8(&self, index: u16) -> Result<&'a [u8]> {
         let mut r = self.expect(index, UTF8, "Utf8")?;
         let len = r.u2()? as usize;

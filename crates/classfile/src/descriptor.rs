@@ -64,11 +64,20 @@ fn field_type<'a>(d: &'a [u8], i: &mut usize) -> Result<Kind<'a>> {
         }
         _ => return Err(bad()),
     };
-    Ok(if dims > 0 { Kind::Ref(&d[start..*i]) } else { k })
+    Ok(if dims > 0 {
+        Kind::Ref(&d[start..*i])
+    } else {
+        k
+    })
 }
 
 pub(crate) fn parse_method(d: &[u8]) -> Result<MethodDesc<'_>> {
-    let bad = || Error::malformed(format!("bad method descriptor {}", String::from_utf8_lossy(d)));
+    let bad = || {
+        Error::malformed(format!(
+            "bad method descriptor {}",
+            String::from_utf8_lossy(d)
+        ))
+    };
     if d.first() != Some(&b'(') {
         return Err(bad());
     }
@@ -124,8 +133,22 @@ mod tests {
         assert_eq!(m.ret, Some(Kind::Int));
         assert_eq!(m.param_slots(), 8);
         assert!(parse_method(b"()V").unwrap().ret.is_none());
-        for bad in [&b""[..], b"(", b"()", b"(L;)V", b"(Lx)V", b"(Q)V", b"()VV", b"I)V", b"([)V"] {
-            assert!(parse_method(bad).is_err(), "{:?}", String::from_utf8_lossy(bad));
+        for bad in [
+            &b""[..],
+            b"(",
+            b"()",
+            b"(L;)V",
+            b"(Lx)V",
+            b"(Q)V",
+            b"()VV",
+            b"I)V",
+            b"([)V",
+        ] {
+            assert!(
+                parse_method(bad).is_err(),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
         }
     }
 }

@@ -16,18 +16,23 @@ pub enum ErrorKind {
 }
 
 /// An error from reading or rewriting a class file. The message says what and where.
+/// (Boxed so that `Result<T, Error>` stays small on the hot parsing paths.)
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Error {
+pub struct Error(Box<Inner>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Inner {
     kind: ErrorKind,
     msg: String,
 }
 
 impl Error {
+    #[cold]
     pub(crate) fn new(kind: ErrorKind, msg: impl Into<String>) -> Error {
-        Error {
+        Error(Box::new(Inner {
             kind,
             msg: msg.into(),
-        }
+        }))
     }
     pub(crate) fn malformed(msg: impl Into<String>) -> Error {
         Error::new(ErrorKind::Malformed, msg)
@@ -40,29 +45,29 @@ impl Error {
     }
     /// Prefix the message with where the error happened ("method run()V: ...").
     pub(crate) fn context(mut self, what: impl fmt::Display) -> Error {
-        self.msg = format!("{what}: {}", self.msg);
+        self.0.msg = format!("{what}: {}", self.0.msg);
         self
     }
 
     /// The category of the error.
     pub fn kind(&self) -> ErrorKind {
-        self.kind
+        self.0.kind
     }
     /// The message without the category.
     pub fn message(&self) -> &str {
-        &self.msg
+        &self.0.msg
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = match self.kind {
+        let kind = match self.0.kind {
             ErrorKind::Truncated => "truncated class file",
             ErrorKind::Malformed => "malformed class file",
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::Overflow => "class-file limit exceeded",
         };
-        write!(f, "{kind}: {}", self.msg)
+        write!(f, "{kind}: {}", self.0.msg)
     }
 }
 

@@ -125,7 +125,11 @@ impl Instrumented {
 }
 
 /// Why a requested method is not wrapped (None: it can be).
-fn skip_reason(cf: &ClassFile<'_>, m: &Method<'_>, caller_sensitive: Option<u16>) -> Result<Option<&'static str>> {
+fn skip_reason(
+    cf: &ClassFile<'_>,
+    m: &Method<'_>,
+    caller_sensitive: Option<u16>,
+) -> Result<Option<&'static str>> {
     if m.name.first() == Some(&b'<') {
         return Ok(Some("constructor or class initializer"));
     }
@@ -181,7 +185,10 @@ struct Plan<'a> {
 /// Wrap the requested methods and/or add the constructor probe. Requested methods that do not exist
 /// or cannot be wrapped (static initializer, constructor, abstract, native, bridge, @CallerSensitive,
 /// interface methods below class version 52, already wrapped) are skipped; `wrapped` lists the rest.
-pub fn instrument(class_bytes: &[u8], what: &Instrumentation) -> std::result::Result<Instrumented, Error> {
+pub fn instrument(
+    class_bytes: &[u8],
+    what: &Instrumentation,
+) -> std::result::Result<Instrumented, Error> {
     let cf = ClassFile::parse(class_bytes)?;
     let data = cf.data;
     let is_interface = cf.access & ACC_INTERFACE != 0;
@@ -191,7 +198,11 @@ pub fn instrument(class_bytes: &[u8], what: &Instrumentation) -> std::result::Re
     for req in &what.wraps {
         let name = mutf8::encode(&req.name);
         let desc = mutf8::encode(&req.descriptor);
-        let Some(mi) = cf.methods.iter().position(|m| m.name == name && m.desc == desc) else {
+        let Some(mi) = cf
+            .methods
+            .iter()
+            .position(|m| m.name == name && m.desc == desc)
+        else {
             continue;
         };
         if plans.iter().any(|p| p.method == mi) {
@@ -199,16 +210,27 @@ pub fn instrument(class_bytes: &[u8], what: &Instrumentation) -> std::result::Re
         }
         let m = &cf.methods[mi];
         let ctx = |e: Error| e.context(format!("method {}{}", req.name, req.descriptor));
-        if skip_reason(&cf, m, caller_sensitive).map_err(ctx)?.is_some() {
+        if skip_reason(&cf, m, caller_sensitive)
+            .map_err(ctx)?
+            .is_some()
+        {
             continue;
         }
         let mut renamed = name.clone();
         renamed.extend_from_slice(RENAME_SUFFIX.as_bytes());
-        if cf.methods.iter().any(|o| o.name == renamed && o.desc == desc) {
+        if cf
+            .methods
+            .iter()
+            .any(|o| o.name == renamed && o.desc == desc)
+        {
             continue; // already wrapped
         }
         let md = descriptor::parse_method(m.desc).map_err(ctx)?;
-        plans.push(Plan { method: mi, req, desc: md });
+        plans.push(Plan {
+            method: mi,
+            req,
+            desc: md,
+        });
     }
     let ctors: Vec<usize> = match what.constructor_probe {
         Some(_) => (0..cf.methods.len())
@@ -238,8 +260,13 @@ pub fn instrument(class_bytes: &[u8], what: &Instrumentation) -> std::result::Re
         for &mi in &ctors {
             let m = &cf.methods[mi];
             if let Some(ai) = m.attrs.iter().position(|a| a.name == b"Code") {
-                let ctx = |e: Error| e.context(format!("constructor {}", String::from_utf8_lossy(m.desc)));
-                if let Some(bytes) = code::insert_before_returns(data, &m.attrs[ai], &cf.cp, &insert, 3).map_err(ctx)? {
+                let ctx = |e: Error| {
+                    e.context(format!("constructor {}", String::from_utf8_lossy(m.desc)))
+                };
+                if let Some(bytes) =
+                    code::insert_before_returns(data, &m.attrs[ai], &cf.cp, &insert, 3)
+                        .map_err(ctx)?
+                {
                     ctor_code.push((mi, ai, bytes));
                 }
             }
@@ -278,7 +305,15 @@ pub fn instrument(class_bytes: &[u8], what: &Instrumentation) -> std::result::Re
             renamed_names.push(new_name);
             let target = app.method_ref(cf.this_class, &renamed, m.desc, is_interface)?;
             let is_static = m.access & ACC_STATIC != 0;
-            let code = wrap::wrapper_code(&refs, &mut app, &p.desc, is_static, p.req.probe_id, p.req.pass_arg0, target)?;
+            let code = wrap::wrapper_code(
+                &refs,
+                &mut app,
+                &p.desc,
+                is_static,
+                p.req.probe_id,
+                p.req.pass_arg0,
+                target,
+            )?;
             wrappers.u2(m.access & !(ACC_SYNCHRONIZED | ACC_ABSTRACT | ACC_NATIVE));
             wrappers.u2(m.name_index);
             wrappers.u2(m.desc_index);
@@ -300,7 +335,8 @@ pub fn instrument(class_bytes: &[u8], what: &Instrumentation) -> std::result::Re
     let methods_count = cf.methods.len() + plans.len();
     let methods_count = u16::try_from(methods_count)
         .map_err(|_| Error::overflow(format!("{methods_count} methods (limit 65535)")))?;
-    let mut out: Vec<u8> = Vec::with_capacity(data.len() + app.bytes.len() + wrappers.len() + 64 * ctor_code.len());
+    let mut out: Vec<u8> =
+        Vec::with_capacity(data.len() + app.bytes.len() + wrappers.len() + 64 * ctor_code.len());
     out.extend_from_slice(&data[..8]);
     out.u2(cp_count);
     out.extend_from_slice(&data[10..cf.cp_end]);
@@ -313,7 +349,11 @@ pub fn instrument(class_bytes: &[u8], what: &Instrumentation) -> std::result::Re
             out.u2(access);
             out.u2(renamed_names[pi]);
             out.u2(m.desc_index);
-            let kept: Vec<&Attr<'_>> = m.attrs.iter().filter(|a| !moves_to_wrapper(a.name)).collect();
+            let kept: Vec<&Attr<'_>> = m
+                .attrs
+                .iter()
+                .filter(|a| !moves_to_wrapper(a.name))
+                .collect();
             out.u2(kept.len() as u16);
             for a in kept {
                 out.extend_from_slice(&data[a.start..a.end()]);

@@ -6,7 +6,8 @@ use crate::error::{Error, Result};
 pub(crate) fn decode(bytes: &[u8]) -> Result<String> {
     if bytes.is_ascii() && !bytes.contains(&0) {
         // Fast path: almost every name and descriptor.
-        return Ok(bytes.iter().map(|&b| b as char).collect());
+        return String::from_utf8(bytes.to_vec())
+            .map_err(|_| Error::malformed("invalid modified UTF-8"));
     }
     let mut units: Vec<u16> = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -29,7 +30,8 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<String> {
             if c & 0xc0 != 0x80 || d & 0xc0 != 0x80 {
                 return Err(bad(i));
             }
-            units.push((((b & 0x0f) as u16) << 12) | (((c & 0x3f) as u16) << 6) | (d & 0x3f) as u16);
+            units
+                .push((((b & 0x0f) as u16) << 12) | (((c & 0x3f) as u16) << 6) | (d & 0x3f) as u16);
             i += 3;
         } else {
             return Err(bad(i));

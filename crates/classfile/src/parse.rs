@@ -59,6 +59,17 @@ pub(crate) struct ClassFile<'a> {
     pub methods_end: usize,
 }
 
+/// Skip an attribute table whose content is copied verbatim (fields, class attributes).
+fn skip_attributes(r: &mut Reader<'_>) -> Result<()> {
+    let n = r.u2()?;
+    for _ in 0..n {
+        r.skip(2)?;
+        let len = r.u4()? as usize;
+        r.skip(len)?;
+    }
+    Ok(())
+}
+
 fn attributes<'a>(r: &mut Reader<'a>, cp: &ConstantPool<'a>) -> Result<Vec<Attr<'a>>> {
     let n = r.u2()?;
     let mut v = Vec::with_capacity(n as usize);
@@ -90,7 +101,9 @@ impl<'a> ClassFile<'a> {
         let _minor = r.u2()?;
         let major = r.u2()?;
         if major < 45 {
-            return Err(Error::unsupported(format!("class file major version {major}")));
+            return Err(Error::unsupported(format!(
+                "class file major version {major}"
+            )));
         }
         let count = r.u2()?;
         let cp = ConstantPool::parse(&mut r, data, count)?;
@@ -114,7 +127,7 @@ impl<'a> ClassFile<'a> {
         let nf = r.u2()?;
         for f in 0..nf {
             r.skip(6)?;
-            attributes(&mut r, &cp).map_err(|e| e.context(format!("field {f}")))?;
+            skip_attributes(&mut r).map_err(|e| e.context(format!("field {f}")))?;
         }
         let methods_count_at = r.pos();
         let nm = r.u2()?;
@@ -140,7 +153,7 @@ impl<'a> ClassFile<'a> {
             });
         }
         let methods_end = r.pos();
-        attributes(&mut r, &cp).map_err(|e| e.context("class attributes"))?;
+        skip_attributes(&mut r).map_err(|e| e.context("class attributes"))?;
         if r.remaining() != 0 {
             return Err(Error::malformed(format!(
                 "{} extra bytes after the class attributes",

@@ -1,0 +1,248 @@
+//! Wrapping and constructor probes on classes compiled from tests/java, run under `java -Xverify:all`.
+
+mod common;
+
+use common::*;
+use weft_classfile::{instrument, summarize, Instrumentation};
+
+fn wraps(reqs: Vec<weft_classfile::WrapRequest>) -> Instrumentation {
+    Instrumentation {
+        wraps: reqs,
+        constructor_probe: None,
+    }
+}
+
+fn run(dir: &std::path::Path, main: &str, args: &[&str]) -> String {
+    let cp = dir.to_str().expect("utf8 path");
+    let mut a = vec!["-Xverify:all", "-cp", cp, main];
+    a.extend_from_slice(args);
+    let (ok, out, err) = java(&a);
+    assert!(ok, "java {main} failed:\nstdout:\n{out}\nstderr:\n{err}");
+    out
+}
+
+#[test]
+fn wraps_every_method_shape() {
+    let dir = scratch("basic");
+    javac(&dir, &["weft/Probe.java", "t/Basic.java"], &[]);
+    let reqs = vec![
+        req("add", "(II)I", 1, false),
+        req("mul", "(JJ)J", 2, false),
+        req("incr", "()V", 3, false),
+        req("avg", "([DJF)D", 4, true),
+        req(
+            "concat",
+            "(Ljava/lang/String;Ljava/lang/Object;)Ljava/lang/String;",
+            5,
+            true,
+        ),
+        req("not", "(Z)Z", 6, false),
+        req("b", "(B)B", 7, false),
+        req("c", "(C)C", 8, false),
+        req("s", "(S)S", 9, false),
+        req("f", "(F)F", 10, false),
+        req("arr", "(I[J[[Ljava/lang/Object;)[I", 11, false),
+        req("thrower", "(I)V", 12, false),
+        req("parse", "(Ljava/lang/String;)I", 13, true),
+        req("names", "()Ljava/util/List;", 14, false),
+        req("prot", "()V", 15, false),
+        req("many", "(JDIJDLjava/lang/Object;[I)J", 16, false),
+        req("sv", "()V", 17, false),
+        req("obj", "(Ljava/lang/Object;I)Ljava/lang/Object;", 18, true),
+        // Not wrappable: missing, constructor, wrong descriptor.
+        req("missing", "()V", 99, false),
+        req("<init>", "()V", 98, false),
+        req("add", "(JJ)J", 97, false),
+    ];
+    let n = reqs.len();
+    let r = transform(&dir.join("t/Basic.class"), &wraps(reqs));
+    assert_eq!(r.wrapped.len(), n - 3, "{:?}", r.wrapped);
+    assert_eq!(r.constructors, 0);
+    // The transformed class reads back with one more method per wrap.
+    let s = summarize(&std::fs::read(dir.join("t/Basic.class")).unwrap()).unwrap();
+    assert!(s
+        .methods
+        .iter()
+        .any(|m| m.name == "add$weft" && m.access & 0x1002 == 0x1002));
+
+    let out = run(&dir, "t.Basic", &[]);
+    let expected = "\
+add=5 self=true arg=null
+mul=42 self=null
+total=100000
+avg=6.0
+concat=x1 arg=x
+not=true b=2 c=Q s=8 f=1.5
+arr=[7, 0]
+caught boom 1
+caught NumberFormatException
+parse=12 arg=12
+names=[a, b]
+many=21
+obj=o null arg=p
+tag=add
+throws=[class java.io.IOException]
+generic=java.util.List<java.lang.String>
+orig=private synthetic=true tag=null
+prot=protected
+incr=public / private synchronized
+add: enter=1 exit=1
+mul: enter=1 exit=1
+incr: enter=100000 exit=100000
+avg: enter=1 exit=1
+concat: enter=1 exit=1
+not: enter=1 exit=1
+b: enter=1 exit=1
+c: enter=1 exit=1
+s: enter=1 exit=1
+f: enter=1 exit=1
+arr: enter=1 exit=1
+thrower: enter=2 exit=2
+parse: enter=2 exit=2
+names: enter=1 exit=1
+prot: enter=1 exit=1
+many: enter=1 exit=1
+sv: enter=1 exit=1
+obj: enter=2 exit=2
+";
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn wraps_tasks_and_skips_bridges() {
+    let dir = scratch("tasks");
+    javac(&dir, &["weft/Probe.java", "t/Tasks.java"], &[]);
+    let t = |c: &str| dir.join(format!("t/{c}.class"));
+    assert_eq!(
+        transform(&t("Work"), &wraps(vec![req("run", "()V", 20, false)]))
+            .wrapped
+            .len(),
+        1
+    );
+    let r = transform(
+        &t("Comp"),
+        &wraps(vec![
+            req("call", "()Ljava/lang/Integer;", 21, false),
+            req("call", "()Ljava/lang/Object;", 22, false),
+        ]),
+    );
+    assert_eq!(
+        r.wrapped,
+        vec![("call".to_string(), "()Ljava/lang/Integer;".to_string())]
+    );
+    let r = transform(
+        &t("Fib"),
+        &wraps(vec![
+            req("compute", "()Ljava/lang/Integer;", 23, false),
+            req("compute", "()Ljava/lang/Object;", 24, false),
+        ]),
+    );
+    assert_eq!(r.wrapped.len(), 1);
+    let greeter = std::fs::read(t("Greeter")).unwrap();
+    let r = transform(
+        &t("Greeter"),
+        &wraps(vec![
+            req("greet", "(Ljava/lang/String;)Ljava/lang/String;", 25, true),
+            req("twice", "(I)I", 26, false),
+        ]),
+    );
+    assert_eq!(r.wrapped.len(), 2);
+    assert_eq!(
+        transform(&t("Boom"), &wraps(vec![req("run", "()V", 27, false)]))
+            .wrapped
+            .len(),
+        1
+    );
+
+    // A default method needs class version 52: at 51 the interface is left alone.
+    let mut old = greeter.clone();
+    old[6..8].copy_from_slice(&51u16.to_be_bytes());
+    let r = instrument(
+        &old,
+        &wraps(vec![req(
+            "greet",
+            "(Ljava/lang/String;)Ljava/lang/String;",
+            25,
+            true,
+        )]),
+    )
+    .unwrap();
+    assert!(r.wrapped.is_empty() && r.bytes == old);
+
+    let out = run(&dir, "t.Tasks", &[]);
+    // fib(15) makes 2 * fib(16) - 1 = 1973 compute() calls.
+    let expected = "\
+boom: boom
+work done=6 sum=168
+fib=610
+hi bob arg=bob twice=8
+run: enter=6 exit=6
+call: enter=4 exit=4
+call-bridge: enter=0 exit=0
+compute: enter=1973 exit=1973
+compute-bridge: enter=0 exit=0
+greet: enter=1 exit=1
+twice: enter=1 exit=1
+boom: enter=1 exit=1
+";
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn wraps_pre_java6_class_without_stack_map() {
+    let dir = scratch("legacy");
+    javac(&dir, &["weft/Probe.java"], &[]);
+    javac(&dir, &["legacy/Legacy.java"], &["--release", "7"]);
+    let path = dir.join("Legacy.class");
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[6..8].copy_from_slice(&49u16.to_be_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    let r = transform(
+        &path,
+        &wraps(vec![
+            req("run", "()V", 30, false),
+            req("twice", "(JLjava/lang/String;)J", 31, true),
+        ]),
+    );
+    assert_eq!(r.wrapped.len(), 2);
+    assert_eq!(run(&dir, "Legacy", &[]), "n=3 twice=42 enter=1 exit=1\n");
+}
+
+fn ctor_case(id: i32, name: &str) {
+    let dir = scratch(name);
+    javac(&dir, &["weft/Probe.java", "t/Ctors.java"], &[]);
+    let what = |p| Instrumentation {
+        wraps: vec![],
+        constructor_probe: Some(p),
+    };
+    let r = transform(&dir.join("t/Ctors.class"), &what(id));
+    // Ctors(double) never returns normally: 6 of 7 constructors get the probe.
+    assert_eq!(r.constructors, 6);
+    assert_eq!(
+        transform(&dir.join("t/Sub.class"), &what(id + 1)).constructors,
+        1
+    );
+    let out = run(&dir, "t.Ctors", &[&id.to_string()]);
+    // 6 (int) + 2 for () (its this(1) returns too) + 14 (String) + 2 (long) + 2 (int,int) + 2 (boolean)
+    // + 1 for Sub's super(7); Sub's own constructor counts under id + 1.
+    let expected = "\
+-1 10 20 30 40 9 10 1001/alpha 1002/beta 3/init 107/7 1100/x 997/ 39/42 81 1027 3 eq 2 3 uoe 7
+created=29 sub=1 last=Sub
+";
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn constructor_probe_bipush() {
+    ctor_case(100, "ctor_bipush");
+}
+
+#[test]
+fn constructor_probe_sipush() {
+    ctor_case(1001, "ctor_sipush");
+}
+
+#[test]
+fn constructor_probe_ldc() {
+    ctor_case(1 << 20, "ctor_ldc");
+}
