@@ -1,0 +1,328 @@
+//! The trace as facts: definitions (classes, probes, sites), threads, GC pauses,
+//! CPU samples, losses and header facts, indexed for the analyses.
+//!
+//! This module only gathers and indexes what the trace says; it does not
+//! interpret task records (see `tasks.rs`) or compute rates (see `cpu.rs`).
+
+use std::collections::{BTreeMap, HashMap};
+
+use weft_trace::{header_keys, LossReason, ProbeKind, Record, ThreadIndex, Trace, GLOBAL_THREAD};
+
+/// An instrumented method, from a `ProbeDef` record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProbeDef {
+    pub kind: ProbeKind,
+    pub class: String,
+    pub method: String,
+    pub descriptor: String,
+}
+
+/// One thread of the trace (a block index), with what its records say about it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ThreadInfo {
+    pub index: ThreadIndex,
+    /// Name from `ThreadStart`; `None` for threads whose start was not observed (main).
+    pub name: Option<String>,
+    /// `ThreadStart` time; `None` when the start was not observed.
+    pub start_ns: Option<u64>,
+    /// `ThreadEnd` time; `None` when the thread outlived the recording or the trace was cut.
+    pub end_ns: Option<u64>,
+    /// First and last timestamp of any record of this thread.
+    pub first_ns: u64,
+    pub last_ns: u64,
+    /// From `ThreadEnd` (getrusage per thread).
+    pub cpu_ns: Option<u64>,
+    pub voluntary_cs: Option<u64>,
+    pub involuntary_cs: Option<u64>,
+    pub daemon: bool,
+    pub java_id: Option<u64>,
+    pub os_tid: Option<u32>,
+    /// Runtime class of the Thread object (0 = unknown).
+    pub class_id: u32,
+    /// Identity of the Thread object.
+    pub ident: u32,
+    /// Runnable target (class 0 = none).
+    pub target_class_id: u32,
+    pub target_ident: u32,
+}
+
+impl ThreadInfo {
+    /// The JVM's main thread, which the agent records at VMInit with a
+    /// `ThreadStart` (name `main`, a plain `java.lang.Thread`, no target). Its
+    /// start was not observed, so it is not a task execution (docs/task-model.md).
+    pub fn is_main(&self, model: &Model) -> bool {
+        self.name.as_deref() == Some("main")
+            && self.target_class_id == 0
+            && (self.class_id == 0 || model.class_name(self.class_id) == "java.lang.Thread")
+    }
+
+    /// The thread's name, or `thread #N` when it was never named in the trace.
+    pub fn display_name(&self) -> String {
+        match &self.name {
+            Some(n) => n.clone(),
+            None => format!("thread #{}", self.index),
+        }
+    }
+}
+
+/// A stop-the-world GC pause. `end_ns` is clamped to the end of recording when
+/// its `GcEnd` is missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcPause {
+    pub start_ns: u64,
+    pub end_ns: u64,
+}
+
+impl GcPause {
+    pub fn duration_ns(&self) -> u64 {
+        self.end_ns.saturating_sub(self.start_ns)
+    }
+}
+
+/// A sampler tick (cumulative process counters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sample {
+    pub ts_ns: u64,
+    pub process_cpu_ns: u64,
+    pub voluntary_cs: u64,
+    pub involuntary_cs: u64,
+    pub live_threads: u32,
+}
+
+/// Records the agent says it could not write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Loss {
+    pub thread: ThreadIndex,
+    pub from_ns: u64,
+    pub to_ns: u64,
+    pub records: u64,
+    pub reason: LossReason,
+}
+
+/// Human name of a loss reason.
+pub fn loss_reason_str(r: LossReason) -> String {
+    match r {
+        LossReason::BufferOverflow => "buffer_overflow".into(),
+        LossReason::WriteFailed => "write_failed".into(),
+        LossReason::AgentDisabled => "agent_disabled".into(),
+        LossReason::Other(c) => format!("other_{c}"),
+    }
+}
+
+/// Everything the trace says, indexed. Build with [`Model::build`].
+#[derive(Debug, Clone, Default)]
+pub struct Model {
+    pub pid: Option<u64>,
+    pub java_version: Option<String>,
+    pub jvm_vendor: Option<String>,
+    /// Header `cpus`, if the agent wrote it.
+    pub cpus: Option<u32>,
+    pub sample_interval_ns: Option<u64>,
+    pub classes: HashMap<u32, String>,
+    pub probes: HashMap<u32, ProbeDef>,
+    /// Site frames, innermost first.
+    pub sites: HashMap<u32, Vec<String>>,
+    /// Threads by index (global block excluded), sorted by index.
+    pub threads: BTreeMap<ThreadIndex, ThreadInfo>,
+    pub gc_pauses: Vec<GcPause>,
+    /// Samples sorted by time.
+    pub samples: Vec<Sample>,
+    pub losses: Vec<Loss>,
+    pub truncated: bool,
+    pub unknown_records: u64,
+    /// Time of the `End` record, if recording ended normally.
+    pub end_ns: Option<u64>,
+    /// Length of the recording: the `End` time or the largest time seen.
+    pub duration_ns: u64,
+}
+
+impl Model {
+    pub fn build(trace: &Trace) -> Model {
+        let h = &trace.header;
+        let mut m = Model {
+            pid: h.get_u64(header_keys::PID),
+            java_version: h.get(header_keys::JVM_VERSION).map(str::to_string),
+            jvm_vendor: h.get(header_keys::JVM_VENDOR).map(str::to_string),
+            cpus: h
+                .get_u64(header_keys::CPUS)
+                .filter(|&c| c > 0)
+                .map(|c| c.min(u32::MAX as u64) as u32),
+            sample_interval_ns: h.get_u64(header_keys::SAMPLE_INTERVAL_NS),
+            truncated: trace.truncated,
+            unknown_records: trace.unknown_records,
+            ..Model::default()
+        };
+        let mut gc_events: Vec<(u64, bool)> = Vec::new();
+        let mut max_ts = 0u64;
+        for (thread, rec) in &trace.records {
+            if let Some(ts) = rec.ts() {
+                max_ts = max_ts.max(ts);
+                if *thread != GLOBAL_THREAD {
+                    let t = m.threads.entry(*thread).or_insert_with(|| ThreadInfo {
+                        index: *thread,
+                        first_ns: ts,
+                        last_ns: ts,
+                        ..ThreadInfo::default()
+                    });
+                    t.first_ns = t.first_ns.min(ts);
+                    t.last_ns = t.last_ns.max(ts);
+                }
+            }
+            match rec {
+                Record::ClassDef { id, name } => {
+                    m.classes.insert(*id, name.clone());
+                }
+                Record::ProbeDef {
+                    id,
+                    kind,
+                    class,
+                    method,
+                    descriptor,
+                } => {
+                    m.probes.insert(
+                        *id,
+                        ProbeDef {
+                            kind: *kind,
+                            class: class.clone(),
+                            method: method.clone(),
+                            descriptor: descriptor.clone(),
+                        },
+                    );
+                }
+                Record::SiteDef { id, frames } => {
+                    m.sites.insert(*id, frames.clone());
+                }
+                Record::ThreadStart {
+                    ts,
+                    name,
+                    java_id,
+                    os_tid,
+                    daemon,
+                    class_id,
+                    target_class_id,
+                    target_ident,
+                    ident,
+                } if *thread != GLOBAL_THREAD => {
+                    if let Some(t) = m.threads.get_mut(thread) {
+                        if t.start_ns.is_none() {
+                            t.name = Some(name.clone());
+                            t.start_ns = Some(*ts);
+                            t.java_id = Some(*java_id);
+                            t.os_tid = Some(*os_tid);
+                            t.daemon = *daemon;
+                            t.class_id = *class_id;
+                            t.ident = *ident;
+                            t.target_class_id = *target_class_id;
+                            t.target_ident = *target_ident;
+                        }
+                    }
+                }
+                Record::ThreadEnd {
+                    ts,
+                    cpu_ns,
+                    voluntary_cs,
+                    involuntary_cs,
+                } if *thread != GLOBAL_THREAD => {
+                    if let Some(t) = m.threads.get_mut(thread) {
+                        t.end_ns = Some(*ts);
+                        t.cpu_ns = Some(*cpu_ns);
+                        t.voluntary_cs = Some(*voluntary_cs);
+                        t.involuntary_cs = Some(*involuntary_cs);
+                    }
+                }
+                Record::GcStart { ts } => gc_events.push((*ts, true)),
+                Record::GcEnd { ts } => gc_events.push((*ts, false)),
+                Record::Sample {
+                    ts,
+                    process_cpu_ns,
+                    voluntary_cs,
+                    involuntary_cs,
+                    live_threads,
+                } => m.samples.push(Sample {
+                    ts_ns: *ts,
+                    process_cpu_ns: *process_cpu_ns,
+                    voluntary_cs: *voluntary_cs,
+                    involuntary_cs: *involuntary_cs,
+                    live_threads: *live_threads,
+                }),
+                Record::Loss {
+                    thread,
+                    from_ts,
+                    to_ts,
+                    records,
+                    reason,
+                } => {
+                    max_ts = max_ts.max(*to_ts);
+                    m.losses.push(Loss {
+                        thread: *thread,
+                        from_ns: *from_ts,
+                        to_ns: (*to_ts).max(*from_ts),
+                        records: *records,
+                        reason: *reason,
+                    });
+                }
+                Record::End { ts } => {
+                    m.end_ns = Some(m.end_ns.map_or(*ts, |e| e.max(*ts)));
+                }
+                _ => {}
+            }
+        }
+        m.duration_ns = max_ts.max(m.end_ns.unwrap_or(0));
+        m.samples.sort_by_key(|s| s.ts_ns);
+        // Pair GC starts and ends in time order; an end without a start is ignored,
+        // a start without an end lasts to the end of recording.
+        gc_events.sort_by_key(|e| e.0);
+        let mut open: Option<u64> = None;
+        for (ts, is_start) in gc_events {
+            match (is_start, open) {
+                (true, None) => open = Some(ts),
+                (true, Some(_)) => {} // nested start: keep the first
+                (false, Some(s)) => {
+                    m.gc_pauses.push(GcPause {
+                        start_ns: s,
+                        end_ns: ts.max(s),
+                    });
+                    open = None;
+                }
+                (false, None) => {}
+            }
+        }
+        if let Some(s) = open {
+            m.gc_pauses.push(GcPause {
+                start_ns: s,
+                end_ns: m.duration_ns.max(s),
+            });
+        }
+        m
+    }
+
+    /// Name of a class id: its definition, `<none>` for 0, `<unknown class #N>` when undefined.
+    pub fn class_name(&self, id: u32) -> String {
+        match self.classes.get(&id) {
+            Some(n) => n.clone(),
+            None if id == 0 => "<none>".to_string(),
+            None => format!("<unknown class #{id}>"),
+        }
+    }
+
+    /// Innermost frame of a site (`pkg.Class.method:line`); `None` for site 0.
+    pub fn site_frame(&self, id: u32) -> Option<String> {
+        if id == 0 {
+            return None;
+        }
+        Some(match self.sites.get(&id).and_then(|f| f.first()) {
+            Some(f) => f.clone(),
+            None => format!("<unknown site #{id}>"),
+        })
+    }
+
+    /// Total GC pause time.
+    pub fn gc_total_ns(&self) -> u64 {
+        self.gc_pauses.iter().map(GcPause::duration_ns).sum()
+    }
+
+    /// Records lost in total.
+    pub fn lost_records(&self) -> u64 {
+        self.losses.iter().map(|l| l.records).sum()
+    }
+}

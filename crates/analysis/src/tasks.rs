@@ -1,0 +1,697 @@
+//! The task model of docs/task-model.md: task executions per thread (shadow
+//! stacks), plumbing resolution, thread executions, submissions matched to
+//! executions, aggregation (R1–R3), self times, and per-class statistics.
+//!
+//! Input is the [`Model`] and the trace's task records; output is a
+//! [`TaskAnalysis`]. It does no formatting and no CPU/findings work.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+use weft_trace::{ProbeKind, Record, ThreadIndex, Trace, GLOBAL_THREAD};
+
+use crate::model::Model;
+
+/// (class id, identity hash): a task object.
+type Ident = (u32, u32);
+
+/// What kind of task a class is, from the execution method that ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TaskKind {
+    Runnable,
+    Callable,
+    ForkJoin,
+    Thread,
+}
+
+impl TaskKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskKind::Runnable => "runnable",
+            TaskKind::Callable => "callable",
+            TaskKind::ForkJoin => "forkjoin",
+            TaskKind::Thread => "thread",
+        }
+    }
+}
+
+/// One task execution (reported or aggregated). Plumbing executions dropped by
+/// rules 1–2 are not listed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskExecution {
+    /// Reported class: the runtime class, or the inner task's class for a plumbing stand-in.
+    pub class: String,
+    pub class_id: u32,
+    pub kind: TaskKind,
+    pub thread: ThreadIndex,
+    pub begin_ns: u64,
+    pub end_ns: u64,
+    /// Duration minus the reported executions nested in it (through aggregated ones).
+    pub self_ns: u64,
+    /// Reported as a task of its class (else aggregated).
+    pub reported: bool,
+    /// For an aggregated execution: the execution it is folded into (index into
+    /// `TaskAnalysis::executions`), or `None` when folded into its thread (R3).
+    pub aggregated_into: Option<usize>,
+    /// Enclosing execution on the same thread (after dropping plumbing).
+    pub parent: Option<usize>,
+    /// Matched to a submission.
+    pub submitted: bool,
+    pub submit_ns: Option<u64>,
+    /// Begin − submission time, for submitted executions.
+    pub queue_wait_ns: Option<u64>,
+    pub created_site: Option<String>,
+    pub submitted_site: Option<String>,
+    /// Closed by weft (no end record: thread ended, trace cut, or records lost).
+    pub incomplete: bool,
+    /// A plumbing execution reported for its inner task (rule 3).
+    pub stand_in: bool,
+}
+
+impl TaskExecution {
+    pub fn duration_ns(&self) -> u64 {
+        self.end_ns.saturating_sub(self.begin_ns)
+    }
+}
+
+/// Total, min, percentiles and max of a set of durations.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Distribution {
+    pub count: u64,
+    pub total: u64,
+    pub min: u64,
+    pub p50: u64,
+    pub p90: u64,
+    pub max: u64,
+}
+
+impl Distribution {
+    /// Nearest-rank percentiles (p-th = the ⌈p·n/100⌉-th smallest value).
+    pub fn of(values: &[u64]) -> Distribution {
+        if values.is_empty() {
+            return Distribution::default();
+        }
+        let mut v = values.to_vec();
+        v.sort_unstable();
+        Distribution {
+            count: v.len() as u64,
+            total: v.iter().fold(0u64, |a, &x| a.saturating_add(x)),
+            min: v[0],
+            p50: percentile_sorted(&v, 50),
+            p90: percentile_sorted(&v, 90),
+            max: v[v.len() - 1],
+        }
+    }
+}
+
+/// Nearest-rank percentile of sorted, non-empty values.
+pub fn percentile_sorted(sorted: &[u64], p: u32) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let n = sorted.len() as u64;
+    let rank = (p as u64 * n).div_ceil(100).clamp(1, n);
+    sorted[(rank - 1) as usize]
+}
+
+/// A (created, submitted) site pair of a class, innermost frames.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SitePair {
+    pub created: Option<String>,
+    pub submitted: Option<String>,
+}
+
+/// Per-class statistics (one entry per class name and kind).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskClassStats {
+    pub class: String,
+    pub kind: TaskKind,
+    /// Reported executions.
+    pub executions: u64,
+    /// Executions folded into an enclosing execution or thread.
+    pub aggregated: u64,
+    /// Reported executions matched to a submission.
+    pub submitted: u64,
+    /// Reported executions closed by weft (no end record).
+    pub incomplete: u64,
+    /// Self times of the reported executions.
+    pub granularity_ns: Distribution,
+    /// Queue waits of the submitted executions; `None` when none was submitted.
+    pub queue_wait_ns: Option<Distribution>,
+    /// Distinct threads that ran reported executions.
+    pub threads: u64,
+    /// Distinct (created, submitted) sites with their execution counts, most frequent first.
+    /// Executions with neither site captured are not listed.
+    pub sites: Vec<(SitePair, u64)>,
+}
+
+/// Result of the task model.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TaskAnalysis {
+    /// Sorted by total self time, descending.
+    pub classes: Vec<TaskClassStats>,
+    /// All executions (reported and aggregated), per thread in begin order.
+    pub executions: Vec<TaskExecution>,
+    /// Executions weft had to close itself.
+    pub incomplete: u64,
+    /// `TaskEnd` records with no open matching `TaskBegin`.
+    pub unmatched_ends: u64,
+    /// Submissions never matched to an execution (not run, or run unobserved).
+    pub unmatched_submissions: u64,
+    /// Plumbing executions dropped by rules 1–2.
+    pub dropped_plumbing: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Method {
+    Run,
+    Call,
+    Exec,
+    Unknown,
+}
+
+#[derive(Debug, Clone)]
+struct Node {
+    thread: ThreadIndex,
+    is_thread: bool,
+    obj: Ident,
+    method: Method,
+    plumbing: bool,
+    inner: Option<Ident>,
+    target: Option<Ident>,
+    begin: u64,
+    end: u64,
+    closed: bool,
+    incomplete: bool,
+    raw_parent: Option<usize>,
+    /// Plumbing whose inner task ran nested in it (rule 2).
+    resolved: bool,
+    /// Identities of plumbing objects this execution stands for.
+    extra_ids: Vec<Ident>,
+}
+
+impl Node {
+    fn has_identity(&self, id: Ident) -> bool {
+        self.obj == id || self.target == Some(id)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    node: usize,
+    probe: u32,
+    ident: u32,
+    reentry: bool,
+    thread_base: bool,
+}
+
+struct SubmitRec {
+    ts: u64,
+    probe: u32,
+    site: u32,
+}
+
+/// Run the task model on a trace.
+pub fn analyze_tasks(trace: &Trace, model: &Model) -> TaskAnalysis {
+    let mut out = TaskAnalysis::default();
+
+    // Records per thread, in file order.
+    let mut per_thread: BTreeMap<ThreadIndex, Vec<&Record>> = BTreeMap::new();
+    let mut submits: Vec<SubmitRec> = Vec::new();
+    let mut submit_queues: HashMap<Ident, VecDeque<usize>> = HashMap::new();
+    // identity -> (ts, thread, site) of creations and forks
+    let mut created: HashMap<Ident, Vec<(u64, ThreadIndex, u32)>> = HashMap::new();
+    let mut forked: HashMap<Ident, Vec<(u64, ThreadIndex)>> = HashMap::new();
+    for (thread, rec) in &trace.records {
+        if *thread == GLOBAL_THREAD {
+            continue;
+        }
+        match rec {
+            Record::Submit {
+                ts,
+                probe,
+                task_class_id,
+                task_ident,
+                site,
+                ..
+            } => {
+                let i = submits.len();
+                submits.push(SubmitRec {
+                    ts: *ts,
+                    probe: *probe,
+                    site: *site,
+                });
+                submit_queues
+                    .entry((*task_class_id, *task_ident))
+                    .or_default()
+                    .push_back(i);
+            }
+            Record::Created {
+                ts,
+                class_id,
+                ident,
+                site,
+            } => created
+                .entry((*class_id, *ident))
+                .or_default()
+                .push((*ts, *thread, *site)),
+            Record::Fork {
+                ts,
+                class_id,
+                ident,
+                ..
+            } => forked
+                .entry((*class_id, *ident))
+                .or_default()
+                .push((*ts, *thread)),
+            _ => {}
+        }
+        per_thread.entry(*thread).or_default().push(rec);
+    }
+    for q in submit_queues.values_mut() {
+        let mut v: Vec<usize> = q.drain(..).collect();
+        v.sort_by_key(|&i| (submits[i].ts, i));
+        q.extend(v);
+    }
+    for v in created.values_mut() {
+        v.sort_by_key(|e| e.0);
+    }
+    for v in forked.values_mut() {
+        v.sort_by_key(|e| e.0);
+    }
+
+    // ---- pass 1: raw execution trees per thread ----
+    let mut nodes: Vec<Node> = Vec::new();
+    for (&thread, recs) in &per_thread {
+        let last_ts = model.threads.get(&thread).map_or(0, |t| t.last_ns);
+        let mut stack: Vec<Frame> = Vec::new();
+        for rec in recs {
+            match rec {
+                Record::ThreadStart {
+                    ts,
+                    class_id,
+                    ident,
+                    target_class_id,
+                    target_ident,
+                    ..
+                } => {
+                    if stack.iter().any(|f| f.thread_base) {
+                        continue; // a second start: ignore
+                    }
+                    if model.threads.get(&thread).is_some_and(|t| t.is_main(model)) {
+                        continue; // main: listed as a thread, not a task execution
+                    }
+                    let idx = nodes.len();
+                    nodes.push(Node {
+                        thread,
+                        is_thread: true,
+                        obj: (*class_id, *ident),
+                        method: Method::Run,
+                        plumbing: false,
+                        inner: None,
+                        target: (*target_class_id != 0)
+                            .then_some((*target_class_id, *target_ident)),
+                        begin: *ts,
+                        end: *ts,
+                        closed: false,
+                        incomplete: false,
+                        raw_parent: None,
+                        resolved: false,
+                        extra_ids: Vec::new(),
+                    });
+                    // The thread execution encloses everything on the thread.
+                    for f in &stack {
+                        if !f.reentry && nodes[f.node].raw_parent.is_none() && f.node != idx {
+                            nodes[f.node].raw_parent = Some(idx);
+                        }
+                    }
+                    stack.insert(
+                        0,
+                        Frame {
+                            node: idx,
+                            probe: u32::MAX,
+                            ident: *ident,
+                            reentry: false,
+                            thread_base: true,
+                        },
+                    );
+                }
+                Record::ThreadEnd { ts, .. } => {
+                    while let Some(f) = stack.pop() {
+                        close(&mut nodes[f.node], f, *ts, !f.thread_base);
+                    }
+                }
+                Record::TaskBegin {
+                    ts,
+                    probe,
+                    class_id,
+                    ident,
+                    inner_class_id,
+                    inner_ident,
+                } => {
+                    let obj = (*class_id, *ident);
+                    if let Some(top) = stack.last() {
+                        if nodes[top.node].has_identity(obj) {
+                            stack.push(Frame {
+                                node: top.node,
+                                probe: *probe,
+                                ident: *ident,
+                                reentry: true,
+                                thread_base: false,
+                            });
+                            continue;
+                        }
+                    }
+                    let def = model.probes.get(probe);
+                    let method = match def.map(|d| d.method.as_str()) {
+                        Some("run") => Method::Run,
+                        Some("call") => Method::Call,
+                        Some("exec") => Method::Exec,
+                        _ => Method::Unknown,
+                    };
+                    let plumbing = match def {
+                        Some(d) => d.kind == ProbeKind::PlumbingExecution,
+                        None => *inner_class_id != 0,
+                    };
+                    let inner = (plumbing && *inner_class_id != 0)
+                        .then_some((*inner_class_id, *inner_ident));
+                    let idx = nodes.len();
+                    let mut extra = Vec::new();
+                    // Rule 2: open plumbing wrapping this object is resolved by it.
+                    for f in stack.iter().rev() {
+                        if f.reentry {
+                            continue;
+                        }
+                        let n = &mut nodes[f.node];
+                        if n.plumbing && !n.resolved && n.inner == Some(obj) {
+                            n.resolved = true;
+                            extra.push(n.obj);
+                            extra.extend(n.extra_ids.iter().copied());
+                        }
+                    }
+                    nodes.push(Node {
+                        thread,
+                        is_thread: false,
+                        obj,
+                        method,
+                        plumbing,
+                        inner,
+                        target: None,
+                        begin: *ts,
+                        end: *ts,
+                        closed: false,
+                        incomplete: false,
+                        raw_parent: stack.last().map(|f| f.node),
+                        resolved: false,
+                        extra_ids: extra,
+                    });
+                    stack.push(Frame {
+                        node: idx,
+                        probe: *probe,
+                        ident: *ident,
+                        reentry: false,
+                        thread_base: false,
+                    });
+                }
+                Record::TaskEnd { ts, probe, ident } => {
+                    let pos = stack
+                        .iter()
+                        .rposition(|f| !f.thread_base && f.probe == *probe && f.ident == *ident);
+                    match pos {
+                        None => out.unmatched_ends += 1,
+                        Some(i) => {
+                            while stack.len() > i + 1 {
+                                let f = stack.pop().expect("len > i+1");
+                                close(&mut nodes[f.node], f, *ts, true);
+                            }
+                            let f = stack.pop().expect("len == i+1");
+                            close(&mut nodes[f.node], f, *ts, false);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Still open at the thread's last record.
+        while let Some(f) = stack.pop() {
+            let end = if f.thread_base && model.end_ns.is_some() {
+                model.duration_ns
+            } else {
+                last_ts
+            };
+            close(&mut nodes[f.node], f, end, true);
+        }
+    }
+
+    // ---- pass 2: drop plumbing (rules 1–2), effective parents ----
+    let dropped: Vec<bool> = nodes
+        .iter()
+        .map(|n| n.plumbing && (n.inner.is_none() || n.resolved))
+        .collect();
+    out.dropped_plumbing = dropped.iter().filter(|&&d| d).count() as u64;
+    let mut new_index: Vec<Option<usize>> = vec![None; nodes.len()];
+    let mut kept: Vec<usize> = Vec::new();
+    for (i, d) in dropped.iter().enumerate() {
+        if !d {
+            new_index[i] = Some(kept.len());
+            kept.push(i);
+        }
+    }
+    let eff_parent = |mut i: usize| -> Option<usize> {
+        while let Some(p) = nodes[i].raw_parent {
+            if !dropped[p] {
+                return new_index[p];
+            }
+            i = p;
+        }
+        None
+    };
+
+    // ---- submissions matched to executions (FIFO per identity, in begin order) ----
+    let mut order: Vec<usize> = (0..kept.len()).collect();
+    order.sort_by_key(|&k| (nodes[kept[k]].begin, k));
+    let mut matched: Vec<Option<usize>> = vec![None; kept.len()];
+    for &k in &order {
+        let n = &nodes[kept[k]];
+        if n.is_thread {
+            continue;
+        }
+        let own = n.inner.unwrap_or(n.obj);
+        let ids = std::iter::once(own)
+            .chain((n.inner.is_some()).then_some(n.obj))
+            .chain(n.extra_ids.iter().copied());
+        for id in ids {
+            if let Some(q) = submit_queues.get_mut(&id) {
+                if let Some(&s) = q.front() {
+                    if submits[s].ts <= n.end {
+                        q.pop_front();
+                        matched[k] = Some(s);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    out.unmatched_submissions = submit_queues.values().map(|q| q.len() as u64).sum();
+
+    // ---- build executions: class, kind, creation, aggregation ----
+    let mut execs: Vec<TaskExecution> = Vec::with_capacity(kept.len());
+    let mut is_thread_exec: Vec<bool> = Vec::with_capacity(kept.len());
+    for (k, &ni) in kept.iter().enumerate() {
+        let n = &nodes[ni];
+        let parent = eff_parent(ni);
+        let stand_in = n.plumbing && n.inner.is_some();
+        let obj = n.inner.unwrap_or(n.obj);
+        let (class_id, kind) = if n.is_thread {
+            let thread_class = model.class_name(n.obj.0);
+            let cid = if n.obj.0 != 0 && thread_class != "java.lang.Thread" {
+                n.obj.0
+            } else if let Some(t) = n.target {
+                t.0
+            } else {
+                n.obj.0
+            };
+            (cid, TaskKind::Thread)
+        } else if stand_in {
+            let plumb = model.class_name(n.obj.0);
+            let callable_submit = matched[k]
+                .and_then(|s| model.probes.get(&submits[s].probe))
+                .is_some_and(|p| p.descriptor.starts_with("(Ljava/util/concurrent/Callable;"));
+            let kind = if plumb.contains("Callable")
+                || plumb.ends_with("AsyncSupply")
+                || (plumb.ends_with("FutureTask") && callable_submit)
+            {
+                TaskKind::Callable
+            } else {
+                TaskKind::Runnable
+            };
+            (obj.0, kind)
+        } else {
+            let kind = match n.method {
+                Method::Call => TaskKind::Callable,
+                Method::Exec => TaskKind::ForkJoin,
+                Method::Run | Method::Unknown => TaskKind::Runnable,
+            };
+            (obj.0, kind)
+        };
+        // Creation: the latest Created at or before the begin (else the first),
+        // falling back to Fork; unknown means the running thread.
+        let creation = created
+            .get(&obj)
+            .and_then(|v| latest_before(v, n.begin, |e| e.0));
+        let creator = creation.map(|c| c.1).or_else(|| {
+            forked
+                .get(&obj)
+                .and_then(|v| latest_before(v, n.begin, |e| e.0))
+                .map(|f| f.1)
+        });
+        let created_here = creator.is_none_or(|t| t == n.thread);
+        let submit = matched[k].map(|s| &submits[s]);
+        let submitted = submit.is_some();
+        let parent_is_task = parent.is_some_and(|p| !is_thread_exec_at(&nodes, &kept, p));
+        let (reported, aggregated_into) = if n.is_thread || submitted {
+            (true, None)
+        } else if parent_is_task {
+            (false, parent) // R1
+        } else if created_here {
+            (false, None) // R3
+        } else {
+            (true, None) // R2
+        };
+        execs.push(TaskExecution {
+            class: model.class_name(class_id),
+            class_id,
+            kind,
+            thread: n.thread,
+            begin_ns: n.begin,
+            end_ns: n.end.max(n.begin),
+            self_ns: 0,
+            reported,
+            aggregated_into,
+            parent,
+            submitted,
+            submit_ns: submit.map(|s| s.ts),
+            queue_wait_ns: submit.map(|s| n.begin.saturating_sub(s.ts)),
+            created_site: creation.and_then(|c| model.site_frame(c.2)),
+            submitted_site: submit.and_then(|s| model.site_frame(s.site)),
+            incomplete: n.incomplete,
+            stand_in,
+        });
+        is_thread_exec.push(n.is_thread);
+    }
+
+    // ---- self times: subtract reported executions nested below, through aggregated ones ----
+    // Children always come after their parent (begin order per thread).
+    let mut reported_below: Vec<u64> = vec![0; execs.len()];
+    for i in (0..execs.len()).rev() {
+        let e = &execs[i];
+        let dur = e.duration_ns();
+        let below = reported_below[i];
+        let self_ns = dur.saturating_sub(below);
+        let contrib = if e.reported { dur } else { below };
+        let parent = e.parent;
+        execs[i].self_ns = self_ns;
+        if let Some(p) = parent {
+            if p < i {
+                reported_below[p] = reported_below[p].saturating_add(contrib);
+            }
+        }
+    }
+    out.incomplete = execs.iter().filter(|e| e.incomplete).count() as u64;
+    out.classes = class_stats(&execs);
+    out.executions = execs;
+    out
+}
+
+fn is_thread_exec_at(nodes: &[Node], kept: &[usize], k: usize) -> bool {
+    kept.get(k).is_some_and(|&ni| nodes[ni].is_thread)
+}
+
+fn close(n: &mut Node, f: Frame, ts: u64, incomplete: bool) {
+    if f.reentry || n.closed {
+        return;
+    }
+    n.end = ts.max(n.begin);
+    n.closed = true;
+    n.incomplete = incomplete;
+}
+
+/// The last entry with time ≤ `t`, else the first entry.
+fn latest_before<T: Copy>(v: &[T], t: u64, ts: impl Fn(&T) -> u64) -> Option<T> {
+    let n = v.partition_point(|e| ts(e) <= t);
+    if n > 0 {
+        Some(v[n - 1])
+    } else {
+        v.first().copied()
+    }
+}
+
+fn class_stats(execs: &[TaskExecution]) -> Vec<TaskClassStats> {
+    #[derive(Default)]
+    struct Acc {
+        reported: u64,
+        aggregated: u64,
+        submitted: u64,
+        incomplete: u64,
+        selfs: Vec<u64>,
+        waits: Vec<u64>,
+        threads: BTreeSet<ThreadIndex>,
+        sites: HashMap<SitePair, u64>,
+    }
+    let mut by: BTreeMap<(String, TaskKind), Acc> = BTreeMap::new();
+    for e in execs {
+        let a = by.entry((e.class.clone(), e.kind)).or_default();
+        if !e.reported {
+            a.aggregated += 1;
+            continue;
+        }
+        a.reported += 1;
+        a.selfs.push(e.self_ns);
+        a.threads.insert(e.thread);
+        if e.incomplete {
+            a.incomplete += 1;
+        }
+        if let Some(w) = e.queue_wait_ns {
+            a.submitted += 1;
+            a.waits.push(w);
+        }
+        if e.created_site.is_some() || e.submitted_site.is_some() {
+            *a.sites
+                .entry(SitePair {
+                    created: e.created_site.clone(),
+                    submitted: e.submitted_site.clone(),
+                })
+                .or_default() += 1;
+        }
+    }
+    let mut classes: Vec<TaskClassStats> = by
+        .into_iter()
+        .map(|((class, kind), a)| {
+            let mut sites: Vec<(SitePair, u64)> = a.sites.into_iter().collect();
+            sites.sort_by(|x, y| y.1.cmp(&x.1).then_with(|| x.0.cmp(&y.0)));
+            TaskClassStats {
+                class,
+                kind,
+                executions: a.reported,
+                aggregated: a.aggregated,
+                submitted: a.submitted,
+                incomplete: a.incomplete,
+                granularity_ns: Distribution::of(&a.selfs),
+                queue_wait_ns: (!a.waits.is_empty()).then(|| Distribution::of(&a.waits)),
+                threads: a.threads.len() as u64,
+                sites,
+            }
+        })
+        .collect();
+    classes.sort_by(|a, b| {
+        b.granularity_ns
+            .total
+            .cmp(&a.granularity_ns.total)
+            .then_with(|| a.class.cmp(&b.class))
+            .then_with(|| a.kind.cmp(&b.kind))
+    });
+    classes
+}
+
+#[cfg(test)]
+#[path = "tasks_tests.rs"]
+mod tests;

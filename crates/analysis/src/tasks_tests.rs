@@ -1,0 +1,635 @@
+use super::*;
+use crate::testutil::*;
+use weft_trace::Record;
+
+fn run(tb: &TB) -> (Model, TaskAnalysis) {
+    let trace = tb.trace();
+    let model = Model::build(&trace);
+    let tasks = analyze_tasks(&trace, &model);
+    (model, tasks)
+}
+
+fn class<'a>(t: &'a TaskAnalysis, name: &str, kind: TaskKind) -> &'a TaskClassStats {
+    t.classes
+        .iter()
+        .find(|c| c.class == name && c.kind == kind)
+        .unwrap_or_else(|| panic!("no class {name} {kind:?} in {:#?}", t.classes))
+}
+
+fn has_class(t: &TaskAnalysis, name: &str, kind: TaskKind) -> bool {
+    t.classes.iter().any(|c| c.class == name && c.kind == kind)
+}
+
+/// A pool thread (index 1): Thread with a ThreadPoolExecutor$Worker target.
+fn pool_thread(tb: &mut TB, t: u32, from: u64) {
+    tb.start(t, from, C_THREAD, (C_WORKER, 2000 + t));
+    tb.begin(t, from + 1, P_WORKER_RUN, C_WORKER, 2000 + t);
+}
+
+fn pool_thread_end(tb: &mut TB, t: u32, ts: u64) {
+    tb.end(t, ts - 1, P_WORKER_RUN, 2000 + t);
+    tb.thread_end(t, ts);
+}
+
+#[test]
+fn pool_task_via_futuretask_counted_once_with_queue_wait() {
+    let mut tb = TB::new();
+    tb.site(1, "demo.Main.make:5").site(2, "demo.Main.go:7");
+    tb.created(MAIN, 5, (C_WORK, 1), 1);
+    tb.submit(MAIN, 10, (C_WORK, 1), 2);
+    pool_thread(&mut tb, 1, 0);
+    tb.begin_p(1, 20, P_FUTURETASK_RUN, C_FUTURETASK, 300, (C_WORK, 1));
+    tb.run(1, 22, 52, P_WORK_RUN, C_WORK, 1);
+    tb.end(1, 55, P_FUTURETASK_RUN, 300);
+    pool_thread_end(&mut tb, 1, 100);
+    tb.global(Record::End { ts: 100 });
+    let (_, t) = run(&tb);
+
+    let w = class(&t, "demo.Work", TaskKind::Runnable);
+    assert_eq!(w.executions, 1);
+    assert_eq!(w.aggregated, 0);
+    assert_eq!(w.submitted, 1);
+    assert_eq!(w.granularity_ns.total, 30);
+    assert_eq!(w.granularity_ns.p50, 30);
+    assert_eq!(w.queue_wait_ns.unwrap().p50, 12);
+    assert_eq!(w.threads, 1);
+    assert_eq!(
+        w.sites,
+        vec![(
+            SitePair {
+                created: Some("demo.Main.make:5".into()),
+                submitted: Some("demo.Main.go:7".into())
+            },
+            1
+        )]
+    );
+    // The thread is one execution named after its target (Thread is not subclassed);
+    // FutureTask and Worker are not counted.
+    let th = class(
+        &t,
+        "java.util.concurrent.ThreadPoolExecutor$Worker",
+        TaskKind::Thread,
+    );
+    assert_eq!(th.executions, 1);
+    assert_eq!(th.granularity_ns.total, 100 - 30);
+    assert!(!has_class(
+        &t,
+        "java.util.concurrent.FutureTask",
+        TaskKind::Runnable
+    ));
+    assert_eq!(t.classes.len(), 2);
+    assert_eq!(t.dropped_plumbing, 1);
+    assert_eq!(t.unmatched_submissions, 0);
+    assert_eq!(t.incomplete, 0);
+}
+
+#[test]
+fn lambda_via_plumbing_reported_under_lambda_class() {
+    let mut tb = TB::new();
+    tb.submit(MAIN, 10, (C_LAMBDA, 7), 0);
+    tb.submit_p(MAIN, 11, P_SUBMIT_CALLABLE, (C_LAMBDA, 8), (0, 0), 0);
+    pool_thread(&mut tb, 1, 0);
+    tb.begin_p(1, 20, P_FUTURETASK_RUN, C_FUTURETASK, 300, (C_LAMBDA, 7));
+    tb.end(1, 50, P_FUTURETASK_RUN, 300);
+    tb.begin_p(1, 60, P_FUTURETASK_RUN, C_FUTURETASK, 301, (C_LAMBDA, 8));
+    tb.end(1, 65, P_FUTURETASK_RUN, 301);
+    pool_thread_end(&mut tb, 1, 100);
+    let (_, t) = run(&tb);
+    let name = "demo.Main$$Lambda[main:10]";
+    let r = class(&t, name, TaskKind::Runnable);
+    assert_eq!((r.executions, r.submitted), (1, 1));
+    assert_eq!(r.granularity_ns.total, 30);
+    assert_eq!(r.queue_wait_ns.unwrap().p50, 10);
+    // submit(Callable) wrapped in a FutureTask: reported as callable.
+    let c = class(&t, name, TaskKind::Callable);
+    assert_eq!((c.executions, c.submitted), (1, 1));
+    assert_eq!(c.granularity_ns.total, 5);
+    assert_eq!(c.queue_wait_ns.unwrap().p50, 49);
+    assert!(t.executions.iter().filter(|e| e.stand_in).count() == 2);
+}
+
+#[test]
+fn submission_of_plumbing_object_matches_its_stand_in_or_inner() {
+    // execute(new FutureTask(work)) and CompletableFuture.runAsync(lambda): the
+    // submitted object is the plumbing one.
+    let mut tb = TB::new();
+    tb.submit_p(
+        MAIN,
+        10,
+        P_SUBMIT_RUNNABLE,
+        (C_FUTURETASK, 300),
+        (C_WORK, 1),
+        0,
+    );
+    tb.submit_p(
+        MAIN,
+        12,
+        P_SUBMIT_RUNNABLE,
+        (C_FUTURETASK, 301),
+        (C_LAMBDA, 9),
+        0,
+    );
+    pool_thread(&mut tb, 1, 0);
+    tb.begin_p(1, 20, P_FUTURETASK_RUN, C_FUTURETASK, 300, (C_WORK, 1));
+    tb.run(1, 21, 31, P_WORK_RUN, C_WORK, 1);
+    tb.end(1, 32, P_FUTURETASK_RUN, 300);
+    tb.begin_p(1, 40, P_FUTURETASK_RUN, C_FUTURETASK, 301, (C_LAMBDA, 9));
+    tb.end(1, 44, P_FUTURETASK_RUN, 301);
+    pool_thread_end(&mut tb, 1, 100);
+    let (_, t) = run(&tb);
+    let w = class(&t, "demo.Work", TaskKind::Runnable);
+    assert_eq!((w.executions, w.submitted), (1, 1));
+    assert_eq!(w.queue_wait_ns.unwrap().p50, 11);
+    let l = class(&t, "demo.Main$$Lambda[main:10]", TaskKind::Runnable);
+    assert_eq!((l.executions, l.submitted), (1, 1));
+    assert_eq!(l.queue_wait_ns.unwrap().p50, 28);
+    assert_eq!(t.unmatched_submissions, 0);
+}
+
+#[test]
+fn nested_never_submitted_task_is_aggregated_r1_and_its_time_stays() {
+    let mut tb = TB::new();
+    tb.submit(MAIN, 5, (C_OUTER, 1), 0);
+    pool_thread(&mut tb, 1, 0);
+    tb.begin(1, 10, P_RUN, C_OUTER, 1);
+    tb.created(1, 15, (C_INNER, 2), 0);
+    tb.run(1, 20, 50, P_RUN, C_INNER, 2);
+    // Inner created on another thread: still R1 (nested in a task).
+    tb.run(1, 60, 70, P_RUN, C_INNER, 3);
+    tb.end(1, 110, P_RUN, 1);
+    pool_thread_end(&mut tb, 1, 200);
+    let (_, t) = run(&tb);
+    let o = class(&t, "demo.Outer", TaskKind::Runnable);
+    assert_eq!(o.executions, 1);
+    assert_eq!(o.granularity_ns.total, 100);
+    let i = class(&t, "demo.Inner", TaskKind::Runnable);
+    assert_eq!((i.executions, i.aggregated), (0, 2));
+    assert_eq!(i.granularity_ns.total, 0);
+    let outer_idx = t
+        .executions
+        .iter()
+        .position(|e| e.class == "demo.Outer")
+        .unwrap();
+    for e in t.executions.iter().filter(|e| e.class == "demo.Inner") {
+        assert!(!e.reported);
+        assert_eq!(e.aggregated_into, Some(outer_idx));
+    }
+    let th = class(
+        &t,
+        "java.util.concurrent.ThreadPoolExecutor$Worker",
+        TaskKind::Thread,
+    );
+    assert_eq!(th.granularity_ns.total, 200 - 100);
+}
+
+#[test]
+fn submitted_task_run_nested_is_reported_and_subtracted() {
+    let mut tb = TB::new();
+    tb.submit(MAIN, 2, (C_OUTER, 1), 0);
+    tb.submit(MAIN, 5, (C_WORK, 5), 0);
+    tb.submit(MAIN, 6, (C_WORK, 6), 0);
+    pool_thread(&mut tb, 1, 0);
+    tb.begin(1, 10, P_RUN, C_OUTER, 1);
+    tb.run(1, 20, 50, P_WORK_RUN, C_WORK, 5); // caller-runs: reported
+    tb.begin(1, 60, P_RUN, C_INNER, 2); // aggregated into Outer
+    tb.run(1, 70, 80, P_WORK_RUN, C_WORK, 6); // reported, inside an aggregated one
+    tb.end(1, 100, P_RUN, 2);
+    tb.end(1, 110, P_RUN, 1);
+    pool_thread_end(&mut tb, 1, 200);
+    let (_, t) = run(&tb);
+    let o = class(&t, "demo.Outer", TaskKind::Runnable);
+    assert_eq!(o.granularity_ns.total, 100 - 30 - 10);
+    let w = class(&t, "demo.Work", TaskKind::Runnable);
+    assert_eq!((w.executions, w.aggregated, w.submitted), (2, 0, 2));
+    assert_eq!(w.granularity_ns.total, 40);
+    assert_eq!(w.granularity_ns.min, 10);
+    assert_eq!(w.granularity_ns.max, 30);
+    let i = class(&t, "demo.Inner", TaskKind::Runnable);
+    assert_eq!((i.executions, i.aggregated), (0, 1));
+    let inner = t
+        .executions
+        .iter()
+        .find(|e| e.class == "demo.Inner")
+        .unwrap();
+    assert_eq!(inner.self_ns, 30);
+    let th = class(
+        &t,
+        "java.util.concurrent.ThreadPoolExecutor$Worker",
+        TaskKind::Thread,
+    );
+    assert_eq!(th.granularity_ns.total, 200 - 100);
+}
+
+#[test]
+fn r3_on_main_and_on_a_thread() {
+    let mut tb = TB::new();
+    // main: created here, run here → aggregated into main.
+    tb.created(MAIN, 1, (C_WORK, 1), 0);
+    tb.run(MAIN, 10, 20, P_WORK_RUN, C_WORK, 1);
+    // main: no creation record → taken as created here → aggregated.
+    tb.run(MAIN, 21, 22, P_WORK_RUN, C_WORK, 9);
+    // main: created on thread 1, run on main → reported.
+    tb.run(MAIN, 30, 45, P_WORK_RUN, C_WORK, 2);
+    // thread 1 (a MyThread subclass without target)
+    tb.start(1, 0, C_MYTHREAD, (0, 0));
+    tb.created(1, 2, (C_WORK, 2), 0);
+    tb.created(1, 3, (C_WORK, 3), 0);
+    tb.begin(1, 4, P_RUN, C_MYTHREAD, 1001); // MyThread.run: the thread itself
+    tb.run(1, 5, 25, P_WORK_RUN, C_WORK, 3); // created here → R3 aggregated
+    tb.run(1, 30, 37, P_WORK_RUN, C_WORK, 4); // created on main → R2 reported
+    tb.end(1, 90, P_RUN, 1001);
+    tb.thread_end(1, 100);
+    tb.created(MAIN, 0, (C_WORK, 4), 0);
+    let (_, t) = run(&tb);
+    let w = class(&t, "demo.Work", TaskKind::Runnable);
+    assert_eq!((w.executions, w.aggregated, w.submitted), (2, 3, 0));
+    assert_eq!(w.granularity_ns.total, 15 + 7);
+    assert_eq!(w.threads, 2);
+    let th = class(&t, "demo.MyThread", TaskKind::Thread);
+    assert_eq!(th.executions, 1);
+    assert_eq!(th.granularity_ns.total, 100 - 7);
+    let r3: Vec<_> = t
+        .executions
+        .iter()
+        .filter(|e| !e.reported)
+        .map(|e| (e.thread, e.begin_ns, e.aggregated_into))
+        .collect();
+    assert_eq!(r3, vec![(0, 10, None), (0, 21, None), (1, 5, None)]);
+}
+
+#[test]
+fn thread_with_target_counted_once() {
+    let mut tb = TB::new();
+    tb.start(1, 0, C_THREAD, (C_WORK, 1));
+    tb.begin(1, 1, P_THREAD_RUN, C_THREAD, 1001);
+    tb.run(1, 2, 90, P_WORK_RUN, C_WORK, 1);
+    tb.end(1, 91, P_THREAD_RUN, 1001);
+    tb.thread_end(1, 100);
+    // A Thread subclass with a target is named after the subclass.
+    tb.start(2, 0, C_MYTHREAD, (C_WORK, 2));
+    tb.run(2, 2, 40, P_WORK_RUN, C_WORK, 2);
+    tb.thread_end(2, 50);
+    // A plain Thread without target.
+    tb.start(3, 10, C_THREAD, (0, 0));
+    tb.thread_end(3, 15);
+    let (_, t) = run(&tb);
+    let w = class(&t, "demo.Work", TaskKind::Thread);
+    assert_eq!((w.executions, w.aggregated), (1, 0));
+    assert_eq!(w.granularity_ns.total, 100);
+    assert!(!has_class(&t, "demo.Work", TaskKind::Runnable));
+    let m = class(&t, "demo.MyThread", TaskKind::Thread);
+    assert_eq!(m.granularity_ns.total, 50);
+    let p = class(&t, "java.lang.Thread", TaskKind::Thread);
+    assert_eq!(p.granularity_ns.total, 5);
+    assert_eq!(t.executions.len(), 3);
+}
+
+#[test]
+fn reused_object_executed_three_times() {
+    let mut tb = TB::new();
+    for (s, b, e) in [(10, 15, 17), (20, 25, 28), (30, 35, 40)] {
+        tb.submit(MAIN, s, (C_WORK, 1), 0);
+        pool_thread(&mut tb, 1, 0);
+        tb.begin_p(
+            1,
+            b - 1,
+            P_FUTURETASK_RUN,
+            C_FUTURETASK,
+            300 + s as u32,
+            (C_WORK, 1),
+        );
+        tb.run(1, b, e, P_WORK_RUN, C_WORK, 1);
+        tb.end(1, e + 1, P_FUTURETASK_RUN, 300 + s as u32);
+    }
+    // (pool_thread was called 3 times: only the first start counts, the extra
+    // Worker begins are re-entries of the thread and end unbalanced → harmless)
+    tb.thread_end(1, 100);
+    let (_, t) = run(&tb);
+    let w = class(&t, "demo.Work", TaskKind::Runnable);
+    assert_eq!((w.executions, w.submitted), (3, 3));
+    let q = w.queue_wait_ns.unwrap();
+    assert_eq!((q.min, q.p50, q.max), (5, 5, 5));
+    assert_eq!(w.granularity_ns.total, 2 + 3 + 5);
+}
+
+#[test]
+fn task_that_throws_is_still_an_execution() {
+    // The agent's wrapper writes TaskEnd on the exceptional path too; the frame
+    // between (a helper method) has no record, and the outer task caught it.
+    let mut tb = TB::new();
+    tb.submit(MAIN, 1, (C_OUTER, 1), 0);
+    tb.submit(MAIN, 1, (C_WORK, 2), 0);
+    pool_thread(&mut tb, 1, 0);
+    tb.begin(1, 10, P_RUN, C_OUTER, 1);
+    tb.run(1, 12, 13, P_WORK_RUN, C_WORK, 2); // threw after 1 ns
+    tb.end(1, 30, P_RUN, 1);
+    pool_thread_end(&mut tb, 1, 40);
+    let (_, t) = run(&tb);
+    let w = class(&t, "demo.Work", TaskKind::Runnable);
+    assert_eq!(w.executions, 1);
+    assert_eq!(w.granularity_ns.total, 1);
+    assert_eq!(
+        class(&t, "demo.Outer", TaskKind::Runnable)
+            .granularity_ns
+            .total,
+        19
+    );
+    assert_eq!(t.incomplete, 0);
+}
+
+#[test]
+fn recursion_and_same_object_nesting_are_one_execution() {
+    let mut tb = TB::new();
+    tb.submit(MAIN, 1, (C_WORK, 1), 0);
+    tb.submit(MAIN, 1, (C_REC, 2), 0);
+    pool_thread(&mut tb, 1, 0);
+    // run() → run() (recursion / super.run())
+    tb.begin(1, 10, P_WORK_RUN, C_WORK, 1);
+    tb.begin(1, 12, P_WORK_RUN, C_WORK, 1);
+    tb.end(1, 14, P_WORK_RUN, 1);
+    tb.end(1, 20, P_WORK_RUN, 1);
+    // exec() → run() on the same object
+    tb.begin(1, 30, P_EXEC, C_REC, 2);
+    tb.begin(1, 31, P_RUN, C_REC, 2);
+    tb.end(1, 39, P_RUN, 2);
+    tb.end(1, 40, P_EXEC, 2);
+    pool_thread_end(&mut tb, 1, 50);
+    let (_, t) = run(&tb);
+    let w = class(&t, "demo.Work", TaskKind::Runnable);
+    assert_eq!((w.executions, w.aggregated), (1, 0));
+    assert_eq!(w.granularity_ns.total, 10);
+    let r = class(&t, "demo.Rec", TaskKind::ForkJoin);
+    assert_eq!((r.executions, r.aggregated), (1, 0));
+    assert_eq!(r.granularity_ns.total, 10);
+    assert_eq!(t.unmatched_ends, 0);
+}
+
+#[test]
+fn interleaved_reentrance_is_a_nested_execution() {
+    // t.run → u.run → t.run: the inner t is nested in u (aggregated).
+    let mut tb = TB::new();
+    tb.submit(MAIN, 1, (C_WORK, 1), 0);
+    pool_thread(&mut tb, 1, 0);
+    tb.begin(1, 10, P_WORK_RUN, C_WORK, 1);
+    tb.begin(1, 11, P_RUN, C_INNER, 2);
+    tb.run(1, 12, 15, P_WORK_RUN, C_WORK, 1);
+    tb.end(1, 16, P_RUN, 2);
+    tb.end(1, 20, P_WORK_RUN, 1);
+    pool_thread_end(&mut tb, 1, 50);
+    let (_, t) = run(&tb);
+    let w = class(&t, "demo.Work", TaskKind::Runnable);
+    assert_eq!((w.executions, w.aggregated), (1, 1));
+    assert_eq!(w.granularity_ns.total, 10);
+}
+
+#[test]
+fn unbalanced_records_are_tolerated() {
+    let mut tb = TB::new();
+    tb.submit(MAIN, 1, (C_OUTER, 1), 0);
+    tb.submit(MAIN, 1, (C_WORK, 3), 0);
+    pool_thread(&mut tb, 1, 0);
+    tb.end(1, 5, P_RUN, 77); // end without begin
+    tb.begin(1, 10, P_RUN, C_OUTER, 1);
+    tb.begin(1, 12, P_RUN, C_INNER, 2); // never ends
+    tb.end(1, 20, P_RUN, 1); // closes Inner too
+    tb.begin(1, 30, P_WORK_RUN, C_WORK, 3); // open at thread end
+    tb.thread_end(1, 60);
+    let (_, t) = run(&tb);
+    assert_eq!(t.unmatched_ends, 1);
+    let inner = t
+        .executions
+        .iter()
+        .find(|e| e.class == "demo.Inner")
+        .unwrap();
+    assert!(inner.incomplete && !inner.reported);
+    assert_eq!(inner.end_ns, 20);
+    let outer = t
+        .executions
+        .iter()
+        .find(|e| e.class == "demo.Outer")
+        .unwrap();
+    assert!(!outer.incomplete);
+    assert_eq!(outer.self_ns, 10);
+    let work = t
+        .executions
+        .iter()
+        .find(|e| e.class == "demo.Work")
+        .unwrap();
+    assert!(work.incomplete);
+    assert_eq!((work.begin_ns, work.end_ns), (30, 60));
+    assert_eq!(class(&t, "demo.Work", TaskKind::Runnable).incomplete, 1);
+    // The Worker begin never ended either (closed at ThreadEnd, a re-entry: not counted).
+    assert_eq!(t.incomplete, 2);
+}
+
+#[test]
+fn open_at_end_of_trace_closed_at_last_timestamp() {
+    let mut tb = TB::new();
+    tb.run(MAIN, 0, 1, P_RUN, C_OUTER, 5);
+    tb.start(1, 0, C_THREAD, (0, 0));
+    tb.submit(MAIN, 2, (C_WORK, 1), 0);
+    tb.begin(1, 10, P_WORK_RUN, C_WORK, 1);
+    tb.created(1, 70, (C_INNER, 1), 0); // last record of thread 1
+    let (m, t) = run(&tb);
+    assert!(m.truncated);
+    let w = t
+        .executions
+        .iter()
+        .find(|e| e.class == "demo.Work")
+        .unwrap();
+    assert!(w.incomplete);
+    assert_eq!(w.end_ns, 70);
+    let th = t
+        .executions
+        .iter()
+        .find(|e| e.kind == TaskKind::Thread)
+        .unwrap();
+    assert!(th.incomplete);
+    assert_eq!(th.end_ns, 70);
+}
+
+#[test]
+fn forkjoin_inline_stolen_and_popped() {
+    let mut tb = TB::new();
+    tb.submit(MAIN, 1, (C_REC, 1), 0);
+    tb.start(1, 0, C_FJWT, (0, 0));
+    tb.start(2, 0, C_FJWT, (0, 0));
+    tb.begin(1, 10, P_EXEC, C_REC, 1);
+    tb.created(1, 11, (C_REC, 2), 0);
+    tb.fork(1, 11, (C_REC, 2));
+    tb.created(1, 12, (C_REC, 3), 0);
+    tb.fork(1, 12, (C_REC, 3));
+    tb.run(1, 13, 20, P_EXEC, C_REC, 3); // run inline in the parent's join: R1
+    tb.end(1, 40, P_EXEC, 1);
+    tb.run(2, 15, 35, P_EXEC, C_REC, 2); // stolen: R2
+    tb.fork(1, 41, (C_REC, 4)); // forked (no constructor record) on 1, popped by 1 later: R3
+    tb.run(1, 45, 50, P_EXEC, C_REC, 4);
+    tb.thread_end(1, 100).thread_end(2, 100);
+    let (_, t) = run(&tb);
+    let r = class(&t, "demo.Rec", TaskKind::ForkJoin);
+    assert_eq!((r.executions, r.aggregated, r.submitted), (2, 2, 1));
+    // Rec#3 is folded into Rec#1: its 7 ns stay in Rec#1.
+    assert_eq!(r.granularity_ns.total, 30 + 20);
+    let w = class(
+        &t,
+        "java.util.concurrent.ForkJoinWorkerThread",
+        TaskKind::Thread,
+    );
+    assert_eq!(w.executions, 2);
+    assert_eq!(w.granularity_ns.total, (100 - 30) + (100 - 20));
+}
+
+#[test]
+fn percentiles_nearest_rank() {
+    let d = Distribution::of(&(1..=10).collect::<Vec<u64>>());
+    assert_eq!(
+        (d.count, d.total, d.min, d.p50, d.p90, d.max),
+        (10, 55, 1, 5, 9, 10)
+    );
+    let d = Distribution::of(&[7]);
+    assert_eq!((d.min, d.p50, d.p90, d.max), (7, 7, 7, 7));
+    let d = Distribution::of(&[2, 1]);
+    assert_eq!((d.p50, d.p90), (1, 2));
+    assert_eq!(Distribution::of(&[]), Distribution::default());
+    let v: Vec<u64> = (1..=100).collect();
+    let d = Distribution::of(&v);
+    assert_eq!((d.p50, d.p90), (50, 90));
+    let d = Distribution::of(&[u64::MAX, u64::MAX]);
+    assert_eq!(d.total, u64::MAX);
+}
+
+#[test]
+fn unknown_defs_do_not_panic() {
+    let mut tb = TB::new();
+    tb.submit(MAIN, 1, (99, 1), 42);
+    tb.run(1, 5, 9, 555, 99, 1);
+    let (_, t) = run(&tb);
+    let c = class(&t, "<unknown class #99>", TaskKind::Runnable);
+    assert_eq!(c.executions, 1);
+    assert_eq!(
+        c.sites[0].0.submitted.as_deref(),
+        Some("<unknown site #42>")
+    );
+}
+
+#[test]
+fn random_records_never_panic() {
+    let mut seed: u64 = 0x1234_5678;
+    let mut next = |n: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    };
+    for _ in 0..200 {
+        let mut tb = TB::new();
+        for _ in 0..60 {
+            let t = next(3) as u32;
+            let ts = next(100);
+            let c = 10 + next(6) as u32;
+            let id = next(4) as u32;
+            let p = 1 + next(9) as u32;
+            match next(8) {
+                0 => {
+                    tb.begin_p(t, ts, p, c, id, (10 + next(3) as u32, next(3) as u32));
+                }
+                1 | 2 => {
+                    tb.end(t, ts, p, id);
+                }
+                3 => {
+                    tb.submit(t, ts, (c, id), 0);
+                }
+                4 => {
+                    tb.start(t, ts, c, (c, id));
+                }
+                5 => {
+                    tb.thread_end(t, ts);
+                }
+                6 => {
+                    tb.created(t, ts, (c, id), 0);
+                }
+                _ => {
+                    tb.begin(t, ts, p, c, id);
+                }
+            }
+        }
+        let (_, t) = run(&tb);
+        for e in &t.executions {
+            assert!(e.end_ns >= e.begin_ns);
+            assert!(e.self_ns <= e.duration_ns());
+        }
+        let _ = crate::analyze(&tb.trace());
+    }
+}
+
+#[test]
+fn round_trip_through_trace_bytes() {
+    use weft_trace::{encode_file_header, read_trace_bytes, BlockEncoder, Header};
+    let mut tb = TB::new();
+    tb.site(1, "demo.Main.make:5");
+    tb.created(MAIN, 5, (C_WORK, 1), 1);
+    tb.submit(MAIN, 10, (C_WORK, 1), 1);
+    pool_thread(&mut tb, 1, 0);
+    tb.begin_p(1, 20, P_FUTURETASK_RUN, C_FUTURETASK, 300, (C_WORK, 1));
+    tb.run(1, 22, 52, P_WORK_RUN, C_WORK, 1);
+    tb.end(1, 55, P_FUTURETASK_RUN, 300);
+    pool_thread_end(&mut tb, 1, 100);
+    tb.global(Record::End { ts: 100 });
+    let direct = {
+        let tr = tb.trace();
+        crate::analyze(&tr).tasks
+    };
+    let mut h = Header::default();
+    h.set("start.ticks", "0");
+    h.set("clock.ticks_per_sec", "1000000000");
+    let mut bytes = encode_file_header(&h);
+    let mut by_thread: BTreeMap<u32, BlockEncoder> = BTreeMap::new();
+    for (t, r) in &tb.recs {
+        by_thread
+            .entry(*t)
+            .or_insert_with(|| BlockEncoder::new(*t, 256))
+            .push(r);
+    }
+    for enc in by_thread.values_mut() {
+        bytes.extend(enc.take_block());
+    }
+    let trace = read_trace_bytes(&bytes).unwrap();
+    assert!(!trace.truncated);
+    let read = crate::analyze(&trace).tasks;
+    assert_eq!(direct, read);
+    assert_eq!(
+        class(&read, "demo.Work", TaskKind::Runnable)
+            .queue_wait_ns
+            .unwrap()
+            .p50,
+        12
+    );
+}
+
+#[test]
+fn main_thread_recorded_at_vminit_is_not_an_execution() {
+    let mut tb = TB::new();
+    tb.recs.push((
+        MAIN,
+        Record::ThreadStart {
+            ts: 0,
+            name: "main".into(),
+            java_id: 1,
+            os_tid: 1,
+            daemon: false,
+            class_id: C_THREAD,
+            target_class_id: 0,
+            target_ident: 0,
+            ident: 1,
+        },
+    ));
+    tb.run(MAIN, 10, 20, P_WORK_RUN, C_WORK, 1); // R3 on main
+    tb.created(1, 0, (C_WORK, 2), 0);
+    tb.run(MAIN, 30, 45, P_WORK_RUN, C_WORK, 2); // created elsewhere: reported
+    let (m, t) = run(&tb);
+    assert_eq!(m.threads[&MAIN].display_name(), "main");
+    assert!(!has_class(&t, "java.lang.Thread", TaskKind::Thread));
+    let w = class(&t, "demo.Work", TaskKind::Runnable);
+    assert_eq!((w.executions, w.aggregated), (1, 1));
+    assert_eq!(w.granularity_ns.total, 15);
+}

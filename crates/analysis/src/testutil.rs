@@ -1,0 +1,288 @@
+//! Synthetic traces for unit tests (times are ns already).
+
+use weft_trace::{Clock, Header, ProbeKind, Record, Trace, GLOBAL_THREAD};
+
+pub const P_WORK_RUN: u32 = 1;
+pub const P_FUTURETASK_RUN: u32 = 2;
+pub const P_SUBMIT_RUNNABLE: u32 = 3;
+pub const P_THREAD_RUN: u32 = 4;
+pub const P_WORKER_RUN: u32 = 5;
+pub const P_CALL: u32 = 6;
+pub const P_SUBMIT_CALLABLE: u32 = 7;
+pub const P_EXEC: u32 = 8;
+pub const P_RUN: u32 = 9;
+
+pub const C_WORK: u32 = 10;
+pub const C_FUTURETASK: u32 = 11;
+pub const C_LAMBDA: u32 = 12;
+pub const C_THREAD: u32 = 13;
+pub const C_WORKER: u32 = 14;
+pub const C_OUTER: u32 = 15;
+pub const C_INNER: u32 = 16;
+pub const C_MYTHREAD: u32 = 17;
+pub const C_REC: u32 = 18;
+pub const C_POOL: u32 = 19;
+pub const C_FJWT: u32 = 20;
+
+pub const MAIN: u32 = 0;
+
+pub struct TB {
+    pub recs: Vec<(u32, Record)>,
+    pub header: Header,
+    pub truncated: bool,
+}
+
+impl TB {
+    pub fn new() -> TB {
+        let mut tb = TB {
+            recs: Vec::new(),
+            header: Header::default(),
+            truncated: false,
+        };
+        for (id, name) in [
+            (C_WORK, "demo.Work"),
+            (C_FUTURETASK, "java.util.concurrent.FutureTask"),
+            (C_LAMBDA, "demo.Main$$Lambda[main:10]"),
+            (C_THREAD, "java.lang.Thread"),
+            (C_WORKER, "java.util.concurrent.ThreadPoolExecutor$Worker"),
+            (C_OUTER, "demo.Outer"),
+            (C_INNER, "demo.Inner"),
+            (C_MYTHREAD, "demo.MyThread"),
+            (C_REC, "demo.Rec"),
+            (C_POOL, "java.util.concurrent.ThreadPoolExecutor"),
+            (C_FJWT, "java.util.concurrent.ForkJoinWorkerThread"),
+        ] {
+            tb.recs.push((
+                GLOBAL_THREAD,
+                Record::ClassDef {
+                    id,
+                    name: name.into(),
+                },
+            ));
+        }
+        let r = "()V";
+        for (id, kind, class, method, desc) in [
+            (P_WORK_RUN, ProbeKind::Execution, "demo.Work", "run", r),
+            (
+                P_FUTURETASK_RUN,
+                ProbeKind::PlumbingExecution,
+                "java.util.concurrent.FutureTask",
+                "run",
+                r,
+            ),
+            (
+                P_SUBMIT_RUNNABLE,
+                ProbeKind::Submission,
+                "java.util.concurrent.AbstractExecutorService",
+                "submit",
+                "(Ljava/lang/Runnable;)Ljava/util/concurrent/Future;",
+            ),
+            (
+                P_THREAD_RUN,
+                ProbeKind::Execution,
+                "java.lang.Thread",
+                "run",
+                r,
+            ),
+            (
+                P_WORKER_RUN,
+                ProbeKind::PlumbingExecution,
+                "java.util.concurrent.ThreadPoolExecutor$Worker",
+                "run",
+                r,
+            ),
+            (
+                P_CALL,
+                ProbeKind::Execution,
+                "demo.Task",
+                "call",
+                "()Ljava/lang/Object;",
+            ),
+            (
+                P_SUBMIT_CALLABLE,
+                ProbeKind::Submission,
+                "java.util.concurrent.AbstractExecutorService",
+                "submit",
+                "(Ljava/util/concurrent/Callable;)Ljava/util/concurrent/Future;",
+            ),
+            (P_EXEC, ProbeKind::Execution, "demo.Rec", "exec", "()Z"),
+            (P_RUN, ProbeKind::Execution, "demo.Any", "run", r),
+        ] {
+            tb.recs.push((
+                GLOBAL_THREAD,
+                Record::ProbeDef {
+                    id,
+                    kind,
+                    class: class.into(),
+                    method: method.into(),
+                    descriptor: desc.into(),
+                },
+            ));
+        }
+        tb
+    }
+
+    pub fn site(&mut self, id: u32, frame: &str) -> &mut Self {
+        self.recs.push((
+            GLOBAL_THREAD,
+            Record::SiteDef {
+                id,
+                frames: vec![frame.into(), "demo.Main.main:1".into()],
+            },
+        ));
+        self
+    }
+
+    /// Start of a thread (Thread object ident = 1000 + t).
+    pub fn start(&mut self, t: u32, ts: u64, class_id: u32, target: (u32, u32)) -> &mut Self {
+        self.recs.push((
+            t,
+            Record::ThreadStart {
+                ts,
+                name: format!("worker-{t}"),
+                java_id: t as u64 + 10,
+                os_tid: 100 + t,
+                daemon: false,
+                class_id,
+                target_class_id: target.0,
+                target_ident: target.1,
+                ident: 1000 + t,
+            },
+        ));
+        self
+    }
+
+    pub fn thread_end(&mut self, t: u32, ts: u64) -> &mut Self {
+        self.recs.push((
+            t,
+            Record::ThreadEnd {
+                ts,
+                cpu_ns: ts / 2,
+                voluntary_cs: 3,
+                involuntary_cs: 1,
+            },
+        ));
+        self
+    }
+
+    pub fn begin(&mut self, t: u32, ts: u64, probe: u32, class_id: u32, ident: u32) -> &mut Self {
+        self.begin_p(t, ts, probe, class_id, ident, (0, 0))
+    }
+
+    pub fn begin_p(
+        &mut self,
+        t: u32,
+        ts: u64,
+        probe: u32,
+        class_id: u32,
+        ident: u32,
+        inner: (u32, u32),
+    ) -> &mut Self {
+        self.recs.push((
+            t,
+            Record::TaskBegin {
+                ts,
+                probe,
+                class_id,
+                ident,
+                inner_class_id: inner.0,
+                inner_ident: inner.1,
+            },
+        ));
+        self
+    }
+
+    pub fn end(&mut self, t: u32, ts: u64, probe: u32, ident: u32) -> &mut Self {
+        self.recs.push((t, Record::TaskEnd { ts, probe, ident }));
+        self
+    }
+
+    /// begin + end of a plain execution.
+    pub fn run(
+        &mut self,
+        t: u32,
+        from: u64,
+        to: u64,
+        probe: u32,
+        class_id: u32,
+        ident: u32,
+    ) -> &mut Self {
+        self.begin(t, from, probe, class_id, ident)
+            .end(t, to, probe, ident)
+    }
+
+    pub fn submit(&mut self, t: u32, ts: u64, task: (u32, u32), site: u32) -> &mut Self {
+        self.submit_p(t, ts, P_SUBMIT_RUNNABLE, task, (0, 0), site)
+    }
+
+    pub fn submit_p(
+        &mut self,
+        t: u32,
+        ts: u64,
+        probe: u32,
+        task: (u32, u32),
+        inner: (u32, u32),
+        site: u32,
+    ) -> &mut Self {
+        self.recs.push((
+            t,
+            Record::Submit {
+                ts,
+                probe,
+                executor_class_id: C_POOL,
+                task_class_id: task.0,
+                task_ident: task.1,
+                inner_class_id: inner.0,
+                inner_ident: inner.1,
+                site,
+            },
+        ));
+        self
+    }
+
+    pub fn created(&mut self, t: u32, ts: u64, task: (u32, u32), site: u32) -> &mut Self {
+        self.recs.push((
+            t,
+            Record::Created {
+                ts,
+                class_id: task.0,
+                ident: task.1,
+                site,
+            },
+        ));
+        self
+    }
+
+    pub fn fork(&mut self, t: u32, ts: u64, task: (u32, u32)) -> &mut Self {
+        self.recs.push((
+            t,
+            Record::Fork {
+                ts,
+                class_id: task.0,
+                ident: task.1,
+                site: 0,
+            },
+        ));
+        self
+    }
+
+    pub fn global(&mut self, r: Record) -> &mut Self {
+        self.recs.push((GLOBAL_THREAD, r));
+        self
+    }
+
+    pub fn trace(&self) -> Trace {
+        let mut recs = self.recs.clone();
+        let truncated =
+            self.truncated || !recs.iter().any(|(_, r)| matches!(r, Record::End { .. }));
+        // Like a file: each thread's records stay in order.
+        recs.sort_by_key(|(t, _)| *t);
+        Trace {
+            header: self.header.clone(),
+            records: recs,
+            truncated,
+            unknown_records: 0,
+            clock: Clock::new(0, 1.0),
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! End-to-end: each Java workload of `java/workloads`, recorded by `weft record`,
+//! must give a report that matches the ground truth the workload computed from
+//! its own control flow (exact execution/aggregated/submitted counts and kinds,
+//! self time p50 within 10% of the known busy-spin work, queue waits for the
+//! submitted classes). See `common::compare` for every check.
+//!
+//! Needs `java`/`javac` (17+) on PATH and the agent library next to the weft binary.
+
+mod common;
+
+use common::check_workload;
+
+#[test]
+fn pool_tasks_execute_submit_invokeall_lambdas_reuse_throw() {
+    check_workload("PoolTasks", &["100", "300", "2"]);
+}
+
+#[test]
+fn nested_tasks_aggregate_unless_submitted() {
+    check_workload("Nested", &["100", "400", "2"]);
+}
+
+#[test]
+fn same_thread_tasks_aggregate_into_their_creating_thread() {
+    check_workload("SameThread", &["100", "300"]);
+}
+
+#[test]
+fn threads_are_tasks_of_kind_thread() {
+    check_workload("Threads", &["50"]);
+}
+
+#[test]
+fn fork_join_with_one_worker() {
+    check_workload("ForkJoin", &["50", "300", "32"]);
+}
+
+#[test]
+fn completable_future_async_on_an_executor() {
+    check_workload("AsyncTasks", &["100", "300"]);
+}
+
+#[test]
+fn many_small_tasks_are_all_counted() {
+    // 20,000 tasks of 20 us: exact counts at a high event rate (no self-time check below 200 us).
+    check_workload("ExecutorBench", &["20000", "20", "2"]);
+}
+
+#[test]
+fn executor_bench_self_time() {
+    check_workload("ExecutorBench", &["1000", "300", "2"]);
+}
+
+#[test]
+fn a_program_without_tasks() {
+    check_workload("Hello", &[]);
+}
+
+/// The harness itself: a report built to match a truth passes `compare`, and
+/// each kind of mismatch is caught. Needs neither Java nor the agent.
+#[test]
+fn harness_compare_accepts_a_match_and_catches_mismatches() {
+    use serde_json::{json, Value};
+    let truth = common::truth(
+        "hello\nWEFT-TRUTH {\"workload\":\"T\",\"classes\":{\
+         \"weft.workloads.T$A\":{\"kind\":\"runnable\",\"executions\":10,\"aggregated\":0,\"submitted\":10},\
+         \"weft.workloads.T$B\":{\"kind\":\"callable\",\"executions\":4,\"aggregated\":4,\"submitted\":0},\
+         \"weft.workloads.T$Gone\":{\"kind\":\"thread\",\"executions\":0,\"aggregated\":0,\"submitted\":0}},\
+         \"self_ns\":{\"weft.workloads.T$A\":300000},\"threads\":[\"t-0\"],\"min_gc_pauses\":1}\n",
+    );
+    let good = json!({
+        "weft_report_version": 1, "jvm": {"pid": 42, "java_version": "17"}, "duration_ns": 1000000,
+        "threads": [{"name": "t-0", "start_ns": 5, "end_ns": 9, "cpu_ns": null}],
+        "gc": {"pauses": 1, "total_ns": 100},
+        "tasks": {"classes": [
+            {"class": "weft.workloads.T$A", "kind": "runnable", "executions": 10, "aggregated": 0, "submitted": 10,
+             "granularity_ns": {"total": 3010000, "min": 300500, "p50": 301000, "p90": 302000, "max": 310000},
+             "queue_wait_ns": {"p50": 1000, "p90": 2000},
+             "sites": [{"created": "weft.workloads.T.main:3", "submitted": "weft.workloads.T.main:4"}]},
+            {"class": "weft.workloads.T$B", "kind": "callable", "executions": 0, "aggregated": 4, "submitted": 0,
+             "granularity_ns": {"total": 0, "min": 0, "p50": 0, "p90": 0, "max": 0},
+             "queue_wait_ns": null, "sites": []},
+            {"class": "java.lang.Thread", "kind": "thread", "executions": 3, "aggregated": 0, "submitted": 0,
+             "granularity_ns": {"total": 0, "min": 0, "p50": 0, "p90": 0, "max": 0},
+             "queue_wait_ns": null, "sites": []}
+        ]},
+        "trace": {"truncated": false}, "findings": []
+    });
+    let ok = common::compare(&truth, &good);
+    assert!(ok.is_empty(), "{ok:?}");
+
+    let mutate = |f: &dyn Fn(&mut Value)| {
+        let mut r = good.clone();
+        f(&mut r);
+        common::compare(&truth, &r)
+    };
+    let cases: Vec<(&str, Vec<String>)> = vec![
+        ("count", mutate(&|r| r["tasks"]["classes"][0]["executions"] = json!(9))),
+        ("kind", mutate(&|r| r["tasks"]["classes"][0]["kind"] = json!("callable"))),
+        ("aggregated", mutate(&|r| r["tasks"]["classes"][1]["aggregated"] = json!(3))),
+        ("self p50", mutate(&|r| r["tasks"]["classes"][0]["granularity_ns"]["p50"] = json!(340000))),
+        ("queue wait", mutate(&|r| r["tasks"]["classes"][0]["queue_wait_ns"] = Value::Null)),
+        ("unexpected", mutate(&|r| {
+            r["tasks"]["classes"][2]["class"] = json!("weft.workloads.T$Gone");
+        })),
+        ("extra class", mutate(&|r| r["tasks"]["classes"][2]["class"] = json!("weft.workloads.T$$Lambda"))),
+        ("thread", mutate(&|r| r["threads"][0]["end_ns"] = Value::Null)),
+        ("gc", mutate(&|r| r["gc"]["pauses"] = json!(0))),
+        ("truncated", mutate(&|r| r["trace"]["truncated"] = json!(true))),
+        ("missing", mutate(&|r| { r["tasks"]["classes"].as_array_mut().unwrap().remove(1); })),
+    ];
+    for (what, problems) in cases {
+        assert!(!problems.is_empty(), "compare missed a wrong {what}");
+    }
+}

@@ -1,0 +1,132 @@
+//! The JSON report (schema version [`REPORT_VERSION`]): the stable,
+//! machine-readable form of an analysis. Times are ns since the start of recording.
+
+use serde_json::{json, Map, Value};
+use weft_analysis::model::loss_reason_str;
+use weft_analysis::{Analysis, Distribution, FieldValue};
+
+pub const REPORT_VERSION: u64 = 1;
+
+fn dist(d: &Distribution) -> Value {
+    json!({ "total": d.total, "min": d.min, "p50": d.p50, "p90": d.p90, "max": d.max })
+}
+
+/// The whole analysis as a JSON value.
+pub fn report_json(a: &Analysis) -> Value {
+    let m = &a.model;
+    let threads: Vec<Value> = m
+        .threads
+        .values()
+        .map(|t| {
+            json!({
+                "index": t.index,
+                "name": t.display_name(),
+                "start_ns": t.start_ns.unwrap_or(t.first_ns),
+                "start_observed": t.start_ns.is_some(),
+                "end_ns": t.end_ns,
+                "cpu_ns": t.cpu_ns,
+                "daemon": t.daemon,
+            })
+        })
+        .collect();
+    let classes: Vec<Value> = a
+        .tasks
+        .classes
+        .iter()
+        .map(|c| {
+            json!({
+                "class": c.class,
+                "kind": c.kind.as_str(),
+                "executions": c.executions,
+                "aggregated": c.aggregated,
+                "submitted": c.submitted,
+                "incomplete": c.incomplete,
+                "threads": c.threads,
+                "granularity_ns": dist(&c.granularity_ns),
+                "queue_wait_ns": c.queue_wait_ns.map(|q| json!({ "p50": q.p50, "p90": q.p90 })),
+                "sites": c.sites.iter().map(|(s, n)| json!({
+                    "created": s.created,
+                    "submitted": s.submitted,
+                    "count": n,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let losses: Vec<Value> = m
+        .losses
+        .iter()
+        .map(|l| {
+            json!({
+                "thread": l.thread,
+                "from_ns": l.from_ns,
+                "to_ns": l.to_ns,
+                "records": l.records,
+                "reason": loss_reason_str(l.reason),
+            })
+        })
+        .collect();
+    let mean = a.cpu.mean();
+    let samples: Vec<Value> = a
+        .cpu
+        .points
+        .iter()
+        .map(|p| {
+            json!({
+                "start_ns": p.start_ns,
+                "end_ns": p.end_ns,
+                "utilisation": p.utilisation,
+                "cs_per_100ms": p.cs_per_100ms,
+                "gc_ns": p.gc_ns,
+            })
+        })
+        .collect();
+    let findings: Vec<Value> = a
+        .findings
+        .iter()
+        .map(|f| {
+            let mut o = Map::new();
+            for (k, v) in &f.fields {
+                let v = match v {
+                    FieldValue::Int(i) => json!(i),
+                    FieldValue::Float(x) => json!(x),
+                    FieldValue::Text(s) => json!(s),
+                };
+                o.insert((*k).to_string(), v);
+            }
+            o.insert("kind".into(), json!(f.kind.as_str()));
+            o.insert("class".into(), json!(f.class));
+            o.insert("message".into(), json!(f.message));
+            Value::Object(o)
+        })
+        .collect();
+    json!({
+        "weft_report_version": REPORT_VERSION,
+        "jvm": {
+            "pid": m.pid.unwrap_or(0),
+            "java_version": m.java_version.clone().unwrap_or_default(),
+            "vendor": m.jvm_vendor,
+        },
+        "duration_ns": m.duration_ns,
+        "trace": {
+            "truncated": m.truncated,
+            "losses": losses,
+            "lost_records": m.lost_records(),
+            "unknown_records": m.unknown_records,
+            "incomplete_executions": a.tasks.incomplete,
+            "unmatched_ends": a.tasks.unmatched_ends,
+            "unmatched_submissions": a.tasks.unmatched_submissions,
+        },
+        "threads": threads,
+        "gc": { "pauses": m.gc_pauses.len(), "total_ns": m.gc_total_ns() },
+        "cpu": {
+            "cpus": a.cpu.cpus,
+            "cpus_known": a.cpu.cpus_known,
+            "mean_utilisation": mean.map_or(0.0, |w| w.utilisation),
+            "peak_utilisation": a.cpu.peak_utilisation(),
+            "mean_cs_per_100ms": mean.map(|w| w.cs_per_100ms),
+            "samples": samples,
+        },
+        "tasks": { "classes": classes },
+        "findings": findings,
+    })
+}

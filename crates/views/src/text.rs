@@ -1,0 +1,210 @@
+//! The terminal summary: what went wrong with the trace, what to change
+//! (findings), then the task classes by total self time, threads, GC and CPU.
+//! Plain text, fixed-width columns, human units; no colours.
+
+use std::fmt::Write as _;
+
+use weft_analysis::{human_ns, Analysis, TaskClassStats};
+
+/// Widest class name column before names are shortened from the left.
+const MAX_CLASS_WIDTH: usize = 48;
+
+fn shorten(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width {
+        s.to_string()
+    } else {
+        let tail: String = s.chars().skip(n - (width - 1)).collect();
+        format!("…{tail}")
+    }
+}
+
+fn pad(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    format!("{s}{}", " ".repeat(width.saturating_sub(n)))
+}
+
+fn lpad(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    format!("{}{s}", " ".repeat(width.saturating_sub(n)))
+}
+
+fn top_site(c: &TaskClassStats) -> String {
+    match c.sites.first() {
+        Some((s, _)) => match (&s.submitted, &s.created) {
+            (Some(sub), _) => format!("submitted at {sub}"),
+            (None, Some(cr)) => format!("created at {cr}"),
+            (None, None) => "-".into(),
+        },
+        None => "-".into(),
+    }
+}
+
+fn wrap(out: &mut String, indent: &str, first: &str, text: &str) {
+    const WIDTH: usize = 100;
+    let mut line = first.to_string();
+    for word in text.split_whitespace() {
+        if line.chars().count() + 1 + word.chars().count() > WIDTH
+            && line.trim().len() > first.trim().len()
+        {
+            let _ = writeln!(out, "{line}");
+            line = indent.to_string();
+        } else if !line.ends_with(' ') && !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    let _ = writeln!(out, "{line}");
+}
+
+/// A readable summary for a terminal.
+pub fn report_text(a: &Analysis) -> String {
+    let m = &a.model;
+    let mut out = String::new();
+    let pid = m.pid.map_or("?".to_string(), |p| p.to_string());
+    let jvm = m.java_version.as_deref().unwrap_or("unknown JVM");
+    let _ = writeln!(
+        out,
+        "weft: pid {pid}, Java {jvm}, {} recorded, {} task classes, {} threads",
+        human_ns(m.duration_ns),
+        a.tasks.classes.len(),
+        m.threads.len()
+    );
+    if m.truncated {
+        let _ = writeln!(
+            out,
+            "WARNING: the trace is truncated (recording did not end normally); the end of the run is missing."
+        );
+    }
+    if !m.losses.is_empty() {
+        let _ = writeln!(
+            out,
+            "WARNING: {} records were lost; counts below are lower bounds.",
+            m.lost_records()
+        );
+    }
+
+    // What to change first.
+    let _ = writeln!(out, "\nFindings");
+    if a.findings.is_empty() {
+        let _ = writeln!(out, "  No granularity problem found.");
+    }
+    for (i, f) in a.findings.iter().enumerate() {
+        let first = format!("  {}. [{}]", i + 1, f.kind.as_str());
+        wrap(&mut out, "     ", &first, &f.message);
+    }
+
+    // Task classes.
+    let _ = writeln!(out, "\nTask classes (by total self time)");
+    if a.tasks.classes.is_empty() {
+        let _ = writeln!(out, "  No task executions.");
+    } else {
+        let w = a
+            .tasks
+            .classes
+            .iter()
+            .map(|c| c.class.chars().count())
+            .max()
+            .unwrap_or(5)
+            .clamp(5, MAX_CLASS_WIDTH);
+        let _ = writeln!(
+            out,
+            "  {} {} {} {} {} {} {} {} {} top site",
+            pad("class", w),
+            pad("kind", 8),
+            lpad("execs", 8),
+            lpad("aggr", 7),
+            lpad("total", 9),
+            lpad("p50", 9),
+            lpad("p90", 9),
+            lpad("wait p50", 9),
+            lpad("thr", 4),
+        );
+        for c in &a.tasks.classes {
+            let g = &c.granularity_ns;
+            let (total, p50, p90) = if c.executions > 0 {
+                (human_ns(g.total), human_ns(g.p50), human_ns(g.p90))
+            } else {
+                ("-".into(), "-".into(), "-".into())
+            };
+            let wait = c.queue_wait_ns.map_or("-".into(), |q| human_ns(q.p50));
+            let _ = writeln!(
+                out,
+                "  {} {} {} {} {} {} {} {} {} {}",
+                pad(&shorten(&c.class, w), w),
+                pad(c.kind.as_str(), 8),
+                lpad(&c.executions.to_string(), 8),
+                lpad(&c.aggregated.to_string(), 7),
+                lpad(&total, 9),
+                lpad(&p50, 9),
+                lpad(&p90, 9),
+                lpad(&wait, 9),
+                lpad(&c.threads.to_string(), 4),
+                top_site(c)
+            );
+        }
+    }
+
+    // Threads.
+    let _ = writeln!(out, "\nThreads");
+    let w = m
+        .threads
+        .values()
+        .map(|t| t.display_name().chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 40);
+    let _ = writeln!(
+        out,
+        "  {} {} {} {}",
+        pad("name", w),
+        lpad("start", 9),
+        lpad("lifetime", 9),
+        lpad("cpu", 9)
+    );
+    for t in m.threads.values() {
+        let start = t.start_ns.unwrap_or(t.first_ns);
+        let end = t.end_ns.unwrap_or(m.duration_ns.max(t.last_ns));
+        let life = human_ns(end.saturating_sub(start));
+        let life = if t.end_ns.is_some() {
+            life
+        } else {
+            format!("{life}+")
+        };
+        let _ = writeln!(
+            out,
+            "  {} {} {} {}",
+            pad(&shorten(&t.display_name(), w), w),
+            lpad(&human_ns(start), 9),
+            lpad(&life, 9),
+            lpad(&t.cpu_ns.map_or("-".into(), human_ns), 9)
+        );
+    }
+
+    let _ = writeln!(
+        out,
+        "\nGC: {} pause(s), {} total",
+        m.gc_pauses.len(),
+        human_ns(m.gc_total_ns())
+    );
+    match a.cpu.mean() {
+        Some(mean) => {
+            let of = if a.cpu.cpus_known {
+                format!("of {} CPUs", a.cpu.cpus)
+            } else {
+                "of one CPU (CPU count unknown)".into()
+            };
+            let _ = writeln!(
+                out,
+                "CPU: mean {:.0}% {of}, peak {:.0}%; {:.0} context switches per 100 ms",
+                mean.utilisation * 100.0,
+                a.cpu.peak_utilisation().unwrap_or(0.0) * 100.0,
+                mean.cs_per_100ms
+            );
+        }
+        None => {
+            let _ = writeln!(out, "CPU: no samples");
+        }
+    }
+    out
+}
