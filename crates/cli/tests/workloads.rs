@@ -22,7 +22,7 @@ fn nested_tasks_aggregate_unless_submitted() {
 
 #[test]
 fn same_thread_tasks_aggregate_into_their_creating_thread() {
-    check_workload("SameThread", &["100", "300"]);
+    check_workload("SameThread", &["100", "300", "20", "1000"]);
 }
 
 #[test]
@@ -32,7 +32,7 @@ fn threads_are_tasks_of_kind_thread() {
 
 #[test]
 fn fork_join_with_one_worker() {
-    check_workload("ForkJoin", &["50", "300", "32"]);
+    check_workload("ForkJoin", &["50", "300", "16", "1000"]);
 }
 
 #[test]
