@@ -206,10 +206,9 @@ fn report_traces(output: &Path) {
                 .filter(|p| {
                     let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
                     name.is_some_and(|n| {
-                        n.starts_with(&prefix)
-                            && n.ends_with(".weft")
-                            && n[prefix.len()..n.len() - 5].chars().all(|c| c.is_ascii_digit())
-                            && n.len() > prefix.len() + 5
+                        n.strip_prefix(&prefix)
+                            .and_then(|rest| rest.strip_suffix(".weft"))
+                            .is_some_and(|pid| !pid.is_empty() && pid.chars().all(|c| c.is_ascii_digit()))
                     })
                 })
                 .collect();
