@@ -1,1 +1,547 @@
-//! placeholder
+//! weft's JVMTI agent: `java -agentpath:libweft_agent.so=out=trace.weft ...`.
+//!
+//! It instruments task, submission, fork and constructor methods at class load
+//! (through `weft_classfile`), records threads, tasks, submissions, GC and
+//! process samples into per-thread blocks, and writes them to a trace file
+//! (`weft_trace` format). See docs/agent.md.
+//!
+//! `unsafe` is confined to the FFI modules (`jni`, `jvmti`) and the exported
+//! entry points (`Agent_OnLoad`, the event callbacks, the `Java_weft_Probe_*` natives).
+
+mod agent;
+mod clock;
+mod decide;
+mod jni;
+mod jvmti;
+mod lambda;
+mod natives;
+pub mod options;
+mod plumbing;
+mod sink;
+
+use std::ffi::{c_char, c_void, CStr};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::Mutex;
+
+use weft_trace::{header_keys as hk, Header, Record};
+
+use crate::agent::{guard, LIVE, STARTED};
+use crate::jni::{jclass, jint, jobject, JNIEnv, JavaVM, Jni, JNI_ERR, JNI_OK};
+use crate::jvmti::{cap, Callbacks, Jvmti, JvmtiEnvRaw};
+
+include!(concat!(env!("OUT_DIR"), "/probe_classes.rs"));
+
+/// What OnLoad prepared for VMInit.
+struct Pending {
+    file: File,
+    path: String,
+    header: Header,
+    options: options::Options,
+}
+
+static PENDING: Mutex<Option<Pending>> = Mutex::new(None);
+static HIERARCHY: Mutex<Option<decide::Hierarchy>> = Mutex::new(None);
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Creates the output file with O_EXCL; if it exists, `<stem>.<pid>.weft` beside it.
+fn create_output(path: &Path) -> std::io::Result<(File, PathBuf)> {
+    let open = |p: &Path| OpenOptions::new().write(true).create_new(true).open(p);
+    match open(path) {
+        Ok(f) => Ok((f, path.to_path_buf())),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "weft".into());
+            let alt = path.with_file_name(format!("{stem}.{}.weft", std::process::id()));
+            open(&alt).map(|f| (f, alt))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Writes the probe classes into a fresh private directory `$TMPDIR/weft-<pid>-<rand>`.
+fn write_probe_classes() -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let base = std::env::temp_dir();
+    let mut last = None;
+    for attempt in 0..8u64 {
+        let rand =
+            clock::mono_ns() ^ (clock::now().rotate_left(17)) ^ attempt.wrapping_mul(0x9E37_79B9);
+        let dir = base.join(format!(
+            "weft-{}-{:x}",
+            std::process::id(),
+            rand & 0xFFFF_FFFF
+        ));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => {
+                std::fs::create_dir(dir.join("weft"))?;
+                for (name, bytes) in PROBE_CLASSES {
+                    std::fs::write(dir.join("weft").join(name), bytes)?;
+                }
+                return Ok(dir);
+            }
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("cannot create a temporary directory")))
+}
+
+fn remove_temp_dir() {
+    if let Some(d) = lock(&agent::TEMP_DIR).take() {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+fn jdk_major(jvmti: Jvmti) -> u32 {
+    [
+        "java.specification.version",
+        "java.vm.specification.version",
+    ]
+    .iter()
+    .filter_map(|k| jvmti.get_system_property(k))
+    .filter_map(|v| v.trim_start_matches("1.").split('.').next()?.parse().ok())
+    .next()
+    .unwrap_or(17)
+}
+
+/// Rough cost of the native part of one task (begin + end records), ns.
+fn measure_task_cost() -> f64 {
+    let mut enc = weft_trace::BlockEncoder::new(0, 64 * 1024);
+    let m = Mutex::new(());
+    let n = 1000;
+    let t0 = clock::mono_ns();
+    for i in 0..n {
+        let _g = lock(&m);
+        enc.push(&Record::TaskBegin {
+            ts: clock::now(),
+            probe: 1,
+            class_id: 2,
+            ident: i,
+            inner_class_id: 0,
+            inner_ident: 0,
+        });
+        enc.push(&Record::TaskEnd {
+            ts: clock::now(),
+            probe: 1,
+            ident: i,
+        });
+    }
+    (clock::mono_ns() - t0) as f64 / n as f64
+}
+
+/// # Safety
+/// Called by the JVM with a valid JavaVM and a NUL-terminated option string (or null).
+#[no_mangle]
+pub unsafe extern "system" fn Agent_OnLoad(
+    vm: *mut JavaVM,
+    opts: *const c_char,
+    _reserved: *mut c_void,
+) -> jint {
+    std::panic::set_hook(Box::new(|_| {}));
+    let opt_str = if opts.is_null() {
+        None
+    } else {
+        // SAFETY: the JVM passes a NUL-terminated string.
+        Some(
+            unsafe { CStr::from_ptr(opts) }
+                .to_string_lossy()
+                .into_owned(),
+        )
+    };
+    let result = std::panic::catch_unwind(|| {
+        // SAFETY: vm is the JavaVM of this OnLoad call.
+        let env = unsafe { jni::get_env(vm, jvmti::JVMTI_VERSION_11) };
+        on_load(env, opt_str.as_deref())
+    });
+    match result {
+        Ok(r) => r,
+        Err(_) => {
+            eprintln!("weft: agent disabled: internal error at start-up");
+            JNI_OK
+        }
+    }
+}
+
+fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
+    let options = match options::parse(opt_str) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("weft: {e}");
+            return JNI_ERR;
+        }
+    };
+    let Some(env) = env else {
+        eprintln!("weft: agent disabled: no JVMTI 11 environment");
+        return JNI_OK;
+    };
+    // SAFETY: env came from GetEnv.
+    let jvmti = unsafe { Jvmti::from_raw(env) };
+    let (file, path) = match create_output(&options.out) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!(
+                "weft: cannot create trace file {}: {e}; running without recording",
+                options.out.display()
+            );
+            return JNI_OK;
+        }
+    };
+    if path != options.out && !options.quiet {
+        eprintln!(
+            "weft: {} exists; recording to {}",
+            options.out.display(),
+            path.display()
+        );
+    }
+    let path_s = path.display().to_string();
+    let fail = |what: String| {
+        eprintln!("weft: agent disabled: {what}; running without recording");
+        drop(std::fs::remove_file(&path));
+        JNI_OK
+    };
+    let dir = match write_probe_classes() {
+        Ok(d) => d,
+        Err(e) => return fail(format!("cannot write the probe class: {e}")),
+    };
+    *lock(&agent::TEMP_DIR) = Some(dir.clone());
+    if let Err(e) = jvmti.add_to_bootstrap_class_loader_search(&dir.display().to_string()) {
+        remove_temp_dir();
+        return fail(format!("AddToBootstrapClassLoaderSearch failed ({e})"));
+    }
+    let caps = [
+        cap::CAN_GENERATE_ALL_CLASS_HOOK_EVENTS,
+        cap::CAN_GET_BYTECODES,
+        cap::CAN_GET_CONSTANT_POOL,
+        cap::CAN_GET_LINE_NUMBERS,
+        cap::CAN_GET_SOURCE_FILE_NAME,
+        cap::CAN_GENERATE_GARBAGE_COLLECTION_EVENTS,
+        cap::CAN_GENERATE_MONITOR_EVENTS,
+    ];
+    if let Err(e) = jvmti.add_capabilities(&caps) {
+        remove_temp_dir();
+        return fail(format!("AddCapabilities failed ({e})"));
+    }
+    agent::JDK_MAJOR.store(jdk_major(jvmti), Ordering::Relaxed);
+    let _ = agent::JVMTI.set(jvmti);
+
+    let (source, tps) = clock::init();
+    let start_ticks = clock::now();
+    let start_mono = clock::mono_ns();
+    let wall = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    sink::init(tps);
+    let mut header = Header::default();
+    header.set(hk::PID, std::process::id().to_string());
+    header.set(hk::AGENT_VERSION, env!("CARGO_PKG_VERSION"));
+    header.set(hk::AGENT_OPTIONS, opt_str.unwrap_or(""));
+    header.set(hk::START_WALL_NS, wall.to_string());
+    header.set(hk::START_TICKS, start_ticks.to_string());
+    header.set(hk::START_MONO_NS, start_mono.to_string());
+    header.set(hk::TICKS_PER_SEC, format!("{tps:.1}"));
+    header.set(hk::CLOCK_SOURCE, source);
+    header.set(
+        hk::SAMPLE_INTERVAL_NS,
+        options.interval.as_nanos().to_string(),
+    );
+    header.set(
+        hk::CPUS,
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .to_string(),
+    );
+    header.set(
+        &format!("{}task", hk::PROBE_COST_PREFIX),
+        format!("{:.0}", measure_task_cost()),
+    );
+    *lock(&PENDING) = Some(Pending {
+        file,
+        path: path_s,
+        header,
+        options,
+    });
+    *lock(&HIERARCHY) = Some(decide::Hierarchy::default());
+    sink::set_recording(true);
+
+    let mut cb = Callbacks::new();
+    cb.set(jvmti::EVENT_VM_INIT, on_vm_init as *const c_void);
+    cb.set(jvmti::EVENT_VM_DEATH, on_vm_death as *const c_void);
+    cb.set(jvmti::EVENT_VM_START, on_vm_start as *const c_void);
+    cb.set(jvmti::EVENT_THREAD_START, on_thread_start as *const c_void);
+    cb.set(jvmti::EVENT_THREAD_END, on_thread_end as *const c_void);
+    cb.set(
+        jvmti::EVENT_CLASS_FILE_LOAD_HOOK,
+        on_class_file_load_hook as *const c_void,
+    );
+    cb.set(jvmti::EVENT_GC_START, on_gc_start as *const c_void);
+    cb.set(jvmti::EVENT_GC_FINISH, on_gc_finish as *const c_void);
+    let events = [
+        jvmti::EVENT_VM_INIT,
+        jvmti::EVENT_VM_DEATH,
+        jvmti::EVENT_VM_START,
+        jvmti::EVENT_THREAD_START,
+        jvmti::EVENT_THREAD_END,
+        jvmti::EVENT_CLASS_FILE_LOAD_HOOK,
+        jvmti::EVENT_GC_START,
+        jvmti::EVENT_GC_FINISH,
+    ];
+    let setup = jvmti
+        .set_event_callbacks(&cb)
+        .and_then(|_| events.iter().try_for_each(|&e| jvmti.enable_event(e)));
+    if let Err(e) = setup {
+        sink::set_recording(false);
+        remove_temp_dir();
+        return fail(format!("cannot enable JVMTI events ({e})"));
+    }
+    JNI_OK
+}
+
+fn jni_of(env: *mut JNIEnv) -> Option<Jni> {
+    // SAFETY: JVMTI passes the current thread's JNIEnv to its callbacks.
+    unsafe { Jni::from_raw(env) }
+}
+
+unsafe extern "system" fn on_vm_start(_t: *mut JvmtiEnvRaw, _env: *mut JNIEnv) {
+    STARTED.store(true, Ordering::SeqCst);
+}
+
+unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thread: jobject) {
+    let jni = jni_of(env);
+    guard(jni, "VMInit", || {
+        let jni = jni.ok_or("no JNI env")?;
+        let jvmti = agent::jvmti().ok_or("no JVMTI env")?;
+        let Some(mut p) = lock(&PENDING).take() else {
+            return Ok(());
+        };
+        let init = agent::init_refs(jvmti, jni);
+        remove_temp_dir();
+        for (k, prop) in [
+            (hk::JVM_VERSION, "java.version"),
+            (hk::JVM_VENDOR, "java.vendor"),
+        ] {
+            if let Some(v) = jni.system_property(prop) {
+                p.header.set(k, v);
+            }
+        }
+        p.header.set(
+            "jvm.vm_version",
+            jvmti
+                .get_system_property("java.vm.version")
+                .unwrap_or_default(),
+        );
+        p.header.set(
+            "jvm.major",
+            agent::JDK_MAJOR.load(Ordering::Relaxed).to_string(),
+        );
+        if let Err(e) = p.file.write_all(&weft_trace::encode_file_header(&p.header)) {
+            sink::set_recording(false);
+            eprintln!(
+                "weft: cannot write trace {}: {e}; running without recording",
+                p.path
+            );
+            return Ok(());
+        }
+        sink::start_writer(sink::WriterConfig {
+            file: p.file,
+            path: p.path,
+            interval: p.options.interval,
+        })
+        .map_err(|e| format!("cannot start the writer thread: {e}"))?;
+        init?;
+        sink::emit_global(&sink::calibration());
+        sink::emit_global(&sink::sample());
+        sink::emit(&agent::thread_start_record(jvmti, jni, thread));
+        sink::with_local(|l| l.started = true);
+        LIVE.store(true, Ordering::SeqCst);
+        if !agent::disabled() {
+            agent::set_probe_on(jni, true);
+        }
+        Ok(())
+    })
+}
+
+unsafe extern "system" fn on_vm_death(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv) {
+    let jni = jni_of(env);
+    guard(jni, "VMDeath", || {
+        if let Some(jni) = jni {
+            agent::set_probe_on(jni, false);
+        }
+        LIVE.store(false, Ordering::SeqCst);
+        sink::set_recording(false);
+        sink::push_global_force(&sink::calibration());
+        sink::push_global_force(&Record::End { ts: clock::now() });
+        sink::finish();
+        remove_temp_dir();
+        Ok(())
+    })
+}
+
+unsafe extern "system" fn on_thread_start(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thread: jobject) {
+    if !LIVE.load(Ordering::Relaxed) || !sink::recording() {
+        return;
+    }
+    let jni = jni_of(env);
+    guard(jni, "ThreadStart", || {
+        let jni = jni.ok_or("no JNI env")?;
+        let jvmti = agent::jvmti().ok_or("no JVMTI env")?;
+        if sink::with_local(|l| std::mem::replace(&mut l.started, true)) != Some(false) {
+            return Ok(()); // already recorded (the main thread at VMInit)
+        }
+        let r = agent::thread_start_record(jvmti, jni, thread);
+        sink::emit(&r);
+        Ok(())
+    })
+}
+
+unsafe extern "system" fn on_thread_end(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, _thread: jobject) {
+    if !LIVE.load(Ordering::Relaxed) {
+        return;
+    }
+    guard(jni_of(env), "ThreadEnd", || {
+        sink::emit_and_flush(&agent::thread_end_record());
+        sink::end_local();
+        Ok(())
+    })
+}
+
+unsafe extern "system" fn on_gc_start(_t: *mut JvmtiEnvRaw) {
+    // No JNI here: GC callbacks run at a safepoint.
+    guard(None, "GarbageCollectionStart", || {
+        sink::emit_global(&Record::GcStart { ts: clock::now() });
+        Ok(())
+    })
+}
+
+unsafe extern "system" fn on_gc_finish(_t: *mut JvmtiEnvRaw) {
+    guard(None, "GarbageCollectionFinish", || {
+        sink::emit_global(&Record::GcEnd { ts: clock::now() });
+        Ok(())
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "system" fn on_class_file_load_hook(
+    _t: *mut JvmtiEnvRaw,
+    env: *mut JNIEnv,
+    class_being_redefined: jclass,
+    _loader: jobject,
+    name: *const c_char,
+    _protection_domain: jobject,
+    class_data_len: jint,
+    class_data: *const u8,
+    new_class_data_len: *mut jint,
+    new_class_data: *mut *mut u8,
+) {
+    if !STARTED.load(Ordering::Relaxed)
+        || agent::disabled()
+        || !class_being_redefined.is_null()
+        || name.is_null()
+        || class_data.is_null()
+        || class_data_len <= 0
+    {
+        return;
+    }
+    // SAFETY: JVMTI passes a NUL-terminated class name and class_data_len bytes of class data.
+    let (name, bytes) = unsafe {
+        (
+            CStr::from_ptr(name).to_string_lossy(),
+            std::slice::from_raw_parts(class_data, class_data_len as usize),
+        )
+    };
+    if decide::skip_class(&name) {
+        return;
+    }
+    let new_bytes = guard(jni_of(env), "ClassFileLoadHook", || Ok(transform(bytes)));
+    if let (Some(b), Some(jvmti)) = (new_bytes, agent::jvmti()) {
+        if let Ok(p) = jvmti.allocate_copy(&b) {
+            // SAFETY: out-pointers passed by JVMTI for this event.
+            unsafe {
+                *new_class_data_len = b.len() as jint;
+                *new_class_data = p;
+            }
+        }
+    }
+}
+
+/// Decides and applies the instrumentation of one class; None keeps the original bytes.
+fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
+    use weft_classfile::{instrument, summarize, Instrumentation, WrapRequest};
+    let summary = summarize(bytes).ok()?;
+    if decide::skip_class(&summary.name) {
+        return None;
+    }
+    let major = agent::JDK_MAJOR.load(Ordering::Relaxed);
+    let pl = plumbing::find(major, &summary.name);
+    let decision = {
+        let mut h = lock(&HIERARCHY);
+        let h = h.get_or_insert_with(decide::Hierarchy::default);
+        h.add(&summary);
+        decide::decide(&summary, h, pl.is_some())
+    };
+    if decision.wraps.is_empty() && !decision.creation {
+        return None;
+    }
+    let mut wraps = Vec::new();
+    let mut kinds = Vec::new();
+    for w in &decision.wraps {
+        let id = agent::new_probe(w.kind, pl)?;
+        kinds.push((id, w.kind, w.name.clone(), w.descriptor.clone()));
+        wraps.push(WrapRequest {
+            name: w.name.clone(),
+            descriptor: w.descriptor.clone(),
+            probe_id: id,
+            pass_arg0: w.pass_arg0,
+        });
+    }
+    let ctor = if decision.creation {
+        agent::new_probe(weft_trace::ProbeKind::Creation, None)
+    } else {
+        None
+    };
+    let mut what = Instrumentation {
+        wraps,
+        constructor_probe: ctor,
+    };
+    let result = match instrument(bytes, &what) {
+        Ok(r) => r,
+        Err(_) if what.constructor_probe.is_some() => {
+            what.constructor_probe = None;
+            instrument(bytes, &what).ok()?
+        }
+        Err(_) => return None,
+    };
+    if result.wrapped.is_empty() && result.constructors == 0 {
+        return None;
+    }
+    let class = summary.name.replace('/', ".");
+    for (id, kind, m, d) in kinds {
+        if result.wrapped.iter().any(|(n, dd)| *n == m && *dd == d) {
+            sink::emit_global(&Record::ProbeDef {
+                id: id as u32,
+                kind,
+                class: class.clone(),
+                method: m,
+                descriptor: d,
+            });
+        }
+    }
+    if let (Some(id), true) = (what.constructor_probe, result.constructors > 0) {
+        sink::emit_global(&Record::ProbeDef {
+            id: id as u32,
+            kind: weft_trace::ProbeKind::Creation,
+            class,
+            method: "<init>".into(),
+            descriptor: String::new(),
+        });
+    }
+    Some(result.bytes)
+}

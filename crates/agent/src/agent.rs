@@ -1,0 +1,521 @@
+//! Global agent state: the JVMTI env, Java references resolved at VMInit, the
+//! probe table, class ids, sites, and the disable path.
+//!
+//! Locks here guard plain Rust data only: no JNI/JVMTI call is made while one
+//! is held (a thread blocked in a JNI call at a safepoint must not hold a lock
+//! a GC callback or another thread needs).
+
+use std::collections::{HashMap, HashSet};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+
+use weft_trace::{LossReason, ProbeKind, Record, GLOBAL_THREAD};
+
+use crate::clock;
+use crate::jni::{jclass, jfieldID, jmethodID, jobject, Jni};
+use crate::jvmti::Jvmti;
+use crate::plumbing::{self, Field, PlumbingClass};
+use crate::sink;
+
+pub static JVMTI: OnceLock<Jvmti> = OnceLock::new();
+/// VMStart has happened (class transformation may begin).
+pub static STARTED: AtomicBool = AtomicBool::new(false);
+/// VMInit has happened and VMDeath has not.
+pub static LIVE: AtomicBool = AtomicBool::new(false);
+static DISABLED: AtomicBool = AtomicBool::new(false);
+pub static JDK_MAJOR: AtomicU32 = AtomicU32::new(17);
+pub static TEMP_DIR: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+pub fn disabled() -> bool {
+    DISABLED.load(Ordering::Relaxed)
+}
+
+pub fn jvmti() -> Option<Jvmti> {
+    JVMTI.get().copied()
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+// ---------------------------------------------------------------- Java refs
+
+/// Global references and ids resolved at VMInit (stored as usize: they are
+/// process-wide handles, valid on any thread).
+pub struct JavaRefs {
+    probe_class: usize,
+    on_field: usize,
+    class_id_of: usize,
+    ident_of: usize,
+    thread_get_id: Option<usize>,
+    thread_target: Vec<usize>,
+    probe_methods: HashSet<usize>,
+}
+
+pub static REFS: OnceLock<JavaRefs> = OnceLock::new();
+
+/// Resolves a field path starting at `class`; each later step's class is the previous field's type.
+fn resolve_path(jni: Jni, class: jclass, path: &[Field]) -> Option<Vec<usize>> {
+    let mut out = Vec::new();
+    let mut cls = class;
+    for (i, (name, sig)) in path.iter().enumerate() {
+        let f = jni.get_field_id(cls, name, sig)?;
+        out.push(f as usize);
+        if i + 1 < path.len() {
+            let next = sig.strip_prefix('L')?.strip_suffix(';')?;
+            cls = jni.find_class(next)?;
+        }
+    }
+    Some(out)
+}
+
+pub fn init_refs(jvmti: Jvmti, jni: Jni) -> Result<(), String> {
+    let probe = jni
+        .find_class("weft/Probe")
+        .ok_or("cannot load weft/Probe")?;
+    let on_field = jni
+        .get_static_field_id(probe, "on", "Z")
+        .ok_or("weft/Probe.on missing")?;
+    let class_id_of = jni
+        .get_static_method_id(probe, "classIdOf", "(Ljava/lang/Object;)I")
+        .ok_or("weft/Probe.classIdOf missing")?;
+    let ident_of = jni
+        .get_static_method_id(probe, "identOf", "(Ljava/lang/Object;)I")
+        .ok_or("weft/Probe.identOf missing")?;
+    let probe_methods = jvmti
+        .get_class_methods(probe)
+        .map_err(|e| format!("GetClassMethods(weft/Probe) failed: {e}"))?
+        .into_iter()
+        .map(|m| m as usize)
+        .collect();
+    let (thread_get_id, thread_target) = match jni.find_class("java/lang/Thread") {
+        Some(t) => (
+            jni.get_method_id(t, "getId", "()J").map(|m| m as usize),
+            resolve_path(
+                jni,
+                t,
+                plumbing::thread_target(JDK_MAJOR.load(Ordering::Relaxed)),
+            )
+            .unwrap_or_default(),
+        ),
+        None => (None, Vec::new()),
+    };
+    let _ = REFS.set(JavaRefs {
+        probe_class: jni.new_global_ref(probe) as usize,
+        on_field: on_field as usize,
+        class_id_of: class_id_of as usize,
+        ident_of: ident_of as usize,
+        thread_get_id,
+        thread_target,
+        probe_methods,
+    });
+    Ok(())
+}
+
+pub fn set_probe_on(jni: Jni, on: bool) {
+    if let Some(r) = REFS.get() {
+        jni.set_static_boolean_field(r.probe_class as jclass, r.on_field as jfieldID, on);
+    }
+}
+
+/// (class id, identity) of an object, through Probe.classIdOf / identOf.
+pub fn class_and_ident(jni: Jni, o: jobject) -> (u32, u32) {
+    let Some(r) = REFS.get() else { return (0, 0) };
+    if o.is_null() {
+        return (0, 0);
+    }
+    let c = jni
+        .call_static_int_method1(r.probe_class as jclass, r.class_id_of as jmethodID, o)
+        .unwrap_or(0);
+    let i = jni
+        .call_static_int_method1(r.probe_class as jclass, r.ident_of as jmethodID, o)
+        .unwrap_or(0);
+    (c as u32, i as u32)
+}
+
+// ---------------------------------------------------------------- disable
+
+/// Switches the agent off after an internal error: the program goes on unchanged.
+pub fn disable(jni: Option<Jni>, reason: &str) {
+    if DISABLED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    sink::set_recording(false);
+    let now = clock::now();
+    sink::push_global_force(&Record::Loss {
+        thread: GLOBAL_THREAD,
+        from_ts: now,
+        to_ts: now,
+        records: 0,
+        reason: LossReason::AgentDisabled,
+    });
+    let reason: String = reason.chars().filter(|c| *c != '\n').take(300).collect();
+    eprintln!("weft: agent disabled: {reason}");
+    if let Some(jni) = jni {
+        set_probe_on(jni, false);
+    }
+}
+
+/// Runs a callback body; a panic or an error disables the agent.
+pub fn guard<R: Default>(jni: Option<Jni>, what: &str, f: impl FnOnce() -> Result<R, String>) -> R {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => {
+            disable(jni, &format!("{what}: {e}"));
+            R::default()
+        }
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "panic".into());
+            disable(jni, &format!("{what}: internal error: {msg}"));
+            R::default()
+        }
+    }
+}
+
+// ---------------------------------------------------------------- probes
+
+pub struct ProbeInfo {
+    pub plumbing: Option<&'static PlumbingClass>,
+    /// Resolved field path of a plumbing probe (jfieldIDs).
+    fields: OnceLock<Option<Vec<usize>>>,
+}
+
+static PROBES: RwLock<Vec<Arc<ProbeInfo>>> = RwLock::new(Vec::new());
+
+/// Allocates a probe id: bits 24..27 kind code, low 24 bits index.
+pub fn new_probe(kind: ProbeKind, plumbing: Option<&'static PlumbingClass>) -> Option<i32> {
+    let mut t = PROBES.write().unwrap_or_else(|e| e.into_inner());
+    let index = t.len();
+    if index >= 1 << 24 {
+        return None;
+    }
+    t.push(Arc::new(ProbeInfo {
+        plumbing,
+        fields: OnceLock::new(),
+    }));
+    Some(((kind.code() as i32 & 0xF) << 24) | index as i32)
+}
+
+fn probe(id: i32) -> Option<Arc<ProbeInfo>> {
+    let t = PROBES.read().unwrap_or_else(|e| e.into_inner());
+    t.get((id & 0xFF_FFFF) as usize).cloned()
+}
+
+/// Plumbing classes by class id (filled when Probe registers a class), with
+/// their resolved field paths (jfieldIDs; None when a field is missing).
+#[derive(Default)]
+struct PlumbingIds {
+    classes: HashMap<u32, &'static PlumbingClass>,
+    fields: HashMap<u32, Option<Vec<usize>>>,
+}
+static PLUMBING_IDS: RwLock<Option<PlumbingIds>> = RwLock::new(None);
+
+fn plumbing_of(class_id: u32) -> Option<&'static PlumbingClass> {
+    let g = PLUMBING_IDS.read().unwrap_or_else(|e| e.into_inner());
+    g.as_ref()?.classes.get(&class_id).copied()
+}
+
+/// Field path of plumbing class `class_id` for object `o` (resolved once per class).
+fn plumbing_fields(jni: Jni, class_id: u32, pl: &PlumbingClass, o: jobject) -> Option<Vec<usize>> {
+    {
+        let g = PLUMBING_IDS.read().unwrap_or_else(|e| e.into_inner());
+        if let Some(f) = g.as_ref().and_then(|p| p.fields.get(&class_id)) {
+            return f.clone();
+        }
+    }
+    // Resolved outside the lock (JNI); a concurrent duplicate is harmless.
+    let c = jni.get_object_class(o);
+    let r = resolve_path(jni, c, pl.inner);
+    jni.delete_local_ref(c);
+    let mut g = PLUMBING_IDS.write().unwrap_or_else(|e| e.into_inner());
+    g.get_or_insert_with(PlumbingIds::default)
+        .fields
+        .insert(class_id, r.clone());
+    r
+}
+
+fn follow(jni: Jni, mut o: jobject, fields: &[usize]) -> jobject {
+    for &f in fields {
+        if o.is_null() {
+            break;
+        }
+        o = jni.get_object_field(o, f as jfieldID);
+    }
+    o
+}
+
+/// Unwraps plumbing objects (a FutureTask's RunnableAdapter, …): the innermost
+/// task, or null if `o` (of class `class_id`) is not plumbing.
+pub fn unwrap(jni: Jni, o: jobject, class_id: u32) -> jobject {
+    let mut cur = o;
+    let mut cls = class_id;
+    let mut unwrapped = false;
+    for _ in 0..4 {
+        if cur.is_null() {
+            break;
+        }
+        let Some(pl) = plumbing_of(cls) else { break };
+        if pl.inner.is_empty() {
+            break;
+        }
+        let Some(fields) = plumbing_fields(jni, cls, pl, cur) else {
+            break;
+        };
+        let next = follow(jni, cur, &fields);
+        if next.is_null() {
+            break;
+        }
+        cur = next;
+        unwrapped = true;
+        cls = class_and_ident(jni, cur).0;
+    }
+    if unwrapped {
+        cur
+    } else {
+        std::ptr::null_mut()
+    }
+}
+
+/// The inner task of a plumbing execution (null if none).
+pub fn inner(jni: Jni, probe_id: i32, self_: jobject) -> jobject {
+    let Some(p) = probe(probe_id) else {
+        return std::ptr::null_mut();
+    };
+    let Some(pl) = p.plumbing else {
+        return std::ptr::null_mut();
+    };
+    if pl.inner.is_empty() || self_.is_null() {
+        return std::ptr::null_mut();
+    }
+    let fields = p.fields.get_or_init(|| {
+        let c = jni.get_object_class(self_);
+        let r = resolve_path(jni, c, pl.inner);
+        jni.delete_local_ref(c);
+        r
+    });
+    let Some(fields) = fields else {
+        return std::ptr::null_mut();
+    };
+    let first = follow(jni, self_, fields);
+    if first.is_null() {
+        return first;
+    }
+    let (cls, _) = class_and_ident(jni, first);
+    let deeper = unwrap(jni, first, cls);
+    if deeper.is_null() {
+        first
+    } else {
+        deeper
+    }
+}
+
+// ---------------------------------------------------------------- classes
+
+static NEXT_CLASS: AtomicU32 = AtomicU32::new(1);
+
+pub fn register_class(jni: Jni, c: jclass, name: &str, hidden: bool, host: jobject) -> u32 {
+    let id = NEXT_CLASS.fetch_add(1, Ordering::Relaxed);
+    let readable = match (hidden, jvmti()) {
+        (true, Some(t)) => crate::lambda::lambda_name(t, jni, c, name, host),
+        (true, None) => crate::lambda::strip_hidden_suffix(name),
+        _ => name.to_string(),
+    };
+    if !hidden {
+        if let Some(pl) = plumbing::find_dotted(JDK_MAJOR.load(Ordering::Relaxed), name) {
+            let mut g = PLUMBING_IDS.write().unwrap_or_else(|e| e.into_inner());
+            g.get_or_insert_with(PlumbingIds::default)
+                .classes
+                .insert(id, pl);
+        }
+    }
+    sink::emit_global(&Record::ClassDef { id, name: readable });
+    id
+}
+
+// ---------------------------------------------------------------- threads
+
+pub fn thread_start_record(jvmti: Jvmti, jni: Jni, thread: jobject) -> Record {
+    let (name, daemon) = jvmti.get_thread_info(thread).unwrap_or_default();
+    let refs = REFS.get();
+    let java_id = refs
+        .and_then(|r| r.thread_get_id)
+        .and_then(|m| jni.call_long_method0(thread, m as jmethodID))
+        .unwrap_or(0) as u64;
+    let (class_id, ident) = class_and_ident(jni, thread);
+    let (target_class_id, target_ident) = match refs {
+        Some(r) if !r.thread_target.is_empty() => {
+            let t = follow(jni, thread, &r.thread_target);
+            let ids = class_and_ident(jni, t);
+            jni.delete_local_ref(t);
+            ids
+        }
+        _ => (0, 0),
+    };
+    Record::ThreadStart {
+        ts: clock::now(),
+        name,
+        java_id,
+        // SAFETY: gettid has no preconditions.
+        os_tid: unsafe { libc::gettid() } as u32,
+        daemon,
+        class_id,
+        target_class_id,
+        target_ident,
+        ident,
+    }
+}
+
+pub fn thread_end_record() -> Record {
+    let (_, vcs, ics) = sink::rusage(libc::RUSAGE_THREAD);
+    Record::ThreadEnd {
+        ts: clock::now(),
+        cpu_ns: clock::thread_cpu_ns(),
+        voluntary_cs: vcs,
+        involuntary_cs: ics,
+    }
+}
+
+// ---------------------------------------------------------------- sites
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SiteKind {
+    Submit = 1,
+    Created = 2,
+    Fork = 3,
+}
+
+#[derive(Default)]
+struct Sites {
+    counts: HashMap<(u8, u32), u64>,
+    frames: HashMap<(usize, i64), Arc<str>>,
+    ids: HashMap<Vec<Arc<str>>, u32>,
+}
+
+static SITES: Mutex<Option<Sites>> = Mutex::new(None);
+
+fn with_sites<R>(f: impl FnOnce(&mut Sites) -> R) -> R {
+    let mut g = lock(&SITES);
+    f(g.get_or_insert_with(Sites::default))
+}
+
+/// Frames kept per site.
+const SITE_FRAMES: usize = 4;
+
+fn frame_string(jvmti: Jvmti, jni: Jni, m: jmethodID, bci: i64) -> String {
+    let (name, _) = jvmti.get_method_name(m).unwrap_or_default();
+    let class = match jvmti.get_method_declaring_class(m) {
+        Ok(c) => {
+            let s = jvmti.get_class_signature(c).unwrap_or_default();
+            jni.delete_local_ref(c);
+            crate::lambda::sig_to_name(&s)
+        }
+        Err(_) => "?".into(),
+    };
+    let line = jvmti
+        .get_line_number_table(m)
+        .ok()
+        .and_then(|t| {
+            t.iter()
+                .filter(|e| e.0 <= bci)
+                .max_by_key(|e| e.0)
+                .map(|e| e.1)
+        })
+        .unwrap_or(0);
+    format!("{class}.{name}:{line}")
+}
+
+/// Captures the caller's site (sampled: the first 64 per kind and class, then 1 in 256).
+/// `obj` is the created object for `Created` (its constructor chain is skipped).
+pub fn capture_site(jni: Jni, kind: SiteKind, class_id: u32, obj: jobject) -> u32 {
+    let Some(jvmti) = jvmti() else { return 0 };
+    let Some(refs) = REFS.get() else { return 0 };
+    let take = with_sites(|s| {
+        let n = s.counts.entry((kind as u8, class_id)).or_insert(0);
+        *n += 1;
+        *n <= 64 || *n % 256 == 0
+    });
+    if !take {
+        return 0;
+    }
+    let Ok(frames) = jvmti.get_stack_trace_current(SITE_FRAMES + 12) else {
+        return 0;
+    };
+    let mut i = 0;
+    while i < frames.len() && refs.probe_methods.contains(&(frames[i].method as usize)) {
+        i += 1;
+    }
+    match kind {
+        SiteKind::Submit | SiteKind::Fork => i += 1, // the wrapper
+        SiteKind::Created => {
+            let oc = if obj.is_null() {
+                std::ptr::null_mut()
+            } else {
+                jni.get_object_class(obj)
+            };
+            while i < frames.len() {
+                let m = frames[i].method;
+                let is_init = jvmti
+                    .get_method_name(m)
+                    .map(|(n, _)| n == "<init>")
+                    .unwrap_or(false);
+                if !is_init {
+                    break;
+                }
+                let own = match jvmti.get_method_declaring_class(m) {
+                    Ok(dc) => {
+                        let r = !oc.is_null() && jni.is_assignable_from(oc, dc);
+                        jni.delete_local_ref(dc);
+                        r
+                    }
+                    Err(_) => false,
+                };
+                if !own {
+                    break;
+                }
+                i += 1;
+            }
+            jni.delete_local_ref(oc);
+        }
+    }
+    let keep: Vec<_> = frames.iter().skip(i).take(SITE_FRAMES).collect();
+    if keep.is_empty() {
+        return 0;
+    }
+    let mut out: Vec<Arc<str>> = Vec::with_capacity(keep.len());
+    for f in keep {
+        let key = (f.method as usize, f.location);
+        let cached = with_sites(|s| s.frames.get(&key).cloned());
+        let s = match cached {
+            Some(s) => s,
+            None => {
+                let s: Arc<str> = frame_string(jvmti, jni, f.method, f.location).into();
+                with_sites(|st| st.frames.insert(key, s.clone()));
+                s
+            }
+        };
+        out.push(s);
+    }
+    let (id, new) = with_sites(|s| {
+        let next = s.ids.len() as u32 + 1;
+        match s.ids.get(&out) {
+            Some(&id) => (id, false),
+            None => {
+                s.ids.insert(out.clone(), next);
+                (next, true)
+            }
+        }
+    });
+    if new {
+        sink::emit_global(&Record::SiteDef {
+            id,
+            frames: out.iter().map(|s| s.to_string()).collect(),
+        });
+    }
+    id
+}

@@ -1,0 +1,286 @@
+//! What to instrument in a class, decided from its summary (names and
+//! descriptors only) and a cache of the supertypes of classes seen so far.
+
+use std::collections::HashMap;
+
+use weft_classfile::ClassSummary;
+use weft_trace::ProbeKind;
+
+const ACC_STATIC: u16 = 0x0008;
+const ACC_BRIDGE: u16 = 0x0040;
+const ACC_NATIVE: u16 = 0x0100;
+const ACC_INTERFACE: u16 = 0x0200;
+const ACC_ABSTRACT: u16 = 0x0400;
+
+/// Classes the agent never transforms.
+pub fn skip_class(name: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "weft/",
+        "java/lang/invoke/",
+        "jdk/internal/",
+        "sun/",
+        "java/lang/ref/",
+        "java/lang/Thread",
+    ];
+    PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// Types whose subclasses and implementors are tasks.
+const TASK_ROOTS: &[&str] = &[
+    "java/lang/Runnable",
+    "java/util/concurrent/Callable",
+    "java/util/concurrent/ForkJoinTask",
+    "java/lang/Thread",
+    "java/util/concurrent/RecursiveTask",
+    "java/util/concurrent/RecursiveAction",
+    "java/util/concurrent/CountedCompleter",
+    "java/util/concurrent/FutureTask",
+    "java/util/TimerTask",
+    "java/util/concurrent/RunnableFuture",
+    "java/util/concurrent/RunnableScheduledFuture",
+];
+
+/// Direct supertypes of every class seen by the hook (a name cache: the hook
+/// runs before supertypes are resolved).
+#[derive(Default)]
+pub struct Hierarchy {
+    supers: HashMap<String, Vec<String>>,
+}
+
+impl Hierarchy {
+    pub fn add(&mut self, s: &ClassSummary) {
+        let mut v: Vec<String> = s.super_name.iter().cloned().collect();
+        v.extend(s.interfaces.iter().cloned());
+        self.supers.insert(s.name.clone(), v);
+    }
+
+    /// Whether `name` is known to be a task type (by its ancestors seen so far).
+    pub fn is_task(&self, name: &str) -> bool {
+        let mut stack = vec![name];
+        let mut seen = 0;
+        while let Some(n) = stack.pop() {
+            if TASK_ROOTS.contains(&n) {
+                return true;
+            }
+            seen += 1;
+            if seen > 256 {
+                return false;
+            }
+            if let Some(s) = self.supers.get(n) {
+                stack.extend(s.iter().map(String::as_str));
+            }
+        }
+        false
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wrap {
+    pub name: String,
+    pub descriptor: String,
+    pub kind: ProbeKind,
+    pub pass_arg0: bool,
+}
+
+#[derive(Debug, Default, PartialEq)]
+pub struct Decision {
+    pub wraps: Vec<Wrap>,
+    pub creation: bool,
+}
+
+const SUBMISSIONS: &[(&str, &str)] = &[
+    ("execute", "(Ljava/lang/Runnable;)V"),
+    (
+        "submit",
+        "(Ljava/lang/Runnable;)Ljava/util/concurrent/Future;",
+    ),
+    (
+        "submit",
+        "(Ljava/lang/Runnable;Ljava/lang/Object;)Ljava/util/concurrent/Future;",
+    ),
+    (
+        "submit",
+        "(Ljava/util/concurrent/Callable;)Ljava/util/concurrent/Future;",
+    ),
+    ("execute", "(Ljava/util/concurrent/ForkJoinTask;)V"),
+    (
+        "submit",
+        "(Ljava/util/concurrent/ForkJoinTask;)Ljava/util/concurrent/ForkJoinTask;",
+    ),
+    (
+        "invoke",
+        "(Ljava/util/concurrent/ForkJoinTask;)Ljava/lang/Object;",
+    ),
+];
+
+/// Decides the probes of one class. `is_plumbing` says whether the class is in
+/// the plumbing table of the running JDK.
+pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Decision {
+    let mut d = Decision::default();
+    let exec_kind = if is_plumbing {
+        ProbeKind::PlumbingExecution
+    } else {
+        ProbeKind::Execution
+    };
+    let candidates = s
+        .methods
+        .iter()
+        .filter(|m| m.access & (ACC_STATIC | ACC_ABSTRACT | ACC_NATIVE) == 0);
+    let has_nonbridge_call = s
+        .methods
+        .iter()
+        .any(|m| m.name == "call" && m.descriptor.starts_with("()") && m.access & ACC_BRIDGE == 0);
+    for m in candidates {
+        let bridge = m.access & ACC_BRIDGE != 0;
+        let (n, desc) = (m.name.as_str(), m.descriptor.as_str());
+        let exec = match n {
+            "run" => desc == "()V" && !bridge,
+            "exec" => desc == "()Z" && !bridge,
+            "call" => {
+                let returns_object = desc.starts_with("()L") || desc.starts_with("()[");
+                // A lone bridge `call()Ljava/lang/Object;` is not a bridge to anything here.
+                returns_object
+                    && (!bridge || (!has_nonbridge_call && desc == "()Ljava/lang/Object;"))
+            }
+            _ => false,
+        };
+        if exec {
+            d.wraps.push(Wrap {
+                name: n.into(),
+                descriptor: desc.into(),
+                kind: exec_kind,
+                pass_arg0: false,
+            });
+            continue;
+        }
+        if bridge {
+            continue;
+        }
+        if SUBMISSIONS.contains(&(n, desc)) {
+            d.wraps.push(Wrap {
+                name: n.into(),
+                descriptor: desc.into(),
+                kind: ProbeKind::Submission,
+                pass_arg0: true,
+            });
+        } else if s.name == "java/util/concurrent/ForkJoinTask"
+            && n == "fork"
+            && desc.starts_with("()")
+        {
+            d.wraps.push(Wrap {
+                name: n.into(),
+                descriptor: desc.into(),
+                kind: ProbeKind::Fork,
+                pass_arg0: false,
+            });
+        }
+    }
+    let is_interface = s.access & ACC_INTERFACE != 0;
+    if !is_interface && !is_plumbing && hierarchy.is_task(&s.name) {
+        d.creation = s.methods.iter().any(|m| m.name == "<init>");
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use weft_classfile::MethodSummary;
+
+    fn class(name: &str, sup: &str, ifs: &[&str], methods: &[(&str, &str, u16)]) -> ClassSummary {
+        ClassSummary {
+            name: name.into(),
+            super_name: Some(sup.into()),
+            interfaces: ifs.iter().map(|s| s.to_string()).collect(),
+            access: 0x0021,
+            major: 61,
+            methods: methods
+                .iter()
+                .map(|(n, d, a)| MethodSummary {
+                    name: n.to_string(),
+                    descriptor: d.to_string(),
+                    access: *a,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn runnable_and_callable() {
+        let mut h = Hierarchy::default();
+        let c = class(
+            "demo/Work",
+            "java/lang/Object",
+            &["java/util/concurrent/Callable"],
+            &[
+                ("<init>", "()V", 1),
+                ("call", "()Ljava/lang/Integer;", 1),
+                ("call", "()Ljava/lang/Object;", 0x1041),
+                ("helper", "()V", 1),
+            ],
+        );
+        h.add(&c);
+        let d = decide(&c, &h, false);
+        assert_eq!(d.wraps.len(), 1);
+        assert_eq!(d.wraps[0].descriptor, "()Ljava/lang/Integer;");
+        assert!(d.creation);
+    }
+
+    #[test]
+    fn lone_bridge_call_and_hierarchy() {
+        let mut h = Hierarchy::default();
+        h.add(&class(
+            "demo/Base",
+            "java/lang/Object",
+            &["java/lang/Runnable"],
+            &[],
+        ));
+        let c = class(
+            "demo/Sub",
+            "demo/Base",
+            &[],
+            &[
+                ("<init>", "()V", 1),
+                ("call", "()Ljava/lang/Object;", 0x1041),
+                ("run", "()V", 1),
+            ],
+        );
+        h.add(&c);
+        let d = decide(&c, &h, false);
+        assert_eq!(d.wraps.len(), 2);
+        assert!(d.creation);
+        let e = class(
+            "demo/Exec",
+            "java/lang/Object",
+            &[],
+            &[("execute", "(Ljava/lang/Runnable;)V", 1)],
+        );
+        let d = decide(&e, &h, false);
+        assert_eq!(d.wraps[0].kind, ProbeKind::Submission);
+        assert!(d.wraps[0].pass_arg0);
+        assert!(!d.creation);
+    }
+
+    #[test]
+    fn plumbing_and_skips() {
+        let h = Hierarchy::default();
+        let c = class(
+            "java/util/concurrent/FutureTask",
+            "java/lang/Object",
+            &["java/util/concurrent/RunnableFuture"],
+            &[
+                ("<init>", "()V", 1),
+                ("run", "()V", 1),
+                ("run", "(I)V", 1),
+                ("go", "()V", 0x0401),
+            ],
+        );
+        let d = decide(&c, &h, true);
+        assert_eq!(d.wraps.len(), 1);
+        assert_eq!(d.wraps[0].kind, ProbeKind::PlumbingExecution);
+        assert!(!d.creation);
+        assert!(skip_class("java/lang/Thread$Builder"));
+        assert!(skip_class("weft/Probe"));
+        assert!(!skip_class("java/util/concurrent/FutureTask"));
+    }
+}

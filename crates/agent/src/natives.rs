@@ -1,0 +1,210 @@
+//! The native methods of `weft.Probe`, linked by their exported
+//! `Java_weft_Probe_*` names. Each body runs under [`agent::guard`].
+
+use weft_trace::Record;
+
+use crate::agent::{self, SiteKind};
+use crate::clock;
+use crate::jni::{jboolean, jclass, jint, jobject, jstring, JNIEnv, Jni};
+use crate::sink;
+
+fn env(env: *mut JNIEnv) -> Option<Jni> {
+    // SAFETY: the JVM passes the current thread's JNIEnv to every native method.
+    unsafe { Jni::from_raw(env) }
+}
+
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nBegin(
+    e: *mut JNIEnv,
+    _c: jclass,
+    probe: jint,
+    cls: jint,
+    ident: jint,
+    inner_cls: jint,
+    inner_ident: jint,
+) {
+    let ts = clock::now();
+    agent::guard(env(e), "nBegin", || {
+        sink::emit(&Record::TaskBegin {
+            ts,
+            probe: probe as u32,
+            class_id: cls as u32,
+            ident: ident as u32,
+            inner_class_id: inner_cls as u32,
+            inner_ident: inner_ident as u32,
+        });
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nEnd(e: *mut JNIEnv, _c: jclass, probe: jint, ident: jint) {
+    let ts = clock::now();
+    agent::guard(env(e), "nEnd", || {
+        sink::emit(&Record::TaskEnd {
+            ts,
+            probe: probe as u32,
+            ident: ident as u32,
+        });
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nInner(
+    e: *mut JNIEnv,
+    _c: jclass,
+    probe: jint,
+    self_: jobject,
+) -> jobject {
+    let Some(jni) = env(e) else {
+        return std::ptr::null_mut();
+    };
+    agent::guard(Some(jni), "nInner", || {
+        Ok(Ptr(agent::inner(jni, probe, self_)))
+    })
+    .0
+}
+
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nUnwrap(
+    e: *mut JNIEnv,
+    _c: jclass,
+    task: jobject,
+    cls: jint,
+) -> jobject {
+    let Some(jni) = env(e) else {
+        return std::ptr::null_mut();
+    };
+    agent::guard(Some(jni), "nUnwrap", || {
+        Ok(Ptr(agent::unwrap(jni, task, cls as u32)))
+    })
+    .0
+}
+
+struct Ptr(jobject);
+impl Default for Ptr {
+    fn default() -> Self {
+        Ptr(std::ptr::null_mut())
+    }
+}
+
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nSubmitBegin(
+    e: *mut JNIEnv,
+    _c: jclass,
+    probe: jint,
+    executor_cls: jint,
+    task_cls: jint,
+    task_ident: jint,
+    inner_cls: jint,
+    inner_ident: jint,
+) {
+    let ts = clock::now();
+    let Some(jni) = env(e) else { return };
+    agent::guard(Some(jni), "nSubmitBegin", || {
+        let depth = sink::with_local(|l| {
+            l.submit_depth += 1;
+            l.submit_depth
+        });
+        if depth != Some(1) || task_cls == 0 || !sink::recording() {
+            return Ok(());
+        }
+        let site =
+            agent::capture_site(jni, SiteKind::Submit, task_cls as u32, std::ptr::null_mut());
+        sink::emit(&Record::Submit {
+            ts,
+            probe: probe as u32,
+            executor_class_id: executor_cls as u32,
+            task_class_id: task_cls as u32,
+            task_ident: task_ident as u32,
+            inner_class_id: inner_cls as u32,
+            inner_ident: inner_ident as u32,
+            site,
+        });
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nSubmitEnd(e: *mut JNIEnv, _c: jclass, _probe: jint) {
+    agent::guard(env(e), "nSubmitEnd", || {
+        sink::with_local(|l| l.submit_depth = l.submit_depth.saturating_sub(1));
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nFork(
+    e: *mut JNIEnv,
+    _c: jclass,
+    self_: jobject,
+    cls: jint,
+    ident: jint,
+) {
+    let ts = clock::now();
+    let Some(jni) = env(e) else { return };
+    agent::guard(Some(jni), "nFork", || {
+        if !sink::recording() {
+            return Ok(());
+        }
+        let site = agent::capture_site(jni, SiteKind::Fork, cls as u32, self_);
+        sink::emit(&Record::Fork {
+            ts,
+            class_id: cls as u32,
+            ident: ident as u32,
+            site,
+        });
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nCreated(
+    e: *mut JNIEnv,
+    _c: jclass,
+    self_: jobject,
+    cls: jint,
+    ident: jint,
+) {
+    let ts = clock::now();
+    let Some(jni) = env(e) else { return };
+    agent::guard(Some(jni), "nCreated", || {
+        let key = (cls as u32, ident as u32);
+        let dup = sink::with_local(|l| std::mem::replace(&mut l.last_created, key) == key);
+        if dup != Some(false) || !sink::recording() {
+            return Ok(());
+        }
+        let site = agent::capture_site(jni, SiteKind::Created, cls as u32, self_);
+        sink::emit(&Record::Created {
+            ts,
+            class_id: cls as u32,
+            ident: ident as u32,
+            site,
+        });
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nRegisterClass(
+    e: *mut JNIEnv,
+    _c: jclass,
+    class: jclass,
+    name: jstring,
+    hidden: jboolean,
+    nest_host: jclass,
+) -> jint {
+    let Some(jni) = env(e) else { return 0 };
+    agent::guard(Some(jni), "nRegisterClass", || {
+        let name = jni.string(name).unwrap_or_default();
+        Ok(agent::register_class(jni, class, &name, hidden != 0, nest_host) as jint)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nDisabled(e: *mut JNIEnv, _c: jclass, reason: jstring) {
+    let Some(jni) = env(e) else { return };
+    let r = std::panic::catch_unwind(|| jni.string(reason).unwrap_or_default()).unwrap_or_default();
+    agent::disable(Some(jni), &format!("exception in probe: {r}"));
+}

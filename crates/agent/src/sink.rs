@@ -1,0 +1,404 @@
+//! Per-thread record buffers, the global block, and the writer thread.
+//!
+//! Each Java thread encodes its records into its own [`BlockEncoder`] (behind
+//! an uncontended mutex registered in a global registry). A block is handed to
+//! the writer when it exceeds 32 KiB, when its thread ends, when it is older
+//! than ~200 ms (the writer takes it), and at VMDeath. Blocks are handed over
+//! while the buffer's lock is held, so one thread's blocks reach the file in
+//! order. The writer is a plain Rust thread, never attached to the JVM.
+
+use std::cell::RefCell;
+use std::fs::File;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use weft_trace::{BlockEncoder, LossReason, Record, GLOBAL_THREAD};
+
+use crate::clock;
+
+const BLOCK_FLUSH_BYTES: usize = 32 * 1024;
+const MAX_QUEUED_BYTES: usize = 64 * 1024 * 1024;
+const STALE_MS: u64 = 200;
+
+pub struct Buf {
+    enc: BlockEncoder,
+    /// Tick of the first record of the current block (0: empty).
+    since: u64,
+    ended: bool,
+}
+
+impl Buf {
+    fn new(thread: u32) -> Buf {
+        Buf {
+            enc: BlockEncoder::new(thread, BLOCK_FLUSH_BYTES + 4096),
+            since: 0,
+            ended: false,
+        }
+    }
+}
+
+enum Msg {
+    Block(Vec<u8>),
+    Stop(SyncSender<()>),
+}
+
+pub struct Sink {
+    tx: Sender<Msg>,
+    queued: AtomicUsize,
+    registry: Mutex<Vec<Arc<Mutex<Buf>>>>,
+    global: Arc<Mutex<Buf>>,
+    next_thread: AtomicU32,
+    rx: Mutex<Option<Receiver<Msg>>>,
+    ticks_per_ms: AtomicU64,
+}
+
+static SINK: OnceLock<Sink> = OnceLock::new();
+/// Records from program threads are accepted (cleared at VMDeath and on disable).
+static RECORDING: AtomicBool = AtomicBool::new(false);
+/// The writer gave up (write error); nothing more is written.
+static WRITE_FAILED: AtomicBool = AtomicBool::new(false);
+
+pub fn recording() -> bool {
+    RECORDING.load(Ordering::Relaxed)
+}
+
+pub fn set_recording(on: bool) {
+    RECORDING.store(on, Ordering::SeqCst);
+}
+
+/// Creates the sink (at OnLoad). Blocks queue up until [`start_writer`].
+pub fn init(ticks_per_sec: f64) {
+    let (tx, rx) = channel();
+    let _ = SINK.set(Sink {
+        tx,
+        queued: AtomicUsize::new(0),
+        registry: Mutex::new(Vec::new()),
+        global: Arc::new(Mutex::new(Buf::new(GLOBAL_THREAD))),
+        next_thread: AtomicU32::new(0),
+        rx: Mutex::new(None),
+        ticks_per_ms: AtomicU64::new((ticks_per_sec / 1000.0).max(1.0) as u64),
+    });
+    if let Some(s) = SINK.get() {
+        *s.rx.lock().unwrap_or_else(|e| e.into_inner()) = Some(rx);
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Sink {
+    /// Hands a block to the writer, or drops it with a Loss record when the queue is full.
+    /// Called with the buffer's lock held (keeps a thread's blocks in order).
+    fn send(&self, b: &mut Buf) {
+        if b.enc.is_empty() {
+            return;
+        }
+        let thread = b.enc.thread();
+        let range = b.enc.time_range().unwrap_or((0, 0));
+        let n = b.enc.records();
+        let block = b.enc.take_block();
+        b.since = 0;
+        if WRITE_FAILED.load(Ordering::Relaxed) {
+            return;
+        }
+        let len = block.len();
+        if self.queued.load(Ordering::Relaxed) + len > MAX_QUEUED_BYTES {
+            if thread != GLOBAL_THREAD {
+                let loss = Record::Loss {
+                    thread,
+                    from_ts: range.0,
+                    to_ts: range.1,
+                    records: n,
+                    reason: LossReason::BufferOverflow,
+                };
+                push_global_force(&loss);
+            }
+            return;
+        }
+        self.queued.fetch_add(len, Ordering::Relaxed);
+        let _ = self.tx.send(Msg::Block(block));
+    }
+
+    fn push(&self, buf: &Mutex<Buf>, r: &Record) {
+        let mut b = lock(buf);
+        if b.since == 0 {
+            b.since = clock::now().max(1);
+        }
+        b.enc.push(r);
+        if b.enc.len() >= BLOCK_FLUSH_BYTES {
+            self.send(&mut b);
+        }
+    }
+}
+
+/// Per-thread agent state.
+pub struct Local {
+    buf: Arc<Mutex<Buf>>,
+    /// A ThreadStart was recorded for this thread.
+    pub started: bool,
+    pub submit_depth: u32,
+    pub last_created: (u32, u32),
+}
+
+struct Holder(Option<Local>);
+
+impl Drop for Holder {
+    fn drop(&mut self) {
+        if let (Some(l), Some(s)) = (self.0.take(), SINK.get()) {
+            let mut b = lock(&l.buf);
+            b.ended = true;
+            s.send(&mut b);
+        }
+    }
+}
+
+thread_local! {
+    static LOCAL: RefCell<Holder> = const { RefCell::new(Holder(None)) };
+}
+
+/// Runs `f` on this thread's state, creating it (with a new thread index) on first use.
+/// Returns None when there is no sink or the thread is exiting.
+pub fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
+    let s = SINK.get()?;
+    LOCAL
+        .try_with(|cell| {
+            let mut h = cell.try_borrow_mut().ok()?;
+            if h.0.is_none() {
+                let index = s.next_thread.fetch_add(1, Ordering::Relaxed);
+                let buf = Arc::new(Mutex::new(Buf::new(index)));
+                lock(&s.registry).push(buf.clone());
+                h.0 = Some(Local {
+                    buf,
+                    started: false,
+                    submit_depth: 0,
+                    last_created: (0, 0),
+                });
+            }
+            h.0.as_mut().map(f)
+        })
+        .ok()
+        .flatten()
+}
+
+/// Forgets this thread's state after its ThreadEnd (its buffer was flushed):
+/// another Java thread later run by the same OS thread gets a new index.
+pub fn end_local() {
+    let _ = LOCAL.try_with(|cell| {
+        if let Ok(mut h) = cell.try_borrow_mut() {
+            let old = Holder(h.0.take());
+            drop(h);
+            drop(old);
+        }
+    });
+}
+
+/// Appends a record to this thread's block (if recording).
+pub fn emit(r: &Record) {
+    if !recording() {
+        return;
+    }
+    let Some(s) = SINK.get() else { return };
+    // Pure Rust inside: no JNI while the thread's state is borrowed.
+    with_local(|l| s.push(&l.buf, r));
+}
+
+/// Appends a record to this thread's block and hands the block to the writer.
+pub fn emit_and_flush(r: &Record) {
+    let Some(s) = SINK.get() else { return };
+    let Some(buf) = with_local(|l| l.buf.clone()) else {
+        return;
+    };
+    let mut b = lock(&buf);
+    if recording() {
+        if b.since == 0 {
+            b.since = clock::now().max(1);
+        }
+        b.enc.push(r);
+    }
+    s.send(&mut b);
+}
+
+/// Appends a record to the global block (if recording).
+pub fn emit_global(r: &Record) {
+    if recording() {
+        push_global_force(r);
+    }
+}
+
+/// Appends a record to the global block even when recording is off (Loss, End).
+pub fn push_global_force(r: &Record) {
+    if let Some(s) = SINK.get() {
+        s.push(&s.global, r);
+    }
+}
+
+/// Hands every non-empty buffer to the writer (`stale_only`: those older than ~200 ms).
+fn flush_buffers(s: &Sink, stale_only: bool) {
+    let bufs: Vec<Arc<Mutex<Buf>>> = {
+        let mut reg = lock(&s.registry);
+        // Forget buffers of ended threads once they are empty.
+        reg.retain(|b| match b.try_lock() {
+            Ok(g) => !(g.ended && g.enc.is_empty()),
+            Err(_) => true,
+        });
+        let mut v = reg.clone();
+        v.push(s.global.clone());
+        v
+    };
+    let limit = clock::now().saturating_sub(STALE_MS * s.ticks_per_ms.load(Ordering::Relaxed));
+    for b in bufs {
+        let guard = if stale_only {
+            b.try_lock().ok()
+        } else {
+            Some(lock(&b))
+        };
+        if let Some(mut g) = guard {
+            if !g.enc.is_empty() && (!stale_only || g.since <= limit) {
+                s.send(&mut g);
+            }
+        }
+    }
+}
+
+/// Hands every buffer to the writer and waits (up to 5 s) until it has written them.
+pub fn finish() {
+    let Some(s) = SINK.get() else { return };
+    flush_buffers(s, false);
+    let (ack_tx, ack_rx) = std::sync::mpsc::sync_channel(1);
+    if s.tx.send(Msg::Stop(ack_tx)).is_ok() {
+        let _ = ack_rx.recv_timeout(Duration::from_secs(5));
+    }
+}
+
+pub struct WriterConfig {
+    pub file: File,
+    pub path: String,
+    pub interval: Duration,
+}
+
+/// Starts the writer thread (after the header is written).
+pub fn start_writer(cfg: WriterConfig) -> std::io::Result<()> {
+    let Some(s) = SINK.get() else { return Ok(()) };
+    let Some(rx) = lock(&s.rx).take() else {
+        return Ok(());
+    };
+    std::thread::Builder::new()
+        .name("weft-writer".into())
+        .spawn(move || writer_main(s, rx, cfg))?;
+    Ok(())
+}
+
+fn writer_main(s: &'static Sink, rx: Receiver<Msg>, mut cfg: WriterConfig) {
+    let tick = Duration::from_millis(50).min(cfg.interval);
+    let start = Instant::now();
+    let mut next_sample = start + cfg.interval;
+    let mut next_calib = start + Duration::from_secs(1);
+    let mut next_stale = start + Duration::from_millis(100);
+    loop {
+        let msg = rx.recv_timeout(tick);
+        match msg {
+            Ok(Msg::Block(b)) => {
+                s.queued.fetch_sub(b.len(), Ordering::Relaxed);
+                write_block(&mut cfg, &b);
+            }
+            Ok(Msg::Stop(ack)) => {
+                while let Ok(m) = rx.try_recv() {
+                    if let Msg::Block(b) = m {
+                        s.queued.fetch_sub(b.len(), Ordering::Relaxed);
+                        write_block(&mut cfg, &b);
+                    }
+                }
+                let _ = cfg.file.flush();
+                let _ = ack.send(());
+                return;
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+        let now = Instant::now();
+        if now >= next_sample {
+            next_sample = now + cfg.interval;
+            emit_global(&sample());
+        }
+        if now >= next_calib {
+            next_calib = now + Duration::from_secs(1);
+            emit_global(&calibration());
+        }
+        if now >= next_stale {
+            next_stale = now + Duration::from_millis(100);
+            flush_buffers(s, true);
+        }
+    }
+}
+
+fn write_block(cfg: &mut WriterConfig, b: &[u8]) {
+    if WRITE_FAILED.load(Ordering::Relaxed) {
+        return;
+    }
+    if let Err(e) = cfg.file.write_all(b) {
+        WRITE_FAILED.store(true, Ordering::SeqCst);
+        set_recording(false);
+        eprintln!(
+            "weft: cannot write trace {}: {e}; recording stopped",
+            cfg.path
+        );
+    }
+}
+
+pub fn calibration() -> Record {
+    Record::Calibration {
+        ts: clock::now(),
+        mono_ns: clock::mono_ns(),
+    }
+}
+
+fn live_threads() -> u32 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            let rest = &s[s.rfind(')')? + 1..];
+            // Fields after the command: state is field 3, num_threads is field 20.
+            rest.split_whitespace().nth(17)?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
+pub fn rusage(who: libc::c_int) -> (u64, u64, u64) {
+    // SAFETY: all-zero is a valid rusage value.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: valid out-pointer; `who` is RUSAGE_SELF or RUSAGE_THREAD.
+    unsafe { libc::getrusage(who, &mut ru) };
+    let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
+    (
+        tv(ru.ru_utime) + tv(ru.ru_stime),
+        ru.ru_nvcsw as u64,
+        ru.ru_nivcsw as u64,
+    )
+}
+
+pub fn sample() -> Record {
+    let (cpu, vcs, ics) = rusage(libc::RUSAGE_SELF);
+    Record::Sample {
+        ts: clock::now(),
+        process_cpu_ns: cpu,
+        voluntary_cs: vcs,
+        involuntary_cs: ics,
+        live_threads: live_threads(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_stat_threads() {
+        assert!(live_threads() >= 1);
+        let (cpu, _, _) = rusage(libc::RUSAGE_SELF);
+        assert!(cpu > 0);
+    }
+}

@@ -1,0 +1,155 @@
+package weft;
+
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinTask;
+
+/**
+ * The hot path of the weft agent. Instrumented methods call {@link #enter},
+ * {@link #exit} and {@link #created}; the probe id tells the kind (bits 24..27),
+ * so the common cases need one native call. Nothing here allocates after a
+ * class's first use, and nothing may throw into the program: any Throwable
+ * switches the agent off.
+ */
+public final class Probe {
+    /** Set by the agent at VMInit, cleared at VMDeath or when the agent disables itself. */
+    public static volatile boolean on;
+
+    private static final int EXECUTION = 1;
+    private static final int PLUMBING = 2;
+    private static final int SUBMISSION = 3;
+    private static final int FORK = 5;
+
+    private static final ClassValue<Integer> IDS = new ClassValue<Integer>() {
+        @Override
+        protected Integer computeValue(Class<?> c) {
+            return nRegisterClass(c, c.getName(), c.isHidden(), c.getNestHost());
+        }
+    };
+
+    private Probe() {}
+
+    public static void enter(int probe, Object self, Object arg) {
+        if (!on) return;
+        try {
+            switch ((probe >>> 24) & 0xF) {
+                case EXECUTION:
+                    if (self instanceof Runnable || self instanceof Callable
+                            || self instanceof ForkJoinTask) {
+                        nBegin(probe, classIdOf(self), System.identityHashCode(self), 0, 0);
+                    }
+                    break;
+                case PLUMBING: {
+                    Object inner = nInner(probe, self);
+                    if (inner == null) {
+                        nBegin(probe, classIdOf(self), System.identityHashCode(self), 0, 0);
+                    } else {
+                        nBegin(probe, classIdOf(self), System.identityHashCode(self),
+                                classIdOf(inner), System.identityHashCode(inner));
+                    }
+                    break;
+                }
+                case SUBMISSION:
+                    if (self instanceof Executor) {
+                        if (arg == null) {
+                            nSubmitBegin(probe, classIdOf(self), 0, 0, 0, 0);
+                        } else {
+                            int argCls = classIdOf(arg);
+                            Object inner = nUnwrap(arg, argCls);
+                            if (inner == null) {
+                                nSubmitBegin(probe, classIdOf(self), argCls,
+                                        System.identityHashCode(arg), 0, 0);
+                            } else {
+                                nSubmitBegin(probe, classIdOf(self), argCls,
+                                        System.identityHashCode(arg), classIdOf(inner),
+                                        System.identityHashCode(inner));
+                            }
+                        }
+                    }
+                    break;
+                case FORK:
+                    nFork(self, classIdOf(self), System.identityHashCode(self));
+                    break;
+                default:
+                    break;
+            }
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
+    public static void exit(int probe, Object self) {
+        if (!on) return;
+        try {
+            switch ((probe >>> 24) & 0xF) {
+                case EXECUTION:
+                    if (self instanceof Runnable || self instanceof Callable
+                            || self instanceof ForkJoinTask) {
+                        nEnd(probe, System.identityHashCode(self));
+                    }
+                    break;
+                case PLUMBING:
+                    nEnd(probe, System.identityHashCode(self));
+                    break;
+                case SUBMISSION:
+                    if (self instanceof Executor) {
+                        nSubmitEnd(probe);
+                    }
+                    break;
+                default:
+                    break;
+            }
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
+    public static void created(int probe, Object self) {
+        if (!on) return;
+        try {
+            nCreated(self, classIdOf(self), System.identityHashCode(self));
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
+    /** Class id of an object's runtime class (also called by the agent through JNI). */
+    static int classIdOf(Object o) {
+        return IDS.get(o.getClass());
+    }
+
+    /** Identity of an object (called by the agent through JNI). */
+    static int identOf(Object o) {
+        return System.identityHashCode(o);
+    }
+
+    private static void fail(Throwable t) {
+        on = false;
+        try {
+            nDisabled(String.valueOf(t));
+        } catch (Throwable ignored) {
+            // nothing more can be done
+        }
+    }
+
+    private static native void nBegin(int probe, int cls, int ident, int innerCls, int innerIdent);
+
+    private static native void nEnd(int probe, int ident);
+
+    private static native Object nInner(int probe, Object self);
+
+    private static native Object nUnwrap(Object task, int cls);
+
+    private static native void nSubmitBegin(int probe, int executorCls, int taskCls, int taskIdent,
+            int innerCls, int innerIdent);
+
+    private static native void nSubmitEnd(int probe);
+
+    private static native void nFork(Object self, int cls, int ident);
+
+    private static native void nCreated(Object self, int cls, int ident);
+
+    private static native int nRegisterClass(Class<?> c, String name, boolean hidden, Class<?> nestHost);
+
+    private static native void nDisabled(String reason);
+}
