@@ -14,8 +14,14 @@ const ACC_ABSTRACT: u16 = 0x0400;
 
 /// Classes the agent never transforms.
 pub fn skip_class(name: &str) -> bool {
+    // The agent's own helper classes live directly in package `weft`
+    // (subpackages such as weft/workloads are ordinary user code).
+    if let Some(rest) = name.strip_prefix("weft/") {
+        if !rest.contains('/') {
+            return true;
+        }
+    }
     const PREFIXES: &[&str] = &[
-        "weft/",
         "java/lang/invoke/",
         "jdk/internal/",
         "sun/",
