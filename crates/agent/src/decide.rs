@@ -94,30 +94,22 @@ pub struct Decision {
     pub creation: bool,
 }
 
+/// Submission methods by name and parameter list; the return type is free
+/// (ForkJoinPool.submit(Runnable) returns a ForkJoinTask, not a Future).
 const SUBMISSIONS: &[(&str, &str)] = &[
-    ("execute", "(Ljava/lang/Runnable;)V"),
-    (
-        "submit",
-        "(Ljava/lang/Runnable;)Ljava/util/concurrent/Future;",
-    ),
-    (
-        "submit",
-        "(Ljava/lang/Runnable;Ljava/lang/Object;)Ljava/util/concurrent/Future;",
-    ),
-    (
-        "submit",
-        "(Ljava/util/concurrent/Callable;)Ljava/util/concurrent/Future;",
-    ),
-    ("execute", "(Ljava/util/concurrent/ForkJoinTask;)V"),
-    (
-        "submit",
-        "(Ljava/util/concurrent/ForkJoinTask;)Ljava/util/concurrent/ForkJoinTask;",
-    ),
-    (
-        "invoke",
-        "(Ljava/util/concurrent/ForkJoinTask;)Ljava/lang/Object;",
-    ),
+    ("execute", "(Ljava/lang/Runnable;)"),
+    ("submit", "(Ljava/lang/Runnable;)"),
+    ("submit", "(Ljava/lang/Runnable;Ljava/lang/Object;)"),
+    ("submit", "(Ljava/util/concurrent/Callable;)"),
+    ("execute", "(Ljava/util/concurrent/ForkJoinTask;)"),
+    ("submit", "(Ljava/util/concurrent/ForkJoinTask;)"),
+    ("invoke", "(Ljava/util/concurrent/ForkJoinTask;)"),
 ];
+
+fn is_submission(name: &str, desc: &str) -> bool {
+    let params = desc.find(')').map_or(desc, |i| &desc[..=i]);
+    SUBMISSIONS.contains(&(name, params))
+}
 
 /// Decides the probes of one class. `is_plumbing` says whether the class is in
 /// the plumbing table of the running JDK.
@@ -162,7 +154,7 @@ pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Dec
         if bridge {
             continue;
         }
-        if SUBMISSIONS.contains(&(n, desc)) {
+        if is_submission(n, desc) {
             d.wraps.push(Wrap {
                 name: n.into(),
                 descriptor: desc.into(),

@@ -110,8 +110,14 @@ pub extern "system" fn Java_weft_Probe_nSubmitBegin(
         if depth != Some(1) || task_cls == 0 || !sink::recording() {
             return Ok(());
         }
-        let site =
-            agent::capture_site(jni, SiteKind::Submit, task_cls as u32, std::ptr::null_mut());
+        // Sample sites per user task class: every runAsync submits an AsyncRun.
+        let sampled_cls = if inner_cls != 0 { inner_cls } else { task_cls };
+        let site = agent::capture_site(
+            jni,
+            SiteKind::Submit,
+            sampled_cls as u32,
+            std::ptr::null_mut(),
+        );
         sink::emit(&Record::Submit {
             ts,
             probe: probe as u32,

@@ -310,7 +310,11 @@ impl Model {
         if id == 0 {
             return None;
         }
-        Some(match self.sites.get(&id).and_then(|f| f.first()) {
+        // The site a user can change: the innermost frame outside the JDK
+        // (runAsync submits from CompletableFuture.asyncRunStage), else the innermost.
+        let frames = self.sites.get(&id);
+        let user = frames.and_then(|fs| fs.iter().find(|f| !is_jdk_frame(f)));
+        Some(match user.or_else(|| frames.and_then(|f| f.first())) {
             Some(f) => f.clone(),
             None => format!("<unknown site #{id}>"),
         })
@@ -325,4 +329,11 @@ impl Model {
     pub fn lost_records(&self) -> u64 {
         self.losses.iter().map(|l| l.records).sum()
     }
+}
+
+/// Frames of the JDK's own packages, which a user cannot change.
+pub fn is_jdk_frame(frame: &str) -> bool {
+    ["java.", "javax.", "jdk.", "sun.", "com.sun."]
+        .iter()
+        .any(|p| frame.starts_with(p))
 }

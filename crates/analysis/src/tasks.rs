@@ -349,8 +349,25 @@ pub fn analyze_tasks(trace: &Trace, model: &Model) -> TaskAnalysis {
                     inner_ident,
                 } => {
                     let obj = (*class_id, *ident);
+                    let def = model.probes.get(probe);
+                    let plumbing = match def {
+                        Some(d) => d.kind == ProbeKind::PlumbingExecution,
+                        None => *inner_class_id != 0,
+                    };
+                    let inner = (plumbing && *inner_class_id != 0)
+                        .then_some((*inner_class_id, *inner_ident));
                     if let Some(top) = stack.last() {
-                        if nodes[top.node].has_identity(obj) {
+                        let top_node = &mut nodes[top.node];
+                        // A wrapper inside a wrapper of the same task (FutureTask →
+                        // RunnableAdapter → lambda) is the same execution.
+                        let same_wrapped_task = inner.is_some()
+                            && top_node.plumbing
+                            && !top_node.resolved
+                            && top_node.inner == inner;
+                        if same_wrapped_task && !top_node.extra_ids.contains(&obj) {
+                            top_node.extra_ids.push(obj);
+                        }
+                        if same_wrapped_task || top_node.has_identity(obj) {
                             stack.push(Frame {
                                 node: top.node,
                                 probe: *probe,
@@ -361,19 +378,12 @@ pub fn analyze_tasks(trace: &Trace, model: &Model) -> TaskAnalysis {
                             continue;
                         }
                     }
-                    let def = model.probes.get(probe);
                     let method = match def.map(|d| d.method.as_str()) {
                         Some("run") => Method::Run,
                         Some("call") => Method::Call,
                         Some("exec") => Method::Exec,
                         _ => Method::Unknown,
                     };
-                    let plumbing = match def {
-                        Some(d) => d.kind == ProbeKind::PlumbingExecution,
-                        None => *inner_class_id != 0,
-                    };
-                    let inner = (plumbing && *inner_class_id != 0)
-                        .then_some((*inner_class_id, *inner_ident));
                     let idx = nodes.len();
                     let mut extra = Vec::new();
                     // Rule 2: open plumbing wrapping this object is resolved by it.

@@ -109,6 +109,24 @@ fn lambda_via_plumbing_reported_under_lambda_class() {
 }
 
 #[test]
+fn wrapper_inside_wrapper_of_the_same_lambda_is_one_execution() {
+    // submit(lambda): FutureTask.run → Executors$RunnableAdapter.call → lambda (not wrapped).
+    let mut tb = TB::new();
+    tb.submit(MAIN, 10, (C_LAMBDA, 7), 0);
+    pool_thread(&mut tb, 1, 0);
+    tb.begin_p(1, 20, P_FUTURETASK_RUN, C_FUTURETASK, 300, (C_LAMBDA, 7));
+    tb.begin_p(1, 21, P_ADAPTER_CALL, C_ADAPTER, 400, (C_LAMBDA, 7));
+    tb.end(1, 49, P_ADAPTER_CALL, 400);
+    tb.end(1, 50, P_FUTURETASK_RUN, 300);
+    pool_thread_end(&mut tb, 1, 100);
+    let (_, t) = run(&tb);
+    let r = class(&t, "demo.Main$$Lambda[main:10]", TaskKind::Runnable);
+    assert_eq!((r.executions, r.aggregated, r.submitted), (1, 0, 1));
+    assert_eq!(r.granularity_ns.total, 30);
+    assert_eq!(r.queue_wait_ns.unwrap().p50, 10);
+}
+
+#[test]
 fn submission_of_plumbing_object_matches_its_stand_in_or_inner() {
     // execute(new FutureTask(work)) and CompletableFuture.runAsync(lambda): the
     // submitted object is the plumbing one.

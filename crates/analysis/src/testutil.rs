@@ -11,6 +11,7 @@ pub const P_CALL: u32 = 6;
 pub const P_SUBMIT_CALLABLE: u32 = 7;
 pub const P_EXEC: u32 = 8;
 pub const P_RUN: u32 = 9;
+pub const P_ADAPTER_CALL: u32 = 10;
 
 pub const C_WORK: u32 = 10;
 pub const C_FUTURETASK: u32 = 11;
@@ -23,6 +24,7 @@ pub const C_MYTHREAD: u32 = 17;
 pub const C_REC: u32 = 18;
 pub const C_POOL: u32 = 19;
 pub const C_FJWT: u32 = 20;
+pub const C_ADAPTER: u32 = 21;
 
 pub const MAIN: u32 = 0;
 
@@ -51,6 +53,7 @@ impl TB {
             (C_REC, "demo.Rec"),
             (C_POOL, "java.util.concurrent.ThreadPoolExecutor"),
             (C_FJWT, "java.util.concurrent.ForkJoinWorkerThread"),
+            (C_ADAPTER, "java.util.concurrent.Executors$RunnableAdapter"),
         ] {
             tb.recs.push((
                 GLOBAL_THREAD,
@@ -107,6 +110,13 @@ impl TB {
             ),
             (P_EXEC, ProbeKind::Execution, "demo.Rec", "exec", "()Z"),
             (P_RUN, ProbeKind::Execution, "demo.Any", "run", r),
+            (
+                P_ADAPTER_CALL,
+                ProbeKind::PlumbingExecution,
+                "java.util.concurrent.Executors$RunnableAdapter",
+                "call",
+                "()Ljava/lang/Object;",
+            ),
         ] {
             tb.recs.push((
                 GLOBAL_THREAD,

@@ -12,7 +12,9 @@ const MAIN_CLASS: &str = "weft.sample.Sample";
 
 pub fn run(output: &Path) -> Result<u8, CliError> {
     if SAMPLE_SOURCES.is_empty() {
-        return Err(CliError::new("this weft was built without the sample program"));
+        return Err(CliError::new(
+            "this weft was built without the sample program",
+        ));
     }
     let dir = std::env::temp_dir().join(format!("weft-demo-{}", std::process::id()));
     let src = dir.join("src");
@@ -21,8 +23,9 @@ pub fn run(output: &Path) -> Result<u8, CliError> {
         for (rel, text) in SAMPLE_SOURCES {
             let path = src.join(rel);
             if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| CliError::new(format!("cannot create {}: {e}", parent.display())))?;
+                std::fs::create_dir_all(parent).map_err(|e| {
+                    CliError::new(format!("cannot create {}: {e}", parent.display()))
+                })?;
             }
             std::fs::write(&path, text)
                 .map_err(|e| CliError::new(format!("cannot write {}: {e}", path.display())))?;
@@ -51,7 +54,10 @@ pub fn run(output: &Path) -> Result<u8, CliError> {
         let _ = std::fs::remove_file(&output);
         let agent = find_agent(None)?;
         let agent_arg = format!("-agentpath:{}=out={}", agent.display(), output.display());
-        eprintln!("weft: recording java -cp {} {MAIN_CLASS}", classes.display());
+        eprintln!(
+            "weft: recording java -cp {} {MAIN_CLASS}",
+            classes.display()
+        );
         let command = [
             "java".into(),
             "-cp".into(),
@@ -60,7 +66,9 @@ pub fn run(output: &Path) -> Result<u8, CliError> {
         ];
         let status = launch(&command, &agent_arg)?;
         if !status.success() {
-            return Err(CliError::new(format!("the sample program failed: {status}")));
+            return Err(CliError::new(format!(
+                "the sample program failed: {status}"
+            )));
         }
         eprintln!("weft: trace written to {}\n", output.display());
         let text = crate::report::render(&output, false)?;

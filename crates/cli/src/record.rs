@@ -59,21 +59,24 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
 /// The agent library shipped next to the `weft` binary.
 pub fn find_agent(explicit: Option<&Path>) -> Result<PathBuf, CliError> {
     if let Some(p) = explicit {
-        return p.canonicalize().map_err(|e| {
-            CliError::new(format!("agent library {} not usable: {e}", p.display()))
-        });
+        return p
+            .canonicalize()
+            .map_err(|e| CliError::new(format!("agent library {} not usable: {e}", p.display())));
     }
     if let Some(p) = std::env::var_os("WEFT_AGENT") {
         let p = PathBuf::from(p);
-        return p.canonicalize().map_err(|e| {
-            CliError::new(format!("WEFT_AGENT={} not usable: {e}", p.display()))
-        });
+        return p
+            .canonicalize()
+            .map_err(|e| CliError::new(format!("WEFT_AGENT={} not usable: {e}", p.display())));
     }
     let exe = std::env::current_exe()
         .map_err(|e| CliError::new(format!("cannot locate the weft binary: {e}")))?;
     let dir = exe.parent().unwrap_or(Path::new("."));
     // `cargo test` runs binaries from target/<profile>/deps; the library sits one level up.
-    for candidate in [dir.join("libweft_agent.so"), dir.join("../libweft_agent.so")] {
+    for candidate in [
+        dir.join("libweft_agent.so"),
+        dir.join("../libweft_agent.so"),
+    ] {
         if candidate.is_file() {
             if let Ok(p) = candidate.canonicalize() {
                 return Ok(p);
@@ -124,9 +127,7 @@ fn prepare_output(path: &Path) -> Result<(), CliError> {
 }
 
 fn is_java_launcher(program: &OsString) -> bool {
-    Path::new(program)
-        .file_name()
-        .is_some_and(|n| n == "java")
+    Path::new(program).file_name().is_some_and(|n| n == "java")
 }
 
 pub fn run(args: RecordArgs) -> Result<u8, CliError> {
@@ -167,7 +168,11 @@ pub fn launch(command: &[OsString], agent_arg: &str) -> Result<std::process::Exi
         cmd.args(rest).env("JAVA_TOOL_OPTIONS", opts);
     }
     let mut child = cmd.spawn().map_err(|e| {
-        let code = if e.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 };
+        let code = if e.kind() == std::io::ErrorKind::NotFound {
+            127
+        } else {
+            126
+        };
         CliError::with_code(
             format!("cannot run `{}`: {e}", program.to_string_lossy()),
             code,
@@ -208,7 +213,9 @@ fn report_traces(output: &Path) {
                     name.is_some_and(|n| {
                         n.strip_prefix(&prefix)
                             .and_then(|rest| rest.strip_suffix(".weft"))
-                            .is_some_and(|pid| !pid.is_empty() && pid.chars().all(|c| c.is_ascii_digit()))
+                            .is_some_and(|pid| {
+                                !pid.is_empty() && pid.chars().all(|c| c.is_ascii_digit())
+                            })
                     })
                 })
                 .collect();

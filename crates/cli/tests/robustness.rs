@@ -16,16 +16,37 @@ use common::*;
 /// (when `one_line`), nothing on stdout, and the line mentions each of `mentions`.
 fn assert_clean_error(r: &Run, what: &str, one_line: bool, mentions: &[&str]) {
     assert_no_panic(r, what);
-    assert!(!r.status.success(), "{what}: expected a non-zero exit\n{}", r.describe());
+    assert!(
+        !r.status.success(),
+        "{what}: expected a non-zero exit\n{}",
+        r.describe()
+    );
     let lines = r.stderr_lines();
-    assert!(!lines.is_empty(), "{what}: expected an error message on stderr\n{}", r.describe());
+    assert!(
+        !lines.is_empty(),
+        "{what}: expected an error message on stderr\n{}",
+        r.describe()
+    );
     if one_line {
-        assert_eq!(lines.len(), 1, "{what}: expected one error line on stderr\n{}", r.describe());
-        assert!(r.stdout.trim().is_empty(), "{what}: expected nothing on stdout\n{}", r.describe());
+        assert_eq!(
+            lines.len(),
+            1,
+            "{what}: expected one error line on stderr\n{}",
+            r.describe()
+        );
+        assert!(
+            r.stdout.trim().is_empty(),
+            "{what}: expected nothing on stdout\n{}",
+            r.describe()
+        );
     }
     let all = r.stderr.to_lowercase();
     for m in mentions {
-        assert!(all.contains(&m.to_lowercase()), "{what}: error should mention {m:?}\n{}", r.describe());
+        assert!(
+            all.contains(&m.to_lowercase()),
+            "{what}: error should mention {m:?}\n{}",
+            r.describe()
+        );
     }
 }
 
@@ -54,13 +75,25 @@ fn exit_code_of_the_program_is_passed_through() {
     assert_eq!(r.stdout, "exiting with 3\n");
     // The trace of a program that called System.exit is complete and readable.
     let report = report_json(&trace);
-    assert_eq!(report.pointer("/trace/truncated"), Some(&serde_json::Value::Bool(false)), "{report}");
+    assert_eq!(
+        report.pointer("/trace/truncated"),
+        Some(&serde_json::Value::Bool(false)),
+        "{report}"
+    );
 }
 
 #[test]
 fn unknown_option_is_a_clean_error() {
     let out = scratch_file("unknown-option.weft");
-    let r = weft_cmd(&["record", "--no-such-option", "-o", out.to_str().unwrap(), "--", "java", "-version"]);
+    let r = weft_cmd(&[
+        "record",
+        "--no-such-option",
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        "java",
+        "-version",
+    ]);
     assert_clean_error(&r, "record --no-such-option", false, &["--no-such-option"]);
     assert!(!out.exists(), "no trace should be written");
 
@@ -81,7 +114,14 @@ fn record_without_a_command_is_a_clean_error() {
 #[test]
 fn command_not_found_is_a_clean_error() {
     let out = scratch_file("not-found.weft");
-    let r = weft_cmd(&["record", "-o", out.to_str().unwrap(), "--", "weft-no-such-program-xyz", "arg"]);
+    let r = weft_cmd(&[
+        "record",
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        "weft-no-such-program-xyz",
+        "arg",
+    ]);
     assert_clean_error(&r, "command not found", true, &["weft-no-such-program-xyz"]);
 }
 
@@ -130,7 +170,11 @@ fn text_report_names_the_task_classes() {
     let r = weft_cmd(&["report", trace.to_str().unwrap()]);
     assert_no_panic(&r, "weft report");
     assert!(r.status.success(), "{}", r.describe());
-    assert!(r.stdout.contains("PoolTasks$"), "text report should list the PoolTasks task classes\n{}", r.describe());
+    assert!(
+        r.stdout.contains("PoolTasks$"),
+        "text report should list the PoolTasks task classes\n{}",
+        r.describe()
+    );
 }
 
 #[test]
@@ -149,7 +193,9 @@ fn truncated_trace_is_read_and_flagged() {
     assert_no_panic(&r, "weft report (text) of a truncated trace");
     assert!(r.status.success(), "{}", r.describe());
     assert!(
-        (r.stdout.clone() + &r.stderr).to_lowercase().contains("truncated"),
+        (r.stdout.clone() + &r.stderr)
+            .to_lowercase()
+            .contains("truncated"),
         "the text report should say the trace is truncated\n{}",
         r.describe()
     );
@@ -177,7 +223,11 @@ fn block_offsets(bytes: &[u8]) -> Vec<(usize, usize)> {
 fn corrupt_trace_is_a_clean_error() {
     let mut bytes = std::fs::read(small_trace()).unwrap();
     let blocks = block_offsets(&bytes);
-    assert!(blocks.len() >= 2, "expected several blocks in a real trace, found {}", blocks.len());
+    assert!(
+        blocks.len() >= 2,
+        "expected several blocks in a real trace, found {}",
+        blocks.len()
+    );
     // Flip bytes inside the payload of the block that holds the middle of the
     // file (not the last block: a bad last block reads as a torn write).
     let mid = bytes.len() / 2;
@@ -214,13 +264,19 @@ fn sigkilled_jvm_leaves_a_readable_truncated_trace() {
         .arg("100ms")
         .arg("--")
         .args(java_argv("Endless", &["60000"]));
-    c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    c.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = c.spawn().expect("start weft record");
     // The workload's first line is the JVM's own pid: kill the JVM, not weft.
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     stdout.read_line(&mut line).expect("read PID line");
-    let pid: u32 = match line.trim().strip_prefix("PID ").and_then(|s| s.parse().ok()) {
+    let pid: u32 = match line
+        .trim()
+        .strip_prefix("PID ")
+        .and_then(|s| s.parse().ok())
+    {
         Some(p) => p,
         None => {
             let _ = child.kill();
@@ -230,9 +286,17 @@ fn sigkilled_jvm_leaves_a_readable_truncated_trace() {
     std::thread::sleep(Duration::from_millis(1200));
     sigkill(pid);
     child.stdout = Some(stdout.into_inner());
-    let r = wait_with_timeout(child, "weft record of a killed JVM", Duration::from_secs(60));
+    let r = wait_with_timeout(
+        child,
+        "weft record of a killed JVM",
+        Duration::from_secs(60),
+    );
     assert_no_panic(&r, "weft record");
-    assert!(!r.status.success(), "weft record should fail when its JVM is killed\n{}", r.describe());
+    assert!(
+        !r.status.success(),
+        "weft record should fail when its JVM is killed\n{}",
+        r.describe()
+    );
 
     let report = report_json(&trace);
     assert_eq!(
@@ -244,16 +308,25 @@ fn sigkilled_jvm_leaves_a_readable_truncated_trace() {
     let ticks = report
         .pointer("/tasks/classes")
         .and_then(|v| v.as_array())
-        .and_then(|rows| rows.iter().find(|r| r["class"] == "weft.workloads.Endless$Tick"))
+        .and_then(|rows| {
+            rows.iter()
+                .find(|r| r["class"] == "weft.workloads.Endless$Tick")
+        })
         .and_then(|r| r["executions"].as_u64())
         .unwrap_or(0);
-    assert!(ticks > 0, "a second of 100 us tasks should be in the trace\n{}", workload_rows(&report));
+    assert!(
+        ticks > 0,
+        "a second of 100 us tasks should be in the trace\n{}",
+        workload_rows(&report)
+    );
 
     let t = weft_cmd(&["report", trace.to_str().unwrap()]);
     assert_no_panic(&t, "weft report (text)");
     assert!(t.status.success(), "{}", t.describe());
     assert!(
-        (t.stdout.clone() + &t.stderr).to_lowercase().contains("truncated"),
+        (t.stdout.clone() + &t.stderr)
+            .to_lowercase()
+            .contains("truncated"),
         "the text report should say the trace is truncated\n{}",
         t.describe()
     );
@@ -266,6 +339,10 @@ fn demo_records_the_sample() {
     assert_no_panic(&r, "weft demo");
     assert!(r.status.success(), "weft demo failed\n{}", r.describe());
     for class in ["weft.sample.Sample$Checksum", "weft.sample.Sample$Render"] {
-        assert!(r.stdout.contains(class), "demo report should list {class}\n{}", r.describe());
+        assert!(
+            r.stdout.contains(class),
+            "demo report should list {class}\n{}",
+            r.describe()
+        );
     }
 }

@@ -95,19 +95,51 @@ fn harness_compare_accepts_a_match_and_catches_mismatches() {
         common::compare(&truth, &r)
     };
     let cases: Vec<(&str, Vec<String>)> = vec![
-        ("count", mutate(&|r| r["tasks"]["classes"][0]["executions"] = json!(9))),
-        ("kind", mutate(&|r| r["tasks"]["classes"][0]["kind"] = json!("callable"))),
-        ("aggregated", mutate(&|r| r["tasks"]["classes"][1]["aggregated"] = json!(3))),
-        ("self p50", mutate(&|r| r["tasks"]["classes"][0]["granularity_ns"]["p50"] = json!(340000))),
-        ("queue wait", mutate(&|r| r["tasks"]["classes"][0]["queue_wait_ns"] = Value::Null)),
-        ("unexpected", mutate(&|r| {
-            r["tasks"]["classes"][2]["class"] = json!("weft.workloads.T$Gone");
-        })),
-        ("extra class", mutate(&|r| r["tasks"]["classes"][2]["class"] = json!("weft.workloads.T$$Lambda"))),
-        ("thread", mutate(&|r| r["threads"][0]["end_ns"] = Value::Null)),
+        (
+            "count",
+            mutate(&|r| r["tasks"]["classes"][0]["executions"] = json!(9)),
+        ),
+        (
+            "kind",
+            mutate(&|r| r["tasks"]["classes"][0]["kind"] = json!("callable")),
+        ),
+        (
+            "aggregated",
+            mutate(&|r| r["tasks"]["classes"][1]["aggregated"] = json!(3)),
+        ),
+        (
+            "self p50",
+            mutate(&|r| r["tasks"]["classes"][0]["granularity_ns"]["p50"] = json!(340000)),
+        ),
+        (
+            "queue wait",
+            mutate(&|r| r["tasks"]["classes"][0]["queue_wait_ns"] = Value::Null),
+        ),
+        (
+            "unexpected",
+            mutate(&|r| {
+                r["tasks"]["classes"][2]["class"] = json!("weft.workloads.T$Gone");
+            }),
+        ),
+        (
+            "extra class",
+            mutate(&|r| r["tasks"]["classes"][2]["class"] = json!("weft.workloads.T$$Lambda")),
+        ),
+        (
+            "thread",
+            mutate(&|r| r["threads"][0]["end_ns"] = Value::Null),
+        ),
         ("gc", mutate(&|r| r["gc"]["pauses"] = json!(0))),
-        ("truncated", mutate(&|r| r["trace"]["truncated"] = json!(true))),
-        ("missing", mutate(&|r| { r["tasks"]["classes"].as_array_mut().unwrap().remove(1); })),
+        (
+            "truncated",
+            mutate(&|r| r["trace"]["truncated"] = json!(true)),
+        ),
+        (
+            "missing",
+            mutate(&|r| {
+                r["tasks"]["classes"].as_array_mut().unwrap().remove(1);
+            }),
+        ),
     ];
     for (what, problems) in cases {
         assert!(!problems.is_empty(), "compare missed a wrong {what}");

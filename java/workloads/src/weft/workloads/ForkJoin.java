@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * counts do not depend on timing.
  *
  * <ul>
- * <li>{@code Sum extends RecursiveTask}: three trees, each root submitted by
+ * <li>{@code Sum extends RecursiveTask}: seven trees, each root submitted by
  *     {@code pool.invoke}; each node with more than one leaf forks its left half,
  *     {@code invoke()}s its right half, then {@code join()}s the left. The
  *     invoked right half runs its exec() inside the parent; the forked left half
@@ -108,8 +108,9 @@ public final class ForkJoin {
         pool.invoke(new Warm(1));
         truth.task(Warm.class, "forkjoin", 3, 2, 1);
 
-        // Three trees, so that a test's p50 is not one execution that a hiccup can stretch.
-        for (int tree = 0; tree < 3; tree++) {
+        // Seven trees, so that a test's p50 is not one execution that a hiccup (or the
+        // interpreter, before the JIT compiles the probes) can stretch.
+        for (int tree = 0; tree < 7; tree++) {
             long sum = pool.invoke(new Sum(0, leaves));
             if (sum != (long) leaves * (leaves - 1) / 2) throw new AssertionError("sum " + sum);
             truth.task(Sum.class, "forkjoin", 2L * leaves - 1, 2L * leaves - 2, 1);
