@@ -50,8 +50,10 @@ impl ThreadInfo {
     /// The JVM's main thread, which the agent records at VMInit with a
     /// `ThreadStart` (name `main`, a plain `java.lang.Thread`, no target). Its
     /// start was not observed, so it is not a task execution (docs/task-model.md).
+    /// `DestroyJavaVM` is the launcher's native thread attached again to wait
+    /// for the last non-daemon thread: not a started thread either.
     pub fn is_main(&self, model: &Model) -> bool {
-        self.name.as_deref() == Some("main")
+        matches!(self.name.as_deref(), Some("main") | Some("DestroyJavaVM"))
             && self.target_class_id == 0
             && (self.class_id == 0 || model.class_name(self.class_id) == "java.lang.Thread")
     }
