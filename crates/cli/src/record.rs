@@ -72,9 +72,11 @@ pub fn find_agent(explicit: Option<&Path>) -> Result<PathBuf, CliError> {
     let exe = std::env::current_exe()
         .map_err(|e| CliError::new(format!("cannot locate the weft binary: {e}")))?;
     let dir = exe.parent().unwrap_or(Path::new("."));
-    // `cargo test` runs binaries from target/<profile>/deps; the library sits one level up.
+    // `cargo build` puts the library beside the binary; `cargo test` leaves the
+    // one it builds in target/<profile>/deps without copying it up.
     for candidate in [
         dir.join("libweft_agent.so"),
+        dir.join("deps/libweft_agent.so"),
         dir.join("../libweft_agent.so"),
     ] {
         if candidate.is_file() {
