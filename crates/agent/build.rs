@@ -41,6 +41,16 @@ fn main() {
     let mut gen = String::from("/// Class files of package `weft`, compiled by build.rs.\npub static PROBE_CLASSES: &[(&str, &[u8])] = &[\n");
     for f in files {
         let name = f.file_name().unwrap().to_str().unwrap().to_string();
+        // Fork-join stand-ins (java/agent/weft/FjStub*.java): references to them are
+        // renamed to the JDK classes they stand for; they are not embedded.
+        if name.starts_with("FjStub") {
+            continue;
+        }
+        let bytes = fs::read(&f).unwrap();
+        let renamed = rename_stubs(&bytes);
+        if renamed != bytes {
+            fs::write(&f, &renamed).unwrap();
+        }
         gen.push_str(&format!(
             "    ({name:?}, include_bytes!({:?})),\n",
             f.display().to_string()
@@ -48,4 +58,30 @@ fn main() {
     }
     gen.push_str("];\n");
     fs::write(out.join("probe_classes.rs"), gen).unwrap();
+}
+
+/// Replaces the constant-pool Utf8 entries naming the fork-join stand-in classes
+/// with the JDK classes (the entry is `01 len:u2 bytes`; nothing in a class file
+/// refers to constant-pool byte offsets, so the length may change).
+fn rename_stubs(bytes: &[u8]) -> Vec<u8> {
+    const MAP: &[(&str, &str)] = &[
+        ("weft/FjStubTask", "java/util/concurrent/ForkJoinTask"),
+        (
+            "weft/FjStubWorker",
+            "java/util/concurrent/ForkJoinWorkerThread",
+        ),
+    ];
+    let mut out = bytes.to_vec();
+    for (from, to) in MAP {
+        let mut pat = vec![1u8];
+        pat.extend_from_slice(&(from.len() as u16).to_be_bytes());
+        pat.extend_from_slice(from.as_bytes());
+        let mut rep = vec![1u8];
+        rep.extend_from_slice(&(to.len() as u16).to_be_bytes());
+        rep.extend_from_slice(to.as_bytes());
+        if let Some(i) = out.windows(pat.len()).position(|w| w == pat.as_slice()) {
+            out.splice(i..i + pat.len(), rep);
+        }
+    }
+    out
 }

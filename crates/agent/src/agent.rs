@@ -84,12 +84,14 @@ pub fn init_refs(jvmti: Jvmti, jni: Jni) -> Result<(), String> {
     let ident_of = jni
         .get_static_method_id(probe, "identOf", "(Ljava/lang/Object;)I")
         .ok_or("weft/Probe.identOf missing")?;
-    let probe_methods = jvmti
+    let mut probe_methods: HashSet<usize> = jvmti
         .get_class_methods(probe)
         .map_err(|e| format!("GetClassMethods(weft/Probe) failed: {e}"))?
         .into_iter()
         .map(|m| m as usize)
         .collect();
+    // Fork-join probe frames are skipped in sites too (crates/agent/src/forkjoin.rs).
+    probe_methods.extend(crate::forkjoin::probe_methods(jvmti, jni));
     let (thread_get_id, thread_target) = match jni.find_class("java/lang/Thread") {
         Some(t) => (
             jni.get_method_id(t, "getId", "()J").map(|m| m as usize),
@@ -501,6 +503,57 @@ pub fn capture_site(jni: Jni, kind: SiteKind, class_id: u32, obj: jobject) -> u3
             }
         };
         out.push(s);
+    }
+    let (id, new) = with_sites(|s| {
+        let next = s.ids.len() as u32 + 1;
+        match s.ids.get(&out) {
+            Some(&id) => (id, false),
+            None => {
+                s.ids.insert(out.clone(), next);
+                (next, true)
+            }
+        }
+    });
+    if new {
+        sink::emit_global(&Record::SiteDef {
+            id,
+            frames: out.iter().map(|s| s.to_string()).collect(),
+        });
+    }
+    id
+}
+
+/// A site id for explicit frames (lock contention sites, docs/locks.md): leading
+/// frames whose string starts with one of `skip` are dropped, then `keep` are kept.
+pub fn site_for_frames(
+    jvmti: Jvmti,
+    jni: Jni,
+    frames: &[crate::jvmti::FrameInfo],
+    skip: &[&str],
+    keep: usize,
+) -> u32 {
+    let mut out: Vec<Arc<str>> = Vec::with_capacity(keep);
+    for f in frames {
+        let key = (f.method as usize, f.location);
+        let cached = with_sites(|s| s.frames.get(&key).cloned());
+        let s = match cached {
+            Some(s) => s,
+            None => {
+                let s: Arc<str> = frame_string(jvmti, jni, f.method, f.location).into();
+                with_sites(|st| st.frames.insert(key, s.clone()));
+                s
+            }
+        };
+        if out.is_empty() && skip.iter().any(|p| s.starts_with(p)) {
+            continue;
+        }
+        out.push(s);
+        if out.len() >= keep {
+            break;
+        }
+    }
+    if out.is_empty() {
+        return 0;
     }
     let (id, new) = with_sites(|s| {
         let next = s.ids.len() as u32 + 1;

@@ -60,6 +60,25 @@ impl Hierarchy {
         self.supers.insert(s.name.clone(), v);
     }
 
+    /// Whether `ancestor` is `name` or one of its known ancestors.
+    pub fn has_ancestor(&self, name: &str, ancestor: &str) -> bool {
+        let mut stack = vec![name];
+        let mut seen = 0;
+        while let Some(n) = stack.pop() {
+            if n == ancestor {
+                return true;
+            }
+            seen += 1;
+            if seen > 256 {
+                return false;
+            }
+            if let Some(s) = self.supers.get(n) {
+                stack.extend(s.iter().map(String::as_str));
+            }
+        }
+        false
+    }
+
     /// Whether `name` is known to be a task type (by its ancestors seen so far).
     pub fn is_task(&self, name: &str) -> bool {
         let mut stack = vec![name];
@@ -133,7 +152,9 @@ pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Dec
         let (n, desc) = (m.name.as_str(), m.descriptor.as_str());
         let exec = match n {
             "run" => desc == "()V" && !bridge,
-            "exec" => desc == "()Z" && !bridge,
+            // ForkJoinTask executions are recorded by the fork-join probe on doExec
+            // (crates/agent/src/forkjoin.rs); only plumbing adapters keep an exec probe.
+            "exec" => desc == "()Z" && !bridge && is_plumbing,
             "call" => {
                 let returns_object = desc.starts_with("()L") || desc.starts_with("()[");
                 // A lone bridge `call()Ljava/lang/Object;` is not a bridge to anything here.
@@ -161,20 +182,16 @@ pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Dec
                 kind: ProbeKind::Submission,
                 pass_arg0: true,
             });
-        } else if s.name == "java/util/concurrent/ForkJoinTask"
-            && n == "fork"
-            && desc.starts_with("()")
-        {
-            d.wraps.push(Wrap {
-                name: n.into(),
-                descriptor: desc.into(),
-                kind: ProbeKind::Fork,
-                pass_arg0: false,
-            });
         }
     }
+    d.wraps.extend(crate::locks::lock_wraps(s));
+    d.wraps.extend(crate::forkjoin::wraps(s));
     let is_interface = s.access & ACC_INTERFACE != 0;
-    if !is_interface && !is_plumbing && hierarchy.is_task(&s.name) {
+    if !is_interface
+        && !is_plumbing
+        && hierarchy.is_task(&s.name)
+        && !crate::forkjoin::is_fj_task(hierarchy, &s.name)
+    {
         d.creation = s.methods.iter().any(|m| m.name == "<init>");
     }
     d

@@ -348,3 +348,59 @@ pub unsafe fn get_env(vm: *mut JavaVM, version: jint) -> Option<*mut c_void> {
         None
     }
 }
+
+// ---------------------------------------------------------------- locks (docs/locks.md)
+
+impl Jni {
+    pub fn is_same_object(self, a: jobject, b: jobject) -> bool {
+        let f = jfn!(self, 24, fn(jobject, jobject) -> jboolean);
+        // SAFETY: valid env (type invariant); slot 24 is IsSameObject; live refs or null.
+        unsafe { f(self.0, a, b) != 0 }
+    }
+}
+
+/// `JNINativeMethod` of RegisterNatives.
+#[repr(C)]
+pub struct NativeMethod {
+    pub name: *const c_char,
+    pub signature: *const c_char,
+    pub fn_ptr: *mut c_void,
+}
+
+impl Jni {
+    /// RegisterNatives(class, one method); true on success.
+    pub fn register_native(self, c: jclass, name: &str, sig: &str, f_ptr: *mut c_void) -> bool {
+        let (Ok(n), Ok(s)) = (CString::new(name), CString::new(sig)) else {
+            return false;
+        };
+        let m = NativeMethod {
+            name: n.as_ptr(),
+            signature: s.as_ptr(),
+            fn_ptr: f_ptr,
+        };
+        let f = jfn!(self, 215, fn(jclass, *const NativeMethod, jint) -> jint);
+        // SAFETY: slot 215 is RegisterNatives; `m` and its strings live for the call.
+        let r = unsafe { f(self.0, c, &m, 1) };
+        !self.check_clear() && r == 0
+    }
+}
+
+// ---- fork-join batches (crates/agent/src/forkjoin.rs) ----
+impl Jni {
+    /// Calls a static `void m()`; false if it threw (the exception is cleared).
+    pub fn call_static_void_method0(self, c: jclass, m: jmethodID) -> bool {
+        let f = jfn!(self, 143, fn(jclass, jmethodID, *const jvalue) -> ());
+        // SAFETY: valid env; `m` is a static no-argument void method of `c`.
+        unsafe { f(self.0, c, m, std::ptr::null()) };
+        !self.check_clear()
+    }
+
+    /// Copies `out.len()` elements of a `long[]` starting at 0 (GetLongArrayRegion).
+    pub fn get_long_array_region(self, a: jobject, out: &mut [i64]) -> bool {
+        let f = jfn!(self, 204, fn(jobject, jint, jint, *mut jlong) -> ());
+        // SAFETY: valid env; `a` is a long[] of at least out.len() elements (checked by
+        // the JVM, which raises an exception otherwise); `out` is writable for its length.
+        unsafe { f(self.0, a, 0, out.len() as jint, out.as_mut_ptr()) };
+        !self.check_clear()
+    }
+}

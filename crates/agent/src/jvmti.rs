@@ -41,6 +41,7 @@ mod slot {
     pub const ADD_CAPABILITIES: usize = 141;
     pub const GET_CONSTANT_POOL: usize = 145;
     pub const ADD_TO_BOOTSTRAP_CLASS_LOADER_SEARCH: usize = 148;
+    pub const SET_VERBOSE_FLAG: usize = 149;
 }
 
 /// Capability bits (jvmtiCapabilities is a 128-bit bit field; bit n = n-th field of jvmti.h).
@@ -165,6 +166,14 @@ impl Jvmti {
             f(self.0, JVMTI_ENABLE, event, std::ptr::null_mut())
         };
         check(r)
+    }
+
+    /// Turns off the JVM's `jni+resolve` log output (JVMTI_VERBOSE_JNI = 4).
+    /// HotSpot maps this flag to the stdout log of the jni+resolve tags.
+    pub fn silence_jni_resolve_log(self) -> JvmtiResult<()> {
+        let f = tfn!(self, slot::SET_VERBOSE_FLAG, fn(jint, u8));
+        // SAFETY: plain values; the flag constant is JVMTI_VERBOSE_JNI.
+        check(unsafe { f(self.0, 4, 0) })
     }
 
     pub fn add_to_bootstrap_class_loader_search(self, path: &str) -> JvmtiResult<()> {
@@ -390,6 +399,88 @@ impl Jvmti {
                 self.0,
                 std::ptr::null_mut(),
                 0,
+                max as jint,
+                frames.as_mut_ptr(),
+                &mut n,
+            )
+        })?;
+        frames.truncate(n.max(0) as usize);
+        Ok(frames)
+    }
+}
+
+// ---------------------------------------------------------------- locks (docs/locks.md)
+
+pub const EVENT_NATIVE_METHOD_BIND: jint = 67;
+pub const EVENT_MONITOR_WAIT: jint = 73;
+pub const EVENT_MONITOR_WAITED: jint = 74;
+pub const EVENT_MONITOR_CONTENDED_ENTER: jint = 75;
+pub const EVENT_MONITOR_CONTENDED_ENTERED: jint = 76;
+
+/// can_get_monitor_info (GetObjectMonitorUsage).
+pub const CAP_GET_MONITOR_INFO: u32 = 7;
+/// can_generate_native_method_bind_events.
+pub const CAP_NATIVE_METHOD_BIND: u32 = 30;
+
+#[repr(C)]
+struct MonitorUsageRaw {
+    owner: jobject,
+    entry_count: jint,
+    waiter_count: jint,
+    waiters: *mut jobject,
+    notify_waiter_count: jint,
+    notify_waiters: *mut jobject,
+}
+
+impl Jvmti {
+    /// JVMTI GetObjectHashCode (= System.identityHashCode).
+    pub fn get_object_hash_code(self, o: jobject) -> JvmtiResult<jint> {
+        let f = tfn!(self, 57, fn(jobject, *mut jint));
+        let mut h: jint = 0;
+        // SAFETY: slot 57 is GetObjectHashCode; valid out-pointer; live object.
+        check(unsafe { f(self.0, o, &mut h) })?;
+        Ok(h)
+    }
+
+    /// The owner thread (a local ref, or null) of an object's monitor. A safepoint operation.
+    pub fn get_monitor_owner(self, o: jobject) -> JvmtiResult<jobject> {
+        let f = tfn!(self, 58, fn(jobject, *mut MonitorUsageRaw));
+        let mut u = MonitorUsageRaw {
+            owner: std::ptr::null_mut(),
+            entry_count: 0,
+            waiter_count: 0,
+            waiters: std::ptr::null_mut(),
+            notify_waiter_count: 0,
+            notify_waiters: std::ptr::null_mut(),
+        };
+        // SAFETY: slot 58 is GetObjectMonitorUsage; valid out-struct.
+        check(unsafe { f(self.0, o, &mut u) })?;
+        self.deallocate(u.waiters);
+        self.deallocate(u.notify_waiters);
+        Ok(u.owner)
+    }
+
+    /// Frames of the current thread from `start` (innermost first).
+    pub fn get_stack_trace_from(self, start: usize, max: usize) -> JvmtiResult<Vec<FrameInfo>> {
+        let f = tfn!(
+            self,
+            slot::GET_STACK_TRACE,
+            fn(jobject, jint, jint, *mut FrameInfo, *mut jint)
+        );
+        let mut frames = vec![
+            FrameInfo {
+                method: std::ptr::null_mut(),
+                location: 0
+            };
+            max
+        ];
+        let mut n: jint = 0;
+        // SAFETY: null thread = current thread; buffer holds `max` frames.
+        check(unsafe {
+            f(
+                self.0,
+                std::ptr::null_mut(),
+                start as jint,
                 max as jint,
                 frames.as_mut_ptr(),
                 &mut n,

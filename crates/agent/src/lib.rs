@@ -11,10 +11,13 @@
 mod agent;
 mod clock;
 mod decide;
+mod forkjoin;
 mod jni;
 mod jvmti;
 mod lambda;
+mod locks;
 mod natives;
+pub mod offline;
 pub mod options;
 mod plumbing;
 mod sink;
@@ -263,6 +266,12 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
         &format!("{}task", hk::PROBE_COST_PREFIX),
         format!("{:.0}", measure_task_cost()),
     );
+    if let Some(v) = std::env::var("WEFT_LOCK_INTERVAL_NS")
+        .ok()
+        .filter(|v| v.parse::<u64>().is_ok())
+    {
+        header.set("locks.interval_ns", v);
+    }
     *lock(&PENDING) = Some(Pending {
         file,
         path: path_s,
@@ -284,6 +293,7 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     );
     cb.set(jvmti::EVENT_GC_START, on_gc_start as *const c_void);
     cb.set(jvmti::EVENT_GC_FINISH, on_gc_finish as *const c_void);
+    let lock_events = locks::setup(jvmti, &mut cb);
     let events = [
         jvmti::EVENT_VM_INIT,
         jvmti::EVENT_VM_DEATH,
@@ -296,7 +306,8 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     ];
     let setup = jvmti
         .set_event_callbacks(&cb)
-        .and_then(|_| events.iter().try_for_each(|&e| jvmti.enable_event(e)));
+        .and_then(|_| events.iter().try_for_each(|&e| jvmti.enable_event(e)))
+        .and_then(|_| lock_events.iter().try_for_each(|&e| jvmti.enable_event(e)));
     if let Err(e) = setup {
         sink::set_recording(false);
         remove_temp_dir();
@@ -323,6 +334,7 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
             return Ok(());
         };
         let init = agent::init_refs(jvmti, jni);
+        locks::init(jni);
         remove_temp_dir();
         for (k, prop) in [
             (hk::JVM_VERSION, "java.version"),
@@ -338,6 +350,8 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
                 .get_system_property("java.vm.version")
                 .unwrap_or_default(),
         );
+        p.header
+            .set("locks.park_hooked", locks::park_hooked().to_string());
         p.header.set(
             "jvm.major",
             agent::JDK_MAJOR.load(Ordering::Relaxed).to_string(),
@@ -374,6 +388,7 @@ unsafe extern "system" fn on_vm_death(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv) {
     guard(jni, "VMDeath", || {
         if let Some(jni) = jni {
             agent::set_probe_on(jni, false);
+            forkjoin::flush_all(jni);
         }
         LIVE.store(false, Ordering::SeqCst);
         sink::set_recording(false);
@@ -406,7 +421,11 @@ unsafe extern "system" fn on_thread_end(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, 
     if !LIVE.load(Ordering::Relaxed) {
         return;
     }
-    guard(jni_of(env), "ThreadEnd", || {
+    let jni = jni_of(env);
+    guard(jni, "ThreadEnd", || {
+        if let Some(jni) = jni {
+            forkjoin::thread_end(jni);
+        }
         sink::emit_and_flush(&agent::thread_end_record());
         sink::end_local();
         Ok(())
@@ -460,6 +479,7 @@ unsafe extern "system" fn on_class_file_load_hook(
     if decide::skip_class(&name) {
         return;
     }
+    locks::class_loaded(!_loader.is_null(), &name);
     let new_bytes = guard(jni_of(env), "ClassFileLoadHook", || Ok(transform(bytes)));
     if let (Some(b), Some(jvmti)) = (new_bytes, agent::jvmti()) {
         if let Ok(p) = jvmti.allocate_copy(&b) {
@@ -487,13 +507,23 @@ fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
         h.add(&summary);
         decide::decide(&summary, h, pl.is_some())
     };
+    let fj_fields = forkjoin::fields(&summary.name);
     if decision.wraps.is_empty() && !decision.creation {
-        return None;
+        if fj_fields.is_empty() {
+            return None;
+        }
+        return weft_classfile::add_fields(bytes, &fj_fields)
+            .ok()
+            .map(|(b, _)| b);
     }
     let mut wraps = Vec::new();
     let mut kinds = Vec::new();
     for w in &decision.wraps {
-        let id = agent::new_probe(w.kind, pl)?;
+        let id = if w.kind == forkjoin::KIND {
+            forkjoin::new_probe(&w.name)?
+        } else {
+            agent::new_probe(w.kind, pl)?
+        };
         kinds.push((id, w.kind, w.name.clone(), w.descriptor.clone()));
         wraps.push(WrapRequest {
             name: w.name.clone(),
@@ -542,6 +572,13 @@ fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
             method: "<init>".into(),
             descriptor: String::new(),
         });
+    }
+    if !fj_fields.is_empty() {
+        // ForkJoinTask: the usage-state field of the fork-join probes. Without it
+        // the wrappers are useless (FjProbe stays off), so keep the class as is.
+        return weft_classfile::add_fields(&result.bytes, &fj_fields)
+            .ok()
+            .map(|(b, _)| b);
     }
     Some(result.bytes)
 }

@@ -206,6 +206,35 @@ pub fn emit(r: &Record) {
     with_local(|l| s.push(&l.buf, r));
 }
 
+/// This thread's buffer (created on first use), for a batch writer that may run
+/// on another thread later (the fork-join event buffers, crates/agent/src/forkjoin.rs).
+pub fn local_buf() -> Option<Arc<Mutex<Buf>>> {
+    with_local(|l| l.buf.clone())
+}
+
+/// Appends records to a given thread buffer (if recording), under one lock.
+pub fn push_batch(buf: &Mutex<Buf>, records: impl Iterator<Item = Record>) {
+    if !recording() {
+        return;
+    }
+    let Some(s) = SINK.get() else { return };
+    let mut b = lock(buf);
+    if b.since == 0 {
+        b.since = clock::now().max(1);
+    }
+    for r in records {
+        b.enc.push(&r);
+        if b.enc.len() >= BLOCK_FLUSH_BYTES {
+            s.send(&mut b);
+            b.since = clock::now().max(1);
+        }
+    }
+    if b.ended {
+        // The thread has ended (a late flush at VMDeath): its buffer may have left the registry.
+        s.send(&mut b);
+    }
+}
+
 /// Appends a record to this thread's block and hands the block to the writer.
 pub fn emit_and_flush(r: &Record) {
     let Some(s) = SINK.get() else { return };

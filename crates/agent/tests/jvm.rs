@@ -291,15 +291,19 @@ fn fork_join_completable_future_method_ref() {
     let ix = Index::new(&t);
     assert!(ix.ended());
     ix.assert_balanced();
-    // Fib(10): 88 forks (one per non-leaf call); executions = forked tasks + the root
-    // (`new Fib(n - 2).compute()` is a plain call, not an execution).
-    assert_eq!(ix.begins_of("demo.Pools$Fib"), 89);
-    let forks = ix.count(
-        |r| matches!(r, Record::Fork { class_id, .. } if ix.class(*class_id) == "demo.Pools$Fib"),
+    // Fib(10): 88 forks (one per non-leaf call); runs = forked usages + the root
+    // (`new Fib(n - 2).compute()` is a plain call, not a run). Fork-join tasks are
+    // recorded by the Java-side fork-join probes (FjPush/FjRunBegin, docs/forkjoin.md).
+    let fib = |c: &u32| ix.class(*c) == "demo.Pools$Fib";
+    let runs = ix.count(
+        |r| matches!(r, Record::FjRunBegin { usage, class_id, .. } if *usage != 0 && fib(class_id)),
     );
+    assert_eq!(runs, 89);
+    let forks = ix
+        .count(|r| matches!(r, Record::FjPush { class_id, external: false, .. } if fib(class_id)));
     assert_eq!(forks, 88);
     let fork_site = t.records.iter().find_map(|(_, r)| match r {
-        Record::Fork { site, .. } => Some(*site),
+        Record::FjSite { site, .. } => Some(*site),
         _ => None,
     });
     assert_eq!(

@@ -5,8 +5,11 @@
 
 pub mod cpu;
 pub mod findings;
+pub mod forkjoin;
+pub mod locks;
 pub mod model;
 pub mod tasks;
+pub mod timeline;
 
 pub use cpu::{CpuPoint, CpuProfile, WindowStats};
 pub use findings::{human_ns, FieldValue, Finding, FindingKind};
@@ -22,19 +25,31 @@ pub struct Analysis {
     pub tasks: TaskAnalysis,
     pub cpu: CpuProfile,
     pub findings: Vec<Finding>,
+    /// Lock contention and waits (docs/locks.md).
+    pub locks: locks::LockAnalysis,
+    /// Fork-join computations (docs/forkjoin.md).
+    pub forkjoin: forkjoin::ForkJoinAnalysis,
 }
 
 /// Run every analysis on a trace.
 pub fn analyze(trace: &Trace) -> Analysis {
     let model = Model::build(trace);
-    let tasks = tasks::analyze_tasks(trace, &model);
+    // ForkJoinTask executions come from the fork-join records (docs/forkjoin.md).
+    let tasks = match forkjoin::task_view(trace, &model) {
+        Some((t, m)) => tasks::analyze_tasks(&t, &m),
+        None => tasks::analyze_tasks(trace, &model),
+    };
+    let forkjoin = forkjoin::analyze(trace, &model);
     let cpu = CpuProfile::build(&model);
     let findings = findings::find(&model, &tasks, &cpu);
+    let locks = locks::analyze_locks(trace, &model);
     Analysis {
         model,
         tasks,
         cpu,
         findings,
+        locks,
+        forkjoin,
     }
 }
 

@@ -96,7 +96,7 @@ pub struct WrapRequest {
     pub name: String,
     pub descriptor: String,
     pub probe_id: i32,
-    /// Pass the first argument to `Probe.enter` if it is a reference (else null is passed).
+    /// Pass the first reference argument to `Probe.enter` (null if the method has none).
     pub pass_arg0: bool,
 }
 
@@ -379,6 +379,83 @@ pub fn instrument(
         wrapped,
         constructors: ctor_code.len(),
     })
+}
+
+/// A field to add to a class (see [`add_fields`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldRequest {
+    pub access: u16,
+    pub name: String,
+    pub descriptor: String,
+}
+
+/// Append fields (no attributes: they start as 0/null) to a class. A field whose name already
+/// exists is skipped (the class was already patched). Only valid at first load (RetransformClasses
+/// cannot add fields). Returns the new bytes and how many fields were added.
+pub fn add_fields(
+    class_bytes: &[u8],
+    fields: &[FieldRequest],
+) -> std::result::Result<(Vec<u8>, usize), Error> {
+    let cf = ClassFile::parse(class_bytes)?;
+    let data = cf.data;
+    let at = cf.fields_count_at;
+    let nf = u16::from_be_bytes([data[at], data[at + 1]]);
+    let mut existing: Vec<&[u8]> = Vec::new();
+    let mut r = Reader::new(data, at + 2);
+    for _ in 0..nf {
+        r.skip(2)?;
+        let name = r.u2()?;
+        existing.push(cf.cp.utf8(name)?);
+        r.skip(2)?;
+        let n = r.u2()?;
+        for _ in 0..n {
+            r.skip(2)?;
+            let len = r.u4()?;
+            r.skip(len as usize)?;
+        }
+    }
+    let mut app = Appender::new(cf.cp.count());
+    let mut infos: Vec<u8> = Vec::new();
+    let mut added = 0usize;
+    for f in fields {
+        let name = mutf8::encode(&f.name);
+        if existing.contains(&name.as_slice()) {
+            continue;
+        }
+        let as_param = format!("({})V", f.descriptor);
+        let md = descriptor::parse_method(as_param.as_bytes())
+            .map_err(|e| e.context(format!("field {}", f.name)))?;
+        if md.params.len() != 1 {
+            return Err(Error::malformed(format!(
+                "field {}: bad descriptor {}",
+                f.name, f.descriptor
+            )));
+        }
+        let ni = app.utf8(&name)?;
+        let di = app.utf8(&mutf8::encode(&f.descriptor))?;
+        infos.u2(f.access);
+        infos.u2(ni);
+        infos.u2(di);
+        infos.u2(0);
+        added += 1;
+    }
+    if added == 0 {
+        return Ok((class_bytes.to_vec(), 0));
+    }
+    let total = u16::try_from(nf as usize + added)
+        .map_err(|_| Error::overflow("more than 65535 fields".to_string()))?;
+    let cp_count = app.count()?;
+    let mut out = Vec::with_capacity(data.len() + app.bytes.len() + infos.len());
+    out.extend_from_slice(&data[..8]);
+    out.u2(cp_count);
+    out.extend_from_slice(&data[10..cf.cp_end]);
+    out.extend_from_slice(&app.bytes);
+    out.extend_from_slice(&data[cf.cp_end..at]);
+    out.u2(total);
+    out.extend_from_slice(&data[at + 2..cf.methods_count_at]);
+    out.extend_from_slice(&infos);
+    out.extend_from_slice(&data[cf.methods_count_at..]);
+    Ok((out, added))
 }
 
 /// Resolve the Methodref/InterfaceMethodref at `index` of a raw constant pool (the entries in

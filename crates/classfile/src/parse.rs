@@ -53,6 +53,8 @@ pub(crate) struct ClassFile<'a> {
     pub super_class: u16,
     pub interfaces: Vec<u16>,
     /// Offset of methods_count.
+    /// Offset of `fields_count` (the field table runs to `methods_count_at`).
+    pub fields_count_at: usize,
     pub methods_count_at: usize,
     pub methods: Vec<Method<'a>>,
     /// Offset of attributes_count (the end of the methods).
@@ -124,6 +126,7 @@ impl<'a> ClassFile<'a> {
             cp.class_name(i).map_err(|e| e.context("interfaces"))?;
             interfaces.push(i);
         }
+        let fields_count_at = r.pos();
         let nf = r.u2()?;
         for f in 0..nf {
             r.skip(6)?;
@@ -169,6 +172,7 @@ impl<'a> ClassFile<'a> {
             this_class,
             super_class,
             interfaces,
+            fields_count_at,
             methods_count_at,
             methods,
             methods_end,

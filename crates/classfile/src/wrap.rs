@@ -84,8 +84,18 @@ pub(crate) fn wrapper_code(
     let mut code: Vec<u8> = Vec::with_capacity(64);
     code.extend_from_slice(&push_p);
     code.push(this_or_null);
-    match desc.params.first() {
-        Some(k @ Kind::Ref(_)) if pass_arg0 => load(&mut code, *k, first_slot),
+    // The first reference parameter (ForkJoinPool.poolSubmit(boolean, ForkJoinTask) on 21+).
+    let mut arg_slot = first_slot;
+    let mut first_ref = None;
+    for &k in &desc.params {
+        if matches!(k, Kind::Ref(_)) {
+            first_ref = Some((k, arg_slot));
+            break;
+        }
+        arg_slot += k.slots();
+    }
+    match first_ref {
+        Some((k, s)) if pass_arg0 => load(&mut code, k, s),
         _ => code.push(0x01),
     }
     code.push(0xb8);

@@ -5,6 +5,8 @@
 //! (`weft-views`). It computes nothing itself.
 
 mod demo;
+mod export;
+mod live;
 mod record;
 mod report;
 
@@ -26,6 +28,8 @@ enum Command {
     Record(record::RecordArgs),
     /// Print the report of a trace (text, or --json).
     Report(report::ReportArgs),
+    /// Export a trace for other tools: Perfetto, Chrome trace JSON, collapsed stacks, flame graph, HTML.
+    Export(export::ExportArgs),
     /// Compile the bundled sample program with javac, record it and print its report.
     Demo {
         /// Where to keep the sample's trace.
@@ -73,6 +77,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Record(args) => record::run(args),
         Command::Report(args) => report::run(args),
+        Command::Export(args) => export::run(args),
         Command::Demo { output } => demo::run(&output),
     };
     match result {

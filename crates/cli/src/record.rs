@@ -26,6 +26,16 @@ pub struct RecordArgs {
     /// Path of the agent library (default: libweft_agent.so next to the weft binary).
     #[arg(long)]
     pub agent: Option<PathBuf>,
+    /// Print, at the end of each lock interval while the program runs, one line (on
+    /// stderr) per lock whose CSP in that interval is above --live-threshold.
+    #[arg(long)]
+    pub live: bool,
+    /// CSP above which --live prints a lock (e.g. 5%, 0.05).
+    #[arg(long, default_value = "5%", value_parser = crate::live::parse_threshold)]
+    pub live_threshold: f64,
+    /// Interval of the lock analysis (CSP per interval, --live lines), e.g. 1s, 250ms.
+    #[arg(long, default_value = "1s", value_parser = parse_duration_ns)]
+    pub lock_interval: u64,
     /// The command to run, after `--`: `java …` or a script that starts java.
     #[arg(last = true, required = true, num_args = 1..)]
     pub command: Vec<OsString>,
@@ -148,7 +158,22 @@ pub fn run(args: RecordArgs) -> Result<u8, CliError> {
         output.display(),
         args.interval / 1000
     );
-    let status = launch(&args.command, &agent_arg)?;
+    // The agent writes the lock interval into the trace header (docs/locks.md).
+    std::env::set_var("WEFT_LOCK_INTERVAL_NS", args.lock_interval.to_string());
+    let live = args.live.then(|| {
+        crate::live::Live::start(
+            &output,
+            crate::live::LiveConfig {
+                interval_ns: args.lock_interval,
+                threshold: args.live_threshold,
+            },
+        )
+    });
+    let status = launch(&args.command, &agent_arg);
+    if let Some(l) = live {
+        l.finish();
+    }
+    let status = status?;
     report_traces(&output);
     Ok(exit_code_of(status))
 }

@@ -14,9 +14,17 @@ pub struct ReportArgs {
     /// Print one JSON object instead of the text report.
     #[arg(long)]
     pub json: bool,
+    /// Write the HTML report (one self-contained file) to FILE instead of printing.
+    #[arg(long, value_name = "FILE", conflicts_with = "json")]
+    pub html: Option<PathBuf>,
 }
 
 pub fn run(args: ReportArgs) -> Result<u8, CliError> {
+    if let Some(out) = &args.html {
+        let (_, analysis) = crate::export::load(&args.trace)?;
+        crate::export::write_html(&args.trace, &analysis, out)?;
+        return Ok(0);
+    }
     let text = render(&args.trace, args.json)?;
     let mut out = std::io::stdout().lock();
     // A closed pipe (`weft report x | head`) is not an error worth a message.

@@ -26,12 +26,27 @@ pub(crate) mod tag {
     pub const FORK: u8 = 24;
     pub const JOIN_BEGIN: u8 = 25;
     pub const JOIN_END: u8 = 26;
+    pub const FJ_PUSH: u8 = 27;
+    pub const FJ_RUN_BEGIN: u8 = 28;
+    pub const FJ_RUN_END: u8 = 29;
+    pub const FJ_CANCEL: u8 = 30;
+    pub const FJ_REINIT: u8 = 31;
+    pub const FJ_JOIN_BEGIN: u8 = 32;
+    pub const FJ_JOIN_END: u8 = 33;
+    pub const FJ_SITE: u8 = 34;
+    pub const FJ_WORKER: u8 = 35;
     pub const GC_START: u8 = 40;
     pub const GC_END: u8 = 41;
     pub const SAMPLE: u8 = 42;
     pub const CALIBRATION: u8 = 43;
     pub const LOSS: u8 = 44;
     pub const END: u8 = 45;
+    pub const LOCK_DEF: u8 = 60;
+    pub const LOCK_BLOCK: u8 = 61;
+    pub const LOCK_ACQUIRED: u8 = 62;
+    pub const WAIT_BEGIN: u8 = 63;
+    pub const WAIT_END: u8 = 64;
+    pub const APP_START: u8 = 65;
 }
 
 pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -313,6 +328,61 @@ fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
             v(out, *probe as u64);
             (tag::JOIN_END, Some(*ts))
         }
+        FjPush {
+            ts,
+            usage,
+            prev,
+            class_id,
+            external,
+            ident,
+            pool,
+        } => {
+            v(out, *usage);
+            v(out, *prev);
+            v(out, *class_id as u64);
+            out.push(*external as u8);
+            v(out, *ident as u64);
+            v(out, *pool as u64);
+            (tag::FJ_PUSH, Some(*ts))
+        }
+        FjRunBegin {
+            ts,
+            usage,
+            class_id,
+        } => {
+            v(out, *usage);
+            v(out, *class_id as u64);
+            (tag::FJ_RUN_BEGIN, Some(*ts))
+        }
+        FjRunEnd { ts } => (tag::FJ_RUN_END, Some(*ts)),
+        FjCancel { ts, usage } => {
+            v(out, *usage);
+            (tag::FJ_CANCEL, Some(*ts))
+        }
+        FjReinit { ts, usage } => {
+            v(out, *usage);
+            (tag::FJ_REINIT, Some(*ts))
+        }
+        FjJoinBegin { ts, usage } => {
+            v(out, *usage);
+            (tag::FJ_JOIN_BEGIN, Some(*ts))
+        }
+        FjJoinEnd { ts } => (tag::FJ_JOIN_END, Some(*ts)),
+        FjSite { usage, site } => {
+            v(out, *usage);
+            v(out, *site as u64);
+            (tag::FJ_SITE, None)
+        }
+        FjWorker {
+            pool,
+            class_id,
+            parallelism,
+        } => {
+            v(out, *pool as u64);
+            v(out, *class_id as u64);
+            v(out, *parallelism as u64);
+            (tag::FJ_WORKER, None)
+        }
         GcStart { ts } => (tag::GC_START, Some(*ts)),
         GcEnd { ts } => (tag::GC_END, Some(*ts)),
         Sample {
@@ -346,5 +416,42 @@ fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
             (tag::LOSS, Some(*from_ts))
         }
         End { ts } => (tag::END, Some(*ts)),
+        LockDef {
+            id,
+            kind,
+            class,
+            ident,
+        } => {
+            v(out, *id as u64);
+            out.push(*kind);
+            put_str(out, class);
+            v(out, *ident as u64);
+            (tag::LOCK_DEF, None)
+        }
+        LockBlock {
+            ts,
+            lock,
+            flags,
+            owner,
+            site,
+        } => {
+            v(out, *lock as u64);
+            out.push(*flags);
+            v(out, *owner);
+            v(out, *site as u64);
+            (tag::LOCK_BLOCK, Some(*ts))
+        }
+        LockAcquired { ts, lock, parked } => {
+            v(out, *lock as u64);
+            out.push(*parked as u8);
+            (tag::LOCK_ACQUIRED, Some(*ts))
+        }
+        WaitBegin { ts, kind, lock } => {
+            out.push(*kind);
+            v(out, *lock as u64);
+            (tag::WAIT_BEGIN, Some(*ts))
+        }
+        WaitEnd { ts } => (tag::WAIT_END, Some(*ts)),
+        AppStart { ts } => (tag::APP_START, Some(*ts)),
     }
 }

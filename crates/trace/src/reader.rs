@@ -233,9 +233,15 @@ pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
         truncated = true;
     }
     let clock = fit_clock(&header, &records);
+    let start_mono = header.get_u64(header_keys::START_MONO_NS).unwrap_or(0);
     for (_, r) in records.iter_mut() {
+        let mono = r.mono_timed();
         if let Some(ts) = r.ts_mut() {
-            *ts = clock.to_ns(*ts);
+            *ts = if mono {
+                ts.saturating_sub(start_mono)
+            } else {
+                clock.to_ns(*ts)
+            };
         }
         if let Record::Loss { to_ts, .. } = r {
             *to_ts = clock.to_ns(*to_ts);
@@ -407,6 +413,43 @@ fn decode_record(tag: u8, ts: u64, c: &mut Cursor<'_>) -> Result<Option<Record>,
             ts,
             probe: c.u32v()?,
         },
+        tag::FJ_PUSH => FjPush {
+            ts,
+            usage: c.varint()?,
+            prev: c.varint()?,
+            class_id: c.u32v()?,
+            external: c.u8()? != 0,
+            ident: c.u32v()?,
+            pool: c.u32v()?,
+        },
+        tag::FJ_RUN_BEGIN => FjRunBegin {
+            ts,
+            usage: c.varint()?,
+            class_id: c.u32v()?,
+        },
+        tag::FJ_RUN_END => FjRunEnd { ts },
+        tag::FJ_CANCEL => FjCancel {
+            ts,
+            usage: c.varint()?,
+        },
+        tag::FJ_REINIT => FjReinit {
+            ts,
+            usage: c.varint()?,
+        },
+        tag::FJ_JOIN_BEGIN => FjJoinBegin {
+            ts,
+            usage: c.varint()?,
+        },
+        tag::FJ_JOIN_END => FjJoinEnd { ts },
+        tag::FJ_SITE => FjSite {
+            usage: c.varint()?,
+            site: c.u32v()?,
+        },
+        tag::FJ_WORKER => FjWorker {
+            pool: c.u32v()?,
+            class_id: c.u32v()?,
+            parallelism: c.u32v()?,
+        },
         tag::GC_START => GcStart { ts },
         tag::GC_END => GcEnd { ts },
         tag::SAMPLE => Sample {
@@ -432,6 +475,31 @@ fn decode_record(tag: u8, ts: u64, c: &mut Cursor<'_>) -> Result<Option<Record>,
             }
         }
         tag::END => End { ts },
+        tag::LOCK_DEF => LockDef {
+            id: c.u32v()?,
+            kind: c.u8()?,
+            class: c.string()?,
+            ident: c.u32v()?,
+        },
+        tag::LOCK_BLOCK => LockBlock {
+            ts,
+            lock: c.u32v()?,
+            flags: c.u8()?,
+            owner: c.varint()?,
+            site: c.u32v()?,
+        },
+        tag::LOCK_ACQUIRED => LockAcquired {
+            ts,
+            lock: c.u32v()?,
+            parked: c.u8()? != 0,
+        },
+        tag::WAIT_BEGIN => WaitBegin {
+            ts,
+            kind: c.u8()?,
+            lock: c.u32v()?,
+        },
+        tag::WAIT_END => WaitEnd { ts },
+        tag::APP_START => AppStart { ts },
         _ => return Ok(None),
     };
     Ok(Some(r))

@@ -227,6 +227,154 @@ pub enum Record {
     End {
         ts: u64,
     },
+
+    // ---- fork-join (tags 27–39; docs/forkjoin.md) ----
+    // Their `ts` is CLOCK_MONOTONIC ns (System.nanoTime), not clock ticks: the
+    // reader converts it with `start.mono_ns` ([`Record::mono_timed`]).
+    /// A task usage began: `ForkJoinTask.fork()` (external false) or an external
+    /// submission to a pool (true). `usage` is unique in the trace; `prev` the same
+    /// object's previous usage (reuse), 0 if none. For external submissions `ident`
+    /// is the task's identity hash and `pool` the pool's (0 otherwise).
+    FjPush {
+        ts: u64,
+        usage: u64,
+        prev: u64,
+        class_id: u32,
+        external: bool,
+        ident: u32,
+        pool: u32,
+    },
+    /// `ForkJoinTask.doExec` began running a task on this thread: a run of `usage`,
+    /// or (usage 0) a direct execution of an object that was not forked or submitted.
+    FjRunBegin {
+        ts: u64,
+        usage: u64,
+        class_id: u32,
+    },
+    /// The innermost open `FjRunBegin` of this thread ended.
+    FjRunEnd {
+        ts: u64,
+    },
+    /// A forked usage was cancelled before it ran.
+    FjCancel {
+        ts: u64,
+        usage: u64,
+    },
+    /// `reinitialize()` of an object whose last usage is `usage` (0: never used).
+    FjReinit {
+        ts: u64,
+        usage: u64,
+    },
+    /// A join/get on a task that was not done began (`usage` 0: not a usage).
+    FjJoinBegin {
+        ts: u64,
+        usage: u64,
+    },
+    FjJoinEnd {
+        ts: u64,
+    },
+    /// Where `usage` was forked (sampled).
+    FjSite {
+        usage: u64,
+        site: u32,
+    },
+    /// This thread is a worker of pool `pool` (identity hash) of class `class_id`.
+    FjWorker {
+        pool: u32,
+        class_id: u32,
+        parallelism: u32,
+    },
+
+    // ---- locks (tags 60–79; docs/locks.md) ----
+    /// A lock, defined at its first contention (global block). `kind` is a
+    /// [`lock_kind`] code, `class` the lock's class (dots), `ident` its identity hash.
+    LockDef {
+        id: u32,
+        kind: u8,
+        class: String,
+        ident: u32,
+    },
+    /// This thread began blocking to acquire lock `lock` (monitor contended enter,
+    /// or the AQS / StampedLock slow path). `flags`: [`lock_flags`]; `owner` the Java
+    /// thread id of the holder when known (0 unknown); `site` a SiteDef (0 none).
+    LockBlock {
+        ts: u64,
+        lock: u32,
+        flags: u8,
+        owner: u64,
+        site: u32,
+    },
+    /// This thread acquired the lock it was blocked on; `parked` if it parked meanwhile
+    /// (j.u.c.; always true for monitors).
+    LockAcquired {
+        ts: u64,
+        lock: u32,
+        parked: bool,
+    },
+    /// A wait that is not a lock acquisition began (`kind`: [`wait_kind`]; `lock`: a
+    /// LockDef id or 0).
+    WaitBegin {
+        ts: u64,
+        kind: u8,
+        lock: u32,
+    },
+    WaitEnd {
+        ts: u64,
+    },
+    /// The first application class was loaded (the program's `main` is about to
+    /// run): JVM start-up before it is not counted as the main thread's running time.
+    AppStart {
+        ts: u64,
+    },
+}
+
+/// `LockDef.kind` codes.
+pub mod lock_kind {
+    pub const MONITOR: u8 = 1;
+    pub const REENTRANT_LOCK: u8 = 2;
+    pub const READ_WRITE_LOCK: u8 = 3;
+    pub const SEMAPHORE: u8 = 4;
+    pub const STAMPED_LOCK: u8 = 5;
+    pub const OTHER_AQS: u8 = 6;
+
+    /// The JSON name of a kind.
+    pub fn name(k: u8) -> &'static str {
+        match k {
+            MONITOR => "monitor",
+            REENTRANT_LOCK => "reentrant_lock",
+            READ_WRITE_LOCK => "read_write_lock",
+            SEMAPHORE => "semaphore",
+            STAMPED_LOCK => "stamped_lock",
+            _ => "other_aqs",
+        }
+    }
+}
+
+/// `LockBlock.flags` bits.
+pub mod lock_flags {
+    /// Shared (read) side of a read-write or stamped lock.
+    pub const SHARED: u8 = 1;
+    /// Re-acquisition after `Condition.await` / `Object.wait`.
+    pub const REACQUIRE: u8 = 2;
+}
+
+/// `WaitBegin.kind` codes.
+pub mod wait_kind {
+    /// `Object.wait` (also `Thread.join`), from MonitorWait/MonitorWaited.
+    pub const OBJECT_WAIT: u8 = 1;
+    /// `Unsafe.park` outside a lock acquisition (Condition.await, queues, idle pools, …).
+    pub const PARK: u8 = 2;
+    /// A `CountDownLatch.await` slow path.
+    pub const LATCH: u8 = 3;
+
+    pub fn name(k: u8) -> &'static str {
+        match k {
+            OBJECT_WAIT => "Object.wait",
+            PARK => "park",
+            LATCH => "CountDownLatch.await",
+            _ => "other",
+        }
+    }
 }
 
 impl Record {
@@ -234,7 +382,20 @@ impl Record {
     pub fn ts(&self) -> Option<u64> {
         use Record::*;
         match self {
-            ClassDef { .. } | ProbeDef { .. } | SiteDef { .. } => None,
+            FjSite { .. } | FjWorker { .. } => None,
+            FjPush { ts, .. }
+            | FjRunBegin { ts, .. }
+            | FjRunEnd { ts }
+            | FjCancel { ts, .. }
+            | FjReinit { ts, .. }
+            | FjJoinBegin { ts, .. }
+            | FjJoinEnd { ts } => Some(*ts),
+            ClassDef { .. } | ProbeDef { .. } | SiteDef { .. } | LockDef { .. } => None,
+            LockBlock { ts, .. }
+            | LockAcquired { ts, .. }
+            | WaitBegin { ts, .. }
+            | WaitEnd { ts }
+            | AppStart { ts } => Some(*ts),
             ThreadStart { ts, .. }
             | ThreadEnd { ts, .. }
             | TaskBegin { ts, .. }
@@ -253,10 +414,38 @@ impl Record {
         }
     }
 
+    /// Fork-join records carry CLOCK_MONOTONIC ns instead of clock ticks.
+    pub fn mono_timed(&self) -> bool {
+        use Record::*;
+        matches!(
+            self,
+            FjPush { .. }
+                | FjRunBegin { .. }
+                | FjRunEnd { .. }
+                | FjCancel { .. }
+                | FjReinit { .. }
+                | FjJoinBegin { .. }
+                | FjJoinEnd { .. }
+        )
+    }
+
     pub(crate) fn ts_mut(&mut self) -> Option<&mut u64> {
         use Record::*;
         match self {
-            ClassDef { .. } | ProbeDef { .. } | SiteDef { .. } => None,
+            FjSite { .. } | FjWorker { .. } => None,
+            FjPush { ts, .. }
+            | FjRunBegin { ts, .. }
+            | FjRunEnd { ts }
+            | FjCancel { ts, .. }
+            | FjReinit { ts, .. }
+            | FjJoinBegin { ts, .. }
+            | FjJoinEnd { ts } => Some(ts),
+            ClassDef { .. } | ProbeDef { .. } | SiteDef { .. } | LockDef { .. } => None,
+            LockBlock { ts, .. }
+            | LockAcquired { ts, .. }
+            | WaitBegin { ts, .. }
+            | WaitEnd { ts }
+            | AppStart { ts } => Some(ts),
             ThreadStart { ts, .. }
             | ThreadEnd { ts, .. }
             | TaskBegin { ts, .. }

@@ -128,5 +128,73 @@ pub fn report_json(a: &Analysis) -> Value {
         },
         "tasks": { "classes": classes },
         "findings": findings,
+        "locks": locks_json(&a.locks),
+        "forkjoin": crate::forkjoin_json::forkjoin_json(&a.forkjoin),
+    })
+}
+
+/// The `locks` object (docs/locks.md).
+pub fn locks_json(l: &weft_analysis::locks::LockAnalysis) -> Value {
+    let locks: Vec<Value> = l
+        .locks
+        .iter()
+        .map(|k| {
+            json!({
+                "id": k.id,
+                "class": k.class,
+                "kind": k.kind,
+                "identity_hash": k.ident,
+                "csp": k.csp,
+                "max_phase_csp": k.max_phase_csp,
+                "max_phase_start_ns": k.max_phase_start_ns,
+                "phases": k.phases.iter().map(|(s, c)| json!({ "start_ns": s, "csp": c })).collect::<Vec<_>>(),
+                "contended": k.contended,
+                "slow_acquisitions": k.slow_acquisitions,
+                "blocked_ns": k.blocked_ns,
+                "max_blocked_ns": k.max_blocked_ns,
+                "shared_blocked_ns": k.shared_blocked_ns,
+                "blocked_ns_per_thread": k.blocked_per_thread.iter().map(|(t, d)| json!({ "thread": t, "ns": d })).collect::<Vec<_>>(),
+                "sites": k.sites.iter().map(|(s, _)| s.clone()).collect::<Vec<_>>(),
+                "owners": k.owners.iter().map(|(o, _)| o.clone()).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let phases: Vec<Value> = l
+        .phases
+        .iter()
+        .map(|p| {
+            json!({
+                "lock": l.locks[p.lock].id,
+                "start_ns": p.start_ns,
+                "end_ns": p.end_ns,
+                "csp": p.csp,
+                "site": p.site,
+                "owner": p.owner,
+            })
+        })
+        .collect();
+    let waits: Vec<Value> = l
+        .waits
+        .iter()
+        .map(|w| {
+            json!({
+                "kind": w.kind,
+                "count": w.count,
+                "total_ns": w.total_ns,
+                "max_ns": w.max_ns,
+                "threads": w.threads.iter().map(|(t, d)| json!({ "thread": t, "ns": d })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({
+        "interval_ns": l.interval_ns,
+        "csp": l.total_csp(),
+        "running_ns": l.running_ns,
+        "blocked_ns": l.blocked_ns,
+        "counted_threads": l.counted_threads,
+        "excluded_threads": l.excluded_threads,
+        "locks": locks,
+        "dominant_phases": phases,
+        "waits": waits,
     })
 }

@@ -3,8 +3,21 @@
 //!
 //! Formatting only: every number shown is computed in `weft-analysis`.
 
+mod chrome;
+mod collapsed;
+mod flamegraph;
+mod forkjoin_json;
+mod html;
 mod json;
+mod perfetto;
 mod text;
 
 pub use json::{report_json, REPORT_VERSION};
 pub use text::report_text;
+
+// Issue 5: HTML report and exports (docs/views.md).
+pub use chrome::chrome_trace;
+pub use collapsed::collapsed_stacks;
+pub use flamegraph::flamegraph_svg;
+pub use html::report_html;
+pub use perfetto::perfetto_trace;

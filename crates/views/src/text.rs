@@ -206,5 +206,112 @@ pub fn report_text(a: &Analysis) -> String {
             let _ = writeln!(out, "CPU: no samples");
         }
     }
+    locks_text(&mut out, &a.locks);
     out
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.0}%", x * 100.0)
+}
+
+fn secs(ns: u64) -> String {
+    format!("{:.1} s", ns as f64 / 1e9)
+}
+
+/// The lock section: locks by whole-run CSP, dominant phases in words, waits apart.
+fn locks_text(out: &mut String, l: &weft_analysis::locks::LockAnalysis) {
+    let _ = writeln!(
+        out,
+        "\nLocks (critical-section pressure, interval {})",
+        human_ns(l.interval_ns)
+    );
+    if l.locks.is_empty() {
+        let _ = writeln!(out, "  No contended lock.");
+    } else {
+        let w = l
+            .locks
+            .iter()
+            .map(|k| k.class.chars().count())
+            .max()
+            .unwrap_or(5)
+            .clamp(5, MAX_CLASS_WIDTH);
+        let _ = writeln!(
+            out,
+            "  {} {} {} {} {} {} {} site / owners / blocked threads",
+            pad("lock", w),
+            pad("kind", 15),
+            lpad("CSP", 5),
+            lpad("peak", 5),
+            lpad("contended", 9),
+            lpad("blocked", 9),
+            lpad("max", 9),
+        );
+        for k in &l.locks {
+            let site = k.sites.first().map_or("-".to_string(), |s| s.0.clone());
+            let owners: Vec<&str> = k.owners.iter().take(3).map(|o| o.0.as_str()).collect();
+            let threads: Vec<String> = k
+                .blocked_per_thread
+                .iter()
+                .take(4)
+                .map(|(t, d)| format!("{t} {}", human_ns(*d)))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  {} {} {} {} {} {} {} at {site}; held by {}; blocked: {}",
+                pad(&shorten(&k.class, w), w),
+                pad(k.kind, 15),
+                lpad(&pct(k.csp), 5),
+                lpad(&pct(k.max_phase_csp), 5),
+                lpad(&k.contended.to_string(), 9),
+                lpad(&human_ns(k.blocked_ns), 9),
+                lpad(&human_ns(k.max_blocked_ns), 9),
+                if owners.is_empty() {
+                    "?".to_string()
+                } else {
+                    owners.join(", ")
+                },
+                threads.join(", ")
+            );
+        }
+    }
+    for p in &l.phases {
+        let k = &l.locks[p.lock];
+        let mut msg = format!(
+            "from {} to {}, {} of all running time was spent waiting for `{}`",
+            secs(p.start_ns),
+            secs(p.end_ns),
+            pct(p.csp),
+            k.class
+        );
+        if let Some(s) = &p.site {
+            msg.push_str(&format!(" at {s}"));
+        }
+        if let Some(o) = &p.owner {
+            msg.push_str(&format!(", held by `{o}`"));
+        }
+        wrap(out, "    ", "  -", &msg);
+    }
+    if !l.waits.is_empty() {
+        let _ = writeln!(
+            out,
+            "  Waits (not contention; subtracted from running time):"
+        );
+        for w in &l.waits {
+            let th: Vec<String> = w
+                .threads
+                .iter()
+                .take(4)
+                .map(|(t, d)| format!("{t} {}", human_ns(*d)))
+                .collect();
+            let _ = writeln!(
+                out,
+                "    {} {} × {} total, max {} ({})",
+                pad(w.kind, 22),
+                w.count,
+                human_ns(w.total_ns),
+                human_ns(w.max_ns),
+                th.join(", ")
+            );
+        }
+    }
 }

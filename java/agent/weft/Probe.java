@@ -19,6 +19,9 @@ public final class Probe {
     private static final int PLUMBING = 2;
     private static final int SUBMISSION = 3;
     private static final int FORK = 5;
+    /** Fork-join probes (sub-kind in bits 20..23), handled by {@link FjProbe}. */
+    private static final int FORKJOIN = 11;
+    private static final int LOCK = 7;
 
     private static final ClassValue<Integer> IDS = new ClassValue<Integer>() {
         @Override
@@ -70,6 +73,12 @@ public final class Probe {
                 case FORK:
                     nFork(self, classIdOf(self), System.identityHashCode(self));
                     break;
+                case FORKJOIN:
+                    FjProbe.enter(probe, self, arg);
+                    break;
+                case LOCK:
+                    nLockBegin(probe, self, arg);
+                    break;
                 default:
                     break;
             }
@@ -95,6 +104,12 @@ public final class Probe {
                     if (self instanceof Executor) {
                         nSubmitEnd(probe);
                     }
+                    break;
+                case FORKJOIN:
+                    FjProbe.exit(probe, self);
+                    break;
+                case LOCK:
+                    nLockEnd(probe);
                     break;
                 default:
                     break;
@@ -152,4 +167,9 @@ public final class Probe {
     private static native int nRegisterClass(Class<?> c, String name, boolean hidden, Class<?> nestHost);
 
     private static native void nDisabled(String reason);
+
+    /** Slow path of a lock acquisition (AQS / StampedLock); docs/locks.md. */
+    private static native void nLockBegin(int probe, Object lock, Object node);
+
+    private static native void nLockEnd(int probe);
 }

@@ -1,0 +1,772 @@
+//! Lock contention and waits (docs/locks.md).
+//!
+//! - `synchronized` monitors: JVMTI MonitorContendedEnter/Entered (only contended
+//!   acquisitions reach the agent: the uncontended path stays untouched) and
+//!   MonitorWait/Waited (`Object.wait`, `Thread.join`).
+//! - `java.util.concurrent`: the slow paths `AbstractQueuedSynchronizer.acquire(Node,…)`
+//!   (and `reacquire` on 25, the `Long` variant) and `StampedLock.acquireWrite/acquireRead`
+//!   are wrapped with probes (kind `LockAcquire`); they are entered only after a failed
+//!   fast try. The Sync object's class tells the kind.
+//! - Every `Unsafe.park` goes through [`park_hook`] (the native is replaced at its
+//!   NativeMethodBind). A park inside a wrapped acquire is lock blocking (it only marks
+//!   the acquisition as parked); any other park is a wait (`WaitBegin{PARK}`).
+//!
+//! A lock is identified by its identity hash and class (compared with IsSameObject);
+//! it gets an id and a `LockDef` at its first contention. Sites (a short stack) are
+//! taken at the first contentions of a lock, then 1 in 1024; the owner of a monitor
+//! (GetObjectMonitorUsage, a safepoint operation) only then too; the owner of an
+//! exclusive AQS lock (`exclusiveOwnerThread`) at every contention.
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+
+use weft_classfile::ClassSummary;
+use weft_trace::{lock_flags, lock_kind, wait_kind, ProbeKind, Record};
+
+use crate::agent::{self, LIVE};
+use crate::clock;
+use crate::decide::Wrap;
+use crate::jni::{jboolean, jclass, jfieldID, jint, jlong, jmethodID, jobject, JNIEnv, Jni};
+use crate::jvmti::{self, Callbacks, Jvmti, JvmtiEnvRaw};
+use crate::sink;
+
+// ---------------------------------------------------------------- what to wrap
+
+const AQS: &str = "java/util/concurrent/locks/AbstractQueuedSynchronizer";
+const AQLS: &str = "java/util/concurrent/locks/AbstractQueuedLongSynchronizer";
+const STAMPED: &str = "java/util/concurrent/locks/StampedLock";
+
+/// The lock slow paths of a class (called from `decide::decide`).
+pub fn lock_wraps(s: &ClassSummary) -> Vec<Wrap> {
+    let targets: &[(&str, &str, bool)] = match s.name.as_str() {
+        AQS => &[
+            (
+                "acquire",
+                "(Ljava/util/concurrent/locks/AbstractQueuedSynchronizer$Node;IZZZJ)I",
+                true,
+            ),
+            (
+                "reacquire",
+                "(Ljava/util/concurrent/locks/AbstractQueuedSynchronizer$Node;I)V",
+                true,
+            ),
+        ],
+        AQLS => &[
+            (
+                "acquire",
+                "(Ljava/util/concurrent/locks/AbstractQueuedLongSynchronizer$Node;JZZZJ)I",
+                true,
+            ),
+            (
+                "reacquire",
+                "(Ljava/util/concurrent/locks/AbstractQueuedLongSynchronizer$Node;J)V",
+                true,
+            ),
+        ],
+        STAMPED => &[
+            ("acquireWrite", "(ZZJ)J", false),
+            ("acquireRead", "(ZZJ)J", false),
+        ],
+        _ => return Vec::new(),
+    };
+    targets
+        .iter()
+        .filter(|(n, d, _)| s.methods.iter().any(|m| m.name == *n && m.descriptor == *d))
+        .map(|(n, d, arg0)| Wrap {
+            name: n.to_string(),
+            descriptor: d.to_string(),
+            kind: ProbeKind::LockAcquire,
+            pass_arg0: *arg0,
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------- lock registry
+
+/// What a contended object is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Lock(u8),
+    /// A CountDownLatch: its acquisition is a wait.
+    Latch,
+}
+
+struct Entry {
+    class_ref: usize,
+    id: u32,
+    role: Role,
+    contentions: AtomicU64,
+}
+
+type Registry = HashMap<u32, Vec<Arc<Entry>>>;
+static LOCKS: RwLock<Option<Registry>> = RwLock::new(None);
+static NEXT_LOCK: AtomicU32 = AtomicU32::new(1);
+
+/// Kind and reported class of an AQS subclass / StampedLock / monitor object.
+fn classify(class: &str, monitor: bool) -> (Role, String) {
+    if monitor {
+        return (Role::Lock(lock_kind::MONITOR), class.to_string());
+    }
+    let outer = |o: &str| class.starts_with(&format!("{o}$")) || class == o;
+    const RL: &str = "java.util.concurrent.locks.ReentrantLock";
+    const RW: &str = "java.util.concurrent.locks.ReentrantReadWriteLock";
+    const SEM: &str = "java.util.concurrent.Semaphore";
+    const SL: &str = "java.util.concurrent.locks.StampedLock";
+    const CDL: &str = "java.util.concurrent.CountDownLatch";
+    if outer(RL) {
+        (Role::Lock(lock_kind::REENTRANT_LOCK), RL.into())
+    } else if outer(RW) {
+        (Role::Lock(lock_kind::READ_WRITE_LOCK), RW.into())
+    } else if outer(SEM) {
+        (Role::Lock(lock_kind::SEMAPHORE), SEM.into())
+    } else if outer(SL) {
+        (Role::Lock(lock_kind::STAMPED_LOCK), SL.into())
+    } else if outer(CDL) {
+        (Role::Latch, CDL.into())
+    } else {
+        (Role::Lock(lock_kind::OTHER_AQS), class.to_string())
+    }
+}
+
+/// The registry entry of `obj`, created (with a LockDef) at its first contention.
+fn lookup(jvmti: Jvmti, jni: Jni, obj: jobject, monitor: bool) -> Option<Arc<Entry>> {
+    let ident = jvmti.get_object_hash_code(obj).ok()? as u32;
+    let cls = jni.get_object_class(obj);
+    if cls.is_null() {
+        return None;
+    }
+    let candidates: Vec<Arc<Entry>> = {
+        let g = LOCKS.read().unwrap_or_else(|e| e.into_inner());
+        g.as_ref()
+            .and_then(|m| m.get(&ident))
+            .cloned()
+            .unwrap_or_default()
+    };
+    for e in candidates {
+        if jni.is_same_object(cls, e.class_ref as jobject) {
+            jni.delete_local_ref(cls);
+            return Some(e);
+        }
+    }
+    let name = jvmti
+        .get_class_signature(cls)
+        .map(|s| crate::lambda::sig_to_name(&s))
+        .unwrap_or_else(|_| "?".into());
+    let (role, class) = classify(&name, monitor);
+    let class_ref = jni.new_global_ref(cls) as usize;
+    jni.delete_local_ref(cls);
+    let id = NEXT_LOCK.fetch_add(1, Ordering::Relaxed);
+    let e = Arc::new(Entry {
+        class_ref,
+        id,
+        role,
+        contentions: AtomicU64::new(0),
+    });
+    {
+        let mut g = LOCKS.write().unwrap_or_else(|e| e.into_inner());
+        g.get_or_insert_with(HashMap::new)
+            .entry(ident)
+            .or_default()
+            .push(e.clone());
+    }
+    if let Role::Lock(kind) = role {
+        sink::emit_global(&Record::LockDef {
+            id,
+            kind,
+            class,
+            ident,
+        });
+    }
+    Some(e)
+}
+
+/// Whether this contention of `e` takes a site (and, for monitors, the owner).
+fn sampled(e: &Entry) -> bool {
+    let n = e.contentions.fetch_add(1, Ordering::Relaxed);
+    n < 3 || n.is_multiple_of(1024)
+}
+
+/// Frames of the JDK's lock machinery and weft's probes, skipped at the front of a site.
+const SITE_SKIP: &[&str] = &[
+    "weft.Probe.",
+    "java.util.concurrent.locks.",
+    "java.util.concurrent.Semaphore",
+    "java.util.concurrent.CountDownLatch",
+];
+const SITE_FRAMES: usize = 6;
+
+fn site(jvmti: Jvmti, jni: Jni) -> u32 {
+    match jvmti.get_stack_trace_from(0, SITE_FRAMES + 10) {
+        Ok(frames) => agent::site_for_frames(jvmti, jni, &frames, SITE_SKIP, SITE_FRAMES),
+        Err(_) => 0,
+    }
+}
+
+// ---------------------------------------------------------------- Java refs
+
+struct Refs {
+    /// AbstractOwnableSynchronizer.exclusiveOwnerThread
+    owner_field: Option<usize>,
+    thread_get_id: Option<usize>,
+}
+static REFS: OnceLock<Refs> = OnceLock::new();
+
+/// Resolves the fields and methods used at contention (at VMInit), and installs the
+/// park hook if the native was bound before the event could replace it.
+pub fn init(jni: Jni) {
+    let owner_field = jni
+        .find_class("java/util/concurrent/locks/AbstractOwnableSynchronizer")
+        .and_then(|c| jni.get_field_id(c, "exclusiveOwnerThread", "Ljava/lang/Thread;"))
+        .map(|f| f as usize);
+    let thread_get_id = jni
+        .find_class("java/lang/Thread")
+        .and_then(|t| jni.get_method_id(t, "getId", "()J"))
+        .map(|m| m as usize);
+    let _ = REFS.set(Refs {
+        owner_field,
+        thread_get_id,
+    });
+    hook_park_late(jni);
+}
+
+fn java_id(jni: Jni, thread: jobject) -> u64 {
+    if thread.is_null() {
+        return 0;
+    }
+    let id = REFS
+        .get()
+        .and_then(|r| r.thread_get_id)
+        .and_then(|m| jni.call_long_method0(thread, m as jmethodID))
+        .unwrap_or(0);
+    jni.check_clear();
+    id.max(0) as u64
+}
+
+fn aqs_owner(jni: Jni, sync: jobject) -> u64 {
+    let Some(f) = REFS.get().and_then(|r| r.owner_field) else {
+        return 0;
+    };
+    let t = jni.get_object_field(sync, f as jfieldID);
+    let id = java_id(jni, t);
+    jni.delete_local_ref(t);
+    id
+}
+
+// ---------------------------------------------------------------- per-thread state
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Current {
+    None,
+    Lock(u32),
+    Wait,
+    /// Inside an acquire that is not recorded (not live, nested, …).
+    Ignored,
+}
+
+thread_local! {
+    /// Depth of wrapped acquire slow paths on this thread.
+    static ACQUIRE_DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// What the outermost acquire records.
+    static CURRENT: Cell<Current> = const { Cell::new(Current::None) };
+    /// A park happened inside the current acquire.
+    static PARKED: Cell<bool> = const { Cell::new(false) };
+    /// The lock of the monitor contention in progress (0 none).
+    static MONITOR: Cell<u32> = const { Cell::new(0) };
+    /// Inside one of this module's callbacks (no re-entry).
+    static BUSY: Cell<bool> = const { Cell::new(false) };
+}
+
+fn busy_enter() -> bool {
+    BUSY.try_with(|b| !b.replace(true)).unwrap_or(false)
+}
+fn busy_exit() {
+    let _ = BUSY.try_with(|b| b.set(false));
+}
+
+/// Records only for threads whose ThreadStart was recorded (system threads started
+/// before VMInit are not part of the program; docs/locks.md).
+fn recordable() -> bool {
+    LIVE.load(Ordering::Relaxed)
+        && sink::recording()
+        && !agent::disabled()
+        && sink::with_local(|l| l.started) == Some(true)
+}
+
+// ---------------------------------------------------------------- AQS / StampedLock probes
+
+/// Probe.enter of a `LockAcquire` probe: `self_` is the AQS (or the StampedLock),
+/// `node` the AQS Node argument (non-null: re-acquisition after Condition.await).
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nLockBegin(
+    e: *mut JNIEnv,
+    _c: jclass,
+    _probe: jint,
+    self_: jobject,
+    node: jobject,
+) {
+    let ts = clock::now();
+    // SAFETY: the JVM passes the current thread's JNIEnv to every native method.
+    let jni = unsafe { Jni::from_raw(e) };
+    let depth = ACQUIRE_DEPTH.with(|d| {
+        d.set(d.get() + 1);
+        d.get()
+    });
+    if depth != 1 {
+        return;
+    }
+    PARKED.with(|p| p.set(false));
+    CURRENT.with(|c| c.set(Current::Ignored));
+    if self_.is_null() || !recordable() || !busy_enter() {
+        return;
+    }
+    agent::guard(jni, "nLockBegin", || {
+        let (Some(jni), Some(jvmti)) = (jni, agent::jvmti()) else {
+            return Ok(());
+        };
+        let Some(entry) = lookup(jvmti, jni, self_, false) else {
+            return Ok(());
+        };
+        match entry.role {
+            Role::Latch => {
+                sink::emit(&Record::WaitBegin {
+                    ts,
+                    kind: wait_kind::LATCH,
+                    lock: 0,
+                });
+                CURRENT.with(|c| c.set(Current::Wait));
+            }
+            Role::Lock(kind) => {
+                let mut flags = 0;
+                if !node.is_null() {
+                    flags |= lock_flags::REACQUIRE;
+                }
+                if matches!(kind, lock_kind::READ_WRITE_LOCK | lock_kind::STAMPED_LOCK)
+                    && shared_side(jvmti)
+                {
+                    flags |= lock_flags::SHARED;
+                }
+                let owner = if flags & lock_flags::SHARED == 0
+                    && matches!(
+                        kind,
+                        lock_kind::REENTRANT_LOCK
+                            | lock_kind::READ_WRITE_LOCK
+                            | lock_kind::OTHER_AQS
+                    ) {
+                    aqs_owner(jni, self_)
+                } else {
+                    0
+                };
+                let site = if sampled(&entry) { site(jvmti, jni) } else { 0 };
+                sink::emit(&Record::LockBlock {
+                    ts,
+                    lock: entry.id,
+                    flags,
+                    owner,
+                    site,
+                });
+                CURRENT.with(|c| c.set(Current::Lock(entry.id)));
+            }
+        }
+        Ok(())
+    });
+    busy_exit();
+}
+
+/// Method ids known to be a shared (read) acquisition entry, or not.
+static SHARED_METHODS: Mutex<Option<HashMap<usize, bool>>> = Mutex::new(None);
+
+/// Whether the current acquisition is the shared side (read lock): a caller frame
+/// named `acquireShared*`, `tryAcquireShared*` or `acquireRead`.
+fn shared_side(jvmti: Jvmti) -> bool {
+    let Ok(frames) = jvmti.get_stack_trace_from(0, 6) else {
+        return false;
+    };
+    for f in frames {
+        let key = f.method as usize;
+        let known = SHARED_METHODS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .and_then(|m| m.get(&key).copied());
+        let shared = match known {
+            Some(s) => s,
+            None => {
+                let name = jvmti.get_method_name(f.method).unwrap_or_default().0;
+                let s = name.starts_with("acquireShared")
+                    || name.starts_with("tryAcquireShared")
+                    || name.starts_with("acquireRead");
+                SHARED_METHODS
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get_or_insert_with(HashMap::new)
+                    .insert(key, s);
+                s
+            }
+        };
+        if shared {
+            return true;
+        }
+    }
+    false
+}
+
+/// Probe.exit of a `LockAcquire` probe (normal return or exception).
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nLockEnd(e: *mut JNIEnv, _c: jclass, _probe: jint) {
+    let ts = clock::now();
+    let depth = ACQUIRE_DEPTH.with(|d| {
+        let v = d.get().saturating_sub(1);
+        d.set(v);
+        v
+    });
+    if depth != 0 {
+        return;
+    }
+    let cur = CURRENT.with(|c| c.replace(Current::None));
+    let parked = PARKED.with(|p| p.replace(false));
+    let rec = match cur {
+        Current::Lock(lock) => Record::LockAcquired { ts, lock, parked },
+        Current::Wait => Record::WaitEnd { ts },
+        _ => return,
+    };
+    // SAFETY: the JVM passes the current thread's JNIEnv to every native method.
+    let jni = unsafe { Jni::from_raw(e) };
+    agent::guard(jni, "nLockEnd", || {
+        sink::emit(&rec);
+        Ok(())
+    });
+}
+
+// ---------------------------------------------------------------- Unsafe.park
+
+type ParkFn = unsafe extern "system" fn(*mut JNIEnv, jobject, jboolean, jlong);
+static ORIG_PARK: AtomicUsize = AtomicUsize::new(0);
+/// Parks recorded as waits (for the start-up self-check; docs/locks.md).
+pub static PARKS_SEEN: AtomicU64 = AtomicU64::new(0);
+
+/// Replacement of `jdk.internal.misc.Unsafe.park(ZJ)V`: records a park outside a lock
+/// acquisition as a wait, then calls the JVM's own native.
+unsafe extern "system" fn park_hook(
+    env: *mut JNIEnv,
+    unsafe_: jobject,
+    abs: jboolean,
+    time: jlong,
+) {
+    let orig = ORIG_PARK.load(Ordering::Relaxed);
+    // SAFETY: ORIG_PARK holds the JVM's Unsafe_Park, stored before the hook was installed.
+    let orig: ParkFn = unsafe { std::mem::transmute::<usize, ParkFn>(orig) };
+    if ACQUIRE_DEPTH.try_with(|d| d.get()).unwrap_or(0) > 0 {
+        let _ = PARKED.try_with(|p| p.set(true));
+        // SAFETY: same arguments the JVM passed to us.
+        unsafe { orig(env, unsafe_, abs, time) };
+        return;
+    }
+    let record = std::panic::catch_unwind(|| {
+        if !recordable() {
+            return false;
+        }
+        PARKS_SEEN.fetch_add(1, Ordering::Relaxed);
+        sink::emit(&Record::WaitBegin {
+            ts: clock::now(),
+            kind: wait_kind::PARK,
+            lock: 0,
+        });
+        true
+    })
+    .unwrap_or(false);
+    // SAFETY: as above.
+    unsafe { orig(env, unsafe_, abs, time) };
+    if record {
+        let _ = std::panic::catch_unwind(|| sink::emit(&Record::WaitEnd { ts: clock::now() }));
+    }
+}
+
+// ---------------------------------------------------------------- program start
+
+static APP_STARTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// At each class load: the first class of the application (a non-boot loader, not
+/// a JDK package) marks the program's start (`AppStart`; docs/locks.md).
+pub fn class_loaded(has_loader: bool, name: &str) {
+    if !has_loader || APP_STARTED.load(Ordering::Relaxed) || !LIVE.load(Ordering::Relaxed) {
+        return;
+    }
+    const JDK: &[&str] = &["java/", "javax/", "jdk/", "sun/", "com/sun/", "weft/Probe"];
+    if JDK.iter().any(|p| name.starts_with(p)) {
+        return;
+    }
+    if !APP_STARTED.swap(true, Ordering::SeqCst) {
+        sink::emit_global(&Record::AppStart { ts: clock::now() });
+    }
+}
+
+// ---------------------------------------------------------------- JVMTI callbacks
+
+unsafe extern "system" fn on_native_method_bind(
+    _t: *mut JvmtiEnvRaw,
+    _env: *mut JNIEnv,
+    _thread: jobject,
+    method: jmethodID,
+    address: *mut c_void,
+    new_address: *mut *mut c_void,
+) {
+    let _ = std::panic::catch_unwind(|| {
+        if address.is_null()
+            || new_address.is_null()
+            || std::ptr::eq(address, park_hook as *const c_void)
+        {
+            return;
+        }
+        if ORIG_PARK.load(Ordering::Relaxed) != 0 {
+            return;
+        }
+        let Some(jvmti) = agent::jvmti() else { return };
+        let (name, sig) = match jvmti.get_method_name(method) {
+            Ok(x) => x,
+            Err(_) => {
+                // The primordial phase (JVMTI_ERROR_WRONG_PHASE): matched at VMInit.
+                EARLY_BINDS
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((method as usize, address as usize));
+                return;
+            }
+        };
+        if name != "park" || sig != "(ZJ)V" {
+            return;
+        }
+        let Ok(c) = jvmti.get_method_declaring_class(method) else {
+            return;
+        };
+        if jvmti.get_class_signature(c).as_deref() != Ok("Ljdk/internal/misc/Unsafe;") {
+            return;
+        }
+        ORIG_PARK.store(address as usize, Ordering::SeqCst);
+        // SAFETY: JVMTI passes a valid out-pointer for the new native address.
+        unsafe { *new_address = park_hook as *mut c_void };
+    });
+}
+
+/// Natives bound before GetMethodName works: (jmethodID, address).
+static EARLY_BINDS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+
+/// At VMInit: if `Unsafe.park` was bound in the primordial phase, re-registers it
+/// with [`park_hook`] (its original address is known from the bind event).
+fn hook_park_late(jni: Jni) {
+    if park_hooked() {
+        return;
+    }
+    let Some(c) = jni.find_class("jdk/internal/misc/Unsafe") else {
+        return;
+    };
+    let Some(m) = jni.get_method_id(c, "park", "(ZJ)V") else {
+        return;
+    };
+    let early = std::mem::take(&mut *EARLY_BINDS.lock().unwrap_or_else(|e| e.into_inner()));
+    let Some(&(_, addr)) = early.iter().find(|(mm, _)| *mm == m as usize) else {
+        return;
+    };
+    ORIG_PARK.store(addr, Ordering::SeqCst);
+    // Re-registering a JDK native makes HotSpot print a jni+resolve warning on the
+    // program's stdout; the program's output must not change, so that log goes off.
+    if let Some(jvmti) = crate::agent::jvmti() {
+        let _ = jvmti.silence_jni_resolve_log();
+    }
+    if !jni.register_native(c, "park", "(ZJ)V", park_hook as *mut c_void) {
+        ORIG_PARK.store(0, Ordering::SeqCst);
+    }
+}
+
+/// Whether the Unsafe.park native was replaced.
+pub fn park_hooked() -> bool {
+    ORIG_PARK.load(Ordering::Relaxed) != 0
+}
+
+fn jni_of(env: *mut JNIEnv) -> Option<Jni> {
+    // SAFETY: JVMTI passes the current thread's JNIEnv to its callbacks.
+    unsafe { Jni::from_raw(env) }
+}
+
+unsafe extern "system" fn on_contended_enter(
+    _t: *mut JvmtiEnvRaw,
+    env: *mut JNIEnv,
+    _thread: jobject,
+    object: jobject,
+) {
+    let ts = clock::now();
+    if object.is_null() || !recordable() || !busy_enter() {
+        return;
+    }
+    let jni = jni_of(env);
+    agent::guard(jni, "MonitorContendedEnter", || {
+        let (Some(jni), Some(jvmti)) = (jni, agent::jvmti()) else {
+            return Ok(());
+        };
+        let Some(entry) = lookup(jvmti, jni, object, true) else {
+            return Ok(());
+        };
+        let (site, owner) = if sampled(&entry) {
+            let s = site(jvmti, jni);
+            let o = match jvmti.get_monitor_owner(object) {
+                Ok(t) => {
+                    let id = java_id(jni, t);
+                    jni.delete_local_ref(t);
+                    id
+                }
+                Err(_) => 0,
+            };
+            (s, o)
+        } else {
+            (0, 0)
+        };
+        sink::emit(&Record::LockBlock {
+            ts,
+            lock: entry.id,
+            flags: 0,
+            owner,
+            site,
+        });
+        MONITOR.with(|m| m.set(entry.id));
+        Ok(())
+    });
+    busy_exit();
+}
+
+unsafe extern "system" fn on_contended_entered(
+    _t: *mut JvmtiEnvRaw,
+    env: *mut JNIEnv,
+    _thread: jobject,
+    _object: jobject,
+) {
+    let ts = clock::now();
+    let lock = MONITOR.try_with(|m| m.replace(0)).unwrap_or(0);
+    if lock == 0 {
+        return;
+    }
+    agent::guard(jni_of(env), "MonitorContendedEntered", || {
+        sink::emit(&Record::LockAcquired {
+            ts,
+            lock,
+            parked: true,
+        });
+        Ok(())
+    });
+}
+
+unsafe extern "system" fn on_monitor_wait(
+    _t: *mut JvmtiEnvRaw,
+    env: *mut JNIEnv,
+    _thread: jobject,
+    _object: jobject,
+    _timeout: jlong,
+) {
+    let ts = clock::now();
+    if !recordable() {
+        return;
+    }
+    agent::guard(jni_of(env), "MonitorWait", || {
+        sink::emit(&Record::WaitBegin {
+            ts,
+            kind: wait_kind::OBJECT_WAIT,
+            lock: 0,
+        });
+        Ok(())
+    });
+}
+
+unsafe extern "system" fn on_monitor_waited(
+    _t: *mut JvmtiEnvRaw,
+    env: *mut JNIEnv,
+    _thread: jobject,
+    _object: jobject,
+    _timed_out: jboolean,
+) {
+    let ts = clock::now();
+    if !recordable() {
+        return;
+    }
+    agent::guard(jni_of(env), "MonitorWaited", || {
+        sink::emit(&Record::WaitEnd { ts });
+        Ok(())
+    });
+}
+
+/// At OnLoad: asks for the capabilities, sets the callbacks; returns the events to
+/// enable. Without the capabilities the agent records no locks (one line says so).
+pub fn setup(jvmti: Jvmti, cb: &mut Callbacks) -> Vec<jint> {
+    let mut events = vec![
+        jvmti::EVENT_MONITOR_CONTENDED_ENTER,
+        jvmti::EVENT_MONITOR_CONTENDED_ENTERED,
+        jvmti::EVENT_MONITOR_WAIT,
+        jvmti::EVENT_MONITOR_WAITED,
+    ];
+    cb.set(
+        jvmti::EVENT_MONITOR_CONTENDED_ENTER,
+        on_contended_enter as *const c_void,
+    );
+    cb.set(
+        jvmti::EVENT_MONITOR_CONTENDED_ENTERED,
+        on_contended_entered as *const c_void,
+    );
+    cb.set(jvmti::EVENT_MONITOR_WAIT, on_monitor_wait as *const c_void);
+    cb.set(
+        jvmti::EVENT_MONITOR_WAITED,
+        on_monitor_waited as *const c_void,
+    );
+    if jvmti
+        .add_capabilities(&[jvmti::CAP_NATIVE_METHOD_BIND])
+        .is_ok()
+    {
+        cb.set(
+            jvmti::EVENT_NATIVE_METHOD_BIND,
+            on_native_method_bind as *const c_void,
+        );
+        events.push(jvmti::EVENT_NATIVE_METHOD_BIND);
+    } else {
+        eprintln!("weft: no NativeMethodBind events; parks (j.u.c. waits) are not recorded");
+    }
+    if jvmti
+        .add_capabilities(&[jvmti::CAP_GET_MONITOR_INFO])
+        .is_err()
+    {
+        // Monitor owners stay unknown (0).
+    }
+    events
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_syncs() {
+        let k = |c: &str| classify(c, false);
+        assert!(matches!(
+            k("java.util.concurrent.locks.ReentrantLock$NonfairSync").0,
+            Role::Lock(lock_kind::REENTRANT_LOCK)
+        ));
+        assert_eq!(
+            k("java.util.concurrent.locks.ReentrantReadWriteLock$FairSync").1,
+            "java.util.concurrent.locks.ReentrantReadWriteLock"
+        );
+        assert!(matches!(
+            k("java.util.concurrent.Semaphore$NonfairSync").0,
+            Role::Lock(lock_kind::SEMAPHORE)
+        ));
+        assert!(matches!(
+            k("java.util.concurrent.CountDownLatch$Sync").0,
+            Role::Latch
+        ));
+        assert!(matches!(
+            k("com.example.MyAqs").0,
+            Role::Lock(lock_kind::OTHER_AQS)
+        ));
+        assert!(matches!(
+            classify("com.example.X", true).0,
+            Role::Lock(lock_kind::MONITOR)
+        ));
+    }
+}

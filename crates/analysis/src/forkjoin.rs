@@ -1,0 +1,607 @@
+//! The fork-join model (wosp, digest 003 §3; docs/forkjoin.md): task usages
+//! from push records, runs (nested, balanced per thread), cancel, reuse, join
+//! waits; derived steals, parent → child (the innermost usage run on the pushing
+//! thread's stack), self granularity (nested usage runs subtracted; direct
+//! executions of unforked objects are transparent), nesting depth, and per
+//! computation (root usage) its tree, work, span and parallelism.
+
+use std::collections::{BTreeMap, HashMap};
+
+use weft_trace::{Record, ThreadIndex, Trace, GLOBAL_THREAD};
+
+use crate::model::Model;
+use crate::tasks::Distribution;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Usage {
+    pub id: u64,
+    pub class_id: u32,
+    pub push_thread: ThreadIndex,
+    pub push_ns: u64,
+    pub external: bool,
+    pub prev: u64,
+    /// Innermost usage run on the pushing thread at push time.
+    pub parent: Option<u64>,
+    pub run_thread: Option<ThreadIndex>,
+    pub begin_ns: u64,
+    pub end_ns: u64,
+    pub self_ns: u64,
+    pub cancelled: bool,
+    pub site: u32,
+    /// Pool identity (external submissions: the target pool; else the running or pushing worker's pool).
+    pub pool: u32,
+}
+
+impl Usage {
+    pub fn ran(&self) -> bool {
+        self.run_thread.is_some()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Computation {
+    pub root: u64,
+    pub root_class: String,
+    pub pool: u32,
+    pub tasks: u64,
+    pub work_ns: u64,
+    pub span_ns: u64,
+    pub parallelism: f64,
+    pub max_depth: u32,
+    pub begin_ns: u64,
+    pub end_ns: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FjThread {
+    pub thread: ThreadIndex,
+    pub name: String,
+    pub pool: u32,
+    pub executed: u64,
+    pub stolen: u64,
+    pub busy_ns: u64,
+    /// Time blocked in join/get (join duration minus runs nested in it), outermost joins.
+    pub join_blocked_ns: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FjClass {
+    pub class: String,
+    pub tasks: u64,
+    pub granularity_ns: Distribution,
+    /// Innermost user frame of a sampled fork site.
+    pub site: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FjPool {
+    pub pool: u32,
+    pub class: String,
+    pub parallelism: u32,
+    pub threads: u64,
+    pub tasks: u64,
+    pub steals: u64,
+    pub computations: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ForkJoinAnalysis {
+    pub tasks: u64,
+    pub forks: u64,
+    pub external_submissions: u64,
+    pub steals: u64,
+    pub cancelled: u64,
+    pub reinitialized: u64,
+    pub reused: u64,
+    pub never_run: u64,
+    pub max_depth: u32,
+    /// Deepest nesting of runs on one thread.
+    pub max_nesting: u32,
+    /// Direct executions of objects that were neither forked nor submitted.
+    pub direct_executions: u64,
+    pub computations: Vec<Computation>,
+    pub threads: Vec<FjThread>,
+    pub classes: Vec<FjClass>,
+    pub pools: Vec<FjPool>,
+    pub usages: Vec<Usage>,
+}
+
+impl ForkJoinAnalysis {
+    /// Whether the trace had any fork-join activity.
+    pub fn is_empty(&self) -> bool {
+        self.usages.is_empty() && self.direct_executions == 0
+    }
+
+    /// Load balance of a pool: max busy / mean busy over its threads that ran tasks.
+    pub fn load_balance(&self, pool: u32) -> Option<f64> {
+        let busy: Vec<u64> = self
+            .threads
+            .iter()
+            .filter(|t| t.pool == pool && t.executed > 0)
+            .map(|t| t.busy_ns)
+            .collect();
+        if busy.is_empty() {
+            return None;
+        }
+        let mean = busy.iter().sum::<u64>() as f64 / busy.len() as f64;
+        let max = *busy.iter().max().unwrap_or(&0) as f64;
+        (mean > 0.0).then(|| max / mean)
+    }
+}
+
+struct Frame {
+    usage: u64,
+    begin: u64,
+    /// Inclusive time of usage runs nested directly (through direct executions).
+    child: u64,
+}
+
+pub fn analyze(trace: &Trace, model: &Model) -> ForkJoinAnalysis {
+    let mut out = ForkJoinAnalysis::default();
+    let mut usages: HashMap<u64, Usage> = HashMap::new();
+    let mut order: Vec<u64> = Vec::new();
+    let mut sites: HashMap<u64, u32> = HashMap::new();
+    let mut worker_pool: HashMap<ThreadIndex, (u32, u32, u32)> = HashMap::new();
+    let mut stacks: HashMap<ThreadIndex, Vec<Frame>> = HashMap::new();
+    let mut joins: HashMap<ThreadIndex, Vec<(u64, u64)>> = HashMap::new(); // (begin, nested run time)
+    let mut threads: BTreeMap<ThreadIndex, FjThread> = BTreeMap::new();
+    let mut cancels: Vec<u64> = Vec::new();
+    let mut runs: Vec<(u64, ThreadIndex, u64, u64, u64)> = Vec::new();
+
+    let thread_entry = |threads: &mut BTreeMap<ThreadIndex, FjThread>, t: ThreadIndex| {
+        threads.entry(t).or_insert_with(|| FjThread {
+            thread: t,
+            name: model
+                .threads
+                .get(&t)
+                .map(|i| i.display_name())
+                .unwrap_or_else(|| format!("thread #{t}")),
+            pool: 0,
+            executed: 0,
+            stolen: 0,
+            busy_ns: 0,
+            join_blocked_ns: 0,
+        });
+    };
+
+    for (thread, rec) in &trace.records {
+        let t = *thread;
+        if t == GLOBAL_THREAD {
+            continue;
+        }
+        match rec {
+            Record::FjWorker {
+                pool,
+                class_id,
+                parallelism,
+            } => {
+                worker_pool.insert(t, (*pool, *class_id, *parallelism));
+            }
+            Record::FjPush {
+                ts,
+                usage,
+                prev,
+                class_id,
+                external,
+                pool,
+                ..
+            } => {
+                let stack = stacks.entry(t).or_default();
+                let parent = if *external {
+                    None
+                } else {
+                    stack.iter().rev().find(|f| f.usage != 0).map(|f| f.usage)
+                };
+                if !usages.contains_key(usage) {
+                    order.push(*usage);
+                }
+                usages.insert(
+                    *usage,
+                    Usage {
+                        id: *usage,
+                        class_id: *class_id,
+                        push_thread: t,
+                        push_ns: *ts,
+                        external: *external,
+                        prev: *prev,
+                        parent,
+                        pool: if *external { *pool } else { 0 },
+                        ..Usage::default()
+                    },
+                );
+                if *external {
+                    out.external_submissions += 1;
+                } else {
+                    out.forks += 1;
+                }
+                if *prev != 0 {
+                    out.reused += 1;
+                }
+            }
+            Record::FjSite { usage, site } => {
+                sites.insert(*usage, *site);
+            }
+            Record::FjRunBegin {
+                ts,
+                usage,
+                class_id,
+            } => {
+                let stack = stacks.entry(t).or_default();
+                stack.push(Frame {
+                    usage: *usage,
+                    begin: *ts,
+                    child: 0,
+                });
+                out.max_nesting = out.max_nesting.max(stack.len() as u32);
+                if *usage == 0 {
+                    out.direct_executions += 1;
+                } else if let Some(u) = usages.get_mut(usage) {
+                    if u.class_id == 0 {
+                        u.class_id = *class_id;
+                    }
+                }
+            }
+            Record::FjRunEnd { ts } => {
+                let stack = stacks.entry(t).or_default();
+                let Some(f) = stack.pop() else { continue };
+                let incl = ts.saturating_sub(f.begin);
+                if let Some(j) = joins.get_mut(&t).and_then(|j| j.last_mut()) {
+                    if f.begin >= j.0 {
+                        j.1 += incl;
+                    }
+                }
+                if f.usage == 0 {
+                    // Transparent: nested usage runs count against the enclosing usage run.
+                    if let Some(p) = stack.iter_mut().rev().find(|p| p.usage != 0) {
+                        p.child += f.child;
+                    }
+                    continue;
+                }
+                let self_ns = incl.saturating_sub(f.child);
+                if let Some(p) = stack.iter_mut().rev().find(|p| p.usage != 0) {
+                    p.child += incl;
+                }
+                thread_entry(&mut threads, t);
+                let th = threads.get_mut(&t).expect("inserted");
+                th.executed += 1;
+                th.busy_ns += self_ns;
+                // Joined with the push after the loop: blocks of different threads
+                // are not in time order in the file.
+                runs.push((f.usage, t, f.begin, *ts, self_ns));
+            }
+            Record::FjCancel { usage, .. } => cancels.push(*usage),
+            Record::FjReinit { .. } => out.reinitialized += 1,
+            Record::FjJoinBegin { ts, .. } => joins.entry(t).or_default().push((*ts, 0)),
+            Record::FjJoinEnd { ts } => {
+                let js = joins.entry(t).or_default();
+                if let Some((b, nested)) = js.pop() {
+                    let dur = ts.saturating_sub(b);
+                    if js.is_empty() {
+                        thread_entry(&mut threads, t);
+                        threads.get_mut(&t).expect("inserted").join_blocked_ns +=
+                            dur.saturating_sub(nested);
+                    } else if let Some(outer) = js.last_mut() {
+                        // The inner join's whole duration is not blocked time of the outer
+                        // one only if runs happened; keep it simple: inner joins count as
+                        // nested activity of the outer (its own runs were added already).
+                        let _ = outer;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for (id, t, b, e, self_ns) in runs {
+        if let Some(u) = usages.get_mut(&id) {
+            u.run_thread = Some(t);
+            u.begin_ns = b;
+            u.end_ns = e;
+            u.self_ns = self_ns;
+            if u.push_thread != t && !u.external {
+                if let Some(th) = threads.get_mut(&t) {
+                    th.stolen += 1;
+                }
+            }
+        }
+    }
+    for c in cancels {
+        if let Some(u) = usages.get_mut(&c) {
+            if !u.ran() && !u.cancelled {
+                u.cancelled = true;
+                out.cancelled += 1;
+            }
+        }
+    }
+    for (t, th) in threads.iter_mut() {
+        th.pool = worker_pool.get(t).map_or(0, |p| p.0);
+    }
+    for u in usages.values_mut() {
+        if let Some(s) = sites.get(&u.id) {
+            u.site = *s;
+        }
+        if u.pool == 0 {
+            let t = u.run_thread.unwrap_or(u.push_thread);
+            u.pool = worker_pool
+                .get(&t)
+                .or_else(|| worker_pool.get(&u.push_thread))
+                .map_or(0, |p| p.0);
+        }
+    }
+
+    // Trees.
+    let mut children: HashMap<u64, Vec<u64>> = HashMap::new();
+    let mut roots: Vec<u64> = Vec::new();
+    for id in &order {
+        let u = &usages[id];
+        match u.parent.filter(|p| usages.contains_key(p)) {
+            Some(p) => children.entry(p).or_default().push(*id),
+            None => roots.push(*id),
+        }
+    }
+    for root in roots {
+        // Iterative post-order: span(u) = self(u) + max span(child); depth from the root (1).
+        let mut stack: Vec<(u64, u32, bool)> = vec![(root, 1, false)];
+        let mut span: HashMap<u64, u64> = HashMap::new();
+        let (mut tasks, mut work, mut depth) = (0u64, 0u64, 0u32);
+        let (mut begin, mut end) = (u64::MAX, 0u64);
+        while let Some((id, d, done)) = stack.pop() {
+            let kids = children.get(&id).map(Vec::as_slice).unwrap_or(&[]);
+            if !done {
+                stack.push((id, d, true));
+                for k in kids {
+                    stack.push((*k, d + 1, false));
+                }
+                continue;
+            }
+            let u = &usages[&id];
+            let own = if u.ran() { u.self_ns } else { 0 };
+            if u.ran() {
+                tasks += 1;
+                work += u.self_ns;
+                depth = depth.max(d);
+                begin = begin.min(u.begin_ns);
+                end = end.max(u.end_ns);
+            }
+            let m = kids.iter().map(|k| span[k]).max().unwrap_or(0);
+            span.insert(id, own + m);
+        }
+        let s = span[&root];
+        let ru = &usages[&root];
+        out.max_depth = out.max_depth.max(depth);
+        out.computations.push(Computation {
+            root,
+            root_class: model.class_name(ru.class_id),
+            pool: ru.pool,
+            tasks,
+            work_ns: work,
+            span_ns: s,
+            parallelism: if s > 0 { work as f64 / s as f64 } else { 0.0 },
+            max_depth: depth,
+            begin_ns: if begin == u64::MAX { ru.push_ns } else { begin },
+            end_ns: end,
+        });
+    }
+
+    // Totals, classes, pools.
+    let mut by_class: BTreeMap<u32, (Vec<u64>, HashMap<u32, u64>)> = BTreeMap::new();
+    for u in usages.values() {
+        if u.ran() {
+            out.tasks += 1;
+            if u.run_thread != Some(u.push_thread) && !u.external {
+                out.steals += 1;
+            }
+            let e = by_class.entry(u.class_id).or_default();
+            e.0.push(u.self_ns);
+            if u.site != 0 {
+                *e.1.entry(u.site).or_default() += 1;
+            }
+        } else if !u.cancelled {
+            out.never_run += 1;
+        }
+    }
+    out.classes = by_class
+        .into_iter()
+        .map(|(cid, (selfs, sites))| {
+            let site = sites
+                .into_iter()
+                .max_by_key(|(s, n)| (*n, std::cmp::Reverse(*s)))
+                .and_then(|(s, _)| model.site_frame(s));
+            FjClass {
+                class: model.class_name(cid),
+                tasks: selfs.len() as u64,
+                granularity_ns: Distribution::of(&selfs),
+                site,
+            }
+        })
+        .collect();
+    out.classes.sort_by(|a, b| {
+        b.granularity_ns
+            .total
+            .cmp(&a.granularity_ns.total)
+            .then_with(|| a.class.cmp(&b.class))
+    });
+    let mut pools: BTreeMap<u32, FjPool> = BTreeMap::new();
+    for (t, (pool, cls, par)) in &worker_pool {
+        let p = pools.entry(*pool).or_insert_with(|| FjPool {
+            pool: *pool,
+            class: model.class_name(*cls),
+            parallelism: *par,
+            threads: 0,
+            tasks: 0,
+            steals: 0,
+            computations: 0,
+        });
+        if threads.get(t).is_some_and(|th| th.executed > 0) {
+            p.threads += 1;
+        }
+    }
+    for u in usages.values() {
+        if let Some(p) = pools.get_mut(&u.pool) {
+            if u.ran() {
+                p.tasks += 1;
+                if u.run_thread != Some(u.push_thread) && !u.external {
+                    p.steals += 1;
+                }
+            }
+        }
+    }
+    for c in &out.computations {
+        if let Some(p) = pools.get_mut(&c.pool) {
+            p.computations += 1;
+        }
+    }
+    out.pools = pools.into_values().collect();
+    out.threads = threads.into_values().collect();
+    let mut us: Vec<Usage> = order.iter().map(|id| usages[id].clone()).collect();
+    us.sort_by_key(|u| (u.push_ns, u.id));
+    out.usages = us;
+    out
+}
+
+/// Probe id of the task-model executions synthesized from fork-join runs.
+pub const SYNTH_EXEC_PROBE: u32 = 0x0BFF_FFFF;
+
+/// The trace and model the task model (docs/task-model.md) reads when the trace
+/// has fork-join runs: `ForkJoinTask` executions are recorded by the fork-join
+/// probes (doExec), not by `exec` execution probes, so each run (of a usage or a
+/// direct execution; plumbing adapters keep their own probes) becomes a
+/// `TaskBegin`/`TaskEnd` of probe [`SYNTH_EXEC_PROBE`] (method `exec`), and each
+/// fork a `Fork`, merged by time into the thread's records. Identity: the
+/// submitted object's identity hash for external submissions (so submissions
+/// match), else a synthetic value with bit 31 set (never an identity hash).
+/// None when the trace has no fork-join runs.
+pub fn task_view(trace: &Trace, model: &Model) -> Option<(Trace, Model)> {
+    if !trace
+        .records
+        .iter()
+        .any(|(_, r)| matches!(r, Record::FjRunBegin { .. }))
+    {
+        return None;
+    }
+    let plumbing: std::collections::HashSet<&str> = model
+        .probes
+        .values()
+        .filter(|p| p.kind == weft_trace::ProbeKind::PlumbingExecution)
+        .map(|p| p.class.as_str())
+        .collect();
+    let synth = |u: u64| -> u32 {
+        let h = u.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        0x8000_0000 | ((h >> 33) as u32)
+    };
+    let mut ext_ident: HashMap<u64, u32> = HashMap::new();
+    for (_, r) in &trace.records {
+        if let Record::FjPush {
+            usage,
+            external: true,
+            ident,
+            ..
+        } = r
+        {
+            ext_ident.insert(*usage, *ident);
+        }
+    }
+    let mut per_thread: BTreeMap<ThreadIndex, (Vec<Record>, Vec<Record>)> = BTreeMap::new();
+    let mut global: Vec<(ThreadIndex, Record)> = Vec::new();
+    let mut open: HashMap<ThreadIndex, Vec<Option<u32>>> = HashMap::new();
+    let mut direct = 0u64;
+    for (t, r) in &trace.records {
+        if *t == GLOBAL_THREAD {
+            global.push((*t, r.clone()));
+            continue;
+        }
+        let e = per_thread.entry(*t).or_default();
+        match r {
+            Record::FjPush {
+                ts,
+                usage,
+                class_id,
+                external: false,
+                ..
+            } => e.1.push(Record::Fork {
+                ts: *ts,
+                class_id: *class_id,
+                ident: synth(*usage),
+                site: 0,
+            }),
+            Record::FjRunBegin {
+                ts,
+                usage,
+                class_id,
+            } => {
+                let st = open.entry(*t).or_default();
+                if plumbing.contains(model.class_name(*class_id).as_str()) {
+                    st.push(None);
+                    continue;
+                }
+                let ident = if *usage == 0 {
+                    direct += 1;
+                    synth(direct.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1)
+                } else {
+                    ext_ident
+                        .get(usage)
+                        .copied()
+                        .unwrap_or_else(|| synth(*usage))
+                };
+                st.push(Some(ident));
+                e.1.push(Record::TaskBegin {
+                    ts: *ts,
+                    probe: SYNTH_EXEC_PROBE,
+                    class_id: *class_id,
+                    ident,
+                    inner_class_id: 0,
+                    inner_ident: 0,
+                });
+            }
+            Record::FjRunEnd { ts } => {
+                if let Some(Some(ident)) = open.entry(*t).or_default().pop() {
+                    e.1.push(Record::TaskEnd {
+                        ts: *ts,
+                        probe: SYNTH_EXEC_PROBE,
+                        ident,
+                    });
+                }
+            }
+            _ => e.0.push(r.clone()),
+        }
+    }
+    let mut records = global;
+    for (t, (orig, syn)) in per_thread {
+        let (mut i, mut j) = (0, 0);
+        while i < orig.len() || j < syn.len() {
+            let take_orig = match (orig.get(i), syn.get(j)) {
+                (Some(a), Some(b)) => {
+                    a.ts().unwrap_or(0) <= b.ts().unwrap_or(0) || a.ts().is_none()
+                }
+                (Some(_), None) => true,
+                _ => false,
+            };
+            if take_orig {
+                records.push((t, orig[i].clone()));
+                i += 1;
+            } else {
+                records.push((t, syn[j].clone()));
+                j += 1;
+            }
+        }
+    }
+    let mut m = model.clone();
+    m.probes.insert(
+        SYNTH_EXEC_PROBE,
+        crate::model::ProbeDef {
+            kind: weft_trace::ProbeKind::Execution,
+            class: "java.util.concurrent.ForkJoinTask".into(),
+            method: "exec".into(),
+            descriptor: "()Z".into(),
+        },
+    );
+    Some((
+        Trace {
+            header: trace.header.clone(),
+            records,
+            truncated: trace.truncated,
+            unknown_records: trace.unknown_records,
+            clock: trace.clock.clone(),
+        },
+        m,
+    ))
+}

@@ -1,0 +1,624 @@
+//! Lock contention: critical-section pressure (CSP, Free Lunch) per lock, per
+//! interval and for the whole run, contended acquisitions, blocked time per lock
+//! and thread, sites, owners, phases where a lock dominated, and waits apart.
+//!
+//! Definitions (docs/locks.md):
+//! - blocked: from `LockBlock` to `LockAcquired` on the same thread (a monitor's
+//!   contended enter, or the AQS / StampedLock slow path);
+//! - running time of a thread in an interval = its lifetime in the interval minus
+//!   its waits (`WaitBegin`..`WaitEnd`: Object.wait, parks outside a lock
+//!   acquisition, latch awaits). A park that is a lock acquisition is blocked time
+//!   and is not subtracted again (Free Lunch's semantics); sleep is running;
+//! - CSP(lock, interval) = Σ threads' blocked time on the lock ÷ Σ threads' running time;
+//! - counted threads: every thread the agent saw start, except the JVM's own
+//!   (see [`JVM_THREADS`]).
+
+use std::collections::{BTreeMap, HashMap};
+
+use weft_trace::{lock_flags, lock_kind, wait_kind, Record, ThreadIndex, Trace, GLOBAL_THREAD};
+
+use crate::model::Model;
+
+/// Default CSP interval (Free Lunch: 1 s).
+pub const DEFAULT_INTERVAL_NS: u64 = 1_000_000_000;
+/// Header key with the interval chosen at record time (`weft record --lock-interval`).
+pub const INTERVAL_HEADER: &str = "locks.interval_ns";
+/// A lock "dominates" an interval when its CSP there is at least this.
+pub const DOMINANT_CSP: f64 = 0.10;
+
+/// JVM threads that never run the program's code; they are not counted in CSP
+/// (they are RUNNABLE in native code or waiting, and would dilute every CSP).
+pub const JVM_THREADS: &[&str] = &[
+    "Reference Handler",
+    "Finalizer",
+    "Signal Dispatcher",
+    "Notification Thread",
+    "Common-Cleaner",
+    "Attach Listener",
+    "Service Thread",
+    "Monitor Deflation Thread",
+    "DestroyJavaVM",
+];
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LockStats {
+    /// Agent id of the lock (LockDef).
+    pub lock: u32,
+    /// `class@identityhash`.
+    pub id: String,
+    pub class: String,
+    pub kind: &'static str,
+    pub ident: u32,
+    /// Whole-run CSP.
+    pub csp: f64,
+    pub max_phase_csp: f64,
+    pub max_phase_start_ns: u64,
+    /// (interval start, CSP) for each interval where the lock was blocked on.
+    pub phases: Vec<(u64, f64)>,
+    /// Acquisitions that blocked (monitors: every contended enter; j.u.c.: a park in the slow path).
+    pub contended: u64,
+    /// Slow-path acquisitions (j.u.c.) including the ones resolved without parking.
+    pub slow_acquisitions: u64,
+    pub blocked_ns: u64,
+    pub max_blocked_ns: u64,
+    /// Blocked time on the shared (read) side, for read-write and stamped locks.
+    pub shared_blocked_ns: u64,
+    /// (thread name, blocked ns), largest first.
+    pub blocked_per_thread: Vec<(String, u64)>,
+    /// (site frame, contentions sampled there), most first.
+    pub sites: Vec<(String, u64)>,
+    /// (owner thread name, contentions), most first.
+    pub owners: Vec<(String, u64)>,
+}
+
+/// Consecutive intervals where one lock's CSP was at least [`DOMINANT_CSP`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct DominantPhase {
+    /// Index into [`LockAnalysis::locks`].
+    pub lock: usize,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub csp: f64,
+    pub site: Option<String>,
+    pub owner: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WaitStats {
+    pub kind: &'static str,
+    pub count: u64,
+    pub total_ns: u64,
+    pub max_ns: u64,
+    /// (thread name, ns), largest first.
+    pub threads: Vec<(String, u64)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LockAnalysis {
+    pub interval_ns: u64,
+    /// Ranked by whole-run CSP.
+    pub locks: Vec<LockStats>,
+    pub phases: Vec<DominantPhase>,
+    pub waits: Vec<WaitStats>,
+    /// Running time of the counted threads, per interval.
+    pub running_per_interval: Vec<u64>,
+    pub running_ns: u64,
+    pub blocked_ns: u64,
+    /// Names of the counted threads.
+    pub counted_threads: Vec<String>,
+    pub excluded_threads: Vec<String>,
+}
+
+impl LockAnalysis {
+    /// Whole-run CSP of all locks together.
+    pub fn total_csp(&self) -> f64 {
+        ratio(self.blocked_ns, self.running_ns)
+    }
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// Adds the overlap of [s, e) with each interval into `acc`.
+fn spread(acc: &mut [u64], interval: u64, s: u64, e: u64, sign_add: bool) {
+    if e <= s || acc.is_empty() {
+        return;
+    }
+    let mut k = (s / interval) as usize;
+    let mut t = s;
+    while t < e && k < acc.len() {
+        let end = ((k as u64 + 1) * interval).min(e);
+        let d = end - t;
+        if sign_add {
+            acc[k] += d;
+        } else {
+            acc[k] = acc[k].saturating_sub(d);
+        }
+        t = end;
+        k += 1;
+    }
+}
+
+#[derive(Default)]
+struct Acc {
+    def: Option<(u8, String, u32)>,
+    per_interval: Vec<u64>,
+    contended: u64,
+    slow: u64,
+    blocked: u64,
+    max_blocked: u64,
+    shared: u64,
+    per_thread: HashMap<ThreadIndex, u64>,
+    sites: HashMap<u32, u64>,
+    owners: HashMap<u64, u64>,
+    /// (time, site, owner) of each LockBlock, for dominant phases.
+    events: Vec<(u64, u32, u64)>,
+}
+
+/// The lock analysis of a trace, with the interval from the header or 1 s.
+pub fn analyze_locks(trace: &Trace, model: &Model) -> LockAnalysis {
+    let interval = trace
+        .header
+        .get_u64(INTERVAL_HEADER)
+        .filter(|&i| i >= 1_000_000)
+        .unwrap_or(DEFAULT_INTERVAL_NS);
+    analyze_locks_with(trace, model, interval)
+}
+
+pub fn analyze_locks_with(trace: &Trace, model: &Model, interval_ns: u64) -> LockAnalysis {
+    let interval = interval_ns.max(1_000_000);
+    let end = model.duration_ns.max(1);
+    let n = end.div_ceil(interval) as usize;
+    let mut out = LockAnalysis {
+        interval_ns: interval,
+        ..LockAnalysis::default()
+    };
+    let app_start = trace.records.iter().find_map(|(_, r)| match r {
+        Record::AppStart { ts } => Some(*ts),
+        _ => None,
+    });
+    let counted: HashMap<ThreadIndex, (u64, u64)> = model
+        .threads
+        .values()
+        .filter_map(|t| {
+            let name = t.name.as_deref()?;
+            if JVM_THREADS.contains(&name) || t.start_ns.is_none() {
+                out.excluded_threads.push(name.to_string());
+                return None;
+            }
+            out.counted_threads.push(name.to_string());
+            let mut s = t.start_ns.unwrap_or(t.first_ns);
+            if t.is_main(model) {
+                // JVM start-up before the program's first class is not the program.
+                s = s.max(app_start.unwrap_or(0));
+            }
+            let e = t.end_ns.unwrap_or(end.max(t.last_ns)).max(s);
+            Some((t.index, (s, e)))
+        })
+        .collect();
+    let name_of = |i: ThreadIndex| {
+        model
+            .threads
+            .get(&i)
+            .map(|t| t.display_name())
+            .unwrap_or_else(|| format!("thread #{i}"))
+    };
+    let by_java_id: HashMap<u64, String> = model
+        .threads
+        .values()
+        .filter_map(|t| Some((t.java_id?, t.display_name())))
+        .collect();
+
+    let mut running = vec![0u64; n];
+    for &(s, e) in counted.values() {
+        spread(&mut running, interval, s, e.min(end), true);
+    }
+    let mut locks: BTreeMap<u32, Acc> = BTreeMap::new();
+    // (kind) -> (count, total, max, per thread)
+    let mut waits: BTreeMap<u8, (u64, u64, u64, HashMap<ThreadIndex, u64>)> = BTreeMap::new();
+    // Open intervals per thread.
+    struct Open {
+        block: Option<(u32, u64, u8)>,
+        wait: Option<(u8, u64)>,
+    }
+    let mut open: HashMap<ThreadIndex, Open> = HashMap::new();
+    let close_block = |locks: &mut BTreeMap<u32, Acc>,
+                       th: ThreadIndex,
+                       lock: u32,
+                       s: u64,
+                       e: u64,
+                       flags: u8,
+                       parked: bool| {
+        let a = locks.entry(lock).or_default();
+        if a.per_interval.is_empty() {
+            a.per_interval = vec![0; n];
+        }
+        let d = e.saturating_sub(s);
+        spread(&mut a.per_interval, interval, s, e.min(end), true);
+        a.blocked += d;
+        a.max_blocked = a.max_blocked.max(d);
+        a.slow += 1;
+        if parked {
+            a.contended += 1;
+        }
+        if flags & lock_flags::SHARED != 0 {
+            a.shared += d;
+        }
+        *a.per_thread.entry(th).or_default() += d;
+    };
+    for (th, rec) in &trace.records {
+        if *th == GLOBAL_THREAD {
+            if let Record::LockDef {
+                id,
+                kind,
+                class,
+                ident,
+            } = rec
+            {
+                locks.entry(*id).or_default().def = Some((*kind, class.clone(), *ident));
+            }
+            continue;
+        }
+        let Some(&(tstart, tend)) = counted.get(th) else {
+            continue;
+        };
+        let o = open.entry(*th).or_insert(Open {
+            block: None,
+            wait: None,
+        });
+        match rec {
+            Record::LockBlock {
+                ts,
+                lock,
+                flags,
+                owner,
+                site,
+            } => {
+                if let Some((l, s, f)) = o.block.take() {
+                    close_block(&mut locks, *th, l, s, *ts, f, false);
+                }
+                o.block = Some((*lock, *ts, *flags));
+                let a = locks.entry(*lock).or_default();
+                if *site != 0 {
+                    *a.sites.entry(*site).or_default() += 1;
+                }
+                if *owner != 0 {
+                    *a.owners.entry(*owner).or_default() += 1;
+                }
+                a.events.push((*ts, *site, *owner));
+            }
+            Record::LockAcquired { ts, lock, parked } => {
+                if let Some((l, s, f)) = o.block.take() {
+                    let p = *parked
+                        || locks
+                            .get(&l)
+                            .and_then(|a| a.def.as_ref())
+                            .is_some_and(|d| d.0 == lock_kind::MONITOR);
+                    let _ = lock;
+                    close_block(&mut locks, *th, l, s, *ts, f, p);
+                }
+            }
+            Record::WaitBegin { ts, kind, .. } => {
+                o.wait = Some((*kind, *ts));
+            }
+            Record::WaitEnd { ts } => {
+                if let Some((k, s)) = o.wait.take() {
+                    let d = ts.saturating_sub(s);
+                    spread(
+                        &mut running,
+                        interval,
+                        s.max(tstart),
+                        (*ts).min(end).min(tend),
+                        false,
+                    );
+                    let w = waits.entry(k).or_default();
+                    w.0 += 1;
+                    w.1 += d;
+                    w.2 = w.2.max(d);
+                    *w.3.entry(*th).or_default() += d;
+                }
+            }
+            _ => {}
+        }
+    }
+    // Blocks and waits still open at the end of a thread.
+    for (th, o) in open {
+        let (tstart, tend) = counted.get(&th).copied().unwrap_or((0, end));
+        if let Some((l, s, f)) = o.block {
+            close_block(&mut locks, th, l, s, tend.max(s), f, true);
+        }
+        if let Some((k, s)) = o.wait {
+            spread(&mut running, interval, s.max(tstart), tend.min(end), false);
+            let d = tend.saturating_sub(s);
+            let w = waits.entry(k).or_default();
+            w.0 += 1;
+            w.1 += d;
+            w.2 = w.2.max(d);
+            *w.3.entry(th).or_default() += d;
+        }
+    }
+    out.running_ns = running.iter().sum();
+    let site_name = |id: u32| model.site_frame(id);
+    let owner_name = |jid: u64| {
+        by_java_id
+            .get(&jid)
+            .cloned()
+            .unwrap_or_else(|| format!("thread id {jid}"))
+    };
+    let ranked = |m: HashMap<String, u64>| {
+        let mut v: Vec<(String, u64)> = m.into_iter().collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        v
+    };
+    for (id, a) in locks {
+        if a.slow == 0 {
+            continue;
+        }
+        let (kind, class, ident) =
+            a.def
+                .clone()
+                .unwrap_or((lock_kind::OTHER_AQS, format!("<lock #{id}>"), 0));
+        let phases: Vec<(u64, f64)> = a
+            .per_interval
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b > 0)
+            .map(|(k, &b)| (k as u64 * interval, ratio(b, running[k])))
+            .collect();
+        let (max_start, max_csp) =
+            phases
+                .iter()
+                .copied()
+                .fold((0, 0.0), |m, p| if p.1 > m.1 { p } else { m });
+        let mut sites: HashMap<String, u64> = HashMap::new();
+        for (s, c) in &a.sites {
+            if let Some(f) = site_name(*s) {
+                *sites.entry(f).or_default() += c;
+            }
+        }
+        let mut owners: HashMap<String, u64> = HashMap::new();
+        for (o, c) in &a.owners {
+            *owners.entry(owner_name(*o)).or_default() += c;
+        }
+        let per_thread: HashMap<String, u64> = a
+            .per_thread
+            .iter()
+            .map(|(t, d)| (name_of(*t), *d))
+            .collect();
+        out.blocked_ns += a.blocked;
+        let stats = LockStats {
+            lock: id,
+            id: format!("{class}@{ident:x}"),
+            class,
+            kind: lock_kind::name(kind),
+            ident,
+            csp: ratio(a.blocked, out.running_ns),
+            max_phase_csp: max_csp,
+            max_phase_start_ns: max_start,
+            phases,
+            contended: a.contended,
+            slow_acquisitions: a.slow,
+            blocked_ns: a.blocked,
+            max_blocked_ns: a.max_blocked,
+            shared_blocked_ns: a.shared,
+            blocked_per_thread: ranked(per_thread),
+            sites: ranked(sites),
+            owners: ranked(owners),
+        };
+        // Dominant phases of this lock.
+        let idx = out.locks.len();
+        let mut k = 0;
+        while k < n {
+            let csp_k = ratio(a.per_interval[k], running[k]);
+            if csp_k < DOMINANT_CSP {
+                k += 1;
+                continue;
+            }
+            let first = k;
+            let (mut b, mut r) = (0u64, 0u64);
+            while k < n && ratio(a.per_interval[k], running[k]) >= DOMINANT_CSP {
+                b += a.per_interval[k];
+                r += running[k];
+                k += 1;
+            }
+            let (ps, pe) = (first as u64 * interval, (k as u64 * interval).min(end));
+            let mut s_count: HashMap<u32, u64> = HashMap::new();
+            let mut o_count: HashMap<u64, u64> = HashMap::new();
+            for &(t, s, o) in &a.events {
+                if t >= ps && t < pe {
+                    if s != 0 {
+                        *s_count.entry(s).or_default() += 1;
+                    }
+                    if o != 0 {
+                        *o_count.entry(o).or_default() += 1;
+                    }
+                }
+            }
+            let top = |m: &HashMap<u32, u64>| {
+                m.iter()
+                    .max_by_key(|x| (x.1, std::cmp::Reverse(*x.0)))
+                    .map(|x| *x.0)
+            };
+            let site = top(&s_count)
+                .and_then(site_name)
+                .or_else(|| stats.sites.first().map(|s| s.0.clone()));
+            let owner = o_count
+                .iter()
+                .max_by_key(|x| (x.1, std::cmp::Reverse(*x.0)))
+                .map(|x| owner_name(*x.0))
+                .or_else(|| stats.owners.first().map(|s| s.0.clone()));
+            out.phases.push(DominantPhase {
+                lock: idx,
+                start_ns: ps,
+                end_ns: pe,
+                csp: ratio(b, r),
+                site,
+                owner,
+            });
+        }
+        out.locks.push(stats);
+    }
+    // Rank locks by CSP; remap phase indices.
+    let mut order: Vec<usize> = (0..out.locks.len()).collect();
+    order.sort_by(|&a, &b| {
+        out.locks[b]
+            .csp
+            .partial_cmp(&out.locks[a].csp)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(out.locks[a].lock.cmp(&out.locks[b].lock))
+    });
+    let mut new_index = vec![0; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_index[old] = new;
+    }
+    let mut sorted: Vec<Option<LockStats>> = out.locks.drain(..).map(Some).collect();
+    out.locks = order.iter().map(|&i| sorted[i].take().unwrap()).collect();
+    for p in &mut out.phases {
+        p.lock = new_index[p.lock];
+    }
+    out.phases.sort_by(|a, b| {
+        b.csp
+            .partial_cmp(&a.csp)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    out.waits = waits
+        .into_iter()
+        .map(|(k, (count, total, max, th))| WaitStats {
+            kind: wait_kind::name(k),
+            count,
+            total_ns: total,
+            max_ns: max,
+            threads: ranked(th.into_iter().map(|(t, d)| (name_of(t), d)).collect()),
+        })
+        .collect();
+    out.running_per_interval = running;
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use weft_trace::{Clock, Header};
+
+    fn trace(records: Vec<(ThreadIndex, Record)>) -> Trace {
+        Trace {
+            header: Header::default(),
+            records,
+            truncated: false,
+            unknown_records: 0,
+            clock: Clock::new(0, 1.0),
+        }
+    }
+
+    fn start(name: &str, ts: u64, jid: u64) -> Record {
+        Record::ThreadStart {
+            ts,
+            name: name.into(),
+            java_id: jid,
+            os_tid: 1,
+            daemon: false,
+            class_id: 0,
+            target_class_id: 0,
+            target_ident: 0,
+            ident: 0,
+        }
+    }
+
+    const S: u64 = 1_000_000_000;
+
+    #[test]
+    fn csp_with_waits_and_interval_split() {
+        // Two threads over [0, 2 s); t1 blocked on lock 1 from 0.5 s to 1.5 s;
+        // t0 waits (Object.wait) from 0 to 1 s; a JVM thread is not counted.
+        let recs = vec![
+            (
+                GLOBAL_THREAD,
+                Record::LockDef {
+                    id: 1,
+                    kind: lock_kind::MONITOR,
+                    class: "A".into(),
+                    ident: 7,
+                },
+            ),
+            (0, start("main", 0, 1)),
+            (1, start("w", 0, 2)),
+            (2, start("Signal Dispatcher", 0, 3)),
+            (
+                0,
+                Record::WaitBegin {
+                    ts: 0,
+                    kind: wait_kind::OBJECT_WAIT,
+                    lock: 0,
+                },
+            ),
+            (0, Record::WaitEnd { ts: S }),
+            (
+                1,
+                Record::LockBlock {
+                    ts: S / 2,
+                    lock: 1,
+                    flags: 0,
+                    owner: 1,
+                    site: 0,
+                },
+            ),
+            (
+                1,
+                Record::LockAcquired {
+                    ts: 3 * S / 2,
+                    lock: 1,
+                    parked: true,
+                },
+            ),
+            (
+                0,
+                Record::ThreadEnd {
+                    ts: 2 * S,
+                    cpu_ns: 0,
+                    voluntary_cs: 0,
+                    involuntary_cs: 0,
+                },
+            ),
+            (
+                1,
+                Record::ThreadEnd {
+                    ts: 2 * S,
+                    cpu_ns: 0,
+                    voluntary_cs: 0,
+                    involuntary_cs: 0,
+                },
+            ),
+            (
+                2,
+                Record::ThreadEnd {
+                    ts: 2 * S,
+                    cpu_ns: 0,
+                    voluntary_cs: 0,
+                    involuntary_cs: 0,
+                },
+            ),
+            (GLOBAL_THREAD, Record::End { ts: 2 * S }),
+        ];
+        let t = trace(recs);
+        let m = Model::build(&t);
+        let a = analyze_locks_with(&t, &m, S);
+        assert_eq!(a.running_per_interval, vec![S, 2 * S]);
+        let l = &a.locks[0];
+        assert_eq!(l.kind, "monitor");
+        assert_eq!(l.contended, 1);
+        assert_eq!(l.blocked_ns, S);
+        assert!((l.csp - 1.0 / 3.0).abs() < 1e-9);
+        assert_eq!(l.phases, vec![(0, 0.5), (S, 0.25)]);
+        assert!((l.max_phase_csp - 0.5).abs() < 1e-9);
+        assert_eq!(l.owners, vec![("main".to_string(), 1)]);
+        assert_eq!(a.phases.len(), 1);
+        assert_eq!((a.phases[0].start_ns, a.phases[0].end_ns), (0, 2 * S));
+        assert_eq!(a.waits[0].kind, "Object.wait");
+        assert_eq!(a.excluded_threads, vec!["Signal Dispatcher".to_string()]);
+    }
+}

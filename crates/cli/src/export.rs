@@ -1,0 +1,107 @@
+//! `weft export`: write a trace's analysis in other tools' formats (Perfetto,
+//! Chrome trace JSON, collapsed stacks, flame graph SVG) and, shared with
+//! `weft report --html`, the HTML report. See docs/views.md.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use weft_analysis::Analysis;
+use weft_trace::Trace;
+
+use crate::CliError;
+
+#[derive(Args)]
+pub struct ExportArgs {
+    /// The trace file written by `weft record`.
+    pub trace: PathBuf,
+    /// Perfetto trace (TrackEvent protobuf; open in ui.perfetto.dev).
+    #[arg(long, value_name = "FILE")]
+    pub perfetto: Option<PathBuf>,
+    /// Chrome trace-event JSON (chrome://tracing, Perfetto, speedscope).
+    #[arg(long, value_name = "FILE")]
+    pub chrome: Option<PathBuf>,
+    /// Collapsed stacks of task self time (`frame;frame value`, ns).
+    #[arg(long, value_name = "FILE")]
+    pub collapsed: Option<PathBuf>,
+    /// Flame graph of task self time (SVG).
+    #[arg(long, value_name = "FILE")]
+    pub flamegraph: Option<PathBuf>,
+    /// The HTML report (same as `weft report --html FILE`).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+}
+
+/// Reads and analyses a trace, with the CLI's error messages.
+pub fn load(trace: &Path) -> Result<(Trace, Analysis), CliError> {
+    if !trace.exists() {
+        return Err(CliError::new(format!(
+            "trace {} does not exist (record one with `weft record -o {} -- java …`)",
+            trace.display(),
+            trace.display()
+        )));
+    }
+    let data = weft_trace::read_trace(trace)
+        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
+    let analysis = weft_analysis::analyze(&data);
+    Ok((data, analysis))
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    std::fs::write(path, bytes)
+        .map_err(|e| CliError::new(format!("cannot write {}: {e}", path.display())))?;
+    eprintln!("weft: wrote {} ({} bytes)", path.display(), bytes.len());
+    Ok(())
+}
+
+/// Writes the HTML report of an analysed trace.
+pub fn write_html(trace: &Path, analysis: &Analysis, out: &Path) -> Result<(), CliError> {
+    let title = trace.file_name().map_or_else(
+        || trace.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    write(out, weft_views::report_html(analysis, &title).as_bytes())
+}
+
+pub fn run(args: ExportArgs) -> Result<u8, CliError> {
+    if args.perfetto.is_none()
+        && args.chrome.is_none()
+        && args.collapsed.is_none()
+        && args.flamegraph.is_none()
+        && args.html.is_none()
+    {
+        return Err(CliError::new(
+            "nothing to export: give --perfetto, --chrome, --collapsed, --flamegraph or --html FILE",
+        ));
+    }
+    let (trace, analysis) = load(&args.trace)?;
+    let needs_flows = args.perfetto.is_some() || args.chrome.is_some();
+    let submitters = if needs_flows {
+        weft_analysis::timeline::submitter_threads(&trace, &analysis.tasks)
+    } else {
+        Vec::new()
+    };
+    drop(trace);
+    if let Some(p) = &args.perfetto {
+        write(p, &weft_views::perfetto_trace(&analysis, &submitters))?;
+    }
+    if let Some(p) = &args.chrome {
+        write(
+            p,
+            weft_views::chrome_trace(&analysis, &submitters).as_bytes(),
+        )?;
+    }
+    if let Some(p) = &args.collapsed {
+        write(p, weft_views::collapsed_stacks(&analysis).as_bytes())?;
+    }
+    if let Some(p) = &args.flamegraph {
+        let title = format!(
+            "weft — task self time by kind, class and site ({})",
+            args.trace.display()
+        );
+        write(p, weft_views::flamegraph_svg(&analysis, &title).as_bytes())?;
+    }
+    if let Some(p) = &args.html {
+        write_html(&args.trace, &analysis, p)?;
+    }
+    Ok(0)
+}

@@ -1,0 +1,236 @@
+//! Lock contention (issue 4, docs/locks.md): the lock workloads of
+//! `java/workloads/src/weft/workloads/locks` measure their own ground truth; the
+//! report's CSP must be within ±0.03 of it (`csp_free_lunch`, the semantics weft
+//! implements), and the contended phase must be found.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+const TOLERANCE: f64 = 0.03;
+
+/// Records a lock workload; returns (truth of the same run, report).
+fn record(class: &str, args: &[&str]) -> (Value, Value) {
+    let _serial = serial();
+    let trace = scratch_file(&format!("{}.weft", class.replace('.', "_")));
+    let _ = std::fs::remove_file(&trace);
+    let rec = run_recorded(&trace, &[], &format!("locks.{class}"), args);
+    assert_no_panic(&rec, "weft record");
+    assert!(
+        rec.status.success(),
+        "weft record of {class} failed\n{}",
+        rec.describe()
+    );
+    let t = truth(&rec.stdout);
+    let r = report_json(&trace);
+    let text = weft_cmd(&["report", &trace.display().to_string()]);
+    assert!(text.status.success(), "{}", text.describe());
+    assert!(
+        text.stdout.contains("Locks (critical-section pressure"),
+        "{}",
+        text.stdout
+    );
+    let _ = std::fs::remove_file(&trace);
+    (t, r)
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(f64::NAN)
+}
+
+/// The report's lock of the truth's `shared` lock: same class and kind, highest CSP.
+fn shared_lock<'a>(truth: &'a Value, report: &'a Value) -> (&'a Value, &'a Value) {
+    let t = truth["locks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == "shared")
+        .expect("truth has a shared lock");
+    let class = t["class"].as_str().unwrap();
+    let kind = t["kind"].as_str().unwrap();
+    let locks = report["locks"]["locks"].as_array().expect("locks.locks");
+    let found = locks
+        .iter()
+        .filter(|l| l["class"] == class && l["kind"] == kind)
+        .max_by(|a, b| f(&a["csp"]).partial_cmp(&f(&b["csp"])).unwrap());
+    let found = found.unwrap_or_else(|| {
+        panic!(
+            "no {kind} lock of class {class} in the report:\n{}",
+            serde_json::to_string_pretty(&report["locks"]).unwrap()
+        )
+    });
+    (t, found)
+}
+
+fn check_csp(class: &str, truth: &Value, report: &Value) -> (f64, f64) {
+    let (t, l) = shared_lock(truth, report);
+    let want = f(&t["csp_free_lunch"]);
+    let got = f(&l["csp"]);
+    let msg = format!(
+        "{class}: CSP {got:.3}, truth {want:.3} (±{TOLERANCE})\nlock: {}\ntruth totals: {}",
+        serde_json::to_string_pretty(l).unwrap(),
+        truth["totals"]
+    );
+    assert!((got - want).abs() <= TOLERANCE, "{msg}");
+    // Contended acquisitions: the truth's ≥10 µs acquisitions, within 10% (a short
+    // spin can resolve a contention below 10 µs, a preemption can exceed it).
+    let (tc, rc) = (
+        t["contended"].as_u64().unwrap(),
+        l["contended"].as_u64().unwrap(),
+    );
+    assert!(
+        (rc as f64 - tc as f64).abs() <= 0.1 * tc as f64 + 3.0,
+        "{class}: contended {rc}, truth {tc}\n{msg}"
+    );
+    for k in [
+        "id",
+        "class",
+        "kind",
+        "sites",
+        "owners",
+        "phases",
+        "blocked_ns",
+        "max_phase_csp",
+    ] {
+        assert!(!l[k].is_null(), "{class}: lock field {k} missing: {l}");
+    }
+    assert!(
+        report["locks"]["interval_ns"].as_u64() == Some(1_000_000_000),
+        "interval_ns"
+    );
+    let sites = l["sites"].as_array().unwrap();
+    assert!(
+        sites
+            .iter()
+            .any(|s| s.as_str().unwrap().starts_with("weft.workloads.locks.")),
+        "{class}: no user site in {sites:?}"
+    );
+    (got, want)
+}
+
+/// Phase workloads: the first interval (start-up and the uncontended phase) is
+/// quiet, the contended phase is found as a dominant phase with about the truth's CSP.
+fn check_phases(class: &str, truth: &Value, report: &Value) {
+    let (t, l) = shared_lock(truth, report);
+    let contended = truth["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "contended")
+        .expect("contended phase");
+    let want = f(&contended["locks"]["shared"]["csp_free_lunch"]);
+    let peak = f(&l["max_phase_csp"]);
+    assert!(
+        peak >= 0.8 * want && peak <= want + 0.1,
+        "{class}: peak interval CSP {peak:.3}, contended phase {want:.3}\n{l}"
+    );
+    let phases = l["phases"].as_array().unwrap();
+    let first = phases
+        .iter()
+        .find(|p| p["start_ns"] == 0)
+        .map_or(0.0, |p| f(&p["csp"]));
+    assert!(
+        first < 0.3 * peak,
+        "{class}: the uncontended first interval has CSP {first:.3} (peak {peak:.3})"
+    );
+    assert!(
+        l["max_phase_start_ns"].as_u64().unwrap() >= 1_000_000_000,
+        "{class}: peak interval starts before the contended phase: {l}"
+    );
+    let id = l["id"].as_str().unwrap();
+    let dominant = report["locks"]["dominant_phases"].as_array().unwrap();
+    assert!(
+        dominant
+            .iter()
+            .any(|p| p["lock"] == id && p["end_ns"].as_u64() > Some(1_000_000_000)),
+        "{class}: contended phase not found among {dominant:?}"
+    );
+    let _ = t;
+}
+
+#[test]
+fn monitor_ping_pong_2_threads() {
+    let (t, r) = record("MonitorPingPong", &["threads=2"]);
+    check_csp("MonitorPingPong 2", &t, &r);
+}
+
+#[test]
+fn monitor_ping_pong_4_threads() {
+    let (t, r) = record("MonitorPingPong", &["threads=4"]);
+    check_csp("MonitorPingPong 4", &t, &r);
+}
+
+#[test]
+fn monitor_phases() {
+    let (t, r) = record("MonitorPhases", &["phase2_ms=2500"]);
+    check_csp("MonitorPhases", &t, &r);
+    check_phases("MonitorPhases", &t, &r);
+}
+
+#[test]
+fn reentrant_lock_phases() {
+    let (t, r) = record("ReentrantLockPhases", &["phase2_ms=2500"]);
+    check_csp("ReentrantLockPhases", &t, &r);
+    check_phases("ReentrantLockPhases", &t, &r);
+    let (_, l) = shared_lock(&t, &r);
+    // The owner of an exclusive AQS lock is always known.
+    let owners = l["owners"].as_array().unwrap();
+    assert!(
+        owners
+            .iter()
+            .any(|o| o.as_str().unwrap().starts_with("worker-")),
+        "owners {owners:?}"
+    );
+}
+
+#[test]
+fn read_write_lock() {
+    let (t, r) = record(
+        "ReadWriteLockContention",
+        &["phase1_ms=1000", "phase2_ms=2500"],
+    );
+    check_csp("ReadWriteLockContention", &t, &r);
+    check_phases("ReadWriteLockContention", &t, &r);
+    let (_, l) = shared_lock(&t, &r);
+    assert!(
+        l["shared_blocked_ns"].as_u64().unwrap() > 0,
+        "read side not seen: {l}"
+    );
+}
+
+#[test]
+fn semaphore() {
+    let (t, r) = record("SemaphoreContention", &["phase1_ms=1000", "phase2_ms=2500"]);
+    check_csp("SemaphoreContention", &t, &r);
+    check_phases("SemaphoreContention", &t, &r);
+}
+
+#[test]
+fn stamped_lock() {
+    let (t, r) = record("StampedLockContention", &[]);
+    check_csp("StampedLockContention", &t, &r);
+}
+
+#[test]
+fn waits_are_not_contention() {
+    let (_t, r) = record("NoContentionWaits", &[]);
+    let l = &r["locks"];
+    let total = f(&l["csp"]);
+    assert!(
+        total < 0.01,
+        "waits counted as contention: CSP {total}\n{l}"
+    );
+    for k in l["locks"].as_array().unwrap() {
+        assert!(f(&k["csp"]) < 0.01, "lock {k}");
+    }
+    let kinds: Vec<&str> = l["waits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["kind"].as_str().unwrap())
+        .collect();
+    for k in ["Object.wait", "park", "CountDownLatch.await"] {
+        assert!(kinds.contains(&k), "wait kind {k} missing: {kinds:?}");
+    }
+}

@@ -1,0 +1,149 @@
+//! A real application nobody here wrote, under `weft record`: Parallel Java's
+//! `edu.rit.smp.fractal.MandelbrotSetSmp` (Debian `libpj-java`, installed by
+//! `.ci/run`) on a small image with 2 team threads. The program's output file
+//! must be byte-identical plain and recorded, and the report must make sense
+//! (not truncated, the team threads found as thread executions, no thread
+//! with more CPU than lifetime, no wrapper-renamed method in a site).
+//! The long runs of all applications are `bench/real/run-all.sh` (docs/real-apps.md).
+//!
+//! Skips (with a printed notice) when `/usr/share/java/pj.jar` is missing.
+
+mod common;
+
+use common::*;
+use std::path::Path;
+
+const PJ_JAR: &str = "/usr/share/java/pj.jar";
+
+fn pj_argv(out: &Path) -> Vec<String> {
+    let java = std::env::var("WEFT_TEST_JAVA").unwrap_or_else(|_| "java".into());
+    [
+        java.as_str(),
+        "-Dpj.nt=2",
+        "-Dpj.schedule=dynamic(1)",
+        "-cp",
+        PJ_JAR,
+        "edu.rit.smp.fractal.MandelbrotSetSmp",
+        "400",
+        "400",
+        "-0.75",
+        "0",
+        "150",
+        "500",
+        "0.4",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain(std::iter::once(out.display().to_string()))
+    .collect()
+}
+
+/// The program's stdout without its timing numbers ("52 msec pre" → "msec pre").
+fn shape(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .map(|l| {
+            l.split_whitespace()
+                .filter(|w| !w.chars().all(|c| c.is_ascii_digit()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+#[test]
+fn parallel_java_mandelbrot_is_unchanged_and_sensibly_reported() {
+    if !Path::new(PJ_JAR).exists() {
+        println!("real_apps: SKIPPED: {PJ_JAR} missing (apt-get install libpj-java; .ci/run installs it)");
+        return;
+    }
+    let _serial = serial();
+    let plain_out = scratch_file("pj-plain.pjg");
+    let rec_out = scratch_file("pj-rec.pjg");
+    let trace = scratch_file("pj.weft");
+    let _ = std::fs::remove_file(&trace);
+
+    let argv = pj_argv(&plain_out);
+    let mut c = command(&argv[0]);
+    c.args(&argv[1..]);
+    let plain = run(c);
+    assert!(
+        plain.status.success(),
+        "plain run failed\n{}",
+        plain.describe()
+    );
+
+    let argv = pj_argv(&rec_out);
+    let mut c = command(weft());
+    c.arg("record").arg("-o").arg(&trace).arg("--").args(&argv);
+    let rec = run(c);
+    assert_no_panic(&rec, "weft record");
+    assert!(
+        rec.status.success(),
+        "recorded run failed\n{}",
+        rec.describe()
+    );
+    assert_eq!(
+        shape(&plain.stdout),
+        shape(&rec.stdout),
+        "program output changed"
+    );
+    let a = std::fs::read(&plain_out).expect("plain image");
+    let b = std::fs::read(&rec_out).expect("recorded image");
+    assert!(
+        a.len() > 1000 && a == b,
+        "the image differs under weft ({} vs {} bytes)",
+        a.len(),
+        b.len()
+    );
+
+    let r = report_json(&trace);
+    assert_eq!(
+        r.pointer("/trace/truncated"),
+        Some(&serde_json::Value::Bool(false))
+    );
+    assert_eq!(
+        r.pointer("/trace/unknown_records").and_then(|v| v.as_u64()),
+        Some(0)
+    );
+    let classes = r
+        .pointer("/tasks/classes")
+        .and_then(|v| v.as_array())
+        .expect("tasks.classes");
+    let team: u64 = classes
+        .iter()
+        .filter(|c| {
+            c["class"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("edu.rit.pj.ParallelTeamThread"))
+        })
+        .map(|c| {
+            assert_eq!(c["kind"], "thread", "{c}");
+            c["executions"].as_u64().unwrap_or(0)
+        })
+        .sum();
+    assert_eq!(
+        team, 2,
+        "two team threads (pj.nt=2) expected as thread executions:\n{classes:#?}"
+    );
+    let dur = r["duration_ns"].as_u64().expect("duration");
+    for t in r["threads"].as_array().expect("threads") {
+        let start = t["start_ns"].as_u64().unwrap_or(0);
+        let end = t["end_ns"].as_u64().unwrap_or(dur);
+        assert!(
+            end >= start && end <= dur + 1,
+            "impossible thread times: {t}"
+        );
+        if let Some(cpu) = t["cpu_ns"].as_u64() {
+            assert!(
+                cpu <= (end - start) + (end - start) / 10 + 20_000_000,
+                "thread CPU time above its lifetime: {t}"
+            );
+        }
+    }
+    let text = r.to_string();
+    assert!(
+        !text.contains("$weft"),
+        "a wrapper-renamed method name leaked into the report"
+    );
+}

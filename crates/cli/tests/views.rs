@@ -1,0 +1,345 @@
+//! End-to-end tests of the views (issue 5): a workload recorded by `weft record`,
+//! then `weft report --html` opened in real headless Chromium, and `weft export`
+//! (Perfetto protobuf decoded back by a small reader here, Chrome JSON nesting).
+//!
+//! Needs `java`/`javac` 17+, the agent next to weft, and `chromium` (installed by .ci/run).
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use common::*;
+use serde_json::Value;
+
+/// PoolTasks recorded once per test binary, with its JSON report.
+fn pool_trace() -> &'static (PathBuf, Value) {
+    static T: OnceLock<(PathBuf, Value)> = OnceLock::new();
+    T.get_or_init(|| {
+        let _serial = serial();
+        let trace = scratch_file("views-pool.weft");
+        let rec = run_recorded(&trace, &[], "PoolTasks", &["100", "300", "2"]);
+        assert_no_panic(&rec, "weft record");
+        assert!(rec.status.success(), "record failed\n{}", rec.describe());
+        let report = report_json(&trace);
+        (trace, report)
+    })
+}
+
+fn chromium() -> &'static str {
+    for c in ["/usr/bin/chromium", "/usr/bin/chromium-browser"] {
+        if Path::new(c).exists() {
+            return c;
+        }
+    }
+    panic!("chromium is needed for the HTML test (apt-get install chromium; .ci/run does it)");
+}
+
+#[test]
+fn html_report_renders_in_headless_chromium() {
+    let (trace, _) = pool_trace();
+    let html = scratch_file("views-pool.html");
+    let r = weft_cmd(&[
+        "report",
+        trace.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert_no_panic(&r, "weft report --html");
+    assert!(r.status.success(), "{}", r.describe());
+    let page = std::fs::read_to_string(&html).unwrap();
+    for bad in ["http://", "https://", "<link ", " src="] {
+        assert!(
+            !page.contains(bad),
+            "the report must be self-contained: found {bad:?}"
+        );
+    }
+    let profile = scratch_file("chromium-profile");
+    let mut c = Command::new(chromium());
+    c.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--enable-logging=stderr",
+        "--v=0",
+        "--window-size=1400,1000",
+        "--virtual-time-budget=5000",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()))
+    .arg("--dump-dom")
+    .arg(format!("file://{}", html.display()));
+    let r = run(c);
+    assert!(r.status.success(), "chromium failed\n{}", r.describe());
+    for line in r.stderr.lines() {
+        assert!(
+            !(line.contains("CONSOLE") && (line.contains("ERROR") || line.contains("Uncaught"))),
+            "console error in the report: {line}\n{}",
+            r.describe()
+        );
+        assert!(!line.contains("Uncaught"), "script error: {line}");
+    }
+    let dom = &r.stdout;
+    let at = dom
+        .find("id=\"weft-status\"")
+        .unwrap_or_else(|| panic!("no status element in the DOM\n{}", r.describe()));
+    let tag = &dom[at..at + dom[at..].find('>').unwrap()];
+    let attr = |name: &str| -> i64 {
+        let k = format!("{name}=\"");
+        let i = tag
+            .find(&k)
+            .unwrap_or_else(|| panic!("{name} missing in {tag}"))
+            + k.len();
+        tag[i..i + tag[i..].find('"').unwrap()].parse().unwrap()
+    };
+    assert!(!tag.contains("data-error"), "script error: {tag}");
+    assert!(
+        attr("data-timeline") > 100,
+        "timeline drew too little: {tag}"
+    );
+    assert!(attr("data-histograms") > 5, "histograms empty: {tag}");
+    assert!(attr("data-cpu") > 0, "CPU chart empty: {tag}");
+    for id in ["timeline", "granularity", "cpu", "findings", "locks"] {
+        assert!(
+            dom.contains(&format!("id=\"{id}\"")),
+            "section {id} missing"
+        );
+    }
+}
+
+// ---- a minimal protobuf reader ----
+
+#[derive(Debug, Clone)]
+enum F {
+    V(u64),
+    B(Vec<u8>),
+    I64(u64),
+}
+
+fn varint(b: &[u8], p: &mut usize) -> u64 {
+    let mut v = 0u64;
+    let mut s = 0;
+    loop {
+        let x = b[*p];
+        *p += 1;
+        v |= ((x & 0x7f) as u64) << s;
+        if x & 0x80 == 0 {
+            return v;
+        }
+        s += 7;
+        assert!(s < 64, "varint too long");
+    }
+}
+
+fn fields(b: &[u8]) -> Vec<(u32, F)> {
+    let mut out = Vec::new();
+    let mut p = 0;
+    while p < b.len() {
+        let k = varint(b, &mut p);
+        let (f, w) = ((k >> 3) as u32, k & 7);
+        let v = match w {
+            0 => F::V(varint(b, &mut p)),
+            1 => {
+                let v = u64::from_le_bytes(b[p..p + 8].try_into().unwrap());
+                p += 8;
+                F::I64(v)
+            }
+            2 => {
+                let n = varint(b, &mut p) as usize;
+                let v = b[p..p + n].to_vec();
+                p += n;
+                F::B(v)
+            }
+            5 => {
+                p += 4;
+                F::V(0)
+            }
+            _ => panic!("wire type {w} at {p}"),
+        };
+        out.push((f, v));
+    }
+    assert_eq!(p, b.len(), "message overruns its length");
+    out
+}
+
+fn get(m: &[(u32, F)], f: u32) -> Option<&F> {
+    m.iter().find(|(n, _)| *n == f).map(|(_, v)| v)
+}
+fn get_u(m: &[(u32, F)], f: u32) -> Option<u64> {
+    match get(m, f) {
+        Some(F::V(v)) => Some(*v),
+        _ => None,
+    }
+}
+fn get_b(m: &[(u32, F)], f: u32) -> Option<&[u8]> {
+    match get(m, f) {
+        Some(F::B(v)) => Some(v),
+        _ => None,
+    }
+}
+
+#[test]
+fn perfetto_export_decodes_with_balanced_slices_and_flows() {
+    let (trace, report) = pool_trace();
+    let out = scratch_file("views-pool.pftrace");
+    let r = weft_cmd(&[
+        "export",
+        trace.to_str().unwrap(),
+        "--perfetto",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", r.describe());
+    let bytes = std::fs::read(&out).unwrap();
+    let mut thread_tracks: HashMap<u64, String> = HashMap::new();
+    let mut depth: BTreeMap<u64, i64> = BTreeMap::new();
+    let (mut slices, mut flows_out, mut flows_in, mut counters) = (0u64, 0u64, 0u64, 0u64);
+    let mut flow_count = 0u64;
+    let mut last_ts = 0u64;
+    for (f, v) in fields(&bytes) {
+        assert_eq!(f, 1, "Trace has only packets");
+        let F::B(pkt) = v else {
+            panic!("packet is not a message")
+        };
+        let pkt = fields(&pkt);
+        assert_eq!(get_u(&pkt, 10), Some(1), "trusted_packet_sequence_id");
+        if let Some(td) = get_b(&pkt, 60) {
+            let td = fields(td);
+            let uuid = get_u(&td, 1).expect("track uuid");
+            if let Some(th) = get_b(&td, 4) {
+                let th = fields(th);
+                assert!(get_u(&th, 1).is_some() && get_u(&th, 2).is_some());
+                let name = String::from_utf8(get_b(&th, 5).unwrap().to_vec()).unwrap();
+                thread_tracks.insert(uuid, name);
+            }
+        }
+        if let Some(te) = get_b(&pkt, 11) {
+            let ts = get_u(&pkt, 8).expect("event timestamp");
+            assert!(ts >= last_ts, "packets in time order");
+            last_ts = ts;
+            let te = fields(te);
+            let track = get_u(&te, 11).expect("track_uuid");
+            let ty = get_u(&te, 9).expect("type");
+            let on_thread = thread_tracks.contains_key(&track);
+            match ty {
+                1 => {
+                    *depth.entry(track).or_default() += 1;
+                    if on_thread {
+                        slices += 1;
+                        assert!(get_b(&te, 23).is_some(), "slice name");
+                    }
+                }
+                2 => {
+                    let d = depth.entry(track).or_default();
+                    *d -= 1;
+                    assert!(*d >= 0, "SLICE_END without SLICE_BEGIN on track {track}");
+                }
+                3 => {}
+                4 => counters += 1,
+                t => panic!("event type {t}"),
+            }
+            for (n, v) in &te {
+                match (n, v) {
+                    (47, F::I64(id)) => flows_out ^= id.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+                    (48, F::I64(id)) => flows_in ^= id.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+                    _ => {}
+                }
+                if *n == 47 {
+                    flow_count += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        thread_tracks
+            .values()
+            .any(|n| n.starts_with("pool-1-thread-")),
+        "pool thread tracks: {thread_tracks:?}"
+    );
+    assert!(depth.values().all(|&d| d == 0), "unbalanced: {depth:?}");
+    let executions: u64 = report["tasks"]["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["executions"].as_u64().unwrap() + c["aggregated"].as_u64().unwrap())
+        .sum();
+    assert_eq!(slices, executions, "one slice per task execution");
+    assert!(flow_count >= 100, "submission flows: {flow_count}");
+    // The same set of flow ids starts (at submissions) and ends (at executions).
+    assert_eq!(flows_out, flows_in, "every flow ends at an execution");
+    assert!(counters > 0, "running-tasks counter");
+}
+
+#[test]
+fn chrome_json_parses_and_slices_nest() {
+    let (trace, report) = pool_trace();
+    let out = scratch_file("views-pool.json");
+    let collapsed = scratch_file("views-pool.txt");
+    let svg = scratch_file("views-pool.svg");
+    let r = weft_cmd(&[
+        "export",
+        trace.to_str().unwrap(),
+        "--chrome",
+        out.to_str().unwrap(),
+        "--collapsed",
+        collapsed.to_str().unwrap(),
+        "--flamegraph",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", r.describe());
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap())
+        .expect("Chrome trace is JSON");
+    let evs = v["traceEvents"].as_array().expect("traceEvents");
+    let mut per: BTreeMap<u64, Vec<(f64, f64)>> = BTreeMap::new();
+    for e in evs.iter().filter(|e| e["ph"] == "X" && e["cat"] != "gc") {
+        let ts = e["ts"].as_f64().unwrap();
+        let dur = e["dur"].as_f64().unwrap();
+        per.entry(e["tid"].as_u64().unwrap())
+            .or_default()
+            .push((ts, ts + dur));
+    }
+    let n: usize = per.values().map(Vec::len).sum();
+    let executions: u64 = report["tasks"]["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["executions"].as_u64().unwrap() + c["aggregated"].as_u64().unwrap())
+        .sum();
+    assert_eq!(n as u64, executions);
+    const EPS: f64 = 1e-6;
+    for (tid, mut v) in per {
+        v.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+        let mut stack: Vec<f64> = Vec::new();
+        for (b, e) in v {
+            while stack.last().is_some_and(|&end| end <= b + EPS) {
+                stack.pop();
+            }
+            if let Some(&end) = stack.last() {
+                assert!(
+                    e <= end + EPS,
+                    "thread {tid}: slice [{b}, {e}] overlaps its parent ending at {end}"
+                );
+            }
+            stack.push(e);
+        }
+    }
+    assert!(evs.iter().any(|e| e["ph"] == "s") && evs.iter().any(|e| e["ph"] == "f"));
+    let text = std::fs::read_to_string(&collapsed).unwrap();
+    assert!(text.lines().count() > 5);
+    for l in text.lines() {
+        let (stack, val) = l.rsplit_once(' ').expect("frames value");
+        assert!(
+            val.parse::<u64>().is_ok() && stack.split(';').count() == 3,
+            "{l}"
+        );
+    }
+    assert!(text.contains("weft.workloads.PoolTasks$Work"));
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        svg.starts_with("<?xml") && svg.contains("PoolTasks") && svg.trim_end().ends_with("</svg>")
+    );
+}

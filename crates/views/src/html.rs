@@ -1,0 +1,671 @@
+//! The HTML report: one self-contained file (CSS, JS and data inlined; no
+//! network) with a zoomable per-thread timeline, CPU utilisation over time,
+//! self-time histograms per task class (log scale) with the findings, and the
+//! class table.
+//!
+//! Large traces stay responsive because the Rust side sends the browser time
+//! buckets per thread (`timeline::buckets`) plus at most
+//! [`MAX_EXECUTIONS_SHOWN`] individual executions (the longest ones), never
+//! every execution. Everything shown is computed by `weft-analysis`.
+
+use std::fmt::Write as _;
+
+use serde_json::{json, Value};
+use weft_analysis::timeline::{self, Histogram, HISTOGRAM_BINS_PER_DECADE};
+use weft_analysis::{human_ns, Analysis, FindingKind, TaskKind};
+
+/// Individual executions embedded in the page; beyond this, the longest ones.
+pub const MAX_EXECUTIONS_SHOWN: usize = 20_000;
+/// Time buckets per thread lane (fewer when there are many threads).
+pub const MAX_BUCKETS: u32 = 2_000;
+/// Upper bound of lanes × buckets.
+pub const MAX_CELLS: u64 = 600_000;
+/// Task classes that get a histogram.
+pub const MAX_HISTOGRAMS: usize = 12;
+/// Rows of the class table.
+pub const MAX_CLASS_ROWS: usize = 60;
+
+const CSS: &str = include_str!("../assets/report.css");
+const JS: &str = include_str!("../assets/report.js");
+
+/// Escapes text for HTML (and SVG) content and attributes.
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            _ => o.push(c),
+        }
+    }
+    o
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.0}%", x * 100.0)
+}
+
+/// The data the page's script draws (timeline, CPU).
+fn page_data(a: &Analysis) -> Value {
+    let m = &a.model;
+    let dur = m.duration_ns.max(1);
+    let lanes_n = m.threads.len().max(1) as u64;
+    let nb = (MAX_CELLS / lanes_n).clamp(100, MAX_BUCKETS as u64) as u32;
+    let buckets = timeline::buckets(&a.tasks, 0, dur, nb);
+    let ex = &a.tasks.executions;
+    let non_thread = ex.iter().filter(|e| e.kind != TaskKind::Thread).count();
+    let shown = timeline::longest(&a.tasks, MAX_EXECUTIONS_SHOWN);
+    let shown_tasks = shown
+        .iter()
+        .filter(|&&i| ex[i].kind != TaskKind::Thread)
+        .count();
+    let levels = timeline::levels(&a.tasks);
+    let rows = timeline::class_rows(&a.tasks);
+    let mut sites: Vec<String> = Vec::new();
+    let mut site_idx = std::collections::HashMap::new();
+    let mut site_of = |s: &Option<String>| -> i64 {
+        match s {
+            None => -1,
+            Some(s) => *site_idx.entry(s.clone()).or_insert_with(|| {
+                sites.push(s.clone());
+                sites.len() as i64 - 1
+            }),
+        }
+    };
+    let (mut et, mut eb, mut ed, mut es, mut ec, mut el, mut eq, mut ecs, mut ess, mut ef) = (
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+    );
+    for &i in &shown {
+        let e = &ex[i];
+        et.push(json!(e.thread));
+        eb.push(json!(e.begin_ns));
+        ed.push(json!(e.duration_ns()));
+        es.push(json!(e.self_ns));
+        ec.push(json!(if rows[i] == u32::MAX {
+            -1
+        } else {
+            rows[i] as i64
+        }));
+        // Level -1: a thread execution, drawn as the lane's life band.
+        el.push(json!(if e.kind == TaskKind::Thread {
+            -1
+        } else {
+            levels[i] as i64
+        }));
+        eq.push(json!(e.queue_wait_ns.map_or(-1, |q| q as i64)));
+        ecs.push(json!(site_of(&e.created_site)));
+        ess.push(json!(site_of(&e.submitted_site)));
+        ef.push(json!(u8::from(!e.reported) | (u8::from(e.incomplete) << 1)));
+    }
+    let lanes: Vec<Value> = m
+        .threads
+        .values()
+        .map(|t| {
+            let cells = buckets
+                .lanes
+                .iter()
+                .find(|l| l.thread == t.index)
+                .map(|l| {
+                    let mut v = Vec::with_capacity(l.cells.len() * 4);
+                    for c in &l.cells {
+                        v.push(json!(c.bucket));
+                        // busy share of the bucket in 1/1000
+                        v.push(json!((c.busy_ns * 1000)
+                            .div_ceil(buckets.bucket_ns)
+                            .min(1000)));
+                        v.push(json!(c.begun));
+                        v.push(json!(if c.top_class == u32::MAX {
+                            -1
+                        } else {
+                            c.top_class as i64
+                        }));
+                    }
+                    v
+                })
+                .unwrap_or_default();
+            json!({
+                "t": t.index,
+                "name": t.display_name(),
+                "s": t.start_ns.unwrap_or(t.first_ns),
+                "e": t.end_ns.unwrap_or(m.duration_ns),
+                "ended": t.end_ns.is_some(),
+                "daemon": t.daemon,
+                "cpu": t.cpu_ns,
+                "cells": cells,
+            })
+        })
+        .collect();
+    let classes: Vec<Value> = a
+        .tasks
+        .classes
+        .iter()
+        .map(|c| json!({"n": c.class, "k": c.kind.as_str()}))
+        .collect();
+    let mut gc = Vec::new();
+    for g in &m.gc_pauses {
+        gc.push(json!(g.start_ns));
+        gc.push(json!(g.end_ns));
+    }
+    let mut cpu = Vec::new();
+    for p in &a.cpu.points {
+        cpu.push(json!(p.start_ns));
+        cpu.push(json!(p.end_ns));
+        cpu.push(json!((p.utilisation * 1000.0).round() / 1000.0));
+        cpu.push(json!((p.cs_per_100ms * 10.0).round() / 10.0));
+    }
+    json!({
+        "dur": dur,
+        "bucket_ns": buckets.bucket_ns,
+        "lanes": lanes,
+        "classes": classes,
+        "ex": {"t": et, "b": eb, "d": ed, "s": es, "c": ec, "l": el, "q": eq, "cs": ecs, "ss": ess, "f": ef},
+        "sites": sites,
+        "tasks_total": non_thread,
+        "tasks_shown": shown_tasks,
+        "gc": gc,
+        "cpu": cpu,
+        "cpus": a.cpu.cpus,
+        "cpus_known": a.cpu.cpus_known,
+    })
+}
+
+const DECADES: [&str; 12] = [
+    "1 ns", "10 ns", "100 ns", "1 µs", "10 µs", "100 µs", "1 ms", "10 ms", "100 ms", "1 s", "10 s",
+    "100 s",
+];
+
+/// A self-time histogram as inline SVG: log-x bins, bar heights linear in count.
+fn histogram_svg(h: &Histogram, colour: usize, p50: u64, p90: u64) -> String {
+    const W: f64 = 420.0;
+    const H: f64 = 120.0;
+    const L: f64 = 22.0;
+    const B: f64 = 20.0;
+    let first = h.counts.iter().position(|&c| c > 0);
+    let last = h.counts.iter().rposition(|&c| c > 0);
+    let (Some(first), Some(last)) = (first, last) else {
+        return "<svg class=\"hist\" width=\"420\" height=\"120\"></svg>".into();
+    };
+    // Whole decades around the data, at least 3 decades wide.
+    let per = HISTOGRAM_BINS_PER_DECADE as usize;
+    let mut lo = first / per * per;
+    let mut hi = (last / per + 1) * per;
+    while hi - lo < 3 * per {
+        if lo >= per {
+            lo -= per;
+        }
+        if hi - lo < 3 * per {
+            hi += per;
+        }
+    }
+    let hi = hi.min(h.counts.len());
+    let n = (hi - lo) as f64;
+    let bw = (W - 2.0 * L) / n;
+    let max = *h.counts[lo..hi].iter().max().unwrap_or(&1) as f64;
+    let x_of = |ns: f64| L + (ns.max(1.0).log10() * per as f64 - lo as f64) * bw;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<svg class=\"hist\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\">"
+    );
+    let _ = write!(
+        s,
+        "<line x1=\"{L}\" y1=\"{y}\" x2=\"{x2}\" y2=\"{y}\" class=\"axis\"/>",
+        y = H - B,
+        x2 = W - L
+    );
+    for k in lo..hi {
+        let c = h.counts[k];
+        if c == 0 {
+            continue;
+        }
+        let bh = ((c as f64 / max) * (H - B - 14.0)).max(1.5);
+        let x = L + (k - lo) as f64 * bw;
+        let _ = write!(
+            s,
+            "<rect class=\"bar c{}\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\"><title>{} – {}: {} executions</title></rect>",
+            colour % 12,
+            x + 0.5,
+            H - B - bh,
+            (bw - 1.0).max(1.0),
+            bh,
+            human_ns(Histogram::lower_ns(k).round() as u64),
+            human_ns(Histogram::lower_ns(k + 1).round() as u64),
+            c
+        );
+    }
+    for d in (lo / per)..=(hi / per) {
+        let k = d * per;
+        if k < lo || k > hi {
+            continue;
+        }
+        let x = L + (k - lo) as f64 * bw;
+        let _ = write!(
+            s,
+            "<line x1=\"{x:.1}\" y1=\"{}\" x2=\"{x:.1}\" y2=\"{}\" class=\"tick\"/><text x=\"{x:.1}\" y=\"{}\" class=\"tl\">{}</text>",
+            H - B,
+            H - B + 4.0,
+            H - 5.0,
+            DECADES.get(d).unwrap_or(&"")
+        );
+    }
+    let mut label_x = f64::MIN;
+    for (label, v) in [("p50", p50), ("p90", p90)] {
+        if v == 0 {
+            continue;
+        }
+        let x = x_of(v as f64);
+        if (L..=W - L).contains(&x) {
+            let _ = write!(
+                s,
+                "<line x1=\"{x:.1}\" y1=\"12\" x2=\"{x:.1}\" y2=\"{}\" class=\"pline\"/>",
+                H - B
+            );
+            // Labels left to right, never on top of each other.
+            let lx = (x + 2.0).max(label_x);
+            let text = format!("{label} {}", human_ns(v));
+            let _ = write!(
+                s,
+                "<text x=\"{lx:.1}\" y=\"10\" class=\"pl\">{}</text>",
+                esc(&text)
+            );
+            label_x = lx + text.chars().count() as f64 * 5.6 + 8.0;
+        }
+    }
+    s.push_str("</svg>");
+    s
+}
+
+fn finding_kind_label(k: FindingKind) -> &'static str {
+    match k {
+        FindingKind::FineGrained => "too fine-grained",
+        FindingKind::CoarseGrained => "too coarse-grained",
+        FindingKind::Losses => "records lost",
+        FindingKind::Truncated => "trace cut short",
+        FindingKind::UnknownRecords => "unknown records",
+        FindingKind::Unbalanced => "unbalanced",
+    }
+}
+
+fn finding_html(f: &weft_analysis::Finding) -> String {
+    let cls = match f.kind {
+        FindingKind::FineGrained | FindingKind::CoarseGrained => "fnd act",
+        _ => "fnd warn",
+    };
+    format!(
+        "<div class=\"{cls}\"><span class=\"badge\">{}</span> {}</div>",
+        finding_kind_label(f.kind),
+        esc(&f.message)
+    )
+}
+
+/// Locks shown in the CSP section.
+pub const MAX_LOCKS: usize = 5;
+
+/// CSP over time of one lock: a step per interval, the peak interval marked.
+fn csp_svg(a: &Analysis, l: &weft_analysis::locks::LockStats, colour: usize) -> String {
+    const W: f64 = 900.0;
+    const H: f64 = 90.0;
+    const L: f64 = 40.0;
+    const B: f64 = 18.0;
+    let dur = a.model.duration_ns.max(1) as f64;
+    let iv = a.locks.interval_ns.max(1) as f64;
+    let x_of = |t: f64| L + (t / dur).min(1.0) * (W - L - 8.0);
+    let max = l
+        .phases
+        .iter()
+        .map(|p| p.1)
+        .fold(0.0f64, f64::max)
+        .max(0.05);
+    let y_of = |c: f64| H - B - (c / max) * (H - B - 12.0);
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<svg class=\"csp\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\">\
+<line x1=\"{L}\" y1=\"{y0}\" x2=\"{x2}\" y2=\"{y0}\" class=\"axis\"/>\
+<text x=\"{tx}\" y=\"{ty}\" class=\"yl\">{m}</text><text x=\"{tx}\" y=\"{y0}\" class=\"yl\">0%</text>",
+        y0 = H - B,
+        x2 = W - 8.0,
+        tx = L - 4.0,
+        ty = y_of(max) + 4.0,
+        m = pct(max)
+    );
+    // Peak interval.
+    if l.max_phase_csp > 0.0 {
+        let x0 = x_of(l.max_phase_start_ns as f64);
+        let x1 = x_of(l.max_phase_start_ns as f64 + iv).max(x0 + 2.0);
+        let _ = write!(
+            s,
+            "<rect class=\"peak\" x=\"{x0:.1}\" y=\"4\" width=\"{:.1}\" height=\"{:.1}\"><title>peak: CSP {} at {} – {}</title></rect>",
+            x1 - x0,
+            H - B - 4.0,
+            pct(l.max_phase_csp),
+            human_ns(l.max_phase_start_ns),
+            human_ns(l.max_phase_start_ns + a.locks.interval_ns)
+        );
+    }
+    for &(t, c) in &l.phases {
+        let x0 = x_of(t as f64);
+        let x1 = x_of(t as f64 + iv).max(x0 + 1.0);
+        let y = y_of(c);
+        let _ = write!(
+            s,
+            "<rect class=\"bar c{}\" x=\"{x0:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\"><title>{} – {}: CSP {}</title></rect>",
+            colour % 12,
+            x1 - x0,
+            (H - B - y).max(1.0),
+            human_ns(t),
+            human_ns(t + a.locks.interval_ns),
+            pct(c)
+        );
+    }
+    let step = {
+        let raw = dur / 6.0;
+        let p = 10f64.powf(raw.log10().floor());
+        let m = raw / p;
+        (if m < 1.5 {
+            1.0
+        } else if m < 3.5 {
+            2.0
+        } else if m < 7.5 {
+            5.0
+        } else {
+            10.0
+        }) * p
+    };
+    let mut t = 0.0;
+    while t <= dur {
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{}\" class=\"tl\">{}</text>",
+            x_of(t),
+            H - 4.0,
+            human_ns(t as u64)
+        );
+        t += step;
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// Lock contention: CSP over time for the top locks, their peak phase, the
+/// phases where one lock dominated, and waits. Empty when no lock was contended.
+fn locks_section(a: &Analysis) -> String {
+    let la = &a.locks;
+    let top: Vec<(usize, &weft_analysis::locks::LockStats)> = la
+        .locks
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.blocked_ns > 0 || l.csp > 0.0)
+        .take(MAX_LOCKS)
+        .collect();
+    let mut h = String::new();
+    h.push_str("<section id=\"locks\"><h2>Lock contention</h2>");
+    if top.is_empty() {
+        h.push_str("<p class=\"muted\">No lock was contended (no thread blocked on a monitor or j.u.c. lock).</p>");
+    } else {
+        let _ = write!(
+            h,
+            "<p class=\"muted small\">Critical-section pressure (CSP): time threads spent blocked on the lock ÷ their running time, per {} interval. Whole run, all locks: {}. The shaded interval is each lock's peak.</p>",
+            human_ns(la.interval_ns),
+            pct(la.total_csp())
+        );
+        for (i, l) in top {
+            let _ = write!(
+                h,
+                "<div class=\"lrow\"><div class=\"cname\"><span class=\"sw c{}\"></span>{} <span class=\"muted small\">{}</span></div>\
+<div class=\"muted small\">CSP {} over the run, peak {} at {} · {} contended acquisitions · blocked {} (longest {}){}{}</div>{}</div>",
+                i % 12,
+                esc(&l.id),
+                esc(l.kind),
+                pct(l.csp),
+                pct(l.max_phase_csp),
+                human_ns(l.max_phase_start_ns),
+                l.contended,
+                human_ns(l.blocked_ns),
+                human_ns(l.max_blocked_ns),
+                l.sites.first().map_or(String::new(), |(s, _)| format!(" · mostly at {}", esc(s))),
+                l.owners.first().map_or(String::new(), |(o, _)| format!(" · owner mostly {}", esc(o))),
+                csp_svg(a, l, i)
+            );
+        }
+        if !la.phases.is_empty() {
+            h.push_str("<h3>Phases where one lock dominated</h3><table class=\"grid\"><thead><tr><th>from</th><th>to</th><th>lock</th><th>CSP</th><th>site</th><th>owner</th></tr></thead><tbody>");
+            for p in &la.phases {
+                let name = la.locks.get(p.lock).map_or("?", |l| l.id.as_str());
+                let _ = write!(
+                    h,
+                    "<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"site\">{}</td><td>{}</td></tr>",
+                    human_ns(p.start_ns),
+                    human_ns(p.end_ns),
+                    esc(name),
+                    pct(p.csp),
+                    esc(p.site.as_deref().unwrap_or("")),
+                    esc(p.owner.as_deref().unwrap_or(""))
+                );
+            }
+            h.push_str("</tbody></table>");
+        }
+    }
+    if !la.waits.is_empty() {
+        h.push_str("<h3>Waits (not lock contention)</h3><table class=\"grid\"><thead><tr><th>kind</th><th>count</th><th>total</th><th>longest</th><th>most on</th></tr></thead><tbody>");
+        for w in &la.waits {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+                esc(w.kind),
+                w.count,
+                human_ns(w.total_ns),
+                human_ns(w.max_ns),
+                esc(w.threads.first().map_or("", |t| t.0.as_str()))
+            );
+        }
+        h.push_str("</tbody></table>");
+    }
+    // HOOK(locks): lock-wait slices on the timeline need the individual blocked
+    // intervals (thread, start, end, lock, owner) from `LockAnalysis`; it keeps
+    // only aggregates today.
+    h.push_str("</section>\n");
+    h
+}
+
+/// The whole report as one HTML document.
+pub fn report_html(a: &Analysis, title: &str) -> String {
+    let m = &a.model;
+    let mut h = String::with_capacity(1 << 20);
+    let data = page_data(a).to_string().replace("</", "<\\/");
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>weft — {}</title>\n<style>\n{CSS}\n</style></head><body>\n",
+        esc(title)
+    );
+    // ---- header ----
+    let tasks_total: u64 = a.tasks.classes.iter().map(|c| c.executions).sum();
+    let aggregated: u64 = a.tasks.classes.iter().map(|c| c.aggregated).sum();
+    let mean = a.cpu.mean();
+    let _ = write!(
+        h,
+        "<header><h1>weft <span class=\"sub\">concurrency report</span></h1><div class=\"file\">{}</div></header>\n<section class=\"summary\">",
+        esc(title)
+    );
+    let mut stat = |k: &str, v: String| {
+        let _ = write!(
+            h,
+            "<div class=\"stat\"><div class=\"v\">{}</div><div class=\"k\">{}</div></div>",
+            esc(&v),
+            esc(k)
+        );
+    };
+    stat("recording", human_ns(m.duration_ns));
+    stat(
+        "JVM",
+        format!(
+            "{} · pid {}",
+            m.java_version.clone().unwrap_or_else(|| "?".into()),
+            m.pid.unwrap_or(0)
+        ),
+    );
+    stat("threads", m.threads.len().to_string());
+    stat(
+        "task executions",
+        if aggregated > 0 {
+            format!("{tasks_total} (+{aggregated} aggregated)")
+        } else {
+            tasks_total.to_string()
+        },
+    );
+    stat(
+        if a.cpu.cpus_known {
+            "mean CPU use"
+        } else {
+            "mean CPU use (1 CPU = 100%)"
+        },
+        mean.map_or("–".into(), |w| {
+            format!("{} of {} CPUs", pct(w.utilisation), a.cpu.cpus)
+        }),
+    );
+    stat(
+        "GC pauses",
+        format!("{} · {}", m.gc_pauses.len(), human_ns(m.gc_total_ns())),
+    );
+    h.push_str("</section>\n");
+
+    // ---- findings ----
+    h.push_str("<section id=\"findings\"><h2>Findings</h2>");
+    if a.findings.is_empty() {
+        h.push_str("<p class=\"muted\">No findings: no task class is clearly too fine- or too coarse-grained, and the trace is complete.</p>");
+    }
+    for f in &a.findings {
+        h.push_str(&finding_html(f));
+    }
+    h.push_str("</section>\n");
+
+    // ---- timeline + CPU (drawn by the script) ----
+    h.push_str(
+        "<section id=\"timeline-section\"><h2>Timeline</h2>\
+<div class=\"controls\"><button id=\"zin\" title=\"zoom in\">+</button><button id=\"zout\" title=\"zoom out\">−</button><button id=\"zreset\">whole recording</button>\
+<span id=\"range\" class=\"muted\"></span><span class=\"hint\">wheel: zoom · drag: pan · double-click: reset · hover: details</span></div>\
+<div id=\"legend\" class=\"legend\"></div>\
+<div id=\"note\" class=\"muted small\"></div>\
+<div id=\"timeline\" class=\"tl-wrap\"><canvas id=\"tl-canvas\"></canvas></div>\
+<h3 id=\"cpu\">CPU utilisation</h3><div id=\"cpu-wrap\" class=\"tl-wrap\"><canvas id=\"cpu-canvas\"></canvas></div>\
+<div id=\"tip\" class=\"tip\" hidden></div></section>\n",
+    );
+
+    // HOOK(forkjoin, issue 3): when `Analysis` has `forkjoin`, add a section here:
+    // parallelism over time (a step chart under the CPU chart, same time axis) and
+    // per-thread busy/stolen bars.
+    h.push_str(&locks_section(a));
+
+    // ---- granularity ----
+    h.push_str("<section id=\"granularity\"><h2>Task granularity</h2><p class=\"muted small\">Self time of each reported execution, per class (log scale: each bar is a quarter decade). Most time-consuming classes first.</p>");
+    let hists = timeline::self_time_histograms(&a.tasks);
+    let mut shown = 0;
+    // Task classes first (by total self time), then thread classes.
+    let mut order: Vec<usize> = (0..a.tasks.classes.len()).collect();
+    order.sort_by_key(|&i| (a.tasks.classes[i].kind == TaskKind::Thread, i));
+    for i in order {
+        let c = &a.tasks.classes[i];
+        if shown >= MAX_HISTOGRAMS || c.executions == 0 {
+            continue;
+        }
+        shown += 1;
+        let g = &c.granularity_ns;
+        let _ = write!(
+            h,
+            "<div class=\"hrow\"><div class=\"hmeta\"><div class=\"cname\"><span class=\"sw c{}\"></span>{}</div><div class=\"muted small\">{} · {} executions{} · on {} thread{}</div>\
+<table class=\"kv\"><tr><td>total self</td><td>{}</td></tr><tr><td>median</td><td>{}</td></tr><tr><td>p90</td><td>{}</td></tr><tr><td>queue wait p50</td><td>{}</td></tr></table></div><div class=\"hplot\">{}</div><div class=\"hfind\">",
+            i % 12,
+            esc(&c.class),
+            c.kind.as_str(),
+            c.executions,
+            if c.aggregated > 0 { format!(" (+{} aggregated)", c.aggregated) } else { String::new() },
+            c.threads,
+            if c.threads == 1 { "" } else { "s" },
+            human_ns(g.total),
+            human_ns(g.p50),
+            human_ns(g.p90),
+            c.queue_wait_ns.map_or("–".into(), |q| human_ns(q.p50)),
+            histogram_svg(&hists[i], i, g.p50, g.p90),
+        );
+        let mut any = false;
+        for f in a
+            .findings
+            .iter()
+            .filter(|f| f.class.as_deref() == Some(&c.class))
+        {
+            h.push_str(&finding_html(f));
+            any = true;
+        }
+        if !any {
+            if let Some((s, _)) = c.sites.first() {
+                let site = match (&s.submitted, &s.created) {
+                    (Some(x), _) => format!("submitted at {x}"),
+                    (None, Some(x)) => format!("created at {x}"),
+                    _ => String::new(),
+                };
+                let _ = write!(h, "<div class=\"muted small\">{}</div>", esc(&site));
+            }
+        }
+        h.push_str("</div></div>\n");
+    }
+    if shown == 0 {
+        h.push_str("<p class=\"muted\">No task executions were recorded.</p>");
+    }
+    h.push_str("</section>\n");
+
+    // ---- class table ----
+    h.push_str("<section id=\"classes\"><h2>Task classes</h2><table class=\"grid\"><thead><tr><th>class</th><th>kind</th><th>executions</th><th>aggregated</th><th>total self</th><th>median</th><th>p90</th><th>queue wait p50</th><th>threads</th><th>site</th></tr></thead><tbody>");
+    for (i, c) in a.tasks.classes.iter().take(MAX_CLASS_ROWS).enumerate() {
+        let g = &c.granularity_ns;
+        let site =
+            c.sites
+                .first()
+                .map_or(String::new(), |(s, _)| match (&s.submitted, &s.created) {
+                    (Some(x), _) => format!("submitted at {x}"),
+                    (None, Some(x)) => format!("created at {x}"),
+                    _ => String::new(),
+                });
+        let _ = write!(
+            h,
+            "<tr><td><span class=\"sw c{}\"></span>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"site\">{}</td></tr>",
+            i % 12,
+            esc(&c.class),
+            c.kind.as_str(),
+            c.executions,
+            c.aggregated,
+            human_ns(g.total),
+            human_ns(g.p50),
+            human_ns(g.p90),
+            c.queue_wait_ns.map_or("–".into(), |q| human_ns(q.p50)),
+            c.threads,
+            esc(&site)
+        );
+    }
+    h.push_str("</tbody></table>");
+    if a.tasks.classes.len() > MAX_CLASS_ROWS {
+        let _ = write!(
+            h,
+            "<p class=\"muted small\">{} more classes: see <code>weft report --json</code>.</p>",
+            a.tasks.classes.len() - MAX_CLASS_ROWS
+        );
+    }
+    h.push_str("</section>\n");
+    h.push_str("<footer class=\"muted small\">Generated by weft. Self-contained: no network access needed.</footer>\n<div id=\"weft-status\" hidden></div>\n");
+    let _ = write!(
+        h,
+        "<script type=\"application/json\" id=\"weft-data\">{data}</script>\n<script>\n{JS}\n</script>\n</body></html>\n"
+    );
+    h
+}

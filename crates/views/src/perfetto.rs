@@ -1,0 +1,316 @@
+//! Perfetto's native trace format (TrackEvent protobuf), written by hand: one
+//! track per thread with every task execution as a nested slice, GC pauses on
+//! their own track, a flow from each submission (an instant on the submitting
+//! thread) to its execution, and a counter track of running tasks.
+//!
+//! Field numbers are those of perfetto/protos/perfetto/trace: `trace.proto`,
+//! `trace_packet.proto`, `track_event/track_event.proto`,
+//! `track_event/track_descriptor.proto`, `thread_descriptor.proto`,
+//! `process_descriptor.proto`, `counter_descriptor.proto`, `debug_annotation.proto`.
+
+use weft_analysis::{timeline, Analysis};
+/// A thread (block) index of the trace (`weft_trace::ThreadIndex`).
+type ThreadIndex = u32;
+
+// Trace
+const TRACE_PACKET: u32 = 1;
+// TracePacket
+const PKT_TIMESTAMP: u32 = 8;
+const PKT_SEQUENCE_ID: u32 = 10; // trusted_packet_sequence_id
+const PKT_TRACK_EVENT: u32 = 11;
+const PKT_SEQUENCE_FLAGS: u32 = 13;
+const PKT_TRACK_DESCRIPTOR: u32 = 60;
+const SEQ_INCREMENTAL_STATE_CLEARED: u64 = 1;
+// TrackDescriptor
+const TD_UUID: u32 = 1;
+const TD_NAME: u32 = 2;
+const TD_PROCESS: u32 = 3;
+const TD_THREAD: u32 = 4;
+const TD_PARENT_UUID: u32 = 5;
+const TD_COUNTER: u32 = 8;
+// ProcessDescriptor
+const PD_PID: u32 = 1;
+const PD_PROCESS_NAME: u32 = 6;
+// ThreadDescriptor
+const THD_PID: u32 = 1;
+const THD_TID: u32 = 2;
+const THD_THREAD_NAME: u32 = 5;
+// TrackEvent
+const TE_DEBUG_ANNOTATIONS: u32 = 4;
+const TE_TYPE: u32 = 9;
+const TE_TRACK_UUID: u32 = 11;
+const TE_CATEGORIES: u32 = 22;
+const TE_NAME: u32 = 23;
+const TE_COUNTER_VALUE: u32 = 30;
+const TE_FLOW_IDS: u32 = 47;
+const TE_TERMINATING_FLOW_IDS: u32 = 48;
+pub const TYPE_SLICE_BEGIN: u64 = 1;
+pub const TYPE_SLICE_END: u64 = 2;
+pub const TYPE_INSTANT: u64 = 3;
+pub const TYPE_COUNTER: u64 = 4;
+// DebugAnnotation
+const DA_UINT_VALUE: u32 = 3;
+const DA_STRING_VALUE: u32 = 6;
+const DA_NAME: u32 = 10;
+
+const SEQUENCE: u64 = 1;
+const PROCESS_UUID: u64 = 1;
+const GC_UUID: u64 = 2;
+const ACTIVE_UUID: u64 = 3;
+/// Thread `i` has track uuid `THREAD_UUID_BASE + i`.
+const THREAD_UUID_BASE: u64 = 1 << 20;
+
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn key(out: &mut Vec<u8>, field: u32, wire: u8) {
+    varint(out, ((field as u64) << 3) | wire as u64);
+}
+
+fn uint(out: &mut Vec<u8>, field: u32, v: u64) {
+    key(out, field, 0);
+    varint(out, v);
+}
+
+fn fixed64(out: &mut Vec<u8>, field: u32, v: u64) {
+    key(out, field, 1);
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn bytes(out: &mut Vec<u8>, field: u32, b: &[u8]) {
+    key(out, field, 2);
+    varint(out, b.len() as u64);
+    out.extend_from_slice(b);
+}
+
+fn message(out: &mut Vec<u8>, field: u32, build: impl FnOnce(&mut Vec<u8>)) {
+    let mut m = Vec::new();
+    build(&mut m);
+    bytes(out, field, &m);
+}
+
+fn packet(out: &mut Vec<u8>, build: impl FnOnce(&mut Vec<u8>)) {
+    message(out, TRACE_PACKET, |p| {
+        uint(p, PKT_SEQUENCE_ID, SEQUENCE);
+        build(p);
+    });
+}
+
+fn annotation_str(ev: &mut Vec<u8>, name: &str, value: &str) {
+    message(ev, TE_DEBUG_ANNOTATIONS, |d| {
+        bytes(d, DA_NAME, name.as_bytes());
+        bytes(d, DA_STRING_VALUE, value.as_bytes());
+    });
+}
+
+fn annotation_uint(ev: &mut Vec<u8>, name: &str, value: u64) {
+    message(ev, TE_DEBUG_ANNOTATIONS, |d| {
+        bytes(d, DA_NAME, name.as_bytes());
+        uint(d, DA_UINT_VALUE, value);
+    });
+}
+
+/// Begin and end of each execution as drawn: the recorded times, clamped so
+/// that slices on a thread nest strictly (a child inside its parent, siblings
+/// in order). With a well-formed analysis nothing is clamped.
+pub(crate) fn nested_times(a: &Analysis) -> Vec<(u64, u64)> {
+    let ex = &a.tasks.executions;
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(ex.len());
+    // Last time used on the current thread, and the thread.
+    let mut last: Option<(ThreadIndex, u64)> = None;
+    for e in ex {
+        let floor = match last {
+            Some((t, ts)) if t == e.thread => ts,
+            _ => 0,
+        };
+        let mut b = e.begin_ns.max(floor);
+        let mut end = e.end_ns.max(b);
+        if let Some(p) = e.parent.filter(|&p| p < out.len()) {
+            let (pb, pe) = out[p];
+            b = b.clamp(pb, pe);
+            end = end.clamp(b, pe);
+        }
+        out.push((b, end));
+        last = Some((e.thread, b));
+    }
+    // Siblings: a slice must end before the next slice that is not inside it begins.
+    let mut stack: Vec<usize> = Vec::new();
+    for i in 0..ex.len() {
+        while let Some(&top) = stack.last() {
+            if ex[top].thread == ex[i].thread && ex[i].parent == Some(top) {
+                break;
+            }
+            stack.pop();
+            if ex[top].thread == ex[i].thread && out[top].1 > out[i].0 {
+                out[top].1 = out[top].1.min(out[i].0).max(out[top].0);
+            }
+        }
+        stack.push(i);
+    }
+    out
+}
+
+struct Ev {
+    ts: u64,
+    body: Vec<u8>,
+}
+
+/// The analysis as a Perfetto trace (`.pftrace`). `submitters` gives, per
+/// execution, the thread that submitted it (see `timeline::submitter_threads`);
+/// pass an empty slice to write no flows.
+pub fn perfetto_trace(a: &Analysis, submitters: &[Option<ThreadIndex>]) -> Vec<u8> {
+    let m = &a.model;
+    let pid = m.pid.unwrap_or(1);
+    let mut out = Vec::new();
+    // Descriptors first; the first packet clears incremental state.
+    packet(&mut out, |p| {
+        uint(p, PKT_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+        message(p, PKT_TRACK_DESCRIPTOR, |t| {
+            uint(t, TD_UUID, PROCESS_UUID);
+            message(t, TD_PROCESS, |pd| {
+                uint(pd, PD_PID, pid);
+                let name = format!("java (pid {pid})");
+                bytes(pd, PD_PROCESS_NAME, name.as_bytes());
+            });
+        });
+    });
+    for t in m.threads.values() {
+        packet(&mut out, |p| {
+            message(p, PKT_TRACK_DESCRIPTOR, |d| {
+                uint(d, TD_UUID, THREAD_UUID_BASE + t.index as u64);
+                uint(d, TD_PARENT_UUID, PROCESS_UUID);
+                message(d, TD_THREAD, |th| {
+                    uint(th, THD_PID, pid);
+                    uint(th, THD_TID, t.os_tid.map_or(t.index as u64 + 1, u64::from));
+                    bytes(th, THD_THREAD_NAME, t.display_name().as_bytes());
+                });
+            });
+        });
+    }
+    for (uuid, name, counter) in [
+        (GC_UUID, "GC pauses", false),
+        (ACTIVE_UUID, "running tasks", true),
+    ] {
+        packet(&mut out, |p| {
+            message(p, PKT_TRACK_DESCRIPTOR, |d| {
+                uint(d, TD_UUID, uuid);
+                uint(d, TD_PARENT_UUID, PROCESS_UUID);
+                bytes(d, TD_NAME, name.as_bytes());
+                if counter {
+                    message(d, TD_COUNTER, |_| {});
+                }
+            });
+        });
+    }
+
+    // Events are generated per track in a valid order with non-decreasing
+    // times, then merged by a stable sort on time alone, which keeps each
+    // track's order.
+    let mut evs: Vec<Ev> = Vec::new();
+    let ex = &a.tasks.executions;
+    let times = nested_times(a);
+    let end_ev = |thread: ThreadIndex| {
+        let mut b = Vec::new();
+        uint(&mut b, TE_TYPE, TYPE_SLICE_END);
+        uint(&mut b, TE_TRACK_UUID, THREAD_UUID_BASE + thread as u64);
+        b
+    };
+    let mut stack: Vec<usize> = Vec::new();
+    for (i, e) in ex.iter().enumerate() {
+        while let Some(&top) = stack.last() {
+            if ex[top].thread == e.thread && e.parent == Some(top) {
+                break;
+            }
+            stack.pop();
+            evs.push(Ev {
+                ts: times[top].1,
+                body: end_ev(ex[top].thread),
+            });
+        }
+        let mut b = Vec::new();
+        uint(&mut b, TE_TYPE, TYPE_SLICE_BEGIN);
+        uint(&mut b, TE_TRACK_UUID, THREAD_UUID_BASE + e.thread as u64);
+        bytes(&mut b, TE_CATEGORIES, e.kind.as_str().as_bytes());
+        bytes(&mut b, TE_NAME, e.class.as_bytes());
+        annotation_uint(&mut b, "self_ns", e.self_ns);
+        annotation_str(
+            &mut b,
+            "execution",
+            if e.reported { "reported" } else { "aggregated" },
+        );
+        if let Some(q) = e.queue_wait_ns {
+            annotation_uint(&mut b, "queue_wait_ns", q);
+        }
+        if let Some(s) = &e.created_site {
+            annotation_str(&mut b, "created_at", s);
+        }
+        if let Some(s) = &e.submitted_site {
+            annotation_str(&mut b, "submitted_at", s);
+        }
+        if e.incomplete {
+            annotation_str(&mut b, "incomplete", "closed by weft");
+        }
+        if let (Some(Some(from)), Some(ts)) = (submitters.get(i), e.submit_ns) {
+            let flow = i as u64 + 1;
+            fixed64(&mut b, TE_TERMINATING_FLOW_IDS, flow);
+            let mut s = Vec::new();
+            uint(&mut s, TE_TYPE, TYPE_INSTANT);
+            uint(&mut s, TE_TRACK_UUID, THREAD_UUID_BASE + *from as u64);
+            bytes(&mut s, TE_CATEGORIES, b"submit");
+            bytes(&mut s, TE_NAME, format!("submit {}", e.class).as_bytes());
+            fixed64(&mut s, TE_FLOW_IDS, flow);
+            evs.push(Ev { ts, body: s });
+        }
+        evs.push(Ev {
+            ts: times[i].0,
+            body: b,
+        });
+        stack.push(i);
+    }
+    while let Some(top) = stack.pop() {
+        evs.push(Ev {
+            ts: times[top].1,
+            body: end_ev(ex[top].thread),
+        });
+    }
+    let mut gc_last = 0u64;
+    for g in &a.model.gc_pauses {
+        let s = g.start_ns.max(gc_last);
+        let e = g.end_ns.max(s);
+        gc_last = e;
+        let mut b = Vec::new();
+        uint(&mut b, TE_TYPE, TYPE_SLICE_BEGIN);
+        uint(&mut b, TE_TRACK_UUID, GC_UUID);
+        bytes(&mut b, TE_NAME, b"GC pause");
+        evs.push(Ev { ts: s, body: b });
+        let mut b = Vec::new();
+        uint(&mut b, TE_TYPE, TYPE_SLICE_END);
+        uint(&mut b, TE_TRACK_UUID, GC_UUID);
+        evs.push(Ev { ts: e, body: b });
+    }
+    for (ts, n) in timeline::active_tasks(&a.tasks) {
+        let mut b = Vec::new();
+        uint(&mut b, TE_TYPE, TYPE_COUNTER);
+        uint(&mut b, TE_TRACK_UUID, ACTIVE_UUID);
+        uint(&mut b, TE_COUNTER_VALUE, n as u64);
+        evs.push(Ev { ts, body: b });
+    }
+    // HOOK(locks, issue 4): once `Analysis` has `locks`, add lock-wait slices on
+    // the thread tracks (nested under the executions they happen in) and a CSP
+    // counter track per top lock here.
+    // HOOK(forkjoin, issue 3): once `Analysis` has `forkjoin`, add flows from
+    // each fork to its execution and a parallelism counter track here.
+    evs.sort_by_key(|e| e.ts); // stable
+    for e in evs {
+        packet(&mut out, |p| {
+            uint(p, PKT_TIMESTAMP, e.ts);
+            bytes(p, PKT_TRACK_EVENT, &e.body);
+        });
+    }
+    out
+}
