@@ -292,8 +292,15 @@ pub fn inner(jni: Jni, probe_id: i32, self_: jobject) -> jobject {
     let Some(pl) = p.plumbing else {
         return std::ptr::null_mut();
     };
-    if pl.inner.is_empty() || self_.is_null() {
+    if self_.is_null() {
         return std::ptr::null_mut();
+    }
+    if pl.inner.is_empty() {
+        // A plumbing base class whose subclasses hold the task (JDK 25's
+        // ForkJoinTask$InterruptibleTask, plumbing.rs): unwrap by the runtime
+        // class; null for classes without an inner task (ThreadPoolExecutor$Worker).
+        let (cls, _) = class_and_ident(jni, self_);
+        return unwrap(jni, self_, cls);
     }
     let fields = p.fields.get_or_init(|| {
         let c = jni.get_object_class(self_);

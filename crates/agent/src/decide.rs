@@ -185,6 +185,7 @@ pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Dec
         }
     }
     d.wraps.extend(crate::locks::lock_wraps(s));
+    d.wraps.extend(crate::joins::wraps(s));
     d.wraps.extend(crate::forkjoin::wraps(s));
     let is_interface = s.access & ACC_INTERFACE != 0;
     if !is_interface

@@ -6,8 +6,8 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use weft_classfile::{ClassSummary, FieldRequest};
-use weft_trace::{ProbeKind, Record};
+use weft_classfile::{ClassSummary, FieldRequest, Hooks};
+use weft_trace::{BlockEncoder, ProbeKind};
 
 use crate::agent::{self, SiteKind};
 use crate::decide::Wrap;
@@ -48,9 +48,6 @@ fn sub_kind(method: &str) -> Option<i32> {
 
 /// The fork-join wraps of a class (ForkJoinTask and ForkJoinPool only).
 pub fn wraps(s: &ClassSummary) -> Vec<Wrap> {
-    if std::env::var_os("WEFT_FJ_OFF").is_some() {
-        return Vec::new();
-    }
     let wanted: &[(&str, &str)] = match s.name.as_str() {
         // doExec is ()I on 17/21 and ()V on 25: matched by name (prefix "()").
         FJ_TASK => &[
@@ -91,6 +88,31 @@ pub fn wraps(s: &ClassSummary) -> Vec<Wrap> {
     out
 }
 
+/// The FjProbe hooks a fork-join wrap calls (None for other wraps): each probe point
+/// has its own small static method, called directly by the wrapper.
+pub fn hooks(w: &Wrap) -> Option<Hooks> {
+    if w.kind != KIND {
+        return None;
+    }
+    const O: &str = "(Ljava/lang/Object;)V";
+    const OO: &str = "(Ljava/lang/Object;Ljava/lang/Object;)V";
+    let (enter, exit) = match sub_kind(&w.name)? {
+        FORK => (Some(("fork", O)), None),
+        EXEC => (Some(("exec", O)), Some(("execEnd", O))),
+        CANCEL => (None, Some(("cancelEnd", O))),
+        REINIT => (Some(("reinit", O)), None),
+        JOIN => (Some(("join", O)), Some(("joinEnd", O))),
+        SUBMIT => (Some(("submit", OO)), None),
+        _ => return None,
+    };
+    let own = |x: Option<(&str, &str)>| x.map(|(n, d)| (n.to_string(), d.to_string()));
+    Some(Hooks {
+        class: "weft/FjProbe".into(),
+        enter: own(enter),
+        exit: own(exit),
+    })
+}
+
 /// Fields added at first load.
 pub fn fields(class: &str) -> Vec<FieldRequest> {
     let (name, desc) = match class {
@@ -118,7 +140,6 @@ pub fn is_fj_task(h: &crate::decide::Hierarchy, name: &str) -> bool {
     .any(|a| h.has_ancestor(name, a))
 }
 
-static FLUSH_NS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 static NEXT: AtomicU32 = AtomicU32::new(0);
 
 /// A probe id for a fork-join wrap of `method`.
@@ -184,11 +205,36 @@ fn env(e: *mut JNIEnv) -> Option<Jni> {
     unsafe { Jni::from_raw(e) }
 }
 
-/// Returns a handle to this thread's trace buffer (a leaked `Arc`, one per thread).
+/// Per FjProbe buffer: the thread's trace buffer, its usage-id base and counter
+/// (a push does not store its id: the decoder counts pushes), a scratch copy.
+struct Handle {
+    buf: Arc<Mutex<Buf>>,
+    base: u64,
+    state: Mutex<State>,
+}
+
+struct State {
+    ev: Vec<i64>,
+    counter: u64,
+    /// The last timestamp decoded (a push inside a run has none of its own).
+    last_ts: u64,
+}
+
+/// Returns a handle for buffer number `index` of this thread (leaked, one per thread).
 #[no_mangle]
-pub extern "system" fn Java_weft_FjProbe_nAttach(e: *mut JNIEnv, _c: jclass) -> jlong {
+pub extern "system" fn Java_weft_FjProbe_nAttach(e: *mut JNIEnv, _c: jclass, index: jint) -> jlong {
     agent::guard(env(e), "FjProbe.nAttach", || {
-        Ok(sink::local_buf().map_or(0, |b| Arc::into_raw(b) as jlong))
+        Ok(sink::local_buf().map_or(0, |buf| {
+            Box::into_raw(Box::new(Handle {
+                buf,
+                base: (index as u32 as u64) << 40,
+                state: Mutex::new(State {
+                    ev: Vec::new(),
+                    counter: 0,
+                    last_ts: 0,
+                }),
+            })) as jlong
+        }))
     })
 }
 
@@ -208,10 +254,6 @@ pub extern "system" fn Java_weft_FjProbe_nSite(
     })
 }
 
-thread_local! {
-    static SCRATCH: std::cell::RefCell<Vec<i64>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
 #[no_mangle]
 pub extern "system" fn Java_weft_FjProbe_nFlush(
     e: *mut JNIEnv,
@@ -225,126 +267,146 @@ pub extern "system" fn Java_weft_FjProbe_nFlush(
         if handle == 0 || n <= 0 {
             return Ok(());
         }
-        // SAFETY: `handle` came from nAttach (Arc::into_raw, never released).
-        let buf: &Mutex<Buf> = unsafe { &*(handle as *const Mutex<Buf>) };
-        if std::env::var_os("WEFT_FJ_NOFLUSH").is_some() {
-            return Ok(());
-        }
-        let t0 = crate::clock::mono_ns();
-        SCRATCH.with(|s| {
-            let mut v = s.borrow_mut();
-            v.clear();
-            v.resize(n as usize, 0);
-            if jni.get_long_array_region(ev, &mut v) {
-                sink::push_batch(buf, Decoder { ev: &v, i: 0 });
-            }
-        });
-        let dt = crate::clock::mono_ns() - t0;
-        let tot = FLUSH_NS.fetch_add(dt, Ordering::Relaxed) + dt;
-        if std::env::var_os("WEFT_FJ_DEBUG").is_some() {
-            eprintln!("weft-fj: flush {n} longs in {dt} ns (total {tot} ns)");
+        // SAFETY: `handle` came from nAttach (Box::into_raw, never released).
+        let h: &Handle = unsafe { &*(handle as *const Handle) };
+        let mut st = lock(&h.state);
+        let State {
+            ev: v,
+            counter,
+            last_ts,
+        } = &mut *st;
+        v.clear();
+        v.resize(n as usize, 0);
+        if jni.get_long_array_region(ev, v) {
+            let mut d = Decoder {
+                ev: v,
+                i: 0,
+                base: h.base,
+                counter,
+                last_ts,
+            };
+            sink::with_encoder(&h.buf, |enc| d.encode(enc, 512));
         }
         Ok(())
     })
 }
 
-/// Event buffer layout: see java/agent/weft/FjProbe.java.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Trace tags of the fork-join records (docs/trace-format.md).
+mod tag {
+    pub const PUSH: u8 = 27;
+    pub const RUN_BEGIN: u8 = 28;
+    pub const RUN_END: u8 = 29;
+    pub const CANCEL: u8 = 30;
+    pub const REINIT: u8 = 31;
+    pub const JOIN_BEGIN: u8 = 32;
+    pub const JOIN_END: u8 = 33;
+    pub const SITE: u8 = 34;
+    pub const WORKER: u8 = 35;
+}
+
+/// Decodes FjProbe's event buffer (layout: java/agent/weft/FjProbe.java) straight
+/// into trace records (no `Record` values).
 struct Decoder<'a> {
     ev: &'a [i64],
     i: usize,
+    base: u64,
+    counter: &'a mut u64,
+    last_ts: &'a mut u64,
 }
 
-impl Iterator for Decoder<'_> {
-    type Item = Record;
-    fn next(&mut self) -> Option<Record> {
-        {
-            let ev = self.ev;
+impl Decoder<'_> {
+    /// Encodes up to `max` events; false when the buffer is done.
+    fn encode(&mut self, enc: &mut BlockEncoder, max: usize) -> bool {
+        let ev = self.ev;
+        for _ in 0..max {
             let i = self.i;
-            let h = *ev.get(i)? as u64;
+            let Some(&h) = ev.get(i) else { return false };
+            let h = h as u64;
             let g = |k: usize| ev.get(i + k).map_or(0, |&x| x as u64);
-            let hi = (h >> 8) as u32;
-            let (len, r) = match h & 0xFF {
-                1 => (
-                    4,
-                    Record::FjPush {
-                        ts: g(3),
-                        usage: g(1),
-                        prev: g(2),
-                        class_id: hi,
-                        external: false,
-                        ident: 0,
-                        pool: 0,
-                    },
-                ),
-                2 => (
-                    5,
-                    Record::FjPush {
-                        ts: g(3),
-                        usage: g(1),
-                        prev: g(2),
-                        class_id: hi,
-                        external: true,
-                        ident: g(4) as u32,
-                        pool: (g(4) >> 32) as u32,
-                    },
-                ),
-                3 => (
-                    3,
-                    Record::FjRunBegin {
-                        ts: g(2),
-                        usage: g(1),
-                        class_id: hi,
-                    },
-                ),
-                4 => (2, Record::FjRunEnd { ts: g(1) }),
-                5 => (
-                    3,
-                    Record::FjCancel {
-                        ts: g(2),
-                        usage: g(1),
-                    },
-                ),
-                6 => (
-                    3,
-                    Record::FjReinit {
-                        ts: g(2),
-                        usage: g(1),
-                    },
-                ),
-                7 => (
-                    3,
-                    Record::FjJoinBegin {
-                        ts: g(2),
-                        usage: g(1),
-                    },
-                ),
-                8 => (2, Record::FjJoinEnd { ts: g(1) }),
-                9 => (
-                    2,
-                    Record::FjSite {
-                        usage: g(1),
-                        site: hi,
-                    },
-                ),
-                10 => (
-                    3,
-                    Record::FjWorker {
-                        pool: g(1) as u32,
-                        class_id: hi,
-                        parallelism: g(2) as u32,
-                    },
-                ),
+            let hi = h >> 8;
+            let len = match h & 0xF {
+                1 => {
+                    *self.counter += 1;
+                    let usage = self.base | *self.counter;
+                    let mut k = 1;
+                    let mut prev = 0;
+                    if h & 16 != 0 {
+                        prev = g(k);
+                        k += 1;
+                    }
+                    // A push inside a run takes the last timestamp of the thread.
+                    let ts = if h & 32 != 0 {
+                        let t = g(k);
+                        k += 1;
+                        Some(t)
+                    } else {
+                        None
+                    };
+                    let ts = ts.unwrap_or(*self.last_ts);
+                    enc.push_varints(tag::PUSH, Some(ts), &[usage, prev, hi, 0, 0, 0]);
+                    k
+                }
+                2 => {
+                    *self.counter += 1;
+                    let usage = self.base | *self.counter;
+                    let x = g(3);
+                    enc.push_varints(
+                        tag::PUSH,
+                        Some(g(2)),
+                        &[usage, g(1), hi, 1, x & 0xFFFF_FFFF, x >> 32],
+                    );
+                    4
+                }
+                3 => {
+                    enc.push_varints(tag::RUN_BEGIN, Some(g(2)), &[g(1), hi]);
+                    3
+                }
+                4 => {
+                    enc.push_varints(tag::RUN_END, Some(h >> 4), &[]);
+                    1
+                }
+                5 => {
+                    enc.push_varints(tag::CANCEL, Some(g(2)), &[g(1)]);
+                    3
+                }
+                6 => {
+                    enc.push_varints(tag::REINIT, Some(g(2)), &[g(1)]);
+                    3
+                }
+                7 => {
+                    enc.push_varints(tag::JOIN_BEGIN, Some(g(2)), &[g(1)]);
+                    3
+                }
+                8 => {
+                    enc.push_varints(tag::JOIN_END, Some(h >> 4), &[]);
+                    1
+                }
+                9 => {
+                    enc.push_varints(tag::SITE, None, &[g(1), hi]);
+                    2
+                }
+                10 => {
+                    enc.push_varints(tag::WORKER, None, &[g(1), hi, g(2)]);
+                    3
+                }
                 _ => {
                     // Unknown: the buffer is corrupt; stop here.
                     self.i = ev.len();
-                    return None;
+                    return false;
                 }
             };
-            self.i = i + len;
-            if self.i > ev.len() {
-                return None;
+            if let Some(t) = enc.time_range().map(|r| r.1) {
+                *self.last_ts = t;
             }
-            Some(r)
+            self.i = i + len;
+            if self.i >= ev.len() {
+                return false;
+            }
         }
+        true
     }
 }

@@ -13,6 +13,7 @@ mod clock;
 mod decide;
 mod forkjoin;
 mod jni;
+mod joins;
 mod jvmti;
 mod lambda;
 mod locks;
@@ -266,12 +267,10 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
         &format!("{}task", hk::PROBE_COST_PREFIX),
         format!("{:.0}", measure_task_cost()),
     );
-    if let Some(v) = std::env::var("WEFT_LOCK_INTERVAL_NS")
-        .ok()
-        .filter(|v| v.parse::<u64>().is_ok())
-    {
-        header.set("locks.interval_ns", v);
-    }
+    header.set(
+        "locks.interval_ns",
+        options.lock_interval.as_nanos().to_string(),
+    );
     *lock(&PENDING) = Some(Pending {
         file,
         path: path_s,
@@ -530,6 +529,7 @@ fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
             descriptor: w.descriptor.clone(),
             probe_id: id,
             pass_arg0: w.pass_arg0,
+            hooks: forkjoin::hooks(w),
         });
     }
     let ctor = if decision.creation {

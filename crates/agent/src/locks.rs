@@ -211,6 +211,9 @@ struct Refs {
     /// AbstractOwnableSynchronizer.exclusiveOwnerThread
     owner_field: Option<usize>,
     thread_get_id: Option<usize>,
+    /// Global reference to `java.lang.Thread`: an `Object.wait` on a Thread is a
+    /// `Thread.join` (JDK 17..: `join` waits on the Thread's monitor).
+    thread_class: Option<usize>,
 }
 static REFS: OnceLock<Refs> = OnceLock::new();
 
@@ -221,13 +224,15 @@ pub fn init(jni: Jni) {
         .find_class("java/util/concurrent/locks/AbstractOwnableSynchronizer")
         .and_then(|c| jni.get_field_id(c, "exclusiveOwnerThread", "Ljava/lang/Thread;"))
         .map(|f| f as usize);
-    let thread_get_id = jni
-        .find_class("java/lang/Thread")
+    let thread = jni.find_class("java/lang/Thread");
+    let thread_get_id = thread
         .and_then(|t| jni.get_method_id(t, "getId", "()J"))
         .map(|m| m as usize);
+    let thread_class = thread.map(|t| jni.new_global_ref(t) as usize);
     let _ = REFS.set(Refs {
         owner_field,
         thread_get_id,
+        thread_class,
     });
     hook_park_late(jni);
 }
@@ -277,6 +282,8 @@ thread_local! {
     static MONITOR: Cell<u32> = const { Cell::new(0) };
     /// Inside one of this module's callbacks (no re-entry).
     static BUSY: Cell<bool> = const { Cell::new(false) };
+    /// The current `Object.wait` is a `Thread.join` (a `JoinBegin` was written).
+    static JOINING: Cell<bool> = const { Cell::new(false) };
 }
 
 fn busy_enter() -> bool {
@@ -656,18 +663,47 @@ unsafe extern "system" fn on_contended_entered(
     });
 }
 
+/// (class id, identity) of the Thread `object` when it is one (a `Thread.join`).
+fn join_target(jni: Jni, object: jobject) -> Option<(u32, u32)> {
+    let tc = REFS.get()?.thread_class? as jclass;
+    if object.is_null() || !busy_enter() {
+        return None;
+    }
+    let cls = jni.get_object_class(object);
+    let is_thread = !cls.is_null() && jni.is_assignable_from(cls, tc);
+    if !cls.is_null() {
+        jni.delete_local_ref(cls);
+    }
+    let r = is_thread.then(|| agent::class_and_ident(jni, object));
+    jni.check_clear();
+    busy_exit();
+    r
+}
+
 unsafe extern "system" fn on_monitor_wait(
     _t: *mut JvmtiEnvRaw,
     env: *mut JNIEnv,
     _thread: jobject,
-    _object: jobject,
+    object: jobject,
     _timeout: jlong,
 ) {
     let ts = clock::now();
     if !recordable() {
         return;
     }
-    agent::guard(jni_of(env), "MonitorWait", || {
+    let jni = jni_of(env);
+    agent::guard(jni, "MonitorWait", || {
+        // Thread.join waits on the Thread object: a happens-before edge target
+        // (docs/task-model.md §Edges). Probe 0 = Thread.join seen as a wait.
+        if let Some((target_class_id, target_ident)) = jni.and_then(|j| join_target(j, object)) {
+            sink::emit(&Record::JoinBegin {
+                ts,
+                probe: 0,
+                target_class_id,
+                target_ident,
+            });
+            let _ = JOINING.try_with(|j| j.set(true));
+        }
         sink::emit(&Record::WaitBegin {
             ts,
             kind: wait_kind::OBJECT_WAIT,
@@ -690,6 +726,9 @@ unsafe extern "system" fn on_monitor_waited(
     }
     agent::guard(jni_of(env), "MonitorWaited", || {
         sink::emit(&Record::WaitEnd { ts });
+        if JOINING.try_with(|j| j.replace(false)).unwrap_or(false) {
+            sink::emit(&Record::JoinEnd { ts, probe: 0 });
+        }
         Ok(())
     });
 }

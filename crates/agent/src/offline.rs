@@ -84,6 +84,7 @@ impl Offline {
                 descriptor: w.descriptor.clone(),
                 probe_id: id,
                 pass_arg0: w.pass_arg0,
+                hooks: forkjoin::hooks(w),
             });
         }
         let ctor = decision.creation.then(|| self.id(ProbeKind::Creation));

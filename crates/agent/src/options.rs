@@ -1,4 +1,4 @@
-//! Agent options: `-agentpath:libweft_agent.so=out=PATH,interval=100ms,quiet`.
+//! Agent options: `-agentpath:libweft_agent.so=out=PATH,interval=100ms,lockinterval=1s,quiet`.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -7,6 +7,9 @@ use std::time::Duration;
 pub struct Options {
     pub out: PathBuf,
     pub interval: Duration,
+    /// Interval of the lock analysis (CSP per interval), written into the trace
+    /// header as `locks.interval_ns` (docs/locks.md).
+    pub lock_interval: Duration,
     pub quiet: bool,
 }
 
@@ -15,6 +18,7 @@ impl Default for Options {
         Options {
             out: PathBuf::from("weft.trace"),
             interval: Duration::from_millis(100),
+            lock_interval: Duration::from_secs(1),
             quiet: false,
         }
     }
@@ -52,10 +56,11 @@ pub fn parse(s: Option<&str>) -> Result<Options, String> {
         match (k, v) {
             ("out", Some(v)) if !v.is_empty() => o.out = PathBuf::from(v),
             ("interval", Some(v)) => o.interval = parse_duration(v)?,
+            ("lockinterval", Some(v)) => o.lock_interval = parse_duration(v)?,
             ("quiet", None) => o.quiet = true,
             _ => {
                 return Err(format!(
-                "unknown or malformed option '{item}' (options: out=PATH, interval=100ms, quiet)"
+                "unknown or malformed option '{item}' (options: out=PATH, interval=100ms, lockinterval=1s, quiet)"
             ))
             }
         }
@@ -82,6 +87,12 @@ mod tests {
             parse(Some("interval=20")).unwrap().interval,
             Duration::from_millis(20)
         );
+        assert_eq!(o.lock_interval, Duration::from_secs(1));
+        assert_eq!(
+            parse(Some("lockinterval=250ms")).unwrap().lock_interval,
+            Duration::from_millis(250)
+        );
+        assert!(parse(Some("lockinterval=0ms")).is_err());
         assert!(parse(Some("bogus=1")).is_err());
         assert!(parse(Some("interval=5h")).is_err());
         assert!(parse(Some("out=")).is_err());

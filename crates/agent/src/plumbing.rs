@@ -68,11 +68,36 @@ const SINCE_21: &[PlumbingClass] = &[PlumbingClass {
     inner: &[("task", "Ljava/lang/Runnable;")],
 }];
 
+/// JDK 25 (since 22): `ForkJoinPool.submit/execute(Runnable|Callable)` of a
+/// non-common pool wraps the task in a subclass of the abstract (also
+/// `RunnableExecuteAction` and `AdaptedInterruptibleCallable`, in COMMON)
+/// `ForkJoinTask$InterruptibleTask`, whose final `exec()`/`run()` run it: the
+/// probes go on InterruptibleTask (no inner field of its own: `agent::inner`
+/// then unwraps by the runtime class), and the subclasses, which have no
+/// exec/run of their own, name their inner task here.
+const SINCE_25: &[PlumbingClass] = &[
+    PlumbingClass {
+        class: "java/util/concurrent/ForkJoinTask$InterruptibleTask",
+        inner: &[],
+    },
+    PlumbingClass {
+        class: "java/util/concurrent/ForkJoinTask$AdaptedInterruptibleRunnable",
+        inner: &[RUNNABLE],
+    },
+    PlumbingClass {
+        class: "java/util/concurrent/ForkJoinTask$CallableWithTimeout",
+        inner: &[CALLABLE],
+    },
+];
+
 /// The plumbing classes of JDK `major` (17, 21, 25; others use the nearest lower table).
 pub fn table(major: u32) -> Vec<&'static PlumbingClass> {
     let mut v: Vec<&'static PlumbingClass> = COMMON.iter().collect();
     if major >= 21 {
         v.extend(SINCE_21.iter());
+    }
+    if major >= 25 {
+        v.extend(SINCE_25.iter());
     }
     v
 }
@@ -117,5 +142,12 @@ mod tests {
         assert!(find_dotted(17, "java.util.concurrent.Executors$RunnableAdapter").is_some());
         assert!(find_dotted(17, "java.util.concurrent.Executors").is_none());
         assert_eq!(thread_target(25).len(), 2);
+        assert!(find(21, "java/util/concurrent/ForkJoinTask$InterruptibleTask").is_none());
+        assert!(find(25, "java/util/concurrent/ForkJoinTask$InterruptibleTask").is_some());
+        assert!(find_dotted(
+            25,
+            "java.util.concurrent.ForkJoinTask$AdaptedInterruptibleRunnable"
+        )
+        .is_some());
     }
 }

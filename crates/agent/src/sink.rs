@@ -212,8 +212,10 @@ pub fn local_buf() -> Option<Arc<Mutex<Buf>>> {
     with_local(|l| l.buf.clone())
 }
 
-/// Appends records to a given thread buffer (if recording), under one lock.
-pub fn push_batch(buf: &Mutex<Buf>, records: impl Iterator<Item = Record>) {
+/// Lets `f` append records straight into a given thread buffer's block encoder (if
+/// recording), under one lock; `f` is called until it returns false, and the block is
+/// handed to the writer whenever it is full.
+pub fn with_encoder(buf: &Mutex<Buf>, mut f: impl FnMut(&mut weft_trace::BlockEncoder) -> bool) {
     if !recording() {
         return;
     }
@@ -222,15 +224,17 @@ pub fn push_batch(buf: &Mutex<Buf>, records: impl Iterator<Item = Record>) {
     if b.since == 0 {
         b.since = clock::now().max(1);
     }
-    for r in records {
-        b.enc.push(&r);
+    loop {
+        let more = f(&mut b.enc);
         if b.enc.len() >= BLOCK_FLUSH_BYTES {
             s.send(&mut b);
             b.since = clock::now().max(1);
         }
+        if !more {
+            break;
+        }
     }
     if b.ended {
-        // The thread has ended (a late flush at VMDeath): its buffer may have left the registry.
         s.send(&mut b);
     }
 }

@@ -69,9 +69,15 @@ pub struct FjClass {
     pub class: String,
     pub tasks: u64,
     pub granularity_ns: Distribution,
+    /// Tasks whose self time is below [`FINE_NS`].
+    pub fine: u64,
     /// Innermost user frame of a sampled fork site.
     pub site: Option<String>,
 }
+
+/// Self time under which a task is fine-grained (fork, queue and steal costs are
+/// then a large part of it).
+pub const FINE_NS: u64 = 10_000;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct FjPool {
@@ -134,6 +140,37 @@ struct Frame {
     begin: u64,
     /// Inclusive time of usage runs nested directly (through direct executions).
     child: u64,
+    /// Time blocked in joins inside this run (join duration minus what ran in it).
+    blocked: u64,
+    /// Open joins in this frame: (begin, time of runs and inner joins in it, usage).
+    joins: Vec<(u64, u64, u64)>,
+    /// Strand events of a usage run, at self-time offsets: (offset, usage, is_join).
+    ev: Vec<(u64, u64, bool)>,
+}
+
+impl Frame {
+    fn new(usage: u64, begin: u64) -> Frame {
+        Frame {
+            usage,
+            begin,
+            child: 0,
+            blocked: 0,
+            joins: Vec::new(),
+            ev: Vec::new(),
+        }
+    }
+
+    /// Self time of the run elapsed at `t`.
+    fn offset(&self, t: u64) -> u64 {
+        t.saturating_sub(self.begin)
+            .saturating_sub(self.child)
+            .saturating_sub(self.blocked)
+    }
+}
+
+/// The innermost usage run of a thread's stack.
+fn usage_frame(stack: &mut [Frame]) -> Option<&mut Frame> {
+    stack.iter_mut().rev().find(|f| f.usage != 0)
 }
 
 pub fn analyze(trace: &Trace, model: &Model) -> ForkJoinAnalysis {
@@ -143,7 +180,9 @@ pub fn analyze(trace: &Trace, model: &Model) -> ForkJoinAnalysis {
     let mut sites: HashMap<u64, u32> = HashMap::new();
     let mut worker_pool: HashMap<ThreadIndex, (u32, u32, u32)> = HashMap::new();
     let mut stacks: HashMap<ThreadIndex, Vec<Frame>> = HashMap::new();
-    let mut joins: HashMap<ThreadIndex, Vec<(u64, u64)>> = HashMap::new(); // (begin, nested run time)
+    // Joins outside any run, per thread: (begin, nested time, usage).
+    let mut base_joins: HashMap<ThreadIndex, Vec<(u64, u64, u64)>> = HashMap::new();
+    let mut strands: HashMap<u64, Vec<(u64, u64, bool)>> = HashMap::new();
     let mut threads: BTreeMap<ThreadIndex, FjThread> = BTreeMap::new();
     let mut cancels: Vec<u64> = Vec::new();
     let mut runs: Vec<(u64, ThreadIndex, u64, u64, u64)> = Vec::new();
@@ -190,7 +229,14 @@ pub fn analyze(trace: &Trace, model: &Model) -> ForkJoinAnalysis {
                 let parent = if *external {
                     None
                 } else {
-                    stack.iter().rev().find(|f| f.usage != 0).map(|f| f.usage)
+                    match usage_frame(stack) {
+                        Some(f) => {
+                            let off = f.offset(*ts);
+                            f.ev.push((off, *usage, false));
+                            Some(f.usage)
+                        }
+                        None => None,
+                    }
                 };
                 if !usages.contains_key(usage) {
                     order.push(*usage);
@@ -227,11 +273,7 @@ pub fn analyze(trace: &Trace, model: &Model) -> ForkJoinAnalysis {
                 class_id,
             } => {
                 let stack = stacks.entry(t).or_default();
-                stack.push(Frame {
-                    usage: *usage,
-                    begin: *ts,
-                    child: 0,
-                });
+                stack.push(Frame::new(*usage, *ts));
                 out.max_nesting = out.max_nesting.max(stack.len() as u32);
                 if *usage == 0 {
                     out.direct_executions += 1;
@@ -245,22 +287,33 @@ pub fn analyze(trace: &Trace, model: &Model) -> ForkJoinAnalysis {
                 let stack = stacks.entry(t).or_default();
                 let Some(f) = stack.pop() else { continue };
                 let incl = ts.saturating_sub(f.begin);
-                if let Some(j) = joins.get_mut(&t).and_then(|j| j.last_mut()) {
+                let js = match stack.last_mut() {
+                    Some(p) => &mut p.joins,
+                    None => base_joins.entry(t).or_default(),
+                };
+                if let Some(j) = js.last_mut() {
                     if f.begin >= j.0 {
                         j.1 += incl;
                     }
                 }
                 if f.usage == 0 {
-                    // Transparent: nested usage runs count against the enclosing usage run.
-                    if let Some(p) = stack.iter_mut().rev().find(|p| p.usage != 0) {
+                    // Transparent: nested usage runs and join waits count against the
+                    // enclosing usage run.
+                    if let Some(p) = usage_frame(stack) {
                         p.child += f.child;
+                        p.blocked += f.blocked;
                     }
                     continue;
                 }
-                let self_ns = incl.saturating_sub(f.child);
-                if let Some(p) = stack.iter_mut().rev().find(|p| p.usage != 0) {
+                let self_ns = incl.saturating_sub(f.child).saturating_sub(f.blocked);
+                if let Some(p) = usage_frame(stack) {
                     p.child += incl;
+                    // A run inside a run: the outer one waited for it here (an inline
+                    // join, or helping; only children count, see span below).
+                    let off = p.offset(*ts);
+                    p.ev.push((off, f.usage, true));
                 }
+                strands.insert(f.usage, f.ev);
                 thread_entry(&mut threads, t);
                 let th = threads.get_mut(&t).expect("inserted");
                 th.executed += 1;
@@ -271,20 +324,33 @@ pub fn analyze(trace: &Trace, model: &Model) -> ForkJoinAnalysis {
             }
             Record::FjCancel { usage, .. } => cancels.push(*usage),
             Record::FjReinit { .. } => out.reinitialized += 1,
-            Record::FjJoinBegin { ts, .. } => joins.entry(t).or_default().push((*ts, 0)),
+            Record::FjJoinBegin { ts, usage } => {
+                let stack = stacks.entry(t).or_default();
+                let js = match stack.last_mut() {
+                    Some(p) => &mut p.joins,
+                    None => base_joins.entry(t).or_default(),
+                };
+                js.push((*ts, 0, *usage));
+            }
             Record::FjJoinEnd { ts } => {
-                let js = joins.entry(t).or_default();
-                if let Some((b, nested)) = js.pop() {
+                let stack = stacks.entry(t).or_default();
+                let js = match stack.last_mut() {
+                    Some(p) => &mut p.joins,
+                    None => base_joins.entry(t).or_default(),
+                };
+                if let Some((b, nested, target)) = js.pop() {
                     let dur = ts.saturating_sub(b);
-                    if js.is_empty() {
-                        thread_entry(&mut threads, t);
-                        threads.get_mut(&t).expect("inserted").join_blocked_ns +=
-                            dur.saturating_sub(nested);
-                    } else if let Some(outer) = js.last_mut() {
-                        // The inner join's whole duration is not blocked time of the outer
-                        // one only if runs happened; keep it simple: inner joins count as
-                        // nested activity of the outer (its own runs were added already).
-                        let _ = outer;
+                    let blocked = dur.saturating_sub(nested);
+                    // An inner join (join inside a join of the same frame) is part of the outer's.
+                    if let Some(outer) = js.last_mut() {
+                        outer.1 += dur;
+                    }
+                    thread_entry(&mut threads, t);
+                    threads.get_mut(&t).expect("inserted").join_blocked_ns += blocked;
+                    if let Some(u) = usage_frame(stack) {
+                        u.blocked += blocked;
+                        let off = u.offset(*ts);
+                        u.ev.push((off, target, true));
                     }
                 }
             }
@@ -339,7 +405,10 @@ pub fn analyze(trace: &Trace, model: &Model) -> ForkJoinAnalysis {
         }
     }
     for root in roots {
-        // Iterative post-order: span(u) = self(u) + max span(child); depth from the root (1).
+        // Iterative post-order; depth from the root (1). Span: the critical path
+        // through the strand of each run (docs/forkjoin.md §Span): walking the run's
+        // self time, a child forked at offset f contributes f + span(child), and a
+        // join (or an inline run) of that child at offset o lifts the strand to it.
         let mut stack: Vec<(u64, u32, bool)> = vec![(root, 1, false)];
         let mut span: HashMap<u64, u64> = HashMap::new();
         let (mut tasks, mut work, mut depth) = (0u64, 0u64, 0u32);
@@ -362,8 +431,20 @@ pub fn analyze(trace: &Trace, model: &Model) -> ForkJoinAnalysis {
                 begin = begin.min(u.begin_ns);
                 end = end.max(u.end_ns);
             }
-            let m = kids.iter().map(|k| span[k]).max().unwrap_or(0);
-            span.insert(id, own + m);
+            let mut forked: HashMap<u64, u64> = HashMap::new();
+            let mut extra = 0u64;
+            for &(off, c, join) in strands.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+                if !join {
+                    forked.insert(c, off + extra);
+                } else if let (Some(f), Some(sc)) = (forked.get(&c), span.get(&c)) {
+                    extra = extra.max((f + sc).saturating_sub(off));
+                }
+            }
+            let mut s = own + extra;
+            for k in kids {
+                s = s.max(forked.get(k).copied().unwrap_or(0) + span[k]);
+            }
+            span.insert(id, s);
         }
         let s = span[&root];
         let ru = &usages[&root];
@@ -409,6 +490,7 @@ pub fn analyze(trace: &Trace, model: &Model) -> ForkJoinAnalysis {
             FjClass {
                 class: model.class_name(cid),
                 tasks: selfs.len() as u64,
+                fine: selfs.iter().filter(|&&s| s < FINE_NS).count() as u64,
                 granularity_ns: Distribution::of(&selfs),
                 site,
             }
@@ -478,12 +560,22 @@ pub fn task_view(trace: &Trace, model: &Model) -> Option<(Trace, Model)> {
     {
         return None;
     }
-    let plumbing: std::collections::HashSet<&str> = model
+    let mut plumbing: std::collections::HashSet<&str> = model
         .probes
         .values()
         .filter(|p| p.kind == weft_trace::ProbeKind::PlumbingExecution)
         .map(|p| p.class.as_str())
         .collect();
+    // JDK 25: the plumbing probes sit on the abstract ForkJoinTask$InterruptibleTask
+    // (crates/agent/src/plumbing.rs); its adapters run under their own class names.
+    if plumbing.contains("java.util.concurrent.ForkJoinTask$InterruptibleTask") {
+        plumbing.extend([
+            "java.util.concurrent.ForkJoinTask$AdaptedInterruptibleRunnable",
+            "java.util.concurrent.ForkJoinTask$AdaptedInterruptibleCallable",
+            "java.util.concurrent.ForkJoinTask$CallableWithTimeout",
+            "java.util.concurrent.ForkJoinTask$RunnableExecuteAction",
+        ]);
+    }
     let synth = |u: u64| -> u32 {
         let h = u.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         0x8000_0000 | ((h >> 33) as u32)
@@ -604,4 +696,79 @@ pub fn task_view(trace: &Trace, model: &Model) -> Option<(Trace, Model)> {
         },
         m,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{C_WORK, TB};
+
+    fn push(usage: u64, ts: u64, external: bool) -> Record {
+        Record::FjPush {
+            ts,
+            usage,
+            prev: 0,
+            class_id: C_WORK,
+            external,
+            ident: 0,
+            pool: 0,
+        }
+    }
+
+    fn begin(usage: u64, ts: u64) -> Record {
+        Record::FjRunBegin {
+            ts,
+            usage,
+            class_id: C_WORK,
+        }
+    }
+
+    /// An inline join (p=1) and a join that waits for a thief: self time without the
+    /// nested run or the wait, steals, and span as the critical path from the fork.
+    #[test]
+    fn self_time_blocked_time_and_span() {
+        let mut tb = TB::new();
+        let recs: Vec<(u32, Record)> = vec![
+            // Computation 1 on thread 1: fork c (2) at once, 100 own, join runs c inline
+            // (1000), 100 own.
+            (0, push(1, 0, true)),
+            (1, begin(1, 100)),
+            (1, push(2, 100, false)),
+            (1, Record::FjJoinBegin { ts: 200, usage: 2 }),
+            (1, begin(2, 200)),
+            (1, Record::FjRunEnd { ts: 1200 }),
+            (1, Record::FjJoinEnd { ts: 1200 }),
+            (1, Record::FjRunEnd { ts: 1300 }),
+            // Computation 2: root (3) on thread 2 forks 4 at 0, works until 100, waits;
+            // thread 3 steals 4 and runs it 50..550; the join returns at 560.
+            (0, push(3, 0, true)),
+            (2, begin(3, 0)),
+            (2, push(4, 0, false)),
+            (2, Record::FjJoinBegin { ts: 100, usage: 4 }),
+            (2, Record::FjJoinEnd { ts: 560 }),
+            (2, Record::FjRunEnd { ts: 600 }),
+            (3, begin(4, 50)),
+            (3, Record::FjRunEnd { ts: 550 }),
+        ];
+        for (t, r) in recs {
+            tb.recs.push((t, r));
+        }
+        let trace = tb.trace();
+        let model = Model::build(&trace);
+        let f = analyze(&trace, &model);
+        assert_eq!((f.tasks, f.forks, f.external_submissions), (4, 2, 2));
+        assert_eq!(f.steals, 1);
+        let by = |id: u64| f.usages.iter().find(|u| u.id == id).unwrap().clone();
+        assert_eq!(by(1).self_ns, 200);
+        assert_eq!(by(2).self_ns, 1000);
+        assert_eq!(by(3).self_ns, 140, "600 minus 460 blocked");
+        assert_eq!(by(4).parent, Some(3));
+        let c1 = f.computations.iter().find(|c| c.root == 1).unwrap();
+        assert_eq!((c1.tasks, c1.work_ns, c1.span_ns), (2, 1200, 1100));
+        let c2 = f.computations.iter().find(|c| c.root == 3).unwrap();
+        // Fork at 0, child 500, join at offset 100, 40 more after it: 540.
+        assert_eq!((c2.work_ns, c2.span_ns), (640, 540));
+        let t2 = f.threads.iter().find(|t| t.thread == 2).unwrap();
+        assert_eq!(t2.join_blocked_ns, 460);
+    }
 }

@@ -4,6 +4,7 @@
 //! (that is `weft-views`).
 
 pub mod cpu;
+pub mod edges;
 pub mod findings;
 pub mod forkjoin;
 pub mod locks;

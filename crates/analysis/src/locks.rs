@@ -93,6 +93,35 @@ pub struct WaitStats {
     pub threads: Vec<(String, u64)>,
 }
 
+/// One blocked period: a thread from `LockBlock` to `LockAcquired` (a contended
+/// monitor enter, or a j.u.c. slow path). Views draw these; they never re-derive them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlockedInterval {
+    pub thread: ThreadIndex,
+    /// Index into [`LockAnalysis::locks`].
+    pub lock: usize,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// Holder when the contention began, when known (docs/locks.md §Owner).
+    pub owner: Option<String>,
+    /// Innermost frame outside the JDK of this acquisition, when its stack was sampled.
+    pub site: Option<String>,
+    /// The shared (read) side of a read-write or stamped lock.
+    pub shared: bool,
+    /// A j.u.c. slow path that parked (monitors: always); else resolved by a retry.
+    pub parked: bool,
+}
+
+/// One wait that is not a lock acquisition (`WaitBegin`..`WaitEnd`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WaitInterval {
+    pub thread: ThreadIndex,
+    /// `Object.wait`, `park`, `CountDownLatch.await`.
+    pub kind: &'static str,
+    pub start_ns: u64,
+    pub end_ns: u64,
+}
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LockAnalysis {
     pub interval_ns: u64,
@@ -107,12 +136,31 @@ pub struct LockAnalysis {
     /// Names of the counted threads.
     pub counted_threads: Vec<String>,
     pub excluded_threads: Vec<String>,
+    /// Every blocked period of the counted threads, by start time.
+    pub blocked: Vec<BlockedInterval>,
+    /// Every wait of the counted threads, by start time.
+    pub wait_intervals: Vec<WaitInterval>,
 }
 
 impl LockAnalysis {
     /// Whole-run CSP of all locks together.
     pub fn total_csp(&self) -> f64 {
         ratio(self.blocked_ns, self.running_ns)
+    }
+
+    /// Blocked time by (lock index, site of the acquisition; `None`: stack not
+    /// sampled), largest first. The sum is [`LockAnalysis::blocked_ns`].
+    pub fn blocked_by_site(&self) -> Vec<(usize, Option<String>, u64)> {
+        let mut m: HashMap<(usize, Option<&str>), u64> = HashMap::new();
+        for b in &self.blocked {
+            *m.entry((b.lock, b.site.as_deref())).or_default() += b.end_ns - b.start_ns;
+        }
+        let mut v: Vec<(usize, Option<String>, u64)> = m
+            .into_iter()
+            .map(|((l, s), ns)| (l, s.map(str::to_string), ns))
+            .collect();
+        v.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
+        v
     }
 }
 
@@ -223,17 +271,21 @@ pub fn analyze_locks_with(trace: &Trace, model: &Model, interval_ns: u64) -> Loc
     let mut waits: BTreeMap<u8, (u64, u64, u64, HashMap<ThreadIndex, u64>)> = BTreeMap::new();
     // Open intervals per thread.
     struct Open {
-        block: Option<(u32, u64, u8)>,
+        /// (lock, start, flags, owner, site)
+        block: Option<(u32, u64, u8, u64, u32)>,
         wait: Option<(u8, u64)>,
     }
     let mut open: HashMap<ThreadIndex, Open> = HashMap::new();
-    let close_block = |locks: &mut BTreeMap<u32, Acc>,
-                       th: ThreadIndex,
-                       lock: u32,
-                       s: u64,
-                       e: u64,
-                       flags: u8,
-                       parked: bool| {
+    // (thread, lock id, start, end, flags, owner, site, parked)
+    type RawBlock = (ThreadIndex, u32, u64, u64, u8, u64, u32, bool);
+    let mut raw_blocks: Vec<RawBlock> = Vec::new();
+    let mut wait_intervals: Vec<WaitInterval> = Vec::new();
+    let mut close_block = |locks: &mut BTreeMap<u32, Acc>,
+                           th: ThreadIndex,
+                           (lock, s, flags, owner, site): (u32, u64, u8, u64, u32),
+                           e: u64,
+                           parked: bool| {
+        raw_blocks.push((th, lock, s, e.max(s), flags, owner, site, parked));
         let a = locks.entry(lock).or_default();
         if a.per_interval.is_empty() {
             a.per_interval = vec![0; n];
@@ -279,10 +331,10 @@ pub fn analyze_locks_with(trace: &Trace, model: &Model, interval_ns: u64) -> Loc
                 owner,
                 site,
             } => {
-                if let Some((l, s, f)) = o.block.take() {
-                    close_block(&mut locks, *th, l, s, *ts, f, false);
+                if let Some(b) = o.block.take() {
+                    close_block(&mut locks, *th, b, *ts, false);
                 }
-                o.block = Some((*lock, *ts, *flags));
+                o.block = Some((*lock, *ts, *flags, *owner, *site));
                 let a = locks.entry(*lock).or_default();
                 if *site != 0 {
                     *a.sites.entry(*site).or_default() += 1;
@@ -293,14 +345,14 @@ pub fn analyze_locks_with(trace: &Trace, model: &Model, interval_ns: u64) -> Loc
                 a.events.push((*ts, *site, *owner));
             }
             Record::LockAcquired { ts, lock, parked } => {
-                if let Some((l, s, f)) = o.block.take() {
+                if let Some(b) = o.block.take() {
                     let p = *parked
                         || locks
-                            .get(&l)
+                            .get(&b.0)
                             .and_then(|a| a.def.as_ref())
                             .is_some_and(|d| d.0 == lock_kind::MONITOR);
                     let _ = lock;
-                    close_block(&mut locks, *th, l, s, *ts, f, p);
+                    close_block(&mut locks, *th, b, *ts, p);
                 }
             }
             Record::WaitBegin { ts, kind, .. } => {
@@ -321,6 +373,12 @@ pub fn analyze_locks_with(trace: &Trace, model: &Model, interval_ns: u64) -> Loc
                     w.1 += d;
                     w.2 = w.2.max(d);
                     *w.3.entry(*th).or_default() += d;
+                    wait_intervals.push(WaitInterval {
+                        thread: *th,
+                        kind: wait_kind::name(k),
+                        start_ns: s,
+                        end_ns: (*ts).max(s),
+                    });
                 }
             }
             _ => {}
@@ -329,8 +387,8 @@ pub fn analyze_locks_with(trace: &Trace, model: &Model, interval_ns: u64) -> Loc
     // Blocks and waits still open at the end of a thread.
     for (th, o) in open {
         let (tstart, tend) = counted.get(&th).copied().unwrap_or((0, end));
-        if let Some((l, s, f)) = o.block {
-            close_block(&mut locks, th, l, s, tend.max(s), f, true);
+        if let Some(b) = o.block {
+            close_block(&mut locks, th, b, tend.max(b.1), true);
         }
         if let Some((k, s)) = o.wait {
             spread(&mut running, interval, s.max(tstart), tend.min(end), false);
@@ -340,6 +398,12 @@ pub fn analyze_locks_with(trace: &Trace, model: &Model, interval_ns: u64) -> Loc
             w.1 += d;
             w.2 = w.2.max(d);
             *w.3.entry(th).or_default() += d;
+            wait_intervals.push(WaitInterval {
+                thread: th,
+                kind: wait_kind::name(k),
+                start_ns: s,
+                end_ns: tend.max(s),
+            });
         }
     }
     out.running_ns = running.iter().sum();
@@ -497,6 +561,32 @@ pub fn analyze_locks_with(trace: &Trace, model: &Model, interval_ns: u64) -> Loc
         })
         .collect();
     out.running_per_interval = running;
+    // Individual intervals, with the locks' final (ranked) indices.
+    let index_of: HashMap<u32, usize> = out
+        .locks
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.lock, i))
+        .collect();
+    out.blocked = raw_blocks
+        .into_iter()
+        .filter_map(|(thread, lock, s, e, flags, owner, site, parked)| {
+            Some(BlockedInterval {
+                thread,
+                lock: *index_of.get(&lock)?,
+                start_ns: s,
+                end_ns: e,
+                owner: (owner != 0).then(|| owner_name(owner)),
+                site: (site != 0).then(|| site_name(site)).flatten(),
+                shared: flags & lock_flags::SHARED != 0,
+                parked,
+            })
+        })
+        .collect();
+    out.blocked
+        .sort_by_key(|b| (b.start_ns, b.thread, b.end_ns));
+    wait_intervals.sort_by_key(|w| (w.start_ns, w.thread, w.end_ns));
+    out.wait_intervals = wait_intervals;
     out
 }
 
@@ -620,5 +710,29 @@ mod tests {
         assert_eq!((a.phases[0].start_ns, a.phases[0].end_ns), (0, 2 * S));
         assert_eq!(a.waits[0].kind, "Object.wait");
         assert_eq!(a.excluded_threads, vec!["Signal Dispatcher".to_string()]);
+        // The individual intervals the views draw.
+        assert_eq!(
+            a.blocked,
+            vec![BlockedInterval {
+                thread: 1,
+                lock: 0,
+                start_ns: S / 2,
+                end_ns: 3 * S / 2,
+                owner: Some("main".into()),
+                site: None,
+                shared: false,
+                parked: true,
+            }]
+        );
+        assert_eq!(
+            a.wait_intervals,
+            vec![WaitInterval {
+                thread: 0,
+                kind: "Object.wait",
+                start_ns: 0,
+                end_ns: S,
+            }]
+        );
+        assert_eq!(a.blocked_by_site(), vec![(0, None, S)]);
     }
 }

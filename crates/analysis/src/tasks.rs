@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use weft_trace::{ProbeKind, Record, ThreadIndex, Trace, GLOBAL_THREAD};
 
+use crate::edges::{self, Edge, EdgeKind, Edges};
 use crate::model::Model;
 
 /// (class id, identity hash): a task object.
@@ -159,6 +160,8 @@ pub struct TaskAnalysis {
     pub unmatched_submissions: u64,
     /// Plumbing executions dropped by rules 1–2.
     pub dropped_plumbing: u64,
+    /// Happens-before edges between executions (docs/task-model.md §Edges).
+    pub edges: crate::edges::Edges,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -208,6 +211,7 @@ struct SubmitRec {
     ts: u64,
     probe: u32,
     site: u32,
+    thread: ThreadIndex,
 }
 
 /// Run the task model on a trace.
@@ -239,6 +243,7 @@ pub fn analyze_tasks(trace: &Trace, model: &Model) -> TaskAnalysis {
                     ts: *ts,
                     probe: *probe,
                     site: *site,
+                    thread: *thread,
                 });
                 submit_queues
                     .entry((*task_class_id, *task_ident))
@@ -606,9 +611,110 @@ pub fn analyze_tasks(trace: &Trace, model: &Model) -> TaskAnalysis {
             }
         }
     }
+    // (thread, time) of the submission matched to each execution.
+    let submitted_by: Vec<Option<(ThreadIndex, u64)>> = matched
+        .iter()
+        .map(|m| m.map(|s| (submits[s].thread, submits[s].ts)))
+        .collect();
+    out.edges = happens_before(
+        model,
+        &per_thread,
+        &nodes,
+        &kept,
+        &execs,
+        &submitted_by,
+        &created,
+    );
     out.incomplete = execs.iter().filter(|e| e.incomplete).count() as u64;
     out.classes = class_stats(&execs);
     out.executions = execs;
+    out
+}
+
+/// Submit, thread-start and join edges (crates/analysis/src/edges.rs).
+fn happens_before(
+    model: &Model,
+    per_thread: &BTreeMap<ThreadIndex, Vec<&Record>>,
+    nodes: &[Node],
+    kept: &[usize],
+    execs: &[TaskExecution],
+    submitted_by: &[Option<(ThreadIndex, u64)>],
+    created: &HashMap<Ident, Vec<(u64, ThreadIndex, u32)>>,
+) -> Edges {
+    let mut out = Edges::default();
+    let mut by_thread: HashMap<ThreadIndex, Vec<usize>> = HashMap::new();
+    for (i, e) in execs.iter().enumerate() {
+        by_thread.entry(e.thread).or_default().push(i);
+    }
+    let mut submit_edges = Vec::new();
+    let mut start_edges = Vec::new();
+    for (k, e) in execs.iter().enumerate() {
+        let n = &nodes[kept[k]];
+        if let Some((sth, sts)) = submitted_by[k] {
+            submit_edges.push(Edge {
+                kind: EdgeKind::Submit,
+                from: edges::innermost_at(execs, &by_thread, sth, sts),
+                from_thread: sth,
+                from_ns: sts,
+                to: Some(k),
+                to_thread: e.thread,
+                to_ns: e.begin_ns,
+            });
+        }
+        if n.is_thread {
+            // The Thread object's creation, else its target's.
+            let c = std::iter::once(n.obj)
+                .chain(n.target)
+                .find_map(|id| created.get(&id))
+                .and_then(|v| latest_before(v, n.begin, |c| c.0))
+                .filter(|c| c.0 <= n.begin);
+            match c {
+                None => out.unresolved_starts += 1,
+                Some((ts, th, _)) => start_edges.push(Edge {
+                    kind: EdgeKind::ThreadStart,
+                    from: edges::innermost_at(execs, &by_thread, th, ts),
+                    from_thread: th,
+                    from_ns: ts,
+                    to: Some(k),
+                    to_thread: e.thread,
+                    to_ns: e.begin_ns,
+                }),
+            }
+        }
+    }
+    submit_edges.sort_by_key(|e| (e.to_ns, e.to_thread));
+    start_edges.sort_by_key(|e| (e.to_ns, e.to_thread));
+    out.edges.extend(submit_edges);
+    out.edges.extend(start_edges);
+    let idents: Vec<Vec<Ident>> = kept
+        .iter()
+        .map(|&ni| {
+            let n = &nodes[ni];
+            let mut v = vec![n.obj];
+            if !n.is_thread {
+                v.extend(n.inner);
+                v.extend(n.extra_ids.iter().copied());
+            }
+            v
+        })
+        .collect();
+    let late: Vec<bool> = execs.iter().map(|e| e.stand_in).collect();
+    // CompletableFuture.postComplete probes mark completions (crates/agent/src/joins.rs).
+    let completion_probes: std::collections::HashSet<u32> = model
+        .probes
+        .iter()
+        .filter(|(_, p)| p.kind == ProbeKind::Join && p.method == "postComplete")
+        .map(|(id, _)| *id)
+        .collect();
+    edges::resolve_joins(
+        per_thread.iter().map(|(t, v)| (*t, v.as_slice())),
+        &completion_probes,
+        execs,
+        &idents,
+        &late,
+        &by_thread,
+        &mut out,
+    );
     out
 }
 

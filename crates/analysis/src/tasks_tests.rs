@@ -651,3 +651,133 @@ fn main_thread_recorded_at_vminit_is_not_an_execution() {
     assert_eq!((w.executions, w.aggregated), (1, 1));
     assert_eq!(w.granularity_ns.total, 15);
 }
+
+#[test]
+fn happens_before_edges() {
+    use crate::edges::EdgeKind;
+    let join = |tb: &mut TB, t: u32, from: u64, to: u64, probe: u32, target: (u32, u32)| {
+        tb.recs.push((
+            t,
+            Record::JoinBegin {
+                ts: from,
+                probe,
+                target_class_id: target.0,
+                target_ident: target.1,
+            },
+        ));
+        tb.recs.push((t, Record::JoinEnd { ts: to, probe }));
+    };
+    let mut tb = TB::new();
+    // main creates and starts a MyThread (ident 1002), submits Work 1 (FutureTask
+    // 300) and a lambda (FutureTask 301) to pool thread 1.
+    tb.created(MAIN, 3, (C_MYTHREAD, 1002), 0);
+    tb.submit_p(
+        MAIN,
+        10,
+        P_SUBMIT_RUNNABLE,
+        (C_FUTURETASK, 300),
+        (C_WORK, 1),
+        0,
+    );
+    tb.submit_p(
+        MAIN,
+        11,
+        P_SUBMIT_RUNNABLE,
+        (C_FUTURETASK, 301),
+        (C_LAMBDA, 7),
+        0,
+    );
+    pool_thread(&mut tb, 1, 0);
+    tb.begin_p(1, 20, P_FUTURETASK_RUN, C_FUTURETASK, 300, (C_WORK, 1));
+    tb.run(1, 22, 52, P_WORK_RUN, C_WORK, 1);
+    tb.end(1, 55, P_FUTURETASK_RUN, 300);
+    // The lambda's FutureTask is a stand-in: it completes the future before its end.
+    tb.begin_p(1, 60, P_FUTURETASK_RUN, C_FUTURETASK, 301, (C_LAMBDA, 7));
+    tb.end(1, 70, P_FUTURETASK_RUN, 301);
+    // Completes the CompletableFuture (30, 500) (see below).
+    tb.begin(1, 72, P_WORK_RUN, C_WORK, 2);
+    join(&mut tb, 1, 75, 76, 41, (30, 500));
+    tb.end(1, 78, P_WORK_RUN, 2);
+    pool_thread_end(&mut tb, 1, 100);
+    tb.start(2, 4, C_MYTHREAD, (0, 0));
+    tb.thread_end(2, 80);
+    // get(300) returns after Work ended; get(301) returns inside the stand-in;
+    // a timed get(301) that returned before it began; Thread.join(MyThread).
+    join(&mut tb, MAIN, 30, 58, 40, (C_FUTURETASK, 300));
+    join(&mut tb, MAIN, 59, 59, 40, (C_FUTURETASK, 301));
+    join(&mut tb, MAIN, 61, 69, 40, (C_FUTURETASK, 301));
+    join(&mut tb, MAIN, 75, 81, 0, (C_MYTHREAD, 1002));
+    // A CompletableFuture (class 30) completed (postComplete, probe 41) inside a Work
+    // run on the pool thread, joined by main (probe 42); another one never completed.
+    tb.global(Record::ClassDef {
+        id: 30,
+        name: "java.util.concurrent.CompletableFuture".into(),
+    });
+    for (id, method) in [(41, "postComplete"), (42, "join")] {
+        tb.global(Record::ProbeDef {
+            id,
+            kind: weft_trace::ProbeKind::Join,
+            class: "java.util.concurrent.CompletableFuture".into(),
+            method: method.into(),
+            descriptor: "()V".into(),
+        });
+    }
+    join(&mut tb, MAIN, 82, 90, 42, (30, 500));
+    join(&mut tb, MAIN, 91, 92, 42, (30, 501));
+    tb.global(Record::End { ts: 100 });
+    let (_, t) = run(&tb);
+    let e = &t.edges;
+    let work = t
+        .executions
+        .iter()
+        .position(|x| x.class == "demo.Work")
+        .unwrap();
+    let lambda = t
+        .executions
+        .iter()
+        .position(|x| x.class == "demo.Main$$Lambda[main:10]")
+        .unwrap();
+    let completer = t
+        .executions
+        .iter()
+        .position(|x| x.class == "demo.Work" && x.begin_ns == 72)
+        .unwrap();
+    let my = t
+        .executions
+        .iter()
+        .position(|x| x.class == "demo.MyThread")
+        .unwrap();
+    type Row = (EdgeKind, Option<usize>, u32, u64, Option<usize>, u32, u64);
+    let kinds: Vec<Row> = e
+        .edges
+        .iter()
+        .map(|e| {
+            (
+                e.kind,
+                e.from,
+                e.from_thread,
+                e.from_ns,
+                e.to,
+                e.to_thread,
+                e.to_ns,
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (EdgeKind::Submit, None, MAIN, 10, Some(work), 1, 22),
+            (EdgeKind::Submit, None, MAIN, 11, Some(lambda), 1, 60),
+            (EdgeKind::ThreadStart, None, MAIN, 3, Some(my), 2, 4),
+            (EdgeKind::FutureGet, Some(work), 1, 52, None, MAIN, 58),
+            (EdgeKind::FutureGet, Some(lambda), 1, 69, None, MAIN, 69),
+            (EdgeKind::ThreadJoin, Some(my), 2, 80, None, MAIN, 81),
+            (EdgeKind::FutureGet, Some(completer), 1, 75, None, MAIN, 90),
+        ]
+    );
+    assert_eq!(e.count(EdgeKind::Submit), 2);
+    // The pool thread's start has no recorded creation; the early timed get and the
+    // join of the never-completed future have no source.
+    assert_eq!(e.unresolved_starts, 1);
+    assert_eq!(e.unresolved_joins, 2);
+}

@@ -49,6 +49,7 @@ fn main() {
                     descriptor: m.descriptor.clone(),
                     probe_id: 1000,
                     pass_arg0: false,
+                    hooks: None,
                 })
                 .collect();
             let r = instrument(

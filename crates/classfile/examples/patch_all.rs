@@ -48,6 +48,7 @@ fn main() {
                 descriptor: m.descriptor.clone(),
                 probe_id: 3,
                 pass_arg0: true,
+                hooks: None,
             })
             .collect();
         let t0 = Instant::now();

@@ -98,6 +98,24 @@ pub struct WrapRequest {
     pub probe_id: i32,
     /// Pass the first reference argument to `Probe.enter` (null if the method has none).
     pub pass_arg0: bool,
+    /// Call these static methods instead of `Probe.enter/exit` (None: the default probes).
+    pub hooks: Option<Hooks>,
+}
+
+/// Custom probe methods of one wrapper. The entry hook gets `this` (null in a static
+/// method) and, with `pass_arg0`, the first reference argument (null if none); the exit
+/// hook gets `this`, on the normal and the exceptional path. No probe id is passed.
+/// Descriptors must match: `(Ljava/lang/Object;)V`, `(Ljava/lang/Object;Ljava/lang/Object;)V`
+/// (or narrower parameter types the verifier accepts for `this` and the argument).
+/// Without an exit hook the wrapper has no exception handler.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hooks {
+    /// Internal name of the class declaring the hooks, e.g. `weft/FjProbe`.
+    pub class: String,
+    /// (name, descriptor) of the entry hook.
+    pub enter: Option<(String, String)>,
+    /// (name, descriptor) of the exit hook.
+    pub exit: Option<(String, String)>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -296,9 +314,26 @@ pub fn instrument(
             throwable: app.class(b"java/lang/Throwable")?,
             code_name,
             stack_map_name,
+            hooks: None,
         };
         for p in &plans {
             let m = &cf.methods[p.method];
+            let mut refs = refs.clone();
+            if let Some(h) = &p.req.hooks {
+                let c = app.class(&mutf8::encode(&h.class))?;
+                let r = |app: &mut Appender, x: &Option<(String, String)>| -> Result<Option<u16>> {
+                    Ok(match x {
+                        Some((n, d)) => {
+                            Some(app.method_ref(c, &mutf8::encode(n), &mutf8::encode(d), false)?)
+                        }
+                        None => None,
+                    })
+                };
+                refs.hooks = Some(wrap::HookRefs {
+                    enter: r(&mut app, &h.enter)?,
+                    exit: r(&mut app, &h.exit)?,
+                });
+            }
             let mut renamed = m.name.to_vec();
             renamed.extend_from_slice(RENAME_SUFFIX.as_bytes());
             let new_name = app.utf8(&renamed)?;

@@ -109,6 +109,7 @@ fn wraps_static_method_of_hand_built_class() {
             descriptor: "(J)V".into(),
             probe_id: 70000,
             pass_arg0: true,
+            hooks: None,
         }],
         constructor_probe: Some(1),
     };
@@ -150,9 +151,124 @@ fn constant_pool_overflow_is_an_error() {
             descriptor: "(J)V".into(),
             probe_id: 1,
             pass_arg0: false,
+            hooks: None,
         }],
         constructor_probe: None,
     };
     let e = instrument(&c, &what).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Overflow, "{e}");
+}
+
+/// The names and descriptors of a class's fields, read back from its bytes.
+fn fields_of(bytes: &[u8]) -> Vec<(u16, String, String)> {
+    let cf = ClassFile::parse(bytes).unwrap();
+    let data = cf.data;
+    let at = cf.fields_count_at;
+    let n = u16::from_be_bytes([data[at], data[at + 1]]);
+    let mut r = Reader::new(data, at + 2);
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let access = r.u2().unwrap();
+        let name = cf.cp.utf8(r.u2().unwrap()).unwrap().to_vec();
+        let desc = cf.cp.utf8(r.u2().unwrap()).unwrap().to_vec();
+        let attrs = r.u2().unwrap();
+        assert_eq!(attrs, 0);
+        out.push((
+            access,
+            String::from_utf8(name).unwrap(),
+            String::from_utf8(desc).unwrap(),
+        ));
+    }
+    out
+}
+
+#[test]
+fn adds_fields_once() {
+    let c = class();
+    let req = |name: &str, desc: &str| FieldRequest {
+        access: 0x0081,
+        name: name.into(),
+        descriptor: desc.into(),
+    };
+    let (b, n) = add_fields(
+        &c,
+        &[req("weft$u", "J"), req("weft$b", "Ljava/lang/Object;")],
+    )
+    .unwrap();
+    assert_eq!(n, 2);
+    assert_eq!(
+        fields_of(&b),
+        vec![
+            (0x0081, "weft$u".into(), "J".into()),
+            (0x0081, "weft$b".into(), "Ljava/lang/Object;".into()),
+        ]
+    );
+    // Methods and the rest of the class are intact.
+    let s = summarize(&b).unwrap();
+    assert_eq!(s.methods.len(), 1);
+    assert_eq!(s.name, "A");
+    // Adding again: nothing (the names exist); a new one is appended after them.
+    let (b2, n2) = add_fields(&b, &[req("weft$u", "J")]).unwrap();
+    assert_eq!((n2, b2 == b), (0, true));
+    let (b3, n3) = add_fields(&b, &[req("weft$u", "J"), req("x", "I")]).unwrap();
+    assert_eq!(n3, 1);
+    assert_eq!(fields_of(&b3).len(), 3);
+    // A bad descriptor is an error, not a broken class.
+    assert!(add_fields(&c, &[req("bad", "Q")]).is_err());
+    assert!(add_fields(&c, &[req("bad", "JJ")]).is_err());
+    // The fields survive a later wrap of the class.
+    let what = Instrumentation {
+        wraps: vec![WrapRequest {
+            name: "m".into(),
+            descriptor: "(J)V".into(),
+            probe_id: 3,
+            pass_arg0: false,
+            hooks: None,
+        }],
+        constructor_probe: None,
+    };
+    let w = instrument(&b, &what).unwrap();
+    assert_eq!(fields_of(&w.bytes).len(), 2);
+}
+
+#[test]
+fn wraps_with_custom_hooks() {
+    let c = class();
+    let hooks = |enter: bool, exit: bool| Hooks {
+        class: "weft/FjProbe".into(),
+        enter: enter.then(|| ("fork".to_string(), "(Ljava/lang/Object;)V".to_string())),
+        exit: exit.then(|| ("forkEnd".to_string(), "(Ljava/lang/Object;)V".to_string())),
+    };
+    for (enter, exit) in [(true, false), (false, true), (true, true)] {
+        let what = Instrumentation {
+            wraps: vec![WrapRequest {
+                name: "m".into(),
+                descriptor: "(J)V".into(),
+                probe_id: 70000,
+                pass_arg0: false,
+                hooks: Some(hooks(enter, exit)),
+            }],
+            constructor_probe: None,
+        };
+        let r = instrument(&c, &what).unwrap();
+        assert_eq!(r.wrapped.len(), 1);
+        let cf = ClassFile::parse(&r.bytes).unwrap();
+        // The hooks are referenced, Probe.enter/exit are not.
+        assert_eq!(cf.cp.find_utf8(b"fork").is_some(), enter);
+        assert_eq!(cf.cp.find_utf8(b"forkEnd").is_some(), exit);
+        assert!(cf.cp.find_utf8(b"weft/FjProbe").is_some());
+        let m = cf.methods.iter().find(|m| m.name == b"m").unwrap();
+        let code = m.attrs.iter().find(|a| a.name == b"Code").unwrap();
+        let body = &cf.data[code.body..code.end()];
+        let len = u32::from_be_bytes([body[4], body[5], body[6], body[7]]) as usize;
+        let ops = &body[8..8 + len];
+        // static m: aconst_null (this) + invokestatic enter; lload_0 + invokestatic m$weft.
+        let calls = ops.iter().filter(|&&b| b == 0xb8).count();
+        assert!(calls >= 1 + usize::from(enter) + usize::from(exit));
+        let handlers = u16::from_be_bytes([body[8 + len], body[9 + len]]);
+        // Without an exit hook, no exception handler (and no stack map).
+        assert_eq!(handlers, u16::from(exit));
+        // No probe id is pushed (70000 would be an ldc of an Integer constant).
+        assert!(!ops.contains(&0x12) && !ops.contains(&0x13));
+    }
 }

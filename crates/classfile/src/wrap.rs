@@ -7,6 +7,7 @@ use crate::error::Result;
 use crate::reader::Out;
 
 /// Constant-pool indexes the wrapper code refers to.
+#[derive(Clone)]
 pub(crate) struct Refs {
     pub this_class: u16,
     pub enter: u16,
@@ -15,6 +16,15 @@ pub(crate) struct Refs {
     pub code_name: u16,
     /// Some for class files with major >= 50.
     pub stack_map_name: Option<u16>,
+    /// Custom hooks (instead of `enter`/`exit`).
+    pub hooks: Option<HookRefs>,
+}
+
+/// Methodrefs of a wrapper's custom hooks ([`crate::Hooks`]).
+#[derive(Clone, Copy)]
+pub(crate) struct HookRefs {
+    pub enter: Option<u16>,
+    pub exit: Option<u16>,
 }
 
 /// The instruction(s) pushing the int `p`.
@@ -77,13 +87,15 @@ pub(crate) fn wrapper_code(
     pass_arg0: bool,
     target: u16,
 ) -> Result<Vec<u8>> {
-    let push_p = push_int(probe, app);
     let this_or_null = if is_static { 0x01 } else { 0x2a };
     let first_slot: u16 = if is_static { 0 } else { 1 };
+    // Custom hooks: no probe id; without an exit hook, no handler.
+    let (push_p, enter, exit) = match refs.hooks {
+        Some(h) => (Vec::new(), h.enter, h.exit),
+        None => (push_int(probe, app), Some(refs.enter), Some(refs.exit)),
+    };
 
     let mut code: Vec<u8> = Vec::with_capacity(64);
-    code.extend_from_slice(&push_p);
-    code.push(this_or_null);
     // The first reference parameter (ForkJoinPool.poolSubmit(boolean, ForkJoinTask) on 21+).
     let mut arg_slot = first_slot;
     let mut first_ref = None;
@@ -94,12 +106,18 @@ pub(crate) fn wrapper_code(
         }
         arg_slot += k.slots();
     }
-    match first_ref {
-        Some((k, s)) if pass_arg0 => load(&mut code, k, s),
-        _ => code.push(0x01),
+    if let Some(enter) = enter {
+        code.extend_from_slice(&push_p);
+        code.push(this_or_null);
+        match first_ref {
+            Some((k, s)) if pass_arg0 => load(&mut code, k, s),
+            // The default probe always takes the argument (null); a hook only with pass_arg0.
+            _ if refs.hooks.is_none() || pass_arg0 => code.push(0x01),
+            _ => {}
+        }
+        code.push(0xb8);
+        code.u2(enter);
     }
-    code.push(0xb8);
-    code.u2(refs.enter);
     let l_start = code.len();
     if !is_static {
         code.push(0x2a);
@@ -112,21 +130,34 @@ pub(crate) fn wrapper_code(
     code.push(if is_static { 0xb8 } else { 0xb7 });
     code.u2(target);
     let l_end = code.len();
+    let max_locals = slot;
+    let ret_slots = desc.ret.map_or(0, |k| k.slots());
+    let max_stack = 3.max(max_locals).max(ret_slots + 2);
+    let Some(exit) = exit else {
+        // Entry hook only: call, invoke, return; no handler, no stack map.
+        code.push(return_op(desc.ret));
+        let mut attr: Vec<u8> = Vec::with_capacity(32 + code.len());
+        attr.u2(refs.code_name);
+        attr.u4((8 + code.len() + 2 + 2) as u32);
+        attr.u2(max_stack);
+        attr.u2(max_locals);
+        attr.u4(code.len() as u32);
+        attr.extend_from_slice(&code);
+        attr.u2(0);
+        attr.u2(0);
+        return Ok(attr);
+    };
     code.extend_from_slice(&push_p);
     code.push(this_or_null);
     code.push(0xb8);
-    code.u2(refs.exit);
+    code.u2(exit);
     code.push(return_op(desc.ret));
     let l_handler = code.len();
     code.extend_from_slice(&push_p);
     code.push(this_or_null);
     code.push(0xb8);
-    code.u2(refs.exit);
+    code.u2(exit);
     code.push(0xbf);
-
-    let max_locals = slot;
-    let ret_slots = desc.ret.map_or(0, |k| k.slots());
-    let max_stack = 3.max(max_locals).max(ret_slots + 2);
 
     let mut smt: Vec<u8> = Vec::new();
     if let Some(name) = refs.stack_map_name {

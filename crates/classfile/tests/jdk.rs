@@ -71,6 +71,7 @@ fn plan(s: &ClassSummary, next: &mut i32, ids: &mut BTreeMap<String, i32>) -> In
                 descriptor: m.descriptor.clone(),
                 probe_id: *next,
                 pass_arg0: true,
+                hooks: None,
             });
             ids.insert(format!("{}.{}{}", s.name, m.name, m.descriptor), *next);
             *next += 1;
@@ -311,6 +312,7 @@ fn damaged_classes_never_panic() {
                 descriptor: m.descriptor.clone(),
                 probe_id: 7,
                 pass_arg0: true,
+                hooks: None,
             })
             .collect();
         assert!(instrument(&bytes, &what).is_ok());
@@ -365,6 +367,7 @@ fn timing_fork_join_task() {
                     descriptor: x.descriptor.clone(),
                     probe_id: 1,
                     pass_arg0: false,
+                    hooks: None,
                 });
             }
         }

@@ -83,17 +83,21 @@ pub fn find_agent(explicit: Option<&Path>) -> Result<PathBuf, CliError> {
         .map_err(|e| CliError::new(format!("cannot locate the weft binary: {e}")))?;
     let dir = exe.parent().unwrap_or(Path::new("."));
     // `cargo build` puts the library beside the binary; `cargo test` leaves the
-    // one it builds in target/<profile>/deps without copying it up.
-    for candidate in [
+    // one it builds in target/<profile>/deps without copying it up. When both
+    // exist, the newer one is the library built with this binary.
+    let newest = [
         dir.join("libweft_agent.so"),
         dir.join("deps/libweft_agent.so"),
         dir.join("../libweft_agent.so"),
-    ] {
-        if candidate.is_file() {
-            if let Ok(p) = candidate.canonicalize() {
-                return Ok(p);
-            }
-        }
+    ]
+    .into_iter()
+    .filter_map(|c| {
+        let modified = std::fs::metadata(&c).ok()?.modified().ok()?;
+        Some((modified, c.canonicalize().ok()?))
+    })
+    .max_by_key(|(modified, _)| *modified);
+    if let Some((_, path)) = newest {
+        return Ok(path);
     }
     Err(CliError::new(format!(
         "agent library libweft_agent.so not found next to {} (build it with `cargo build --release`, or pass --agent PATH)",
@@ -152,14 +156,14 @@ pub fn run(args: RecordArgs) -> Result<u8, CliError> {
     }
     prepare_output(&output)?;
     let agent = find_agent(args.agent.as_deref())?;
+    // The agent writes the lock interval into the trace header (docs/locks.md).
     let agent_arg = format!(
-        "-agentpath:{}=out={},interval={}us",
+        "-agentpath:{}=out={},interval={}us,lockinterval={}us",
         agent.display(),
         output.display(),
-        args.interval / 1000
+        args.interval / 1000,
+        args.lock_interval / 1000
     );
-    // The agent writes the lock interval into the trace header (docs/locks.md).
-    std::env::set_var("WEFT_LOCK_INTERVAL_NS", args.lock_interval.to_string());
     let live = args.live.then(|| {
         crate::live::Live::start(
             &output,

@@ -2,6 +2,9 @@
 //! `java/workloads/src/weft/workloads/locks` measure their own ground truth; the
 //! report's CSP must be within ±0.03 of it (`csp_free_lunch`, the semantics weft
 //! implements), and the contended phase must be found.
+//!
+//! The machine may be shared and has 2 cores: a check that fails is run once more
+//! on a fresh recording ([`retried`]), and the test fails only when both fail.
 
 mod common;
 
@@ -33,6 +36,21 @@ fn record(class: &str, args: &[&str]) -> (Value, Value) {
     );
     let _ = std::fs::remove_file(&trace);
     (t, r)
+}
+
+/// Runs `check` (a recording and its assertions); if it fails, says so and runs it
+/// once more. A preempted thread or a burst of load from another process can
+/// stretch one run's blocked or running time; two bad runs in a row are a bug.
+fn retried(what: &str, check: impl Fn() + std::panic::RefUnwindSafe) {
+    if let Err(e) = std::panic::catch_unwind(&check) {
+        let msg = e
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        eprintln!("{what}: first run failed, running it once more:\n{msg}");
+        check();
+    }
 }
 
 fn f(v: &Value) -> f64 {
@@ -151,86 +169,168 @@ fn check_phases(class: &str, truth: &Value, report: &Value) {
 
 #[test]
 fn monitor_ping_pong_2_threads() {
-    let (t, r) = record("MonitorPingPong", &["threads=2"]);
-    check_csp("MonitorPingPong 2", &t, &r);
+    retried("MonitorPingPong 2", || {
+        let (t, r) = record("MonitorPingPong", &["threads=2"]);
+        check_csp("MonitorPingPong 2", &t, &r);
+    });
 }
 
 #[test]
 fn monitor_ping_pong_4_threads() {
-    let (t, r) = record("MonitorPingPong", &["threads=4"]);
-    check_csp("MonitorPingPong 4", &t, &r);
+    retried("MonitorPingPong 4", || {
+        let (t, r) = record("MonitorPingPong", &["threads=4"]);
+        check_csp("MonitorPingPong 4", &t, &r);
+    });
 }
 
 #[test]
 fn monitor_phases() {
-    let (t, r) = record("MonitorPhases", &["phase2_ms=2500"]);
-    check_csp("MonitorPhases", &t, &r);
-    check_phases("MonitorPhases", &t, &r);
+    retried("MonitorPhases", || {
+        let (t, r) = record("MonitorPhases", &["phase2_ms=2500"]);
+        check_csp("MonitorPhases", &t, &r);
+        check_phases("MonitorPhases", &t, &r);
+    });
 }
 
 #[test]
 fn reentrant_lock_phases() {
-    let (t, r) = record("ReentrantLockPhases", &["phase2_ms=2500"]);
-    check_csp("ReentrantLockPhases", &t, &r);
-    check_phases("ReentrantLockPhases", &t, &r);
-    let (_, l) = shared_lock(&t, &r);
-    // The owner of an exclusive AQS lock is always known.
-    let owners = l["owners"].as_array().unwrap();
-    assert!(
-        owners
-            .iter()
-            .any(|o| o.as_str().unwrap().starts_with("worker-")),
-        "owners {owners:?}"
-    );
+    retried("ReentrantLockPhases", || {
+        let (t, r) = record("ReentrantLockPhases", &["phase2_ms=2500"]);
+        check_csp("ReentrantLockPhases", &t, &r);
+        check_phases("ReentrantLockPhases", &t, &r);
+        let (_, l) = shared_lock(&t, &r);
+        // The owner of an exclusive AQS lock is always known.
+        let owners = l["owners"].as_array().unwrap();
+        assert!(
+            owners
+                .iter()
+                .any(|o| o.as_str().unwrap().starts_with("worker-")),
+            "owners {owners:?}"
+        );
+    });
 }
 
 #[test]
 fn read_write_lock() {
-    let (t, r) = record(
-        "ReadWriteLockContention",
-        &["phase1_ms=1000", "phase2_ms=2500"],
-    );
-    check_csp("ReadWriteLockContention", &t, &r);
-    check_phases("ReadWriteLockContention", &t, &r);
-    let (_, l) = shared_lock(&t, &r);
-    assert!(
-        l["shared_blocked_ns"].as_u64().unwrap() > 0,
-        "read side not seen: {l}"
-    );
+    retried("ReadWriteLockContention", || {
+        let (t, r) = record(
+            "ReadWriteLockContention",
+            &["phase1_ms=1000", "phase2_ms=2500"],
+        );
+        check_csp("ReadWriteLockContention", &t, &r);
+        check_phases("ReadWriteLockContention", &t, &r);
+        let (_, l) = shared_lock(&t, &r);
+        assert!(
+            l["shared_blocked_ns"].as_u64().unwrap() > 0,
+            "read side not seen: {l}"
+        );
+    });
 }
 
 #[test]
 fn semaphore() {
-    let (t, r) = record("SemaphoreContention", &["phase1_ms=1000", "phase2_ms=2500"]);
-    check_csp("SemaphoreContention", &t, &r);
-    check_phases("SemaphoreContention", &t, &r);
+    retried("SemaphoreContention", || {
+        let (t, r) = record("SemaphoreContention", &["phase1_ms=1000", "phase2_ms=2500"]);
+        check_csp("SemaphoreContention", &t, &r);
+        check_phases("SemaphoreContention", &t, &r);
+    });
 }
 
 #[test]
 fn stamped_lock() {
-    let (t, r) = record("StampedLockContention", &[]);
-    check_csp("StampedLockContention", &t, &r);
+    retried("StampedLockContention", || {
+        let (t, r) = record("StampedLockContention", &[]);
+        check_csp("StampedLockContention", &t, &r);
+    });
 }
 
 #[test]
 fn waits_are_not_contention() {
-    let (_t, r) = record("NoContentionWaits", &[]);
-    let l = &r["locks"];
-    let total = f(&l["csp"]);
-    assert!(
-        total < 0.01,
-        "waits counted as contention: CSP {total}\n{l}"
-    );
-    for k in l["locks"].as_array().unwrap() {
-        assert!(f(&k["csp"]) < 0.01, "lock {k}");
-    }
-    let kinds: Vec<&str> = l["waits"]
-        .as_array()
-        .unwrap()
+    retried("NoContentionWaits", || {
+        let (_t, r) = record("NoContentionWaits", &[]);
+        let l = &r["locks"];
+        let total = f(&l["csp"]);
+        assert!(
+            total < 0.01,
+            "waits counted as contention: CSP {total}\n{l}"
+        );
+        for k in l["locks"].as_array().unwrap() {
+            assert!(f(&k["csp"]) < 0.01, "lock {k}");
+        }
+        let kinds: Vec<&str> = l["waits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w["kind"].as_str().unwrap())
+            .collect();
+        for k in ["Object.wait", "park", "CountDownLatch.await"] {
+            assert!(kinds.contains(&k), "wait kind {k} missing: {kinds:?}");
+        }
+    });
+}
+
+/// `weft record --live`: with heavy contention, a line naming the lock is printed on
+/// stderr while the program runs (before the workload prints its truth line, the
+/// last thing it does); without `--live`, no such line at all.
+#[test]
+fn live_mode_prints_while_running() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::time::Instant;
+    let _serial = serial();
+    let class = "weft.workloads.locks.MonitorPhases$Shared";
+    let args = ["phase1_ms=500", "phase2_ms=3000"];
+    let trace = scratch_file("live.weft");
+    let _ = std::fs::remove_file(&trace);
+    let mut c = command(weft());
+    c.arg("record")
+        .arg("-o")
+        .arg(&trace)
+        .args(["--live", "--lock-interval", "500ms"])
+        .arg("--")
+        .args(java_argv("locks.MonitorPhases", &args))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let t0 = Instant::now();
+    let mut child = c.spawn().expect("spawn weft record --live");
+    let (out, err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    // (seconds since start, line) as they arrive.
+    let reader = |r: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            BufReader::new(r)
+                .lines()
+                .map_while(Result::ok)
+                .map(|l| (t0.elapsed().as_secs_f64(), l))
+                .collect::<Vec<_>>()
+        })
+    };
+    let (out, err) = (reader(Box::new(out)), reader(Box::new(err)));
+    let status = child.wait().expect("wait");
+    let (out, err) = (out.join().unwrap(), err.join().unwrap());
+    let all = format!("{out:?}\n{err:?}");
+    assert!(status.success(), "weft record --live failed: {all}");
+    let truth_at = out
         .iter()
-        .map(|w| w["kind"].as_str().unwrap())
+        .find(|(_, l)| l.starts_with("WEFT-TRUTH"))
+        .map(|(t, _)| *t)
+        .unwrap_or_else(|| panic!("no truth line: {all}"));
+    let live: Vec<&(f64, String)> = err
+        .iter()
+        .filter(|(_, l)| l.starts_with("weft: ["))
         .collect();
-    for k in ["Object.wait", "park", "CountDownLatch.await"] {
-        assert!(kinds.contains(&k), "wait kind {k} missing: {kinds:?}");
-    }
+    assert!(
+        live.iter()
+            .any(|(t, l)| *t < truth_at && l.contains(class) && l.contains("CSP")),
+        "no live line naming {class} before the program's end ({truth_at:.2} s): {all}"
+    );
+    let _ = std::fs::remove_file(&trace);
+    // Without --live: nothing printed during the run (only the closing "trace written" line).
+    let rec = run_recorded(&trace, &[], "locks.MonitorPhases", &args);
+    assert!(rec.status.success(), "{}", rec.describe());
+    assert!(
+        !rec.stderr.lines().any(|l| l.starts_with("weft: [")),
+        "lines printed without --live:\n{}",
+        rec.stderr
+    );
+    let _ = std::fs::remove_file(&trace);
 }

@@ -104,6 +104,8 @@ fn html_report_renders_in_headless_chromium() {
     );
     assert!(attr("data-histograms") > 5, "histograms empty: {tag}");
     assert!(attr("data-cpu") > 0, "CPU chart empty: {tag}");
+    // Idle pool workers' parks: waits drawn on the timeline.
+    assert!(attr("data-waits") > 0, "no waits drawn: {tag}");
     for id in ["timeline", "granularity", "cpu", "findings", "locks"] {
         assert!(
             dom.contains(&format!("id=\"{id}\"")),
@@ -198,6 +200,8 @@ fn perfetto_export_decodes_with_balanced_slices_and_flows() {
     let mut thread_tracks: HashMap<u64, String> = HashMap::new();
     let mut depth: BTreeMap<u64, i64> = BTreeMap::new();
     let (mut slices, mut flows_out, mut flows_in, mut counters) = (0u64, 0u64, 0u64, 0u64);
+    // Lock-wait and wait slices (categories "lock", "wait"), apart from executions.
+    let mut wait_slices = 0u64;
     let mut flow_count = 0u64;
     let mut last_ts = 0u64;
     for (f, v) in fields(&bytes) {
@@ -229,8 +233,11 @@ fn perfetto_export_decodes_with_balanced_slices_and_flows() {
                 1 => {
                     *depth.entry(track).or_default() += 1;
                     if on_thread {
-                        slices += 1;
                         assert!(get_b(&te, 23).is_some(), "slice name");
+                        match get_b(&te, 22) {
+                            Some(b"lock") | Some(b"wait") => wait_slices += 1,
+                            _ => slices += 1,
+                        }
                     }
                 }
                 2 => {
@@ -268,6 +275,8 @@ fn perfetto_export_decodes_with_balanced_slices_and_flows() {
         .map(|c| c["executions"].as_u64().unwrap() + c["aggregated"].as_u64().unwrap())
         .sum();
     assert_eq!(slices, executions, "one slice per task execution");
+    // Idle pool workers park (waits) between tasks.
+    assert!(wait_slices > 0, "no wait slices");
     assert!(flow_count >= 100, "submission flows: {flow_count}");
     // The same set of flow ids starts (at submissions) and ends (at executions).
     assert_eq!(flows_out, flows_in, "every flow ends at an execution");
@@ -295,14 +304,18 @@ fn chrome_json_parses_and_slices_nest() {
         .expect("Chrome trace is JSON");
     let evs = v["traceEvents"].as_array().expect("traceEvents");
     let mut per: BTreeMap<u64, Vec<(f64, f64)>> = BTreeMap::new();
+    // Executions and lock-wait / wait slices must all nest; only executions are counted.
+    let mut n = 0usize;
     for e in evs.iter().filter(|e| e["ph"] == "X" && e["cat"] != "gc") {
         let ts = e["ts"].as_f64().unwrap();
         let dur = e["dur"].as_f64().unwrap();
         per.entry(e["tid"].as_u64().unwrap())
             .or_default()
             .push((ts, ts + dur));
+        if e["cat"] != "lock" && e["cat"] != "wait" {
+            n += 1;
+        }
     }
-    let n: usize = per.values().map(Vec::len).sum();
     let executions: u64 = report["tasks"]["classes"]
         .as_array()
         .unwrap()

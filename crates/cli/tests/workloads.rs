@@ -145,3 +145,49 @@ fn harness_compare_accepts_a_match_and_catches_mismatches() {
         assert!(!problems.is_empty(), "compare missed a wrong {what}");
     }
 }
+
+/// Happens-before edges (docs/task-model.md §Edges) in `tasks.edges` of the report.
+#[test]
+fn happens_before_edges() {
+    use common::*;
+    let edges = |class: &str, args: &[&str]| {
+        let _serial = serial();
+        let trace = scratch_file(&format!("edges-{class}.weft"));
+        let _ = std::fs::remove_file(&trace);
+        let rec = run_recorded(&trace, &[], class, args);
+        assert!(rec.status.success(), "{}", rec.describe());
+        let r = report_json(&trace);
+        let _ = std::fs::remove_file(&trace);
+        r
+    };
+    let n = |v: &serde_json::Value, k: &str| {
+        v["tasks"]["edges"][k]
+            .as_u64()
+            .unwrap_or_else(|| panic!("tasks.edges.{k} in {}", v["tasks"]["edges"]))
+    };
+    // Every matched submission is a submit edge; Future.get returns after the task.
+    let r = edges("PoolTasks", &["100", "300", "2"]);
+    let submitted: u64 = r["tasks"]["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["submitted"].as_u64().unwrap())
+        .sum();
+    assert_eq!(n(&r, "submit"), submitted, "{}", r["tasks"]["edges"]);
+    assert!(n(&r, "future_get") > 0, "{}", r["tasks"]["edges"]);
+    assert_eq!(n(&r, "join"), n(&r, "future_get") + n(&r, "thread_join"));
+    // CompletableFuture.allOf(…).join() is recorded. Whether it resolves to a completer
+    // depends on timing: the JDK runs postComplete for allOf's future only if someone
+    // already waits on it, so resolved + unresolved is what is deterministic.
+    let r = edges("AsyncTasks", &["100", "300"]);
+    assert!(
+        n(&r, "future_get") + n(&r, "unresolved_joins") >= 1,
+        "{}",
+        r["tasks"]["edges"]
+    );
+    // Threads started two at a time and joined: the first join of each pair waits
+    // (4 pairs); 6 of the 8 threads have a recorded creation (not the 2 lambdas).
+    let r = edges("Threads", &["50"]);
+    assert!(n(&r, "thread_join") >= 4, "{}", r["tasks"]["edges"]);
+    assert!(n(&r, "thread_start") >= 6, "{}", r["tasks"]["edges"]);
+}

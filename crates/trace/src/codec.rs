@@ -57,6 +57,10 @@ pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+fn varint_len(v: u64) -> usize {
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
+}
+
 pub(crate) fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
 }
@@ -171,6 +175,30 @@ impl BlockEncoder {
         }
         put_varint(&mut self.buf, self.scratch.len() as u64);
         self.buf.extend_from_slice(&self.scratch);
+        self.records += 1;
+    }
+
+    /// Appends a record whose payload is a list of varints, without building a
+    /// [`Record`] (the fork-join batch encoder, crates/agent/src/forkjoin.rs). The caller
+    /// is responsible for `tag` and the fields matching the record's layout (a `u8`
+    /// field below 128 encodes the same as a varint).
+    pub fn push_varints(&mut self, tag: u8, ts: Option<u64>, fields: &[u64]) {
+        match ts {
+            Some(ts) => {
+                self.buf.push(tag | HAS_TS);
+                put_varint(&mut self.buf, zigzag(ts.wrapping_sub(self.last_ts) as i64));
+                self.last_ts = ts;
+                if self.first_ts.is_none() {
+                    self.first_ts = Some(ts);
+                }
+            }
+            None => self.buf.push(tag),
+        }
+        let len: usize = fields.iter().map(|&f| varint_len(f)).sum();
+        put_varint(&mut self.buf, len as u64);
+        for &f in fields {
+            put_varint(&mut self.buf, f);
+        }
         self.records += 1;
     }
 

@@ -178,3 +178,185 @@ fn unknown_record_kinds_are_skipped_without_breaking_time_deltas() {
     // tick 22 is before start tick 1000: clamps to 0.
     assert_eq!(t.records[0].1, Record::GcStart { ts: 0 });
 }
+
+/// Encodes `recs` on thread 3 (definitions on the global block) and reads them back.
+fn round_trip(h: &Header, global: &[Record], recs: &[Record]) -> Trace {
+    let mut file = encode_file_header(h);
+    let mut g = BlockEncoder::new(GLOBAL_THREAD, 256);
+    for r in global {
+        g.push(r);
+    }
+    file.extend(g.take_block());
+    let mut t = BlockEncoder::new(3, 256);
+    for r in recs {
+        t.push(r);
+    }
+    file.extend(t.take_block());
+    read_trace_bytes(&file).expect("reads")
+}
+
+fn identity_clock() -> Header {
+    let mut h = Header::default();
+    h.set(header_keys::START_TICKS, "0");
+    h.set(header_keys::START_MONO_NS, "0");
+    h.set(header_keys::TICKS_PER_SEC, "1000000000");
+    h
+}
+
+/// The lock records (docs/locks.md, tags 60–65) and the join records (25–26) keep
+/// every field; their times are clock ticks converted to ns.
+#[test]
+fn lock_and_join_records_round_trip() {
+    let global = vec![
+        Record::LockDef {
+            id: 1,
+            kind: lock_kind::MONITOR,
+            class: "demo.Shared".into(),
+            ident: 0x7fff_ffff,
+        },
+        Record::LockDef {
+            id: 300,
+            kind: lock_kind::OTHER_AQS,
+            class: "java.util.concurrent.ThreadPoolExecutor$Worker".into(),
+            ident: 0,
+        },
+        Record::AppStart { ts: 5 },
+    ];
+    let recs = vec![
+        Record::LockBlock {
+            ts: 1_000,
+            lock: 1,
+            flags: lock_flags::SHARED | lock_flags::REACQUIRE,
+            owner: u64::MAX >> 1,
+            site: 9,
+        },
+        Record::LockAcquired {
+            ts: 1_000_000_000_000,
+            lock: 1,
+            parked: true,
+        },
+        Record::LockBlock {
+            ts: 999, // earlier than the previous record: negative delta
+            lock: 300,
+            flags: 0,
+            owner: 0,
+            site: 0,
+        },
+        Record::LockAcquired {
+            ts: 2_000,
+            lock: 300,
+            parked: false,
+        },
+        Record::WaitBegin {
+            ts: 2_001,
+            kind: wait_kind::OBJECT_WAIT,
+            lock: 0,
+        },
+        Record::WaitEnd { ts: 3_000 },
+        Record::WaitBegin {
+            ts: 3_001,
+            kind: wait_kind::LATCH,
+            lock: 300,
+        },
+        Record::WaitEnd { ts: 3_002 },
+        Record::JoinBegin {
+            ts: 3_003,
+            probe: 0,
+            target_class_id: 4,
+            target_ident: 0xdead_beef,
+        },
+        Record::JoinEnd {
+            ts: 3_004,
+            probe: 0,
+        },
+        Record::JoinBegin {
+            ts: 3_005,
+            probe: (6 << 24) | 17,
+            target_class_id: u32::MAX,
+            target_ident: 1,
+        },
+        Record::JoinEnd {
+            ts: 3_006,
+            probe: (6 << 24) | 17,
+        },
+    ];
+    let t = round_trip(&identity_clock(), &global, &recs);
+    assert_eq!(t.unknown_records, 0);
+    let got: Vec<Record> = t.records.iter().map(|(_, r)| r.clone()).collect();
+    let mut want = global.clone();
+    want.extend(recs.iter().cloned());
+    assert_eq!(got, want);
+    assert!(t.records[global.len()..].iter().all(|(th, _)| *th == 3));
+
+    // Ticks are converted (2 ticks per ns from tick 1000, header()).
+    let t = round_trip(&header(), &[], &recs[..2]);
+    assert_eq!(t.records[0].1.ts(), Some(0));
+    assert_eq!(t.records[1].1.ts(), Some((1_000_000_000_000 - 1000) / 2));
+}
+
+/// The fork-join records (docs/forkjoin.md, tags 27–39) keep every field; their
+/// times are CLOCK_MONOTONIC ns, converted with `start.mono_ns`.
+#[test]
+fn fork_join_records_round_trip() {
+    let recs = vec![
+        Record::FjWorker {
+            pool: 77,
+            class_id: 5,
+            parallelism: 64,
+        },
+        Record::FjPush {
+            ts: 10_000,
+            usage: 1,
+            prev: 0,
+            class_id: 6,
+            external: true,
+            ident: 0xffff_ffff,
+            pool: 77,
+        },
+        Record::FjPush {
+            ts: 10_001,
+            usage: u64::MAX >> 2,
+            prev: 1,
+            class_id: 6,
+            external: false,
+            ident: 0,
+            pool: 0,
+        },
+        Record::FjSite {
+            usage: u64::MAX >> 2,
+            site: 12,
+        },
+        Record::FjRunBegin {
+            ts: 10_002,
+            usage: 1,
+            class_id: 6,
+        },
+        Record::FjJoinBegin {
+            ts: 10_003,
+            usage: u64::MAX >> 2,
+        },
+        Record::FjJoinEnd { ts: 10_004 },
+        Record::FjRunEnd { ts: 10_005 },
+        Record::FjRunBegin {
+            ts: 10_006,
+            usage: 0,
+            class_id: 7,
+        },
+        Record::FjRunEnd { ts: 10_007 },
+        Record::FjCancel {
+            ts: 10_008,
+            usage: u64::MAX >> 2,
+        },
+        Record::FjReinit {
+            ts: 10_009,
+            usage: 0,
+        },
+    ];
+    let t = round_trip(&identity_clock(), &[], &recs);
+    assert_eq!(t.unknown_records, 0);
+    let got: Vec<Record> = t.records.iter().map(|(_, r)| r.clone()).collect();
+    assert_eq!(got, recs);
+    // Monotonic ns: time zero is `start.mono_ns` (5000 in header()), not tick 1000.
+    let t = round_trip(&header(), &[], &recs[1..2]);
+    assert_eq!(t.records[0].1.ts(), Some(10_000 - 5_000));
+}

@@ -35,6 +35,13 @@
   perLane.forEach(function (a) { a.sort(function (x, y) { return E.b[x] - E.b[y]; }); });
   var maxDur = perLane.map(function (a) { var m = 0; a.forEach(function (i) { if (E.d[i] > m) m = E.d[i]; }); return m; });
   var sampled = D.tasks_shown < D.tasks_total;
+  // Lock waits (blocked) and other waits per lane, in begin order (indices into D.waits arrays).
+  var WT = D.waits, perLaneW = [], nw = WT.b.length;
+  D.lanes.forEach(function () { perLaneW.push([]); });
+  for (var wi = 0; wi < nw; wi++) { var wl = laneOf[WT.t[wi]]; if (wl !== undefined) perLaneW[wl].push(wi); }
+  var maxDurW = perLaneW.map(function (a) { var m = 0; a.forEach(function (i) { if (WT.d[i] > m) m = WT.d[i]; }); return m; });
+  var BLOCKED = "#8e3b9e", WAITC = "#aab4c8";
+  function waitStrip(y) { var h = Math.max(2, Math.round(ROW * 0.24)); return [y + ROW - h - 1, h]; }
 
   // Legend and note.
   var legend = document.getElementById("legend"), seen = {};
@@ -49,6 +56,14 @@
   var gl = document.createElement("span");
   gl.innerHTML = '<span class="sw" style="background:#d64545"></span>GC pause';
   legend.appendChild(gl);
+  if (nw) {
+    var bl = document.createElement("span");
+    bl.innerHTML = '<span class="sw" style="background:' + BLOCKED + ';height:4px;vertical-align:2px"></span>blocked on a lock';
+    legend.appendChild(bl);
+    var wl2 = document.createElement("span");
+    wl2.innerHTML = '<span class="sw" style="background:' + WAITC + ';height:4px;vertical-align:2px"></span>wait (Object.wait, park, latch)';
+    legend.appendChild(wl2);
+  }
   var ql = document.createElement("span");
   ql.innerHTML = '<span class="sw" style="background:#9aa3b5;height:2px;vertical-align:3px"></span>queue wait';
   legend.appendChild(ql);
@@ -57,6 +72,7 @@
     ? D.tasks_total.toLocaleString() + " task executions: shaded bars show how busy each thread was per " + human(D.bucket_ns) +
       " (colour: the class that used most of it); the " + D.tasks_shown.toLocaleString() + " longest executions are drawn one by one."
     : D.tasks_total.toLocaleString() + " task executions, all drawn; nested executions are drawn in the lower half of their parent.");
+  if (WT.total > nw) note.textContent += " Lock waits and waits: the " + nw.toLocaleString() + " longest of " + WT.total.toLocaleString() + " are drawn.";
 
   function width() { return Math.max(400, tl.parentNode.clientWidth); }
   function xOf(t, W) { return GUTTER + (t - view.t0) / (view.t1 - view.t0) * (W - GUTTER - 8); }
@@ -80,7 +96,7 @@
     var g = c.getContext("2d"); g.setTransform(dpr, 0, 0, dpr, 0, 0); g.clearRect(0, 0, W, H); return g;
   }
 
-  var drawn = { timeline: 0, cpu: 0 };
+  var drawn = { timeline: 0, cpu: 0, waits: 0 };
   function drawTimeline() {
     var W = width(), H = AXIS + GCROW + 4 + nl * ROW + 4;
     var g = setup(tl, W, H), top = AXIS + GCROW + 4, count = 0;
@@ -144,6 +160,21 @@
         count++;
       }
     }
+    // Lock waits and other waits: a strip along the bottom of each lane.
+    var wcount = 0;
+    for (li = 0; li < nl; li++) {
+      var wids = perLaneW[li], wmd = maxDurW[li], ys = waitStrip(top + li * ROW);
+      for (var wq = 0; wq < wids.length; wq++) {
+        var wx = wids[wq], wb = WT.b[wx];
+        if (wb > view.t1) break;
+        if (wb + WT.d[wx] < view.t0 || wb + wmd < view.t0) continue;
+        var wa = xOf(wb, W), wbx = xOf(wb + WT.d[wx], W);
+        g.fillStyle = WT.k[wx] === 0 ? BLOCKED : WAITC;
+        g.fillRect(wa, ys[0], Math.max(wbx - wa, 0.8), ys[1]);
+        wcount++;
+      }
+    }
+    drawn.waits = wcount;
     g.strokeStyle = "#e3e6ec"; g.beginPath(); g.moveTo(GUTTER - 0.5, AXIS); g.lineTo(GUTTER - 0.5, H); g.stroke();
     drawn.timeline = count;
     document.getElementById("range").textContent = human(view.t0) + " – " + human(view.t1) + " (" + human(view.t1 - view.t0) + ")";
@@ -202,6 +233,7 @@
     status.setAttribute("data-timeline", drawn.timeline);
     status.setAttribute("data-histograms", hb);
     status.setAttribute("data-cpu", drawn.cpu);
+    status.setAttribute("data-waits", drawn.waits);
     if (!status.hasAttribute("data-error")) status.textContent = "ok timeline=" + drawn.timeline + " histograms=" + hb + " cpu=" + drawn.cpu + " csp=" + cb;
   }
 
@@ -261,6 +293,23 @@
     if (x < GUTTER) {
       return showTip(ev, "<b>" + esc(L.name) + "</b>" + row("alive", human(L.s) + " – " + (L.ended ? human(L.e) : "end of recording")) +
         (L.cpu != null ? row("CPU time", human(L.cpu)) : "") + (L.daemon ? row("daemon", "yes") : ""));
+    }
+    // A lock wait or wait under the cursor (the strip at the bottom of the lane).
+    var ys = waitStrip(top + li * ROW);
+    if (y >= ys[0] - 1 && y <= ys[0] + ys[1] + 1) {
+      var wids = perLaneW[li], wbest = -1;
+      for (var wq = 0; wq < wids.length; wq++) {
+        var wx = wids[wq];
+        if (WT.b[wx] > t + tol) break;
+        if (WT.b[wx] + WT.d[wx] + tol >= t) wbest = wx;
+      }
+      if (wbest >= 0) {
+        var blocked = WT.k[wbest] === 0;
+        return showTip(ev, "<b>" + (blocked ? "blocked on " : "") + esc(WT.strs[WT.n[wbest]]) + "</b> <span class=r>(" + (blocked ? "lock" : "wait") + ")</span>" +
+          row("thread", L.name) + row("begin", human(WT.b[wbest])) + row("duration", human(WT.d[wbest])) +
+          (WT.o[wbest] >= 0 ? row("held by", WT.strs[WT.o[wbest]]) : "") +
+          (WT.s[wbest] >= 0 ? row("at", WT.strs[WT.s[wbest]]) : ""));
+      }
     }
     // Deepest execution under the cursor.
     var ids = perLane[li], best = -1, lowerHalf = (y - top - li * ROW) > ROW / 2;

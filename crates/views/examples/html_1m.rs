@@ -61,6 +61,15 @@ fn main() {
         method: "execute".into(),
         descriptor: "(Ljava/lang/Runnable;)V".into(),
     });
+    // Two contended monitors: every 10th execution first blocks on one (1–41 µs).
+    for (id, class) in [(1, "demo.Cache"), (2, "demo.Registry")] {
+        g.push(&Record::LockDef {
+            id,
+            kind: weft_trace::lock_kind::MONITOR,
+            class: class.into(),
+            ident: 0x1234 + id,
+        });
+    }
     // Durations: a deterministic pseudo-random mix per class (5 µs .. 2 ms).
     let mut rng = 0x2545F4914F6CDD1Du64;
     let mut next = move || {
@@ -96,6 +105,22 @@ fn main() {
             };
             let ident = (t * 1_000_000 + k as u32) & 0x7fff_ffff;
             ts += 2_000 + (r >> 20) % 10_000; // idle gap
+            if k % 10 == 0 {
+                let lock = 1 + (k / 10 % 2) as u32;
+                e.push(&Record::LockBlock {
+                    ts,
+                    lock,
+                    flags: 0,
+                    owner: 20 + (t % threads + 1) as u64,
+                    site: 0,
+                });
+                ts += 1_000 + (r >> 12) % 40_000;
+                e.push(&Record::LockAcquired {
+                    ts,
+                    lock,
+                    parked: true,
+                });
+            }
             submits.push((
                 ts.saturating_sub(1_000 + (r >> 30) % 500_000),
                 10 + c,
@@ -201,6 +226,11 @@ fn main() {
     std::fs::write(dir.join("synthetic-1m.html"), &html).unwrap();
     std::fs::write(dir.join("synthetic-1m.pftrace"), &pf).unwrap();
     println!("executions in analysis: {}", a.tasks.executions.len());
+    println!(
+        "lock blocked periods: {}, waits: {}",
+        a.locks.blocked.len(),
+        a.locks.wait_intervals.len()
+    );
     println!("read trace:    {:>8.2} s", (t1 - t0).as_secs_f64());
     println!("analyze:       {:>8.2} s", (t2 - t1).as_secs_f64());
     println!(

@@ -1,7 +1,9 @@
 //! Chrome trace-event JSON (`chrome://tracing`, Perfetto's legacy importer,
 //! speedscope): one thread per Java thread, each task execution a complete
 //! (`X`) event nested in its enclosing execution, GC pauses on a thread of
-//! their own, submission → execution flows (`s`/`f`) and a counter of running tasks.
+//! their own, submission → execution flows (`s`/`f`), a counter of running tasks,
+//! lock waits (`cat` "lock") and other waits (`cat` "wait") as `X` events nested in
+//! the executions they happen in, and a CSP counter per top lock.
 //! Times are µs since the start of recording, with ns precision.
 
 use std::fmt::Write as _;
@@ -11,7 +13,7 @@ use weft_analysis::{timeline, Analysis};
 /// A thread (block) index of the trace (`weft_trace::ThreadIndex`).
 type ThreadIndex = u32;
 
-use crate::perfetto::nested_times;
+use crate::perfetto::{lock_slices, nested_times, CSP_TRACKS};
 
 /// Thread id of the GC pause track (Java threads use their index).
 pub const GC_TID: u64 = 1 << 31;
@@ -123,8 +125,54 @@ pub fn chrome_trace(a: &Analysis, submitters: &[Option<ThreadIndex>]) -> String 
         );
         line(&mut out, &s);
     }
-    // HOOK(locks, issue 4): lock-wait `X` events per thread and a CSP counter
-    // per top lock, once `Analysis` has `locks`.
+    let la = &a.locks;
+    for sl in lock_slices(a, &times) {
+        let (name, cat, args) = if let Some(i) = sl.blocked {
+            let bl = &la.blocked[i];
+            let lock = &la.locks[bl.lock];
+            let mut args = json!({"lock": lock.id, "kind": lock.kind});
+            if let Some(o) = &bl.owner {
+                args["owner"] = json!(o);
+            }
+            if let Some(site) = &bl.site {
+                args["site"] = json!(site);
+            }
+            if bl.shared {
+                args["side"] = json!("shared");
+            }
+            (format!("blocked on {}", lock.class), "lock", args)
+        } else {
+            let w = &la.wait_intervals[sl.wait.unwrap_or(0)];
+            (w.kind.to_string(), "wait", json!({}))
+        };
+        let s = format!(
+            "{{\"ph\":\"X\",\"pid\":{pid},\"tid\":{},\"ts\":{},\"dur\":{},\"name\":{},\"cat\":\"{cat}\",\"args\":{args}}}",
+            sl.thread,
+            us(sl.begin),
+            us(sl.end - sl.begin),
+            Value::String(name),
+        );
+        line(&mut out, &s);
+    }
+    for l in la.locks.iter().take(CSP_TRACKS) {
+        let name = Value::String(format!("CSP {}", l.id));
+        let mut p = l.phases.iter().peekable();
+        for k in 0..la.running_per_interval.len() {
+            let start = k as u64 * la.interval_ns;
+            let csp = match p.peek() {
+                Some(&&(s, c)) if s == start => {
+                    p.next();
+                    c
+                }
+                _ => 0.0,
+            };
+            let s = format!(
+                "{{\"ph\":\"C\",\"pid\":{pid},\"tid\":0,\"ts\":{},\"name\":{name},\"args\":{{\"csp\":{csp:.4}}}}}",
+                us(start)
+            );
+            line(&mut out, &s);
+        }
+    }
     out.push_str("\n]}\n");
     out
 }

@@ -40,6 +40,7 @@ pub fn forkjoin_json(f: &ForkJoinAnalysis) -> Value {
             "class": c.class,
             "tasks": c.tasks,
             "granularity_ns": d(&c.granularity_ns),
+            "fine": c.fine,
             "site": c.site,
         })).collect::<Vec<_>>(),
         "pools": f.pools.iter().map(|p| json!({
@@ -52,5 +53,6 @@ pub fn forkjoin_json(f: &ForkJoinAnalysis) -> Value {
             "computations": p.computations,
             "load_balance": f.load_balance(p.pool),
         })).collect::<Vec<_>>(),
+        "findings": crate::forkjoin_text::findings(f),
     })
 }

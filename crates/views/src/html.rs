@@ -16,6 +16,8 @@ use weft_analysis::{human_ns, Analysis, FindingKind, TaskKind};
 
 /// Individual executions embedded in the page; beyond this, the longest ones.
 pub const MAX_EXECUTIONS_SHOWN: usize = 20_000;
+/// Lock waits and other waits embedded in the page; beyond this, the longest ones.
+pub const MAX_WAITS_SHOWN: usize = 20_000;
 /// Time buckets per thread lane (fewer when there are many threads).
 pub const MAX_BUCKETS: u32 = 2_000;
 /// Upper bound of lanes × buckets.
@@ -165,8 +167,10 @@ fn page_data(a: &Analysis) -> Value {
         cpu.push(json!((p.utilisation * 1000.0).round() / 1000.0));
         cpu.push(json!((p.cs_per_100ms * 10.0).round() / 10.0));
     }
+    let waits = waits_data(a);
     json!({
         "dur": dur,
+        "waits": waits,
         "bucket_ns": buckets.bucket_ns,
         "lanes": lanes,
         "classes": classes,
@@ -179,6 +183,69 @@ fn page_data(a: &Analysis) -> Value {
         "cpus": a.cpu.cpus,
         "cpus_known": a.cpu.cpus_known,
     })
+}
+
+/// The blocked periods and waits of the lock analysis for the timeline: the
+/// [`MAX_WAITS_SHOWN`] longest, in begin order, as parallel arrays (thread, begin,
+/// duration, kind 0 blocked / 1 wait, label, owner, site; strings in `strs`, -1 none).
+fn waits_data(a: &Analysis) -> Value {
+    let la = &a.locks;
+    let mut strs: Vec<String> = Vec::new();
+    let mut idx: std::collections::HashMap<String, i64> = std::collections::HashMap::new();
+    let mut str_of = |s: &str| -> i64 {
+        if let Some(&i) = idx.get(s) {
+            return i;
+        }
+        strs.push(s.to_string());
+        idx.insert(s.to_string(), strs.len() as i64 - 1);
+        strs.len() as i64 - 1
+    };
+    // (duration, begin, blocked index or wait index + blocked.len())
+    let nb = la.blocked.len();
+    let mut all: Vec<(u64, u64, usize)> = la
+        .blocked
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.end_ns - b.start_ns, b.start_ns, i))
+        .chain(
+            la.wait_intervals
+                .iter()
+                .enumerate()
+                .map(|(i, w)| (w.end_ns - w.start_ns, w.start_ns, nb + i)),
+        )
+        .collect();
+    let total = all.len();
+    if all.len() > MAX_WAITS_SHOWN {
+        all.select_nth_unstable_by(MAX_WAITS_SHOWN - 1, |x, y| {
+            y.0.cmp(&x.0).then(x.1.cmp(&y.1))
+        });
+        all.truncate(MAX_WAITS_SHOWN);
+    }
+    all.sort_by_key(|x| (x.1, x.2));
+    let (mut t, mut b, mut d, mut k, mut n, mut o, mut s) =
+        (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+    for (dur, begin, i) in all {
+        b.push(json!(begin));
+        d.push(json!(dur));
+        if i < nb {
+            let bl = &la.blocked[i];
+            let lock = &la.locks[bl.lock];
+            t.push(json!(bl.thread));
+            k.push(json!(0));
+            n.push(json!(str_of(&format!("{} ({})", lock.id, lock.kind))));
+            o.push(json!(bl.owner.as_deref().map_or(-1, &mut str_of)));
+            s.push(json!(bl.site.as_deref().map_or(-1, &mut str_of)));
+        } else {
+            let w = &la.wait_intervals[i - nb];
+            t.push(json!(w.thread));
+            k.push(json!(1));
+            n.push(json!(str_of(w.kind)));
+            o.push(json!(-1));
+            s.push(json!(-1));
+        }
+    }
+    json!({"t": t, "b": b, "d": d, "k": k, "n": n, "o": o, "s": s, "strs": strs,
+           "total": total, "blocked": nb})
 }
 
 const DECADES: [&str; 12] = [
@@ -473,9 +540,7 @@ fn locks_section(a: &Analysis) -> String {
         }
         h.push_str("</tbody></table>");
     }
-    // HOOK(locks): lock-wait slices on the timeline need the individual blocked
-    // intervals (thread, start, end, lock, owner) from `LockAnalysis`; it keeps
-    // only aggregates today.
+    // Lock waits are drawn on the timeline (script, `waits_data`).
     h.push_str("</section>\n");
     h
 }

@@ -126,10 +126,24 @@ pub fn report_json(a: &Analysis) -> Value {
             "mean_cs_per_100ms": mean.map(|w| w.cs_per_100ms),
             "samples": samples,
         },
-        "tasks": { "classes": classes },
+        "tasks": { "classes": classes, "edges": edges_json(&a.tasks.edges) },
         "findings": findings,
         "locks": locks_json(&a.locks),
         "forkjoin": crate::forkjoin_json::forkjoin_json(&a.forkjoin),
+    })
+}
+
+/// Counts of the happens-before edges (docs/task-model.md §Edges).
+pub fn edges_json(e: &weft_analysis::edges::Edges) -> Value {
+    use weft_analysis::edges::EdgeKind as K;
+    json!({
+        "submit": e.count(K::Submit),
+        "thread_start": e.count(K::ThreadStart),
+        "join": e.count(K::ThreadJoin) + e.count(K::FutureGet),
+        "thread_join": e.count(K::ThreadJoin),
+        "future_get": e.count(K::FutureGet),
+        "unresolved_starts": e.unresolved_starts,
+        "unresolved_joins": e.unresolved_joins,
     })
 }
 

@@ -7,6 +7,7 @@ mod chrome;
 mod collapsed;
 mod flamegraph;
 mod forkjoin_json;
+mod forkjoin_text;
 mod html;
 mod json;
 mod perfetto;

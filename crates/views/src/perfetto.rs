@@ -42,6 +42,7 @@ const TE_TRACK_UUID: u32 = 11;
 const TE_CATEGORIES: u32 = 22;
 const TE_NAME: u32 = 23;
 const TE_COUNTER_VALUE: u32 = 30;
+const TE_DOUBLE_COUNTER_VALUE: u32 = 44;
 const TE_FLOW_IDS: u32 = 47;
 const TE_TERMINATING_FLOW_IDS: u32 = 48;
 pub const TYPE_SLICE_BEGIN: u64 = 1;
@@ -57,6 +58,10 @@ const SEQUENCE: u64 = 1;
 const PROCESS_UUID: u64 = 1;
 const GC_UUID: u64 = 2;
 const ACTIVE_UUID: u64 = 3;
+/// CSP counter tracks of the top locks: `CSP_UUID_BASE + rank`.
+const CSP_UUID_BASE: u64 = 16;
+/// Locks that get a CSP counter track.
+pub const CSP_TRACKS: usize = 5;
 /// Thread `i` has track uuid `THREAD_UUID_BASE + i`.
 const THREAD_UUID_BASE: u64 = 1 << 20;
 
@@ -155,6 +160,84 @@ pub(crate) fn nested_times(a: &Analysis) -> Vec<(u64, u64)> {
     out
 }
 
+/// A lock-wait or wait slice as drawn on a thread track.
+pub(crate) struct LockSlice {
+    pub thread: ThreadIndex,
+    pub begin: u64,
+    pub end: u64,
+    /// Index into `LockAnalysis::blocked` (a blocked period) or `wait_intervals`.
+    pub blocked: Option<usize>,
+    pub wait: Option<usize>,
+}
+
+/// The blocked periods and waits of `LockAnalysis` (`a.locks.blocked`,
+/// `a.locks.wait_intervals`) as leaf slices on their threads' tracks, clamped so
+/// that they nest with the executions drawn at `times` (see [`nested_times`]):
+/// each ends 1 ns before the next execution boundary or slice on its thread that
+/// begins after it. With a well-formed trace nothing is clamped (a blocked thread
+/// begins and ends no execution).
+pub(crate) fn lock_slices(a: &Analysis, times: &[(u64, u64)]) -> Vec<LockSlice> {
+    use std::collections::HashMap;
+    let mut bounds: HashMap<ThreadIndex, Vec<u64>> = HashMap::new();
+    for (e, &(b, end)) in a.tasks.executions.iter().zip(times) {
+        let v = bounds.entry(e.thread).or_default();
+        v.push(b);
+        v.push(end);
+    }
+    for v in bounds.values_mut() {
+        v.sort_unstable();
+    }
+    let l = &a.locks;
+    let mut raw: Vec<LockSlice> = l
+        .blocked
+        .iter()
+        .enumerate()
+        .map(|(i, b)| LockSlice {
+            thread: b.thread,
+            begin: b.start_ns,
+            end: b.end_ns,
+            blocked: Some(i),
+            wait: None,
+        })
+        .chain(l.wait_intervals.iter().enumerate().map(|(i, w)| LockSlice {
+            thread: w.thread,
+            begin: w.start_ns,
+            end: w.end_ns,
+            blocked: None,
+            wait: Some(i),
+        }))
+        .collect();
+    raw.sort_by_key(|s| (s.thread, s.begin, s.end));
+    let mut out = Vec::with_capacity(raw.len());
+    for i in 0..raw.len() {
+        let s = &raw[i];
+        let mut end = s.end;
+        if let Some(v) = bounds.get(&s.thread) {
+            let k = v.partition_point(|&t| t <= s.begin);
+            if let Some(&nb) = v.get(k) {
+                if nb <= end {
+                    end = nb - 1;
+                }
+            }
+        }
+        if let Some(n) = raw.get(i + 1).filter(|n| n.thread == s.thread) {
+            if n.begin <= end {
+                end = n.begin.saturating_sub(1);
+            }
+        }
+        if end > s.begin {
+            out.push(LockSlice {
+                thread: s.thread,
+                begin: s.begin,
+                end,
+                blocked: s.blocked,
+                wait: s.wait,
+            });
+        }
+    }
+    out
+}
+
 struct Ev {
     ts: u64,
     body: Vec<u8>,
@@ -192,10 +275,25 @@ pub fn perfetto_trace(a: &Analysis, submitters: &[Option<ThreadIndex>]) -> Vec<u
             });
         });
     }
-    for (uuid, name, counter) in [
+    let top_locks: Vec<(u64, String)> = a
+        .locks
+        .locks
+        .iter()
+        .take(CSP_TRACKS)
+        .enumerate()
+        .map(|(i, l)| {
+            (
+                CSP_UUID_BASE + i as u64,
+                format!("CSP {} ({})", l.id, l.kind),
+            )
+        })
+        .collect();
+    let mut tracks: Vec<(u64, &str, bool)> = vec![
         (GC_UUID, "GC pauses", false),
         (ACTIVE_UUID, "running tasks", true),
-    ] {
+    ];
+    tracks.extend(top_locks.iter().map(|(u, n)| (*u, n.as_str(), true)));
+    for (uuid, name, counter) in tracks {
         packet(&mut out, |p| {
             message(p, PKT_TRACK_DESCRIPTOR, |d| {
                 uint(d, TD_UUID, uuid);
@@ -300,9 +398,66 @@ pub fn perfetto_trace(a: &Analysis, submitters: &[Option<ThreadIndex>]) -> Vec<u
         uint(&mut b, TE_COUNTER_VALUE, n as u64);
         evs.push(Ev { ts, body: b });
     }
-    // HOOK(locks, issue 4): once `Analysis` has `locks`, add lock-wait slices on
-    // the thread tracks (nested under the executions they happen in) and a CSP
-    // counter track per top lock here.
+    // Lock waits and other waits: leaf slices on the thread tracks (after the
+    // executions' events, so that at equal times they nest inside them).
+    let la = &a.locks;
+    for s in lock_slices(a, &times) {
+        let track = THREAD_UUID_BASE + s.thread as u64;
+        let mut b = Vec::new();
+        uint(&mut b, TE_TYPE, TYPE_SLICE_BEGIN);
+        uint(&mut b, TE_TRACK_UUID, track);
+        if let Some(i) = s.blocked {
+            let bl = &la.blocked[i];
+            let lock = &la.locks[bl.lock];
+            bytes(&mut b, TE_CATEGORIES, b"lock");
+            bytes(
+                &mut b,
+                TE_NAME,
+                format!("blocked on {}", lock.class).as_bytes(),
+            );
+            annotation_str(&mut b, "lock", &lock.id);
+            annotation_str(&mut b, "kind", lock.kind);
+            if let Some(o) = &bl.owner {
+                annotation_str(&mut b, "owner", o);
+            }
+            if let Some(site) = &bl.site {
+                annotation_str(&mut b, "site", site);
+            }
+            if bl.shared {
+                annotation_str(&mut b, "side", "shared");
+            }
+        } else if let Some(i) = s.wait {
+            bytes(&mut b, TE_CATEGORIES, b"wait");
+            bytes(&mut b, TE_NAME, la.wait_intervals[i].kind.as_bytes());
+        }
+        evs.push(Ev {
+            ts: s.begin,
+            body: b,
+        });
+        evs.push(Ev {
+            ts: s.end,
+            body: end_ev(s.thread),
+        });
+    }
+    // CSP per interval of the top locks (0 in intervals without blocking).
+    for (rank, l) in la.locks.iter().take(CSP_TRACKS).enumerate() {
+        let mut p = l.phases.iter().peekable();
+        for k in 0..la.running_per_interval.len() {
+            let start = k as u64 * la.interval_ns;
+            let csp = match p.peek() {
+                Some(&&(s, c)) if s == start => {
+                    p.next();
+                    c
+                }
+                _ => 0.0,
+            };
+            let mut b = Vec::new();
+            uint(&mut b, TE_TYPE, TYPE_COUNTER);
+            uint(&mut b, TE_TRACK_UUID, CSP_UUID_BASE + rank as u64);
+            fixed64(&mut b, TE_DOUBLE_COUNTER_VALUE, csp.to_bits());
+            evs.push(Ev { ts: start, body: b });
+        }
+    }
     // HOOK(forkjoin, issue 3): once `Analysis` has `forkjoin`, add flows from
     // each fork to its execution and a parallelism counter track here.
     evs.sort_by_key(|e| e.ts); // stable

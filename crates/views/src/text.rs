@@ -206,6 +206,7 @@ pub fn report_text(a: &Analysis) -> String {
             let _ = writeln!(out, "CPU: no samples");
         }
     }
+    crate::forkjoin_text::forkjoin_text(&mut out, &a.forkjoin);
     locks_text(&mut out, &a.locks);
     out
 }

@@ -6,43 +6,43 @@ import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.ForkJoinWorkerThread;
 
 /**
- * The fork-join hot path (docs/forkjoin.md). Wrappers the agent adds to
+ * The fork-join hot path (docs/forkjoin.md). The wrappers the agent adds to
  * {@code ForkJoinTask.fork/doExec/cancel/reinitialize/join/get/quietlyJoin} and to
- * the pool's submission funnel call {@link Probe#enter}/{@link Probe#exit}, which
- * dispatch here. Events go into a per-thread {@code long[]} (no JNI, no
- * allocation, no atomics) that is handed to the agent in batches.
+ * the pool's submission funnel call the small static hooks below directly (not
+ * {@link Probe#enter}): {@link #fork}, {@link #exec}/{@link #execEnd},
+ * {@link #cancelEnd}, {@link #reinit}, {@link #join}/{@link #joinEnd}, {@link #submit}.
+ * Events go into a per-thread {@code long[]} (no JNI, no allocation, no atomics)
+ * that is handed to the agent in batches of ~8k longs.
  *
  * <p>Per-object state lives in a field the agent adds to ForkJoinTask at load,
- * {@code public transient long weft$u}: {@code usage << 2 | RUNNING | FORKED}.
+ * {@code public transient long weft$u}: {@code usage << 2 | FORKED} (bit 1 unused).
  * A worker thread's buffer lives in {@code ForkJoinWorkerThread.weft$b}, other
- * threads' in a ThreadLocal.
+ * threads' in a ThreadLocal. Usage ids are {@code thread << 40 | counter}: the
+ * decoder (crates/agent/src/forkjoin.rs) recomputes them from the push order, so a
+ * push does not store its id.
  */
 public final class FjProbe {
-    // Sub-kinds (bits 20..23 of a fork-join probe id).
-    static final int FORK = 1;
-    static final int EXEC = 2;
-    static final int CANCEL = 3;
-    static final int REINIT = 4;
-    static final int JOIN = 5;
-    static final int SUBMIT = 6;
-
-    // Event kinds in the buffer (low 8 bits of an event's first long).
-    static final int E_PUSH = 1;   // [k | cls<<8, usage, prev, ts]
-    static final int E_EXT = 2;    // [k | cls<<8, usage, prev, ts, ident | pool<<32]
-    static final int E_BEGIN = 3;  // [k | cls<<8, usage, ts]
-    static final int E_END = 4;    // [k, ts]
-    static final int E_CANCEL = 5; // [k, usage, ts]
-    static final int E_REINIT = 6; // [k, usage, ts]
-    static final int E_JOINB = 7;  // [k, usage, ts]
-    static final int E_JOINE = 8;  // [k, ts]
-    static final int E_SITE = 9;   // [k | site<<8, usage]
+    // Event kinds in the buffer (low 4 bits of an event's first long).
+    static final int E_PUSH = 1;    // [k | flags | cls<<8] [prev if F_PREV] [ts if F_TS]
+    static final int E_EXT = 2;     // [k | cls<<8, prev, ts, ident | pool<<32]
+    static final int E_BEGIN = 3;   // [k | cls<<8, usage, ts]
+    static final int E_END = 4;     // [ts<<4 | k]
+    static final int E_CANCEL = 5;  // [k, usage, ts]
+    static final int E_REINIT = 6;  // [k, usage, ts]
+    static final int E_JOINB = 7;   // [k, usage, ts]
+    static final int E_JOINE = 8;   // [ts<<4 | k]
+    static final int E_SITE = 9;    // [k | site<<8, usage]
     static final int E_WORKER = 10; // [k | cls<<8, pool, parallelism]
+    /** Push flags (bits 4..7 of the first long). */
+    static final long F_PREV = 16;
+    static final long F_TS = 32;
 
     private static final long FORKED = 1;
-    private static final long RUNNING = 2;
 
     static final int SIZE = 8192;
-    static final int MODE = Integer.getInteger("weft.fjmode", 0);
+    private static final int LIMIT = SIZE - 16;
+    /** Flushes at the small limit per buffer (see Buf.limit). */
+    private static final int WARM = 256;
 
     /** Whether the agent added the fields (checked once, after VMInit). */
     private static final class H {
@@ -67,16 +67,34 @@ public final class FjProbe {
     static final class Buf {
         final long[] ev = new long[SIZE];
         int n;
+        /** Flush above this: small for the first WARM flushes (so that the JIT sees the
+         * path taken while it profiles {@link #check} and does not compile it as an
+         * uncommon trap, which deoptimizes every caller when hit), then SIZE - 16. */
+        int limit = 64;
+        int flushes;
         final long idBase;
         long counter;
+        /** The last timestamp taken on this thread. */
         long lastTs;
         Class<?> lastCls;
         long lastClsId;
         int sites = 32;
-        int forks;
-        // Which open doExec/join frames emitted a begin (1) or not (0).
-        byte[] st = new byte[64];
-        int sp;
+        /** Open recorded runs (a fork inside a run reuses lastTs). */
+        int depth;
+        /** Open doExec calls, and which recorded a begin (bit d of rb; deeper: rbx). */
+        int rd;
+        long rb;
+        long[] rbx;
+        /** Open joins, and which recorded a begin (bit d of jb; deeper: jbx). */
+        int jd;
+        long jb;
+        long[] jbx;
+        /** Index of the last JoinBegin, and n right after it (-1: none in the buffer). */
+        int jpos = -1;
+        int jmark = -1;
+        /** The task whose run ended last, and n right after its RunEnd (-1: flushed since). */
+        Object lastEnded;
+        int emark = -1;
         final long handle;
         final Thread owner = Thread.currentThread();
         boolean dead;
@@ -95,16 +113,11 @@ public final class FjProbe {
             return id;
         }
 
-        void push(int v) {
-            if (sp == st.length) st = java.util.Arrays.copyOf(st, sp * 2);
-            st[sp++] = (byte) v;
-        }
-
-        int pop() {
-            return sp > 0 ? st[--sp] : 0;
-        }
-
         void flush() {
+            limit = ++flushes < WARM ? 64 : LIMIT;
+            jpos = -1;
+            jmark = -1;
+            emark = -1;
             if (n > 0) {
                 int k = n;
                 n = 0;
@@ -115,8 +128,27 @@ public final class FjProbe {
 
     private FjProbe() {}
 
-    private static long now() {
-        return MODE == 2 ? 1 : System.nanoTime();
+    /**
+     * The buffer-full test of every hook, in one method so that its branch profile is
+     * shared: a flush seen by any hook keeps the branch compiled in all of them.
+     */
+    private static void check(Buf b) {
+        if (b.n > b.limit) b.flush();
+    }
+
+    /** Sets bit `d` (>= 64) of an overflow bit stack; returns the (possibly new) array. */
+    private static long[] setDeep(long[] a, int d, boolean v) {
+        int w = (d >>> 6) - 1;
+        if (a == null) a = new long[4];
+        if (w >= a.length) a = java.util.Arrays.copyOf(a, Math.max(w + 1, a.length * 2));
+        if (v) a[w] |= 1L << d;
+        else a[w] &= ~(1L << d);
+        return a;
+    }
+
+    private static boolean deep(long[] a, int d) {
+        int w = (d >>> 6) - 1;
+        return a != null && w < a.length && (a[w] & (1L << d)) != 0;
     }
 
     private static Buf buf() {
@@ -136,7 +168,7 @@ public final class FjProbe {
         synchronized (ALL) {
             index = ++nextIndex;
         }
-        Buf b = new Buf(index, nAttach());
+        Buf b = new Buf(index, nAttach(index));
         synchronized (ALL) {
             ALL.add(b);
         }
@@ -154,171 +186,237 @@ public final class FjProbe {
         return b;
     }
 
-    static void enter(int probe, Object self, Object arg) {
-        if (MODE == 1) return;
-        if (!H.OK) return;
-        switch ((probe >>> 20) & 0xF) {
-            case FORK: fork((ForkJoinTask<?>) self); break;
-            case EXEC: execBegin((ForkJoinTask<?>) self); break;
-            case REINIT: reinit((ForkJoinTask<?>) self); break;
-            case JOIN: joinBegin((ForkJoinTask<?>) self); break;
-            case SUBMIT:
-                if (arg instanceof ForkJoinTask) submit(self, (ForkJoinTask<?>) arg);
-                break;
-            default: break;
-        }
-    }
-
-    static void exit(int probe, Object self) {
-        if (MODE == 1) return;
-        if (!H.OK) return;
-        switch ((probe >>> 20) & 0xF) {
-            case EXEC: execEnd(); break;
-            case CANCEL: cancelled((ForkJoinTask<?>) self); break;
-            case JOIN: joinEnd(); break;
-            default: break;
-        }
-    }
-
-    private static void fork(ForkJoinTask<?> t) {
-        Buf b = buf();
-        long u = ((FjStubTask) (Object) t).weft$u;
-        long id = b.idBase | ++b.counter;
-        ((FjStubTask) (Object) t).weft$u = (id << 2) | FORKED;
-        long[] e = b.ev;
-        int i = b.n;
-        e[i] = E_PUSH | (b.cls(t) << 8);
-        e[i + 1] = id;
-        e[i + 2] = u >>> 2;
-        e[i + 3] = b.sp > 0 ? b.lastTs : (b.lastTs = now());
-        b.n = i + 4;
-        if (b.sites > 0 || (++b.forks & 0xFFFF) == 0) {
-            if (b.sites > 0) b.sites--;
-            int site = nSite(t, (int) b.cls(t));
-            if (site != 0) {
-                i = b.n;
-                e[i] = E_SITE | ((site & 0xFFFF_FFFFL) << 8);
-                e[i + 1] = id;
-                b.n = i + 2;
+    /** Entry of {@code ForkJoinTask.fork()}: a new usage. */
+    public static void fork(Object o) {
+        if (!Probe.on || !H.OK) return;
+        try {
+            FjStubTask s = (FjStubTask) o;
+            Buf b = buf();
+            long prev = s.weft$u >>> 2;
+            long id = b.idBase | ++b.counter;
+            s.weft$u = (id << 2) | FORKED;
+            long[] e = b.ev;
+            int i = b.n;
+            long h = E_PUSH | (b.cls(o) << 8);
+            int k = i + 1;
+            if (prev != 0) {
+                h |= F_PREV;
+                e[k++] = prev;
             }
+            if (b.depth == 0) {
+                h |= F_TS;
+                e[k++] = b.lastTs = System.nanoTime();
+            }
+            e[i] = h;
+            b.n = k;
+            if (b.sites > 0) site(b, o, id);
+            check(b);
+        } catch (Throwable t) {
+            Probe.fail(t);
         }
-        if (b.n > SIZE - 16) b.flush();
     }
 
-    private static void submit(Object pool, ForkJoinTask<?> t) {
-        Buf b = buf();
-        long u = ((FjStubTask) (Object) t).weft$u;
-        long id = b.idBase | ++b.counter;
-        ((FjStubTask) (Object) t).weft$u = (id << 2) | FORKED;
-        long ts = now();
-        b.lastTs = ts;
-        long[] e = b.ev;
-        int i = b.n;
-        e[i] = E_EXT | (b.cls(t) << 8);
-        e[i + 1] = id;
-        e[i + 2] = u >>> 2;
-        e[i + 3] = ts;
-        e[i + 4] = (System.identityHashCode(t) & 0xFFFF_FFFFL)
-                | ((long) System.identityHashCode(pool) << 32);
-        b.n = i + 5;
-        if (b.n > SIZE - 16) b.flush();
+    private static void site(Buf b, Object o, long id) {
+        if (b.sites > 0) b.sites--;
+        int site = nSite(o, (int) b.cls(o));
+        if (site != 0) {
+            int i = b.n;
+            b.ev[i] = E_SITE | ((site & 0xFFFF_FFFFL) << 8);
+            b.ev[i + 1] = id;
+            b.n = i + 2;
+        }
     }
 
-    private static void execBegin(ForkJoinTask<?> t) {
-        Buf b = buf();
-        if (t.isDone()) {
-            b.push(0);
-            return;
+    /** Entry of the pool's submission funnel (externalSubmit on 17, poolSubmit on 21+). */
+    public static void submit(Object pool, Object task) {
+        if (!Probe.on || !H.OK || !(task instanceof ForkJoinTask)) return;
+        try {
+            FjStubTask s = (FjStubTask) task;
+            Buf b = buf();
+            long prev = s.weft$u >>> 2;
+            long id = b.idBase | ++b.counter;
+            s.weft$u = (id << 2) | FORKED;
+            long ts = System.nanoTime();
+            b.lastTs = ts;
+            long[] e = b.ev;
+            int i = b.n;
+            e[i] = E_EXT | (b.cls(task) << 8);
+            e[i + 1] = prev;
+            e[i + 2] = ts;
+            e[i + 3] = (System.identityHashCode(task) & 0xFFFF_FFFFL)
+                    | ((long) System.identityHashCode(pool) << 32);
+            b.n = i + 4;
+            check(b);
+        } catch (Throwable t) {
+            Probe.fail(t);
         }
-        long u = ((FjStubTask) (Object) t).weft$u;
-        long usage = 0;
-        if ((u & FORKED) != 0) {
-            usage = u >>> 2;
-            ((FjStubTask) (Object) t).weft$u = (usage << 2) | RUNNING;
+    }
+
+    /** Entry of {@code doExec}: a run of a usage, or (usage 0) a direct execution. */
+    public static void exec(Object o) {
+        if (!Probe.on || !H.OK) return;
+        try {
+            Buf b = buf();
+            int d = b.rd++;
+            boolean done = ((ForkJoinTask<?>) o).isDone();
+            if (d < 64) {
+                b.rb = done ? b.rb & ~(1L << d) : b.rb | (1L << d);
+            } else {
+                b.rbx = setDeep(b.rbx, d, !done);
+            }
+            if (done) return;
+            FjStubTask s = (FjStubTask) o;
+            long u = s.weft$u;
+            s.weft$u = u & ~FORKED;
+            long usage = (u & FORKED) != 0 ? u >>> 2 : 0;
+            long[] e = b.ev;
+            int i = b.n;
+            long ts;
+            if (i == b.jmark && e[b.jpos + 1] == usage) {
+                // Run inline by the join that just began: same instant.
+                ts = b.lastTs;
+            } else {
+                ts = b.lastTs = System.nanoTime();
+            }
+            e[i] = E_BEGIN | (b.cls(o) << 8);
+            e[i + 1] = usage;
+            e[i + 2] = ts;
+            b.n = i + 3;
+            b.depth++;
+            check(b);
+        } catch (Throwable t) {
+            Probe.fail(t);
         }
-        long ts = now();
-        b.lastTs = ts;
+    }
+
+    /** Exit of {@code doExec}. */
+    public static void execEnd(Object o) {
+        if (!Probe.on || !H.OK) return;
+        try {
+            // Per-thread state only: the task may already be reinitialized and
+            // resubmitted by a joiner that saw it done (doExec sets done before exit).
+            Buf b = buf();
+            if (b.rd == 0) return;
+            int d = --b.rd;
+            if (d < 64 ? (b.rb & (1L << d)) == 0 : !deep(b.rbx, d)) return;
+            long ts = b.lastTs = System.nanoTime();
+            int i = b.n;
+            b.ev[i] = (ts << 4) | E_END;
+            b.n = i + 1;
+            b.lastEnded = o;
+            b.emark = i + 1;
+            if (b.depth > 0) b.depth--;
+            check(b);
+        } catch (Throwable t) {
+            Probe.fail(t);
+        }
+    }
+
+    /** Exit of {@code cancel(boolean)}: a queued usage was cancelled. */
+    public static void cancelEnd(Object o) {
+        if (!Probe.on || !H.OK) return;
+        try {
+            FjStubTask s = (FjStubTask) o;
+            long u = s.weft$u;
+            if ((u & FORKED) == 0 || !((ForkJoinTask<?>) o).isCancelled()) return;
+            s.weft$u = u & ~FORKED;
+            event3(buf(), E_CANCEL, u >>> 2);
+        } catch (Throwable t) {
+            Probe.fail(t);
+        }
+    }
+
+    /** Entry of {@code reinitialize()}. */
+    public static void reinit(Object o) {
+        if (!Probe.on || !H.OK) return;
+        try {
+            FjStubTask s = (FjStubTask) o;
+            long u = s.weft$u;
+            s.weft$u = u & ~FORKED;
+            if (u >>> 2 != 0) event3(buf(), E_REINIT, u >>> 2);
+        } catch (Throwable t) {
+            Probe.fail(t);
+        }
+    }
+
+    private static void event3(Buf b, int kind, long usage) {
+        long ts = b.lastTs = System.nanoTime();
         long[] e = b.ev;
         int i = b.n;
-        e[i] = E_BEGIN | (b.cls(t) << 8);
+        e[i] = kind;
         e[i + 1] = usage;
         e[i + 2] = ts;
         b.n = i + 3;
-        b.push(1);
+        check(b);
     }
 
-    private static void execEnd() {
-        Buf b = buf();
-        if (b.pop() == 0) return;
-        long ts = now();
-        b.lastTs = ts;
-        long[] e = b.ev;
-        int i = b.n;
-        e[i] = E_END;
-        e[i + 1] = ts;
-        b.n = i + 2;
-        if (b.n > SIZE - 16) b.flush();
-    }
-
-    private static void cancelled(ForkJoinTask<?> t) {
-        long u = ((FjStubTask) (Object) t).weft$u;
-        if ((u & FORKED) == 0 || !t.isCancelled()) return;
-        ((FjStubTask) (Object) t).weft$u = u & ~FORKED;
-        Buf b = buf();
-        long ts = now();
-        b.lastTs = ts;
-        long[] e = b.ev;
-        int i = b.n;
-        e[i] = E_CANCEL;
-        e[i + 1] = u >>> 2;
-        e[i + 2] = ts;
-        b.n = i + 3;
-        if (b.n > SIZE - 16) b.flush();
-    }
-
-    private static void reinit(ForkJoinTask<?> t) {
-        long u = ((FjStubTask) (Object) t).weft$u;
-        ((FjStubTask) (Object) t).weft$u = u & ~(FORKED | RUNNING);
-        Buf b = buf();
-        long ts = now();
-        b.lastTs = ts;
-        long[] e = b.ev;
-        int i = b.n;
-        e[i] = E_REINIT;
-        e[i + 1] = u >>> 2;
-        e[i + 2] = ts;
-        b.n = i + 3;
-        if (b.n > SIZE - 16) b.flush();
-    }
-
-    private static void joinBegin(ForkJoinTask<?> t) {
-        Buf b = buf();
-        if (t.isDone()) {
-            b.push(0);
-            return;
+    /** Entry of {@code join/get/quietlyJoin}: a wait begins if the task is not done. */
+    public static void join(Object o) {
+        if (!Probe.on || !H.OK) return;
+        try {
+            Buf b = buf();
+            int d = b.jd++;
+            boolean done = ((ForkJoinTask<?>) o).isDone();
+            if (d < 64) {
+                b.jb = done ? b.jb & ~(1L << d) : b.jb | (1L << d);
+            } else {
+                b.jbx = setDeep(b.jbx, d, !done);
+            }
+            if (done) return;
+            long ts = b.lastTs = System.nanoTime();
+            long[] e = b.ev;
+            int i = b.n;
+            e[i] = E_JOINB;
+            e[i + 1] = ((FjStubTask) o).weft$u >>> 2;
+            e[i + 2] = ts;
+            b.n = i + 3;
+            b.jpos = i;
+            b.jmark = i + 3;
+            check(b);
+        } catch (Throwable t) {
+            Probe.fail(t);
         }
-        long ts = now();
-        b.lastTs = ts;
-        long[] e = b.ev;
-        int i = b.n;
-        e[i] = E_JOINB;
-        e[i + 1] = ((FjStubTask) (Object) t).weft$u >>> 2;
-        e[i + 2] = ts;
-        b.n = i + 3;
-        b.push(1);
     }
 
-    private static void joinEnd() {
-        Buf b = buf();
-        if (b.pop() == 0) return;
-        long ts = now();
-        b.lastTs = ts;
+    /** Exit of {@code join/get/quietlyJoin}. */
+    public static void joinEnd(Object o) {
+        if (!Probe.on || !H.OK) return;
+        try {
+            Buf b = buf();
+            if (b.jd == 0) return;
+            int d = --b.jd;
+            if (d < 64 ? (b.jb & (1L << d)) == 0 : !deep(b.jbx, d)) return;
+            int i = b.n;
+            int j = b.jpos;
+            if (j >= 0 && i == j + 7 && dropInline(b, j)) return;
+            long[] e = b.ev;
+            // The join ended by running its task here: it ended when that run did.
+            long ts = i == b.emark && b.lastEnded == o ? b.lastTs : (b.lastTs = System.nanoTime());
+            e[i] = (ts << 4) | E_JOINE;
+            b.n = i + 1;
+            b.jpos = -1;
+            b.jmark = -1;
+            check(b);
+        } catch (Throwable t) {
+            Probe.fail(t);
+        }
+    }
+
+    /**
+     * Drops a join that only ran its task inline (JoinBegin, RunBegin of the same usage,
+     * RunEnd): there is no wait to record.
+     */
+    private static boolean dropInline(Buf b, int j) {
         long[] e = b.ev;
-        int i = b.n;
-        e[i] = E_JOINE;
-        e[i + 1] = ts;
-        b.n = i + 2;
-        if (b.n > SIZE - 16) b.flush();
+        if ((e[j + 3] & 15) != E_BEGIN || e[j + 4] != e[j + 1]) return false;
+        e[j] = e[j + 3];
+        e[j + 1] = e[j + 4];
+        e[j + 2] = e[j + 5];
+        e[j + 3] = e[j + 6];
+        b.n = j + 4;
+        b.jpos = -1;
+        b.jmark = -1;
+        return true;
     }
 
     /** Flushes the current thread's buffer and forgets it (called by the agent at ThreadEnd). */
@@ -354,7 +452,7 @@ public final class FjProbe {
         }
     }
 
-    private static native long nAttach();
+    private static native long nAttach(int index);
 
     private static native void nFlush(long handle, long[] ev, int n);
 

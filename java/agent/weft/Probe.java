@@ -19,8 +19,8 @@ public final class Probe {
     private static final int PLUMBING = 2;
     private static final int SUBMISSION = 3;
     private static final int FORK = 5;
-    /** Fork-join probes (sub-kind in bits 20..23), handled by {@link FjProbe}. */
-    private static final int FORKJOIN = 11;
+    /** Future.get / CompletableFuture.join (docs/task-model.md §Edges). */
+    private static final int JOIN = 6;
     private static final int LOCK = 7;
 
     private static final ClassValue<Integer> IDS = new ClassValue<Integer>() {
@@ -73,8 +73,8 @@ public final class Probe {
                 case FORK:
                     nFork(self, classIdOf(self), System.identityHashCode(self));
                     break;
-                case FORKJOIN:
-                    FjProbe.enter(probe, self, arg);
+                case JOIN:
+                    nJoinBegin(probe, classIdOf(self), System.identityHashCode(self));
                     break;
                 case LOCK:
                     nLockBegin(probe, self, arg);
@@ -105,8 +105,8 @@ public final class Probe {
                         nSubmitEnd(probe);
                     }
                     break;
-                case FORKJOIN:
-                    FjProbe.exit(probe, self);
+                case JOIN:
+                    nJoinEnd(probe);
                     break;
                 case LOCK:
                     nLockEnd(probe);
@@ -138,7 +138,8 @@ public final class Probe {
         return System.identityHashCode(o);
     }
 
-    private static void fail(Throwable t) {
+    /** Switches the agent off after a Throwable in a probe (also used by {@link FjProbe}). */
+    static void fail(Throwable t) {
         on = false;
         try {
             nDisabled(String.valueOf(t));
@@ -167,6 +168,11 @@ public final class Probe {
     private static native int nRegisterClass(Class<?> c, String name, boolean hidden, Class<?> nestHost);
 
     private static native void nDisabled(String reason);
+
+    /** A Future.get / CompletableFuture.join began (target: the future). */
+    private static native void nJoinBegin(int probe, int targetCls, int targetIdent);
+
+    private static native void nJoinEnd(int probe);
 
     /** Slow path of a lock acquisition (AQS / StampedLock); docs/locks.md. */
     private static native void nLockBegin(int probe, Object lock, Object node);

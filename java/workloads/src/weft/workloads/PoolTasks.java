@@ -110,7 +110,9 @@ public final class PoolTasks {
         truth.task(Thrower.class, "runnable", n, 0, n).self(Thrower.class, workNs);
 
         for (int i = 0; i < 2; i++) pool.execute(new Crasher());
-        truth.task(Crasher.class, "runnable", 2, 0, 2).self(Crasher.class, workNs);
+        // Counts only: two executions whose (cold) exception construction is part of
+        // their self time give no stable median to compare with the known work.
+        truth.task(Crasher.class, "runnable", 2, 0, 2);
 
         for (Future<?> f : futures) f.get();
         int failures = 0;

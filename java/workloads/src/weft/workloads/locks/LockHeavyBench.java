@@ -11,6 +11,10 @@ package weft.workloads.locks;
  * (ops per thread per kind).
  */
 public final class LockHeavyBench {
+    static {
+        Ground.programStart(); // the truth's main account starts here (Ground.programStart)
+    }
+
     public static void main(String[] argv) throws Exception {
         Bench.run("LockHeavyBench", argv, true,
                 "threads=4", "ops=100000", "cs_work=300", "outside_work=300", "kind=mixed", "truth=1");

@@ -10,6 +10,10 @@ package weft.workloads.locks;
  * <p>Args: [threads=4] [phase1_ms=1000] [phase2_ms=1000] [cs_us=1000] [outside_us=20] [hold=sleep]
  */
 public final class MonitorPhases {
+    static {
+        Ground.programStart(); // the truth's main account starts here (Ground.programStart)
+    }
+
     static final class Shared {}
 
     static final class Own {}

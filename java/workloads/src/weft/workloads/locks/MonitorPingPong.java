@@ -10,6 +10,10 @@ package weft.workloads.locks;
  * (phase1_ms &gt; 0 adds an uncontended phase on per-thread {@link Own} monitors).
  */
 public final class MonitorPingPong {
+    static {
+        Ground.programStart(); // the truth's main account starts here (Ground.programStart)
+    }
+
     /** The contended monitor's class. */
     static final class Shared {}
 

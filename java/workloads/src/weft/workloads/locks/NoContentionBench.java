@@ -11,6 +11,10 @@ package weft.workloads.locks;
  * (ops per thread per kind).
  */
 public final class NoContentionBench {
+    static {
+        Ground.programStart(); // the truth's main account starts here (Ground.programStart)
+    }
+
     public static void main(String[] argv) throws Exception {
         Bench.run("NoContentionBench", argv, false,
                 "threads=2", "ops=4000000", "cs_work=20", "outside_work=20", "kind=mixed", "truth=1");

@@ -31,6 +31,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Args: [wait_ms=150]
  */
 public final class NoContentionWaits {
+    static {
+        Ground.programStart(); // the truth's main account starts here (Ground.programStart)
+    }
+
     static final class WaitMonitor {}
 
     static final class TimedMonitor {}

@@ -12,6 +12,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * <p>Args: [threads=4] [phase1_ms=500] [phase2_ms=1000] [cs_us=1000] [outside_us=20] [hold=sleep] [writers=2] [fair=0]
  */
 public final class ReadWriteLockContention {
+    static {
+        Ground.programStart(); // the truth's main account starts here (Ground.programStart)
+    }
+
     public static void main(String[] argv) throws Exception {
         Contention.run("ReadWriteLockContention", argv, Contention.spec(4, 500, 1000, 1000, 20, "writers=2", "fair=0"),
                 new Contention.Factory() {

@@ -9,6 +9,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Args: [threads=4] [phase1_ms=1000] [phase2_ms=1000] [cs_us=1000] [outside_us=20] [hold=sleep] [fair=0]
  */
 public final class ReentrantLockPhases {
+    static {
+        Ground.programStart(); // the truth's main account starts here (Ground.programStart)
+    }
+
     public static void main(String[] argv) throws Exception {
         Contention.run("ReentrantLockPhases", argv, Contention.spec(4, 1000, 1000, 1000, 20, "fair=0"), (g, n, args) -> {
             boolean fair = args.num("fair") != 0;

@@ -10,6 +10,10 @@ import java.util.concurrent.Semaphore;
  * <p>Args: [threads=4] [phase1_ms=500] [phase2_ms=1000] [cs_us=1000] [outside_us=20] [hold=sleep] [permits=2] [fair=0]
  */
 public final class SemaphoreContention {
+    static {
+        Ground.programStart(); // the truth's main account starts here (Ground.programStart)
+    }
+
     public static void main(String[] argv) throws Exception {
         Contention.run("SemaphoreContention", argv, Contention.spec(4, 500, 1000, 1000, 20, "permits=2", "fair=0"), (g, n, args) -> {
             boolean fair = args.num("fair") != 0;

@@ -10,6 +10,10 @@ import java.util.concurrent.locks.StampedLock;
  * <p>Args: [threads=3] [phase1_ms=500] [phase2_ms=1000] [cs_us=1000] [outside_us=20] [hold=sleep]
  */
 public final class StampedLockContention {
+    static {
+        Ground.programStart(); // the truth's main account starts here (Ground.programStart)
+    }
+
     public static void main(String[] argv) throws Exception {
         Contention.run("StampedLockContention", argv, Contention.spec(3, 500, 1000, 1000, 20), (g, n, args) -> {
             Contention.Guard shared = Contention.stampedWrite(g, "shared", new StampedLock());

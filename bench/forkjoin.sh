@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Fork-join overhead benchmark (issue 3, docs/forkjoin.md): plain `java` (A) against
+# `weft record -- java` (B) on the 12 wosp workloads of java/workloads/.../fj.
+#
+# Usage: bench/forkjoin.sh [--runs N] [--quick] [WORKLOAD ...]
+#   WORKLOAD is "Class arg ..." of weft.workloads.fj, e.g. "Fibonacci 40 12".
+#   Default: the 12 workloads at their default sizes (README of the suite), which
+#   includes Fibonacci 40 12 (832,040 tasks).
+#   --runs N   A/B pairs per workload after one warm-up pair (default 7, min 5)
+#   --quick    small sizes, 5 runs: checks the harness, numbers meaningless
+# Env: WEFT=path/to/weft (default target/release/weft), JAVA=java, BENCH_OUT=dir.
+#
+# Runs alternate A, B, A, B… For each side: median wall time and median CPU time
+# (user + sys of the whole process tree, from getrusage of the child). Prints a
+# markdown table (ratio of medians, ns added per task = (B − A) / tasks, for wall
+# and CPU), the geometric mean of the wall ratios over the workloads, and the load
+# averages before and after (the machine may be shared). Progress goes to stderr.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+runs=7
+quick=0
+workloads=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --runs) runs="$2"; shift 2 ;;
+        --quick) quick=1; shift ;;
+        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+        -*) echo "forkjoin.sh: unknown option $1" >&2; exit 2 ;;
+        *) workloads+=("$1"); shift ;;
+    esac
+done
+if [ "$runs" -lt 5 ]; then echo "forkjoin.sh: --runs must be at least 5" >&2; exit 2; fi
+if [ ${#workloads[@]} -eq 0 ]; then
+    if [ "$quick" = 1 ]; then
+        runs=5
+        workloads=("Fibonacci 27 12" "MergeSort 200000 8192" "Pi 1000000 2500")
+    else
+        workloads=("FjKmeans" "Fft" "DoAll" "Heat" "Integrate" "Lud" "MatrixMult"
+                   "MergeSort" "QuickSort" "Pi" "Fibonacci 40 12" "NBody")
+    fi
+fi
+
+weft="${WEFT:-$root/target/release/weft}"
+[ -x "$weft" ] || { echo "forkjoin.sh: $weft not found (cargo build --release, or WEFT=...)" >&2; exit 2; }
+out="${BENCH_OUT:-$root/bench/out}/forkjoin"
+mkdir -p "$out/classes"
+javac --release 17 -d "$out/classes" $(find "$root/java/workloads/src/weft/workloads/fj" -name '*.java')
+
+exec python3 - "$out" "$runs" "$weft" "${JAVA:-java}" "${workloads[@]}" <<'PY'
+import json, math, os, resource, statistics, subprocess, sys, time
+
+out, runs, weft, java = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+workloads = sys.argv[5:]
+cp = os.path.join(out, "classes")
+trace = os.path.join(out, "bench.weft")
+
+def run(argv):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if p.returncode != 0:
+        sys.exit(f"failed: {' '.join(argv)}\n{p.stderr}")
+    return wall, cpu, p.stdout
+
+def load():
+    return " ".join(open("/proc/loadavg").read().split()[:3])
+
+print(f"load average before: {load()}", file=sys.stderr)
+rows, ratios = [], []
+load_before = load()
+for w in workloads:
+    cls, *args = w.split()
+    a_argv = [java, "-cp", cp, f"weft.workloads.fj.{cls}", *args]
+    b_argv = [weft, "record", "-o", trace, "--", *a_argv]
+    tasks = None
+    sa, sb = [], []
+    for i in range(runs + 1):
+        wa, ca, so = run(a_argv)
+        if tasks is None:
+            line = next(l for l in so.splitlines() if l.startswith("WEFT-TRUTH "))
+            truth = json.loads(line[len("WEFT-TRUTH "):])
+            fj = truth.get("forkjoin", {})
+            tasks = fj.get("tasks") or 0
+            eff = truth.get("args")
+        if os.path.exists(trace):
+            os.remove(trace)
+        wb, cb, _ = run(b_argv)
+        if i > 0:  # the first pair warms the page cache and the JIT's disk files
+            sa.append((wa, ca)); sb.append((wb, cb))
+        print(f"  {cls} {i}/{runs}: A {wa:.3f}s/{ca:.3f}s cpu  B {wb:.3f}s/{cb:.3f}s cpu",
+              file=sys.stderr)
+    ma = statistics.median(x[0] for x in sa); mb = statistics.median(x[0] for x in sb)
+    ca = statistics.median(x[1] for x in sa); cb = statistics.median(x[1] for x in sb)
+    r = mb / ma
+    ratios.append(r)
+    per = lambda d: f"{d / tasks * 1e9:.0f}" if tasks else "-"
+    rows.append(f"| {cls} {' '.join(map(str, eff or args))} | {tasks:,} | {ma:.3f} | {mb:.3f} | "
+                f"{r:.3f} | {per(mb - ma)} | {ca:.3f} | {cb:.3f} | {cb / ca:.3f} | {per(cb - ca)} |")
+geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+print(f"load average: before {load_before}, after {load()}; {runs} interleaved A/B pairs after 1 warm-up pair, medians")
+print()
+print("| workload (args) | tasks | A wall s | B wall s | wall ratio | ns/task (wall) | A cpu s | B cpu s | cpu ratio | ns/task (cpu) |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+for r in rows:
+    print(r)
+print()
+print(f"geometric mean of the wall ratios over {len(ratios)} workloads: {geo:.3f}")
+PY
