@@ -354,20 +354,29 @@ fn exit_code_and_uncaught_exception_keep_behaviour_and_end_the_trace() {
 fn sigkill_leaves_a_readable_truncated_trace() {
     use std::io::{BufRead, BufReader};
     let out = out_path("killed");
-    let mut child = java(Some(&format!("out={}", out.display())), "demo.Busy", &[])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    /// Kills the JVM however the test ends: a failed assertion must not leave it running.
+    struct KillOnDrop(std::process::Child);
+    impl Drop for KillOnDrop {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut child = KillOnDrop(
+        java(Some(&format!("out={}", out.display())), "demo.Busy", &[])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
+    BufReader::new(child.0.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
     assert_eq!(line.trim(), "ready");
     // Longer than the writer's stale-buffer period (200 ms).
     std::thread::sleep(Duration::from_millis(500));
-    child.kill().unwrap();
-    child.wait().unwrap();
+    drop(child);
     let t = read_trace(&out).expect("truncated trace is readable");
     assert!(t.truncated);
     let ix = Index::new(&t);
