@@ -223,6 +223,11 @@ fn plumbing_of(class_id: u32) -> Option<&'static PlumbingClass> {
     g.as_ref()?.classes.get(&class_id).copied()
 }
 
+/// Whether class `class_id` is plumbing with an inner task to unwrap.
+pub fn wraps_task(class_id: u32) -> bool {
+    plumbing_of(class_id).is_some_and(|pl| !pl.inner.is_empty())
+}
+
 /// Field path of plumbing class `class_id` for object `o` (resolved once per class).
 fn plumbing_fields(jni: Jni, class_id: u32, pl: &PlumbingClass, o: jobject) -> Option<Vec<usize>> {
     {

@@ -334,6 +334,15 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         };
         let init = agent::init_refs(jvmti, jni);
         locks::init(jni);
+        // Every helper class (nested ones load lazily) is loaded before the
+        // directory they come from goes away.
+        for (file, _) in PROBE_CLASSES {
+            if let Some(name) = file.strip_suffix(".class") {
+                if let Some(c) = jni.find_class(&format!("weft/{name}")) {
+                    jni.delete_local_ref(c);
+                }
+            }
+        }
         remove_temp_dir();
         for (k, prop) in [
             (hk::JVM_VERSION, "java.version"),

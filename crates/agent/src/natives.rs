@@ -66,6 +66,19 @@ pub extern "system" fn Java_weft_Probe_nInner(
     .0
 }
 
+/// Whether objects of class `class_id` are plumbing that wraps a task (so that
+/// `nUnwrap` is worth a call).
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nWrapsTask(
+    e: *mut JNIEnv,
+    _c: jclass,
+    class_id: jint,
+) -> jboolean {
+    agent::guard(env(e), "nWrapsTask", || {
+        Ok(agent::wraps_task(class_id as u32) as jboolean)
+    })
+}
+
 #[no_mangle]
 pub extern "system" fn Java_weft_Probe_nUnwrap(
     e: *mut JNIEnv,
@@ -103,11 +116,8 @@ pub extern "system" fn Java_weft_Probe_nSubmitBegin(
     let ts = clock::now();
     let Some(jni) = env(e) else { return };
     agent::guard(Some(jni), "nSubmitBegin", || {
-        let depth = sink::with_local(|l| {
-            l.submit_depth += 1;
-            l.submit_depth
-        });
-        if depth != Some(1) || task_cls == 0 || !sink::recording() {
+        // Probe.java calls this for the outermost submission of a thread only.
+        if task_cls == 0 || !sink::recording() {
             return Ok(());
         }
         // Sample sites per user task class: every runAsync submits an AsyncRun.
@@ -128,14 +138,6 @@ pub extern "system" fn Java_weft_Probe_nSubmitBegin(
             inner_ident: inner_ident as u32,
             site,
         });
-        Ok(())
-    })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_weft_Probe_nSubmitEnd(e: *mut JNIEnv, _c: jclass, _probe: jint) {
-    agent::guard(env(e), "nSubmitEnd", || {
-        sink::with_local(|l| l.submit_depth = l.submit_depth.saturating_sub(1));
         Ok(())
     })
 }

@@ -140,7 +140,6 @@ pub struct Local {
     buf: Arc<Mutex<Buf>>,
     /// A ThreadStart was recorded for this thread.
     pub started: bool,
-    pub submit_depth: u32,
     pub last_created: (u32, u32),
 }
 
@@ -174,7 +173,6 @@ pub fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
                 h.0 = Some(Local {
                     buf,
                     started: false,
-                    submit_depth: 0,
                     last_created: (0, 0),
                 });
             }

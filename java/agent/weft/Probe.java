@@ -23,10 +23,30 @@ public final class Probe {
     private static final int JOIN = 6;
     private static final int LOCK = 7;
 
-    private static final ClassValue<Integer> IDS = new ClassValue<Integer>() {
+    /** What the agent knows of a class: its id, and whether it is JDK plumbing that wraps a task. */
+    private static final class ClassInfo {
+        final int id;
+        final boolean wrapsTask;
+
+        ClassInfo(int id, boolean wrapsTask) {
+            this.id = id;
+            this.wrapsTask = wrapsTask;
+        }
+    }
+
+    private static final ClassValue<ClassInfo> IDS = new ClassValue<ClassInfo>() {
         @Override
-        protected Integer computeValue(Class<?> c) {
-            return nRegisterClass(c, c.getName(), c.isHidden(), c.getNestHost());
+        protected ClassInfo computeValue(Class<?> c) {
+            int id = nRegisterClass(c, c.getName(), c.isHidden(), c.getNestHost());
+            return new ClassInfo(id, nWrapsTask(id));
+        }
+    };
+
+    /** Per-thread nesting depth of submission methods. */
+    private static final ThreadLocal<int[]> SUBMIT_DEPTH = new ThreadLocal<int[]>() {
+        @Override
+        protected int[] initialValue() {
+            return new int[1];
         }
     };
 
@@ -53,12 +73,17 @@ public final class Probe {
                     break;
                 }
                 case SUBMISSION:
-                    if (self instanceof Executor) {
+                    // Only the outermost submission on a thread is recorded (submit
+                    // calling execute is plumbing); the depth is kept here, not in
+                    // native code, so that leaving a submission costs no JNI call.
+                    if (self instanceof Executor && SUBMIT_DEPTH.get()[0]++ == 0) {
                         if (arg == null) {
                             nSubmitBegin(probe, classIdOf(self), 0, 0, 0, 0);
                         } else {
-                            int argCls = classIdOf(arg);
-                            Object inner = nUnwrap(arg, argCls);
+                            ClassInfo argInfo = IDS.get(arg.getClass());
+                            int argCls = argInfo.id;
+                            // Only plumbing (FutureTask, adapters) needs the native unwrap.
+                            Object inner = argInfo.wrapsTask ? nUnwrap(arg, argCls) : null;
                             if (inner == null) {
                                 nSubmitBegin(probe, classIdOf(self), argCls,
                                         System.identityHashCode(arg), 0, 0);
@@ -102,7 +127,8 @@ public final class Probe {
                     break;
                 case SUBMISSION:
                     if (self instanceof Executor) {
-                        nSubmitEnd(probe);
+                        int[] depth = SUBMIT_DEPTH.get();
+                        if (depth[0] > 0) depth[0]--;
                     }
                     break;
                 case JOIN:
@@ -130,7 +156,7 @@ public final class Probe {
 
     /** Class id of an object's runtime class (also called by the agent through JNI). */
     static int classIdOf(Object o) {
-        return IDS.get(o.getClass());
+        return IDS.get(o.getClass()).id;
     }
 
     /** Identity of an object (called by the agent through JNI). */
@@ -156,10 +182,11 @@ public final class Probe {
 
     private static native Object nUnwrap(Object task, int cls);
 
+    private static native boolean nWrapsTask(int classId);
+
     private static native void nSubmitBegin(int probe, int executorCls, int taskCls, int taskIdent,
             int innerCls, int innerIdent);
 
-    private static native void nSubmitEnd(int probe);
 
     private static native void nFork(Object self, int cls, int ident);
 
