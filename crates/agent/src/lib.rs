@@ -27,7 +27,7 @@ use std::ffi::{c_char, c_void, CStr};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use weft_trace::{header_keys as hk, Header, Record};
@@ -320,6 +320,11 @@ fn jni_of(env: *mut JNIEnv) -> Option<Jni> {
     unsafe { Jni::from_raw(env) }
 }
 
+/// The class hook saw AbstractQueuedSynchronizer (some JDK 21 runtimes load it
+/// during VM start-up, before the hook: j.u.c. lock waits are then not attributed).
+static AQS_SEEN: AtomicBool = AtomicBool::new(false);
+const AQS: &str = "java/util/concurrent/locks/AbstractQueuedSynchronizer";
+
 unsafe extern "system" fn on_vm_start(_t: *mut JvmtiEnvRaw, _env: *mut JNIEnv) {
     STARTED.store(true, Ordering::SeqCst);
 }
@@ -360,6 +365,15 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         );
         p.header
             .set("locks.park_hooked", locks::park_hooked().to_string());
+        // Loads AQS now if it is not loaded yet (through the hook); if it was
+        // loaded before the hook, nothing is seen and the header says so.
+        if let Some(c) = jni.find_class(AQS) {
+            jni.delete_local_ref(c);
+        }
+        p.header.set(
+            weft_trace::header_keys::LOCKS_AQS_INSTRUMENTED,
+            AQS_SEEN.load(Ordering::Relaxed).to_string(),
+        );
         p.header.set(
             "jvm.major",
             agent::JDK_MAJOR.load(Ordering::Relaxed).to_string(),
@@ -504,6 +518,9 @@ unsafe extern "system" fn on_class_file_load_hook(
 fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
     use weft_classfile::{instrument, summarize, Instrumentation, WrapRequest};
     let summary = summarize(bytes).ok()?;
+    if summary.name == AQS {
+        AQS_SEEN.store(true, Ordering::Relaxed);
+    }
     if decide::skip_class(&summary.name) {
         return None;
     }

@@ -132,6 +132,8 @@ pub struct Model {
     pub losses: Vec<Loss>,
     pub truncated: bool,
     pub unknown_records: u64,
+    /// What the agent could not see in this run (from the trace header), in plain words.
+    pub blind_spots: Vec<String>,
     /// Time of the `End` record, if recording ended normally.
     pub end_ns: Option<u64>,
     /// Length of the recording: the `End` time or the largest time seen.
@@ -152,6 +154,7 @@ impl Model {
             sample_interval_ns: h.get_u64(header_keys::SAMPLE_INTERVAL_NS),
             truncated: trace.truncated,
             unknown_records: trace.unknown_records,
+            blind_spots: blind_spots(h),
             ..Model::default()
         };
         let mut gc_events: Vec<(u64, bool)> = Vec::new();
@@ -437,5 +440,33 @@ mod real_app_fixes {
         assert_eq!(t1.cpu_ns, Some(500_000));
         assert_eq!(t2.cpu_ns, Some(1_050_000 - 500_000));
         assert_eq!(t2.voluntary_cs, Some(0));
+    }
+}
+
+/// Limits of this run's recording that the agent wrote into the header.
+fn blind_spots(h: &weft_trace::Header) -> Vec<String> {
+    let mut out = Vec::new();
+    if h.get(header_keys::LOCKS_AQS_INSTRUMENTED) == Some("false") {
+        out.push(
+            "java.util.concurrent lock contention is not attributed to its locks in this run: \
+             AbstractQueuedSynchronizer was loaded before the agent could instrument it \
+             (this JDK loads it during VM start-up); such waits appear as parks, and \
+             synchronized monitors are still profiled"
+                .to_string(),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod blind_spot_tests {
+    #[test]
+    fn uninstrumented_aqs_is_reported() {
+        let mut h = weft_trace::Header::default();
+        assert!(super::blind_spots(&h).is_empty());
+        h.set(weft_trace::header_keys::LOCKS_AQS_INSTRUMENTED, "true");
+        assert!(super::blind_spots(&h).is_empty());
+        h.set(weft_trace::header_keys::LOCKS_AQS_INSTRUMENTED, "false");
+        assert_eq!(super::blind_spots(&h).len(), 1);
     }
 }

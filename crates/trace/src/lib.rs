@@ -68,6 +68,9 @@ pub mod header_keys {
     pub const CLOCK_SOURCE: &str = "clock.source";
     pub const SAMPLE_INTERVAL_NS: &str = "sampler.interval_ns";
     pub const CPUS: &str = "cpus";
+    /// "false" when AbstractQueuedSynchronizer was loaded before the agent could
+    /// instrument it: j.u.c. lock contention is then not attributed to its lock.
+    pub const LOCKS_AQS_INSTRUMENTED: &str = "locks.aqs_instrumented";
     /// Prefix of probe costs measured at start-up: `probe_cost_ns.<kind>`.
     pub const PROBE_COST_PREFIX: &str = "probe_cost_ns.";
 }

@@ -109,6 +109,7 @@ pub fn report_json(a: &Analysis) -> Value {
         "duration_ns": m.duration_ns,
         "trace": {
             "truncated": m.truncated,
+            "blind_spots": m.blind_spots,
             "losses": losses,
             "lost_records": m.lost_records(),
             "unknown_records": m.unknown_records,

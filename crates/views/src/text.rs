@@ -83,6 +83,9 @@ pub fn report_text(a: &Analysis) -> String {
             m.lost_records()
         );
     }
+    for blind in &m.blind_spots {
+        let _ = writeln!(out, "NOTE: {blind}.");
+    }
 
     // What to change first.
     let _ = writeln!(out, "\nFindings");
