@@ -27,9 +27,9 @@ import java.util.concurrent.TimeUnit;
  *     few us per node, stays well under the 10% a test allows). (With more
  *     workers a stolen subtask would run directly in another worker thread and
  *     be reported: that is timing dependent, hence parallelism 1.)
- * <li>{@code Warm extends RecursiveAction}: run once before Sum, forks and joins
- *     two children (3 executions, 2 aggregated, 1 submitted), so that the
- *     pool's fork/join code is loaded before Sum's root is timed. No self time.
+ * <li>{@code Warm extends RecursiveAction}: one tree of depth 12 before Sum
+ *     (8,191 executions, 8,190 aggregated, 1 submitted), so that the pool's
+ *     fork/join code and weft's probes are compiled before Sum is timed. No self time.
  * <li>{@code Touch extends RecursiveAction}: n, via {@code pool.submit}, kind
  *     forkjoin, self W.
  * <li>{@code FjRun} Runnable via {@code pool.execute} (n; the pool wraps it in
@@ -105,8 +105,10 @@ public final class ForkJoin {
         ForkJoinPool pool = new ForkJoinPool(1);
         Truth truth = new Truth("ForkJoin");
 
-        pool.invoke(new Warm(1));
-        truth.task(Warm.class, "forkjoin", 3, 2, 1);
+        // A tree of 8,191 empty tasks first: the fork-join probes are JIT-compiled
+        // before Sum is timed.
+        pool.invoke(new Warm(12));
+        truth.task(Warm.class, "forkjoin", 8191, 8190, 1);
 
         // Seven trees, so that a test's p50 is not one execution that a hiccup (or the
         // interpreter, before the JIT compiles the probes) can stretch.

@@ -99,6 +99,11 @@ public final class Nested {
         public void run() { Truth.spin(workNs); }
     }
 
+    /** Untimed task of the warm-up. */
+    static final class Warmup implements Runnable {
+        public void run() { }
+    }
+
     static final class Host implements Runnable {
         public void run() {
             Truth.spin(workNs);
@@ -141,6 +146,16 @@ public final class Nested {
                 new LinkedBlockingQueue<>());
         Truth truth = new Truth("Nested");
         List<Future<?>> futures = new ArrayList<>();
+
+        // Warm-up: run the probe paths (creation, inline submission, FutureTask
+        // plumbing, Future.get) a few thousand times first, so that the timed tasks
+        // below are measured with the probes JIT-compiled rather than interpreted.
+        final int warm = 3000;
+        for (int i = 0; i < warm; i++) {
+            INLINE.execute(new Warmup());
+            DIRECT.submit(new Warmup()).get();
+        }
+        truth.task(Warmup.class, "runnable", 2L * warm, 0, 2L * warm);
 
         for (int i = 0; i < n; i++) pool.execute(new Outer());
         truth.task(Outer.class, "runnable", n, 0, n).self(Outer.class, workNs + (k + 2) * quarter);
