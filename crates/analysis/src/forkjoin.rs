@@ -133,6 +133,58 @@ impl ForkJoinAnalysis {
         let max = *busy.iter().max().unwrap_or(&0) as f64;
         (mean > 0.0).then(|| max / mean)
     }
+
+    /// Parallelism over time: in each of `buckets` equal time buckets of
+    /// [`from`, `to`), the mean number of threads running a fork-join task (a
+    /// usage run; runs nested on one thread count once), of one pool or of all
+    /// (`None`). Returns the bucket width and one value per bucket.
+    pub fn parallelism_over_time(
+        &self,
+        pool: Option<u32>,
+        from: u64,
+        to: u64,
+        buckets: u32,
+    ) -> (u64, Vec<f64>) {
+        let n = buckets.max(1) as usize;
+        let width = (to.saturating_sub(from)).div_ceil(n as u64).max(1);
+        let mut busy = vec![0u64; n];
+        let mut runs: BTreeMap<ThreadIndex, Vec<(u64, u64)>> = BTreeMap::new();
+        for u in &self.usages {
+            if let Some(t) = u.run_thread {
+                if (pool.is_none() || pool == Some(u.pool)) && u.end_ns > u.begin_ns {
+                    runs.entry(t).or_default().push((u.begin_ns, u.end_ns));
+                }
+            }
+        }
+        for mut rs in runs.into_values() {
+            rs.sort_unstable();
+            // Union of the thread's runs (nested runs lie inside their outer run).
+            let mut merged: Vec<(u64, u64)> = Vec::new();
+            for (b, e) in rs {
+                match merged.last_mut() {
+                    Some(last) if b <= last.1 => last.1 = last.1.max(e),
+                    _ => merged.push((b, e)),
+                }
+            }
+            for (b, e) in merged {
+                let (b, e) = (b.max(from), e.min(to));
+                if e <= b {
+                    continue;
+                }
+                let first = ((b - from) / width) as usize;
+                let last = (((e - 1 - from) / width) as usize).min(n - 1);
+                for (k, slot) in busy.iter_mut().enumerate().take(last + 1).skip(first) {
+                    let lo = from + k as u64 * width;
+                    let hi = lo + width;
+                    *slot += e.min(hi).saturating_sub(b.max(lo));
+                }
+            }
+        }
+        (
+            width,
+            busy.into_iter().map(|x| x as f64 / width as f64).collect(),
+        )
+    }
 }
 
 struct Frame {
@@ -770,5 +822,39 @@ mod tests {
         assert_eq!((c2.work_ns, c2.span_ns), (640, 540));
         let t2 = f.threads.iter().find(|t| t.thread == 2).unwrap();
         assert_eq!(t2.join_blocked_ns, 460);
+    }
+
+    /// Parallelism over time counts threads running tasks; nested runs count once.
+    #[test]
+    fn parallelism_over_time_counts_threads() {
+        let run = |id: u64, t: ThreadIndex, b: u64, e: u64, pool: u32| Usage {
+            id,
+            run_thread: Some(t),
+            begin_ns: b,
+            end_ns: e,
+            pool,
+            ..Usage::default()
+        };
+        let f = ForkJoinAnalysis {
+            usages: vec![
+                run(1, 1, 0, 400, 7),
+                // Nested in 1 on the same thread: no extra parallelism.
+                run(2, 1, 100, 200, 7),
+                run(3, 2, 100, 300, 7),
+                run(4, 3, 0, 400, 8),
+                Usage {
+                    id: 5,
+                    ..Usage::default()
+                },
+            ],
+            ..ForkJoinAnalysis::default()
+        };
+        let (w, p) = f.parallelism_over_time(Some(7), 0, 400, 4);
+        assert_eq!(w, 100);
+        assert_eq!(p, vec![1.0, 2.0, 2.0, 1.0]);
+        let (_, all) = f.parallelism_over_time(None, 0, 400, 2);
+        assert_eq!(all, vec![2.5, 2.5]);
+        let (w, p) = f.parallelism_over_time(Some(7), 50, 250, 1);
+        assert_eq!((w, p), (200, vec![1.75]));
     }
 }

@@ -114,6 +114,45 @@ fn html_report_renders_in_headless_chromium() {
     }
 }
 
+/// The fork-join section (parallelism over time, per-thread busy/stolen bars)
+/// appears for a fork-join workload, and not for a plain pool one.
+#[test]
+fn html_forkjoin_section_only_with_forkjoin_data() {
+    let (pool, _) = pool_trace();
+    let page = |trace: &Path, name: &str| -> String {
+        let html = scratch_file(name);
+        let r = weft_cmd(&[
+            "report",
+            trace.to_str().unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+        ]);
+        assert_no_panic(&r, "weft report --html");
+        assert!(r.status.success(), "{}", r.describe());
+        std::fs::read_to_string(&html).unwrap()
+    };
+    assert!(!page(pool, "views-pool-fj.html").contains("id=\"forkjoin\""));
+    let trace = scratch_file("views-fib.weft");
+    {
+        let _serial = serial();
+        let rec = run_recorded(&trace, &[], "fj.Fibonacci", &["22", "10", "2"]);
+        assert_no_panic(&rec, "weft record");
+        assert!(rec.status.success(), "record failed\n{}", rec.describe());
+    }
+    let p = page(&trace, "views-fib.html");
+    let at = p
+        .find("id=\"forkjoin\"")
+        .expect("fork-join section missing");
+    let sec = &p[at..at + p[at..].find("</section>").unwrap()];
+    assert!(sec.contains("<svg class=\"fjp\""), "no parallelism chart");
+    assert!(sec.contains("<svg class=\"fjt\""), "no per-thread bars");
+    assert!(sec.contains("ForkJoinPool-1-worker-"), "no worker rows");
+    assert!(
+        sec.contains("threads running tasks"),
+        "parallelism chart empty"
+    );
+}
+
 // ---- a minimal protobuf reader ----
 
 #[derive(Debug, Clone)]

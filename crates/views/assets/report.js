@@ -230,6 +230,7 @@
     var hb = document.querySelectorAll("#granularity svg.hist rect.bar").length;
     var cb = document.querySelectorAll("#locks svg.csp rect.bar").length;
     status.setAttribute("data-csp", cb);
+    status.setAttribute("data-forkjoin", document.querySelectorAll("#forkjoin svg rect.bar").length);
     status.setAttribute("data-timeline", drawn.timeline);
     status.setAttribute("data-histograms", hb);
     status.setAttribute("data-cpu", drawn.cpu);

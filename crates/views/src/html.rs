@@ -466,6 +466,244 @@ fn csp_svg(a: &Analysis, l: &weft_analysis::locks::LockStats, colour: usize) -> 
     s
 }
 
+/// Time buckets of the fork-join parallelism chart.
+pub const FJ_BUCKETS: u32 = 300;
+
+/// Parallelism over time of one pool (`forkjoin::parallelism_over_time`): a step
+/// per bucket over the whole recording, the pool's target parallelism dashed.
+fn fj_parallelism_svg(a: &Analysis, pool: Option<u32>, target: u32, colour: usize) -> String {
+    const W: f64 = 900.0;
+    const H: f64 = 100.0;
+    const L: f64 = 40.0;
+    const B: f64 = 18.0;
+    let dur_ns = a.model.duration_ns.max(1);
+    let dur = dur_ns as f64;
+    let (bw, vals) = a
+        .forkjoin
+        .parallelism_over_time(pool, 0, dur_ns, FJ_BUCKETS);
+    let x_of = |t: f64| L + (t / dur).min(1.0) * (W - L - 8.0);
+    let max = vals
+        .iter()
+        .copied()
+        .fold(target as f64, f64::max)
+        .max(1.0)
+        .ceil();
+    let y_of = |c: f64| H - B - (c / max) * (H - B - 12.0);
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<svg class=\"fjp\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\">\
+<line x1=\"{L}\" y1=\"{y0}\" x2=\"{x2}\" y2=\"{y0}\" class=\"axis\"/>\
+<text x=\"{tx}\" y=\"{ty}\" class=\"yl\">{max}</text><text x=\"{tx}\" y=\"{y0}\" class=\"yl\">0</text>",
+        y0 = H - B,
+        x2 = W - 8.0,
+        tx = L - 4.0,
+        ty = y_of(max) + 4.0,
+    );
+    if target > 0 {
+        let y = y_of(target as f64);
+        let _ = write!(
+            s,
+            "<line x1=\"{L}\" y1=\"{y:.1}\" x2=\"{x2}\" y2=\"{y:.1}\" class=\"target\"><title>pool parallelism {target}</title></line>",
+            x2 = W - 8.0
+        );
+    }
+    for (k, &v) in vals.iter().enumerate() {
+        if v <= 0.0 {
+            continue;
+        }
+        let t0 = k as u64 * bw;
+        let x0 = x_of(t0 as f64);
+        let x1 = x_of((t0 + bw) as f64).max(x0 + 0.5);
+        let y = y_of(v);
+        let _ = write!(
+            s,
+            "<rect class=\"bar c{}\" x=\"{x0:.1}\" y=\"{y:.1}\" width=\"{:.2}\" height=\"{:.1}\"><title>{} – {}: {:.2} threads running tasks</title></rect>",
+            colour % 12,
+            // Slightly wider than the bucket: no seams between neighbours.
+            x1 - x0 + 0.4,
+            (H - B - y).max(0.5),
+            human_ns(t0),
+            human_ns(t0 + bw),
+            v
+        );
+    }
+    let step = {
+        let raw = dur / 6.0;
+        let p = 10f64.powf(raw.log10().floor());
+        let m = raw / p;
+        (if m < 1.5 {
+            1.0
+        } else if m < 3.5 {
+            2.0
+        } else if m < 7.5 {
+            5.0
+        } else {
+            10.0
+        }) * p
+    };
+    let mut t = 0.0;
+    while t <= dur {
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{}\" class=\"tl\">{}</text>",
+            x_of(t),
+            H - 4.0,
+            human_ns(t as u64)
+        );
+        t += step;
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// Per-thread bars of one pool: busy time (self time of the tasks run) and
+/// tasks executed, the stolen ones darker.
+fn fj_threads_svg(threads: &[&weft_analysis::forkjoin::FjThread], colour: usize) -> String {
+    const W: f64 = 900.0;
+    const ROW: f64 = 18.0;
+    const NAME: f64 = 190.0;
+    const COL: f64 = 240.0;
+    let h = ROW * (threads.len() as f64 + 1.0) + 4.0;
+    let max_busy = threads.iter().map(|t| t.busy_ns).max().unwrap_or(0).max(1) as f64;
+    let max_exec = threads.iter().map(|t| t.executed).max().unwrap_or(0).max(1) as f64;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<svg class=\"fjt\" viewBox=\"0 0 {W} {h}\" width=\"{W}\" height=\"{h}\" role=\"img\">\
+<text x=\"{NAME}\" y=\"12\" class=\"hd\">busy (self time of tasks run)</text>\
+<text x=\"{x2}\" y=\"12\" class=\"hd\">tasks executed · stolen (dark)</text>",
+        x2 = NAME + COL + 110.0
+    );
+    for (i, t) in threads.iter().enumerate() {
+        let y = ROW * (i as f64 + 1.0) + 2.0;
+        let name: String = if t.name.chars().count() > 28 {
+            t.name.chars().take(27).chain(['…']).collect()
+        } else {
+            t.name.clone()
+        };
+        let _ = write!(
+            s,
+            "<text x=\"0\" y=\"{:.1}\" class=\"nm\">{}<title>{}</title></text>",
+            y + 12.0,
+            esc(&name),
+            esc(&t.name)
+        );
+        let bw = (t.busy_ns as f64 / max_busy * COL).max(if t.busy_ns > 0 { 1.0 } else { 0.0 });
+        let _ = write!(
+            s,
+            "<rect class=\"bar c{}\" x=\"{NAME}\" y=\"{y:.1}\" width=\"{bw:.1}\" height=\"{:.1}\"><title>{}: busy {}, blocked in joins {}</title></rect>\
+<text x=\"{:.1}\" y=\"{:.1}\" class=\"v\">{}</text>",
+            colour % 12,
+            ROW - 5.0,
+            esc(&t.name),
+            human_ns(t.busy_ns),
+            human_ns(t.join_blocked_ns),
+            NAME + bw + 4.0,
+            y + 11.0,
+            human_ns(t.busy_ns)
+        );
+        let x2 = NAME + COL + 110.0;
+        let ew = t.executed as f64 / max_exec * COL;
+        let sw = t.stolen as f64 / max_exec * COL;
+        let _ = write!(
+            s,
+            "<rect class=\"bar exec c{c}\" x=\"{x2}\" y=\"{y:.1}\" width=\"{ew:.1}\" height=\"{rh:.1}\"><title>{n}: {e} tasks executed, {st} stolen</title></rect>\
+<rect class=\"bar stolen\" x=\"{x2}\" y=\"{y:.1}\" width=\"{sw:.1}\" height=\"{rh:.1}\"><title>{n}: {st} stolen</title></rect>\
+<text x=\"{tx:.1}\" y=\"{ty:.1}\" class=\"v\">{e} · {st} stolen</text>",
+            c = colour % 12,
+            rh = ROW - 5.0,
+            n = esc(&t.name),
+            e = t.executed,
+            st = t.stolen,
+            tx = x2 + ew + 4.0,
+            ty = y + 11.0
+        );
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// Fork-join: per pool, parallelism over time and per-thread busy/stolen bars.
+/// Empty when the trace has no fork-join activity.
+fn forkjoin_section(a: &Analysis) -> String {
+    let fj = &a.forkjoin;
+    if fj.is_empty() {
+        return String::new();
+    }
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<section id=\"forkjoin\"><h2>Fork-join</h2><p class=\"muted small\">{} tasks run · {} forks · {} external submissions · {} steals · {} computations. \
+Parallelism: threads running fork-join tasks (nested runs count once), mean per {}; dashed: the pool's parallelism.</p>",
+        fj.tasks,
+        fj.forks,
+        fj.external_submissions,
+        fj.steals,
+        fj.computations.len(),
+        human_ns(a.model.duration_ns.max(1).div_ceil(FJ_BUCKETS as u64))
+    );
+    // Pools, then threads that ran tasks outside any known pool.
+    let mut groups: Vec<(u32, String, u32)> = fj
+        .pools
+        .iter()
+        .map(|p| {
+            (
+                p.pool,
+                format!(
+                    "{} · parallelism {} · {} threads ran tasks · {} tasks · {} steals · {} computations{}",
+                    p.class,
+                    p.parallelism,
+                    p.threads,
+                    p.tasks,
+                    p.steals,
+                    p.computations,
+                    fj.load_balance(p.pool)
+                        .map_or(String::new(), |b| format!(" · load balance (max/mean busy) {b:.2}"))
+                ),
+                p.parallelism,
+            )
+        })
+        .collect();
+    let other = fj
+        .threads
+        .iter()
+        .any(|t| t.executed > 0 && !fj.pools.iter().any(|p| p.pool == t.pool));
+    if other {
+        groups.push((u32::MAX, "threads outside a known pool".into(), 0));
+    }
+    for (i, (pool, label, par)) in groups.iter().enumerate() {
+        let ths: Vec<_> = fj
+            .threads
+            .iter()
+            .filter(|t| {
+                t.executed > 0
+                    && if *pool == u32::MAX {
+                        !fj.pools.iter().any(|p| p.pool == t.pool)
+                    } else {
+                        t.pool == *pool
+                    }
+            })
+            .collect();
+        let _ = write!(
+            h,
+            "<div class=\"lrow\"><div class=\"cname\">{}</div>",
+            esc(label)
+        );
+        if *pool != u32::MAX {
+            h.push_str(&fj_parallelism_svg(a, Some(*pool), *par, i));
+        }
+        if ths.is_empty() {
+            h.push_str("<p class=\"muted small\">No thread of this pool ran a task.</p>");
+        } else {
+            h.push_str(&fj_threads_svg(&ths, i));
+        }
+        h.push_str("</div>");
+    }
+    h.push_str("</section>\n");
+    h
+}
+
 /// Lock contention: CSP over time for the top locks, their peak phase, the
 /// phases where one lock dominated, and waits. Empty when no lock was contended.
 fn locks_section(a: &Analysis) -> String {
@@ -628,9 +866,8 @@ pub fn report_html(a: &Analysis, title: &str) -> String {
 <div id=\"tip\" class=\"tip\" hidden></div></section>\n",
     );
 
-    // HOOK(forkjoin, issue 3): when `Analysis` has `forkjoin`, add a section here:
-    // parallelism over time (a step chart under the CPU chart, same time axis) and
-    // per-thread busy/stolen bars.
+    // ---- fork-join (only when the trace has fork-join activity) ----
+    h.push_str(&forkjoin_section(a));
     h.push_str(&locks_section(a));
 
     // ---- granularity ----
