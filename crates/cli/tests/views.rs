@@ -151,6 +151,39 @@ fn html_forkjoin_section_only_with_forkjoin_data() {
         sec.contains("threads running tasks"),
         "parallelism chart empty"
     );
+
+    // Perfetto: a flow from each fork to the run of the forked usage.
+    let pf = scratch_file("views-fib.pftrace");
+    let r = weft_cmd(&[
+        "export",
+        trace.to_str().unwrap(),
+        "--perfetto",
+        pf.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", r.describe());
+    let (mut starts, mut ends) = (
+        std::collections::BTreeSet::new(),
+        std::collections::BTreeSet::new(),
+    );
+    for (_, v) in fields(&std::fs::read(&pf).unwrap()) {
+        let F::B(pkt) = v else { continue };
+        let pkt = fields(&pkt);
+        let Some(te) = get_b(&pkt, 11) else { continue };
+        let te = fields(te);
+        if get_b(&te, 22) != Some(b"fork") {
+            continue;
+        }
+        for (n, v) in &te {
+            match (n, v) {
+                (47, F::I64(id)) => assert!(starts.insert(*id), "fork flow id reused"),
+                (48, F::I64(id)) => assert!(ends.insert(*id), "fork flow id reused"),
+                _ => {}
+            }
+        }
+    }
+    // Fibonacci(22) with cutoff 10 forks hundreds of tasks; each fork's flow ends at its run.
+    assert!(starts.len() > 100, "fork flows: {}", starts.len());
+    assert_eq!(starts, ends, "every fork flow ends at a run");
 }
 
 // ---- a minimal protobuf reader ----

@@ -64,6 +64,8 @@ const CSP_UUID_BASE: u64 = 16;
 pub const CSP_TRACKS: usize = 5;
 /// Thread `i` has track uuid `THREAD_UUID_BASE + i`.
 const THREAD_UUID_BASE: u64 = 1 << 20;
+/// Flow ids of forks (submission flows use the execution index + 1).
+const FORK_FLOW_BASE: u64 = 1 << 40;
 
 fn varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -458,8 +460,42 @@ pub fn perfetto_trace(a: &Analysis, submitters: &[Option<ThreadIndex>]) -> Vec<u
             evs.push(Ev { ts: start, body: b });
         }
     }
-    // HOOK(forkjoin, issue 3): once `Analysis` has `forkjoin`, add flows from
-    // each fork to its execution and a parallelism counter track here.
+    // Fork-join: a flow from each fork (an instant on the forking thread) to the
+    // start of the usage's run (an instant on the running thread).
+    for (k, u) in a.forkjoin.usages.iter().enumerate() {
+        let Some(run_thread) = u.run_thread else {
+            continue;
+        };
+        if u.external {
+            continue;
+        }
+        let flow = FORK_FLOW_BASE + k as u64;
+        let class = a.model.class_name(u.class_id);
+        let mut f = Vec::new();
+        uint(&mut f, TE_TYPE, TYPE_INSTANT);
+        uint(
+            &mut f,
+            TE_TRACK_UUID,
+            THREAD_UUID_BASE + u.push_thread as u64,
+        );
+        bytes(&mut f, TE_CATEGORIES, b"fork");
+        bytes(&mut f, TE_NAME, format!("fork {class}").as_bytes());
+        fixed64(&mut f, TE_FLOW_IDS, flow);
+        evs.push(Ev {
+            ts: u.push_ns,
+            body: f,
+        });
+        let mut r = Vec::new();
+        uint(&mut r, TE_TYPE, TYPE_INSTANT);
+        uint(&mut r, TE_TRACK_UUID, THREAD_UUID_BASE + run_thread as u64);
+        bytes(&mut r, TE_CATEGORIES, b"fork");
+        bytes(&mut r, TE_NAME, format!("run {class}").as_bytes());
+        fixed64(&mut r, TE_TERMINATING_FLOW_IDS, flow);
+        evs.push(Ev {
+            ts: u.begin_ns.max(u.push_ns),
+            body: r,
+        });
+    }
     evs.sort_by_key(|e| e.ts); // stable
     for e in evs {
         packet(&mut out, |p| {
