@@ -143,31 +143,6 @@ pub extern "system" fn Java_weft_Probe_nSubmitBegin(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_weft_Probe_nFork(
-    e: *mut JNIEnv,
-    _c: jclass,
-    self_: jobject,
-    cls: jint,
-    ident: jint,
-) {
-    let ts = clock::now();
-    let Some(jni) = env(e) else { return };
-    agent::guard(Some(jni), "nFork", || {
-        if !sink::recording() {
-            return Ok(());
-        }
-        let site = agent::capture_site(jni, SiteKind::Fork, cls as u32, self_);
-        sink::emit(&Record::Fork {
-            ts,
-            class_id: cls as u32,
-            ident: ident as u32,
-            site,
-        });
-        Ok(())
-    })
-}
-
-#[no_mangle]
 pub extern "system" fn Java_weft_Probe_nCreated(
     e: *mut JNIEnv,
     _c: jclass,

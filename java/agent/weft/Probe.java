@@ -18,7 +18,6 @@ public final class Probe {
     private static final int EXECUTION = 1;
     private static final int PLUMBING = 2;
     private static final int SUBMISSION = 3;
-    private static final int FORK = 5;
     /** Future.get / CompletableFuture.join (docs/task-model.md §Edges). */
     private static final int JOIN = 6;
     private static final int LOCK = 7;
@@ -94,9 +93,6 @@ public final class Probe {
                             }
                         }
                     }
-                    break;
-                case FORK:
-                    nFork(self, classIdOf(self), System.identityHashCode(self));
                     break;
                 case JOIN:
                     nJoinBegin(probe, classIdOf(self), System.identityHashCode(self));
@@ -188,7 +184,6 @@ public final class Probe {
             int innerCls, int innerIdent);
 
 
-    private static native void nFork(Object self, int cls, int ident);
 
     private static native void nCreated(Object self, int cls, int ident);
 
