@@ -437,31 +437,7 @@ fn csp_svg(a: &Analysis, l: &weft_analysis::locks::LockStats, colour: usize) -> 
             pct(c)
         );
     }
-    let step = {
-        let raw = dur / 6.0;
-        let p = 10f64.powf(raw.log10().floor());
-        let m = raw / p;
-        (if m < 1.5 {
-            1.0
-        } else if m < 3.5 {
-            2.0
-        } else if m < 7.5 {
-            5.0
-        } else {
-            10.0
-        }) * p
-    };
-    let mut t = 0.0;
-    while t <= dur {
-        let _ = write!(
-            s,
-            "<text x=\"{:.1}\" y=\"{}\" class=\"tl\">{}</text>",
-            x_of(t),
-            H - 4.0,
-            human_ns(t as u64)
-        );
-        t += step;
-    }
+    svg_time_labels(&mut s, dur, H - 4.0, x_of);
     s.push_str("</svg>");
     s
 }
@@ -528,31 +504,7 @@ fn fj_parallelism_svg(a: &Analysis, pool: Option<u32>, target: u32, colour: usiz
             v
         );
     }
-    let step = {
-        let raw = dur / 6.0;
-        let p = 10f64.powf(raw.log10().floor());
-        let m = raw / p;
-        (if m < 1.5 {
-            1.0
-        } else if m < 3.5 {
-            2.0
-        } else if m < 7.5 {
-            5.0
-        } else {
-            10.0
-        }) * p
-    };
-    let mut t = 0.0;
-    while t <= dur {
-        let _ = write!(
-            s,
-            "<text x=\"{:.1}\" y=\"{}\" class=\"tl\">{}</text>",
-            x_of(t),
-            H - 4.0,
-            human_ns(t as u64)
-        );
-        t += step;
-    }
+    svg_time_labels(&mut s, dur, H - 4.0, x_of);
     s.push_str("</svg>");
     s
 }
@@ -970,4 +922,33 @@ pub fn report_html(a: &Analysis, title: &str) -> String {
         "<script type=\"application/json\" id=\"weft-data\">{data}</script>\n<script>\n{JS}\n</script>\n</body></html>\n"
     );
     h
+}
+
+/// Time labels along an SVG chart's x axis: about six round steps (1, 2, 5 × 10ⁿ ns).
+fn svg_time_labels(s: &mut String, dur: f64, y: f64, x_of: impl Fn(f64) -> f64) {
+    let step = {
+        let raw = dur / 6.0;
+        let p = 10f64.powf(raw.log10().floor());
+        let m = raw / p;
+        (if m < 1.5 {
+            1.0
+        } else if m < 3.5 {
+            2.0
+        } else if m < 7.5 {
+            5.0
+        } else {
+            10.0
+        }) * p
+    };
+    let mut t = 0.0;
+    while t <= dur {
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{}\" class=\"tl\">{}</text>",
+            x_of(t),
+            y,
+            human_ns(t as u64)
+        );
+        t += step;
+    }
 }
