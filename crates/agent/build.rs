@@ -70,6 +70,10 @@ fn rename_stubs(bytes: &[u8]) -> Vec<u8> {
             "weft/FjStubWorker",
             "java/util/concurrent/ForkJoinWorkerThread",
         ),
+        (
+            "Lweft/FjStubDontInline;",
+            "Ljdk/internal/vm/annotation/DontInline;",
+        ),
     ];
     let mut out = bytes.to_vec();
     for (from, to) in MAP {

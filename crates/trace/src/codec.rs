@@ -9,7 +9,7 @@ use crate::record::Record;
 use crate::Header;
 
 pub const MAGIC: &[u8; 8] = b"WEFTTRC\0";
-pub const FORMAT_VERSION: u16 = 1;
+pub const FORMAT_VERSION: u16 = 2;
 
 pub(crate) const HAS_TS: u8 = 0x80;
 
@@ -57,6 +57,18 @@ pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+/// Writes `v` as a varint at the start of `out` (at least 10 bytes); returns its length.
+fn write_varint(out: &mut [u8], mut v: u64) -> usize {
+    let mut i = 0;
+    while v >= 0x80 {
+        out[i] = (v as u8) | 0x80;
+        v >>= 7;
+        i += 1;
+    }
+    out[i] = v as u8;
+    i + 1
+}
+
 fn varint_len(v: u64) -> usize {
     (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
 }
@@ -74,14 +86,11 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
-/// FNV-1a, 32 bits: detects torn or corrupted blocks.
+/// CRC-32 of a payload: detects torn or corrupted blocks.
 pub(crate) fn checksum(bytes: &[u8]) -> u32 {
-    let mut h: u32 = 0x811c_9dc5;
-    for &b in bytes {
-        h ^= b as u32;
-        h = h.wrapping_mul(0x0100_0193);
-    }
-    h
+    // CRC-32 (IEEE), hardware-assisted where the CPU has it: every block is summed
+    // on the thread that hands it over, ~30 MB per million fork-join tasks.
+    crc32fast::hash(bytes)
 }
 
 /// Bytes that start a trace file: magic, version, header.
@@ -183,6 +192,37 @@ impl BlockEncoder {
     /// is responsible for `tag` and the fields matching the record's layout (a `u8`
     /// field below 128 encodes the same as a varint).
     pub fn push_varints(&mut self, tag: u8, ts: Option<u64>, fields: &[u64]) {
+        // One call per fork-join event: the record is put together on the stack and
+        // appended with one copy. With at most MAX_FAST_FIELDS fields the payload is
+        // shorter than 128 bytes, so its length is one byte, written last.
+        const MAX_FAST_FIELDS: usize = 12;
+        if fields.len() > MAX_FAST_FIELDS {
+            return self.push_varints_slow(tag, ts, fields);
+        }
+        let mut rec = [0u8; 1 + 10 + 1 + 10 * MAX_FAST_FIELDS];
+        let mut n = 1;
+        match ts {
+            Some(ts) => {
+                rec[0] = tag | HAS_TS;
+                n += write_varint(&mut rec[n..], zigzag(ts.wrapping_sub(self.last_ts) as i64));
+                self.last_ts = ts;
+                if self.first_ts.is_none() {
+                    self.first_ts = Some(ts);
+                }
+            }
+            None => rec[0] = tag,
+        }
+        let len_at = n;
+        n += 1;
+        for &f in fields {
+            n += write_varint(&mut rec[n..], f);
+        }
+        rec[len_at] = (n - len_at - 1) as u8;
+        self.buf.extend_from_slice(&rec[..n]);
+        self.records += 1;
+    }
+
+    fn push_varints_slow(&mut self, tag: u8, ts: Option<u64>, fields: &[u64]) {
         match ts {
             Some(ts) => {
                 self.buf.push(tag | HAS_TS);

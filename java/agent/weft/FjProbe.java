@@ -187,6 +187,7 @@ public final class FjProbe {
     }
 
     /** Entry of {@code ForkJoinTask.fork()}: a new usage. */
+    @FjStubDontInline
     public static void fork(Object o) {
         if (!Probe.on || !H.OK) return;
         try {
@@ -228,6 +229,7 @@ public final class FjProbe {
     }
 
     /** Entry of the pool's submission funnel (externalSubmit on 17, poolSubmit on 21+). */
+    @FjStubDontInline
     public static void submit(Object pool, Object task) {
         if (!Probe.on || !H.OK || !(task instanceof ForkJoinTask)) return;
         try {
@@ -253,6 +255,7 @@ public final class FjProbe {
     }
 
     /** Entry of {@code doExec}: a run of a usage, or (usage 0) a direct execution. */
+    @FjStubDontInline
     public static void exec(Object o) {
         if (!Probe.on || !H.OK) return;
         try {
@@ -290,6 +293,7 @@ public final class FjProbe {
     }
 
     /** Exit of {@code doExec}. */
+    @FjStubDontInline
     public static void execEnd(Object o) {
         if (!Probe.on || !H.OK) return;
         try {
@@ -313,6 +317,7 @@ public final class FjProbe {
     }
 
     /** Exit of {@code cancel(boolean)}: a queued usage was cancelled. */
+    @FjStubDontInline
     public static void cancelEnd(Object o) {
         if (!Probe.on || !H.OK) return;
         try {
@@ -327,6 +332,7 @@ public final class FjProbe {
     }
 
     /** Entry of {@code reinitialize()}. */
+    @FjStubDontInline
     public static void reinit(Object o) {
         if (!Probe.on || !H.OK) return;
         try {
@@ -351,6 +357,7 @@ public final class FjProbe {
     }
 
     /** Entry of {@code join/get/quietlyJoin}: a wait begins if the task is not done. */
+    @FjStubDontInline
     public static void join(Object o) {
         if (!Probe.on || !H.OK) return;
         try {
@@ -379,6 +386,7 @@ public final class FjProbe {
     }
 
     /** Exit of {@code join/get/quietlyJoin}. */
+    @FjStubDontInline
     public static void joinEnd(Object o) {
         if (!Probe.on || !H.OK) return;
         try {
