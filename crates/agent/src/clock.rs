@@ -62,23 +62,65 @@ fn tsc_is_invariant() -> bool {
         .unwrap_or(false)
 }
 
-/// Chooses the clock source and estimates ticks per second (a ~3 ms busy interval
-/// for the TSC). Returns (source name, ticks per second).
-pub fn init() -> (&'static str, f64) {
+/// The clock source and its rate. The TSC rate is measured over the JVM's own
+/// start-up: [`start`] at OnLoad takes the first point (after a ~0.2 ms sanity
+/// check), [`Calibration::ticks_per_sec`] at VMInit the second, ~30 ms later, so
+/// nothing spins for long (a 3 ms busy wait was a fifth of weft's start-up cost).
+pub struct Calibration {
+    pub source: &'static str,
+    t0: u64,
+    m0: u64,
+    /// The rate from the sanity check.
+    pub rough: f64,
+}
+
+pub fn start() -> Calibration {
+    let monotonic = Calibration {
+        source: "monotonic",
+        t0: 0,
+        m0: 0,
+        rough: 1e9,
+    };
     if !tsc_is_invariant() {
         USE_TSC.store(false, Ordering::Relaxed);
-        return ("monotonic", 1e9);
+        return monotonic;
     }
     let (t0, m0) = (tsc(), mono_ns());
-    let mut m1 = m0;
-    while m1 - m0 < 3_000_000 {
+    let rough = rate_since(t0, m0, 200_000);
+    if !(1e6..1e11).contains(&rough) {
+        return monotonic;
+    }
+    USE_TSC.store(true, Ordering::Relaxed);
+    Calibration {
+        source: "tsc",
+        t0,
+        m0,
+        rough,
+    }
+}
+
+/// Ticks per second since (t0, m0), waiting until at least `min_ns` have passed.
+fn rate_since(t0: u64, m0: u64, min_ns: u64) -> f64 {
+    let mut m1 = mono_ns();
+    while m1.saturating_sub(m0) < min_ns {
         m1 = mono_ns();
     }
     let t1 = tsc();
-    let tps = (t1.wrapping_sub(t0)) as f64 * 1e9 / (m1 - m0) as f64;
-    if !(1e6..1e11).contains(&tps) {
-        return ("monotonic", 1e9);
+    t1.wrapping_sub(t0) as f64 * 1e9 / (m1 - m0) as f64
+}
+
+impl Calibration {
+    /// The rate measured from [`start`] until now (at least 1 ms).
+    pub fn ticks_per_sec(&self) -> f64 {
+        if self.source != "tsc" {
+            return 1e9;
+        }
+        let tps = rate_since(self.t0, self.m0, 1_000_000);
+        // A wild value (a suspended VM?) falls back to the sanity check's.
+        if (tps / self.rough - 1.0).abs() < 0.05 {
+            tps
+        } else {
+            self.rough
+        }
     }
-    USE_TSC.store(true, Ordering::Relaxed);
-    ("tsc", tps)
 }

@@ -11,7 +11,7 @@ use weft_trace::{BlockEncoder, ProbeKind};
 
 use crate::agent::{self, SiteKind};
 use crate::decide::Wrap;
-use crate::jni::{jclass, jint, jlong, jmethodID, jobject, JNIEnv, Jni};
+use crate::jni::{jboolean, jclass, jint, jlong, jmethodID, jobject, JNIEnv, Jni};
 use crate::jvmti::Jvmti;
 use crate::sink::{self, Buf};
 
@@ -125,6 +125,28 @@ pub fn fields(class: &str) -> Vec<FieldRequest> {
         name: name.into(),
         descriptor: desc.into(),
     }]
+}
+
+/// Which of ForkJoinTask (bit 0) and ForkJoinWorkerThread (bit 1) got their field.
+static FIELDS_ADDED: AtomicU32 = AtomicU32::new(0);
+
+/// Adds the fields of [`fields`] to a class and remembers that it has them.
+pub fn add_fields(class: &str, bytes: &[u8], fields: &[FieldRequest]) -> Option<Vec<u8>> {
+    let (b, _) = weft_classfile::add_fields(bytes, fields).ok()?;
+    let bit = match class {
+        FJ_TASK => 1,
+        FJ_WORKER => 2,
+        _ => 0,
+    };
+    FIELDS_ADDED.fetch_or(bit, Ordering::Relaxed);
+    Some(b)
+}
+
+/// Whether both fork-join classes have their fields (FjProbe.H, once: it loads
+/// both classes first, through the class hook).
+#[no_mangle]
+pub extern "system" fn Java_weft_FjProbe_nFieldsAdded(_e: *mut JNIEnv, _c: jclass) -> jboolean {
+    (FIELDS_ADDED.load(Ordering::Relaxed) == 3) as jboolean
 }
 
 /// Whether a class is (by its known ancestors) a ForkJoinTask: its constructors

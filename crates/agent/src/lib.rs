@@ -44,6 +44,7 @@ struct Pending {
     path: String,
     header: Header,
     options: options::Options,
+    clock: clock::Calibration,
 }
 
 static PENDING: Mutex<Option<Pending>> = Mutex::new(None);
@@ -235,14 +236,14 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     agent::JDK_MAJOR.store(jdk_major(jvmti), Ordering::Relaxed);
     let _ = agent::JVMTI.set(jvmti);
 
-    let (source, tps) = clock::init();
+    let calibration = clock::start();
     let start_ticks = clock::now();
     let start_mono = clock::mono_ns();
     let wall = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0);
-    sink::init(tps);
+    sink::init(calibration.rough);
     let mut header = Header::default();
     header.set(hk::PID, std::process::id().to_string());
     header.set(hk::AGENT_VERSION, env!("CARGO_PKG_VERSION"));
@@ -250,8 +251,7 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     header.set(hk::START_WALL_NS, wall.to_string());
     header.set(hk::START_TICKS, start_ticks.to_string());
     header.set(hk::START_MONO_NS, start_mono.to_string());
-    header.set(hk::TICKS_PER_SEC, format!("{tps:.1}"));
-    header.set(hk::CLOCK_SOURCE, source);
+    header.set(hk::CLOCK_SOURCE, calibration.source);
     header.set(
         hk::SAMPLE_INTERVAL_NS,
         options.interval.as_nanos().to_string(),
@@ -276,6 +276,7 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
         path: path_s,
         header,
         options,
+        clock: calibration,
     });
     *lock(&HIERARCHY) = Some(decide::Hierarchy::default());
     sink::set_recording(true);
@@ -374,6 +375,8 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
             weft_trace::header_keys::LOCKS_AQS_INSTRUMENTED,
             AQS_SEEN.load(Ordering::Relaxed).to_string(),
         );
+        p.header
+            .set(hk::TICKS_PER_SEC, format!("{:.1}", p.clock.ticks_per_sec()));
         p.header.set(
             "jvm.major",
             agent::JDK_MAJOR.load(Ordering::Relaxed).to_string(),
@@ -537,9 +540,7 @@ fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
         if fj_fields.is_empty() {
             return None;
         }
-        return weft_classfile::add_fields(bytes, &fj_fields)
-            .ok()
-            .map(|(b, _)| b);
+        return forkjoin::add_fields(&summary.name, bytes, &fj_fields);
     }
     let mut wraps = Vec::new();
     let mut kinds = Vec::new();
@@ -602,9 +603,7 @@ fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
     if !fj_fields.is_empty() {
         // ForkJoinTask: the usage-state field of the fork-join probes. Without it
         // the wrappers are useless (FjProbe stays off), so keep the class as is.
-        return weft_classfile::add_fields(&result.bytes, &fj_fields)
-            .ok()
-            .map(|(b, _)| b);
+        return forkjoin::add_fields(&summary.name, &result.bytes, &fj_fields);
     }
     Some(result.bytes)
 }
