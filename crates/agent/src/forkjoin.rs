@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use weft_classfile::{ClassSummary, FieldRequest, Hooks};
-use weft_trace::{BlockEncoder, ProbeKind};
+use weft_trace::ProbeKind;
 
 use crate::agent::{self, SiteKind};
 use crate::decide::Wrap;
@@ -227,19 +227,11 @@ fn env(e: *mut JNIEnv) -> Option<Jni> {
     unsafe { Jni::from_raw(e) }
 }
 
-/// Per FjProbe buffer: the thread's trace buffer, its usage-id base and counter
-/// (a push does not store its id: the decoder counts pushes), a scratch copy.
+/// Per FjProbe buffer: the trace buffer of its thread and the buffer's index
+/// (usage ids are `index << 40 | n`; the reader counts the pushes).
 struct Handle {
     buf: Arc<Mutex<Buf>>,
-    base: u64,
-    state: Mutex<State>,
-}
-
-struct State {
-    ev: Vec<i64>,
-    counter: u64,
-    /// The last timestamp decoded (a push inside a run has none of its own).
-    last_ts: u64,
+    index: u32,
 }
 
 /// Returns a handle for buffer number `index` of this thread (leaked, one per thread).
@@ -249,12 +241,7 @@ pub extern "system" fn Java_weft_FjProbe_nAttach(e: *mut JNIEnv, _c: jclass, ind
         Ok(sink::local_buf().map_or(0, |buf| {
             Box::into_raw(Box::new(Handle {
                 buf,
-                base: (index as u32 as u64) << 40,
-                state: Mutex::new(State {
-                    ev: Vec::new(),
-                    counter: 0,
-                    last_ts: 0,
-                }),
+                index: index as u32,
             })) as jlong
         }))
     })
@@ -276,6 +263,8 @@ pub extern "system" fn Java_weft_FjProbe_nSite(
     })
 }
 
+/// Copies the first `n` events of a buffer into its thread's trace block as one
+/// batch record, as they are (no decoding here: the reader does it).
 #[no_mangle]
 pub extern "system" fn Java_weft_FjProbe_nFlush(
     e: *mut JNIEnv,
@@ -291,144 +280,15 @@ pub extern "system" fn Java_weft_FjProbe_nFlush(
         }
         // SAFETY: `handle` came from nAttach (Box::into_raw, never released).
         let h: &Handle = unsafe { &*(handle as *const Handle) };
-        let mut st = lock(&h.state);
-        let State {
-            ev: v,
-            counter,
-            last_ts,
-        } = &mut *st;
-        v.clear();
-        v.resize(n as usize, 0);
-        if jni.get_long_array_region(ev, v) {
-            let mut d = Decoder {
-                ev: v,
-                i: 0,
-                base: h.base,
-                counter,
-                last_ts,
-            };
-            sink::with_encoder(&h.buf, |enc| d.encode(enc, 512));
-        }
+        // Inside the critical region: no JNI, and the buffer lock is only ever held
+        // briefly by threads that do not wait for Java.
+        jni.with_long_array_bytes(ev, n as usize, |words| {
+            sink::with_encoder(&h.buf, |enc| {
+                enc.push_fj_events(h.index, words);
+                false
+            })
+        })
+        .ok_or("cannot read the fork-join event buffer")?;
         Ok(())
     })
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Trace tags of the fork-join records (docs/trace-format.md).
-mod tag {
-    pub const PUSH: u8 = 27;
-    pub const RUN_BEGIN: u8 = 28;
-    pub const RUN_END: u8 = 29;
-    pub const CANCEL: u8 = 30;
-    pub const REINIT: u8 = 31;
-    pub const JOIN_BEGIN: u8 = 32;
-    pub const JOIN_END: u8 = 33;
-    pub const SITE: u8 = 34;
-    pub const WORKER: u8 = 35;
-}
-
-/// Decodes FjProbe's event buffer (layout: java/agent/weft/FjProbe.java) straight
-/// into trace records (no `Record` values).
-struct Decoder<'a> {
-    ev: &'a [i64],
-    i: usize,
-    base: u64,
-    counter: &'a mut u64,
-    last_ts: &'a mut u64,
-}
-
-impl Decoder<'_> {
-    /// Encodes up to `max` events; false when the buffer is done.
-    fn encode(&mut self, enc: &mut BlockEncoder, max: usize) -> bool {
-        let ev = self.ev;
-        for _ in 0..max {
-            let i = self.i;
-            let Some(&h) = ev.get(i) else { return false };
-            let h = h as u64;
-            let g = |k: usize| ev.get(i + k).map_or(0, |&x| x as u64);
-            let hi = h >> 8;
-            let len = match h & 0xF {
-                1 => {
-                    *self.counter += 1;
-                    let usage = self.base | *self.counter;
-                    let mut k = 1;
-                    let mut prev = 0;
-                    if h & 16 != 0 {
-                        prev = g(k);
-                        k += 1;
-                    }
-                    // A push inside a run takes the last timestamp of the thread.
-                    let ts = if h & 32 != 0 {
-                        let t = g(k);
-                        k += 1;
-                        Some(t)
-                    } else {
-                        None
-                    };
-                    let ts = ts.unwrap_or(*self.last_ts);
-                    enc.push_varints(tag::PUSH, Some(ts), &[usage, prev, hi, 0, 0, 0]);
-                    k
-                }
-                2 => {
-                    *self.counter += 1;
-                    let usage = self.base | *self.counter;
-                    let x = g(3);
-                    enc.push_varints(
-                        tag::PUSH,
-                        Some(g(2)),
-                        &[usage, g(1), hi, 1, x & 0xFFFF_FFFF, x >> 32],
-                    );
-                    4
-                }
-                3 => {
-                    enc.push_varints(tag::RUN_BEGIN, Some(g(2)), &[g(1), hi]);
-                    3
-                }
-                4 => {
-                    enc.push_varints(tag::RUN_END, Some(h >> 4), &[]);
-                    1
-                }
-                5 => {
-                    enc.push_varints(tag::CANCEL, Some(g(2)), &[g(1)]);
-                    3
-                }
-                6 => {
-                    enc.push_varints(tag::REINIT, Some(g(2)), &[g(1)]);
-                    3
-                }
-                7 => {
-                    enc.push_varints(tag::JOIN_BEGIN, Some(g(2)), &[g(1)]);
-                    3
-                }
-                8 => {
-                    enc.push_varints(tag::JOIN_END, Some(h >> 4), &[]);
-                    1
-                }
-                9 => {
-                    enc.push_varints(tag::SITE, None, &[g(1), hi]);
-                    2
-                }
-                10 => {
-                    enc.push_varints(tag::WORKER, None, &[g(1), hi, g(2)]);
-                    3
-                }
-                _ => {
-                    // Unknown: the buffer is corrupt; stop here.
-                    self.i = ev.len();
-                    return false;
-                }
-            };
-            if let Some(t) = enc.time_range().map(|r| r.1) {
-                *self.last_ts = t;
-            }
-            self.i = i + len;
-            if self.i >= ev.len() {
-                return false;
-            }
-        }
-        true
-    }
 }

@@ -395,12 +395,42 @@ impl Jni {
         !self.check_clear()
     }
 
-    /// Copies `out.len()` elements of a `long[]` starting at 0 (GetLongArrayRegion).
-    pub fn get_long_array_region(self, a: jobject, out: &mut [i64]) -> bool {
-        let f = jfn!(self, 204, fn(jobject, jint, jint, *mut jlong) -> ());
-        // SAFETY: valid env; `a` is a long[] of at least out.len() elements (checked by
-        // the JVM, which raises an exception otherwise); `out` is writable for its length.
-        unsafe { f(self.0, a, 0, out.len() as jint, out.as_mut_ptr()) };
-        !self.check_clear()
+    /// Lets `f` read the first `n` elements of a `long[]` as little-endian bytes, in
+    /// place (Get/ReleasePrimitiveArrayCritical: no copy; `f` must be short and must
+    /// not call JNI or wait for Java threads, the GC is held off meanwhile). None if
+    /// the array is shorter than `n` or cannot be pinned.
+    pub fn with_long_array_bytes<R>(
+        self,
+        a: jobject,
+        n: usize,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Option<R> {
+        let len = jfn!(self, 171, fn(jobject) -> jint);
+        // SAFETY: valid env; `a` is a live array reference (FjProbe passes its long[]).
+        let have = unsafe { len(self.0, a) };
+        if self.check_clear() || have < 0 || (have as usize) < n {
+            return None;
+        }
+        let get = jfn!(self, 222, fn(jobject, *mut jboolean) -> *mut c_void);
+        let release = jfn!(self, 223, fn(jobject, *mut c_void, jint) -> ());
+        // SAFETY: valid env and array; the returned pointer stays valid until released.
+        let p = unsafe { get(self.0, a, std::ptr::null_mut()) };
+        if p.is_null() {
+            self.check_clear();
+            return None;
+        }
+        let r = if cfg!(target_endian = "little") {
+            // SAFETY: `p` points to at least `n` jlongs (length checked above), pinned
+            // until the release below; read as n * 8 bytes, native order = little-endian.
+            f(unsafe { std::slice::from_raw_parts(p as *const u8, n * 8) })
+        } else {
+            // SAFETY: as above, read as `n` aligned jlongs.
+            let words = unsafe { std::slice::from_raw_parts(p as *const jlong, n) };
+            let le: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            f(&le)
+        };
+        // SAFETY: `p` came from GetPrimitiveArrayCritical on `a`; JNI_ABORT (2): nothing to copy back.
+        unsafe { release(self.0, a, p, 2) };
+        Some(r)
     }
 }

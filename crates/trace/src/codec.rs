@@ -35,6 +35,7 @@ pub(crate) mod tag {
     pub const FJ_JOIN_END: u8 = 33;
     pub const FJ_SITE: u8 = 34;
     pub const FJ_WORKER: u8 = 35;
+    pub const FJ_EVENTS: u8 = 36;
     pub const GC_START: u8 = 40;
     pub const GC_END: u8 = 41;
     pub const SAMPLE: u8 = 42;
@@ -55,18 +56,6 @@ pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
         v >>= 7;
     }
     out.push(v as u8);
-}
-
-/// Writes `v` as a varint at the start of `out` (at least 10 bytes); returns its length.
-fn write_varint(out: &mut [u8], mut v: u64) -> usize {
-    let mut i = 0;
-    while v >= 0x80 {
-        out[i] = (v as u8) | 0x80;
-        v >>= 7;
-        i += 1;
-    }
-    out[i] = v as u8;
-    i + 1
 }
 
 fn varint_len(v: u64) -> usize {
@@ -187,58 +176,16 @@ impl BlockEncoder {
         self.records += 1;
     }
 
-    /// Appends a record whose payload is a list of varints, without building a
-    /// [`Record`] (the fork-join batch encoder, crates/agent/src/forkjoin.rs). The caller
-    /// is responsible for `tag` and the fields matching the record's layout (a `u8`
-    /// field below 128 encodes the same as a varint).
-    pub fn push_varints(&mut self, tag: u8, ts: Option<u64>, fields: &[u64]) {
-        // One call per fork-join event: the record is put together on the stack and
-        // appended with one copy. With at most MAX_FAST_FIELDS fields the payload is
-        // shorter than 128 bytes, so its length is one byte, written last.
-        const MAX_FAST_FIELDS: usize = 12;
-        if fields.len() > MAX_FAST_FIELDS {
-            return self.push_varints_slow(tag, ts, fields);
-        }
-        let mut rec = [0u8; 1 + 10 + 1 + 10 * MAX_FAST_FIELDS];
-        let mut n = 1;
-        match ts {
-            Some(ts) => {
-                rec[0] = tag | HAS_TS;
-                n += write_varint(&mut rec[n..], zigzag(ts.wrapping_sub(self.last_ts) as i64));
-                self.last_ts = ts;
-                if self.first_ts.is_none() {
-                    self.first_ts = Some(ts);
-                }
-            }
-            None => rec[0] = tag,
-        }
-        let len_at = n;
-        n += 1;
-        for &f in fields {
-            n += write_varint(&mut rec[n..], f);
-        }
-        rec[len_at] = (n - len_at - 1) as u8;
-        self.buf.extend_from_slice(&rec[..n]);
-        self.records += 1;
-    }
-
-    fn push_varints_slow(&mut self, tag: u8, ts: Option<u64>, fields: &[u64]) {
-        match ts {
-            Some(ts) => {
-                self.buf.push(tag | HAS_TS);
-                put_varint(&mut self.buf, zigzag(ts.wrapping_sub(self.last_ts) as i64));
-                self.last_ts = ts;
-                if self.first_ts.is_none() {
-                    self.first_ts = Some(ts);
-                }
-            }
-            None => self.buf.push(tag),
-        }
-        let len: usize = fields.iter().map(|&f| varint_len(f)).sum();
-        put_varint(&mut self.buf, len as u64);
-        for &f in fields {
-            put_varint(&mut self.buf, f);
-        }
+    /// Appends a batch of fork-join events of buffer `index` (tag 36): `words`
+    /// are the agent's event words, little-endian (crate::fjevents has the layout).
+    pub fn push_fj_events(&mut self, index: u32, words: &[u8]) {
+        self.buf.push(tag::FJ_EVENTS);
+        put_varint(
+            &mut self.buf,
+            (varint_len(index as u64) + words.len()) as u64,
+        );
+        put_varint(&mut self.buf, index as u64);
+        self.buf.extend_from_slice(words);
         self.records += 1;
     }
 

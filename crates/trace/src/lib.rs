@@ -7,6 +7,7 @@
 //! `docs/trace-format.md`; keep the two in step.
 
 mod codec;
+pub mod fjevents;
 mod reader;
 mod record;
 

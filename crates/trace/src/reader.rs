@@ -9,6 +9,7 @@ use std::fmt;
 use std::path::Path;
 
 use crate::codec::{checksum, tag, unzigzag, FORMAT_VERSION, HAS_TS, MAGIC};
+use crate::fjevents::FjEventDecoder;
 use crate::record::{LossReason, ProbeKind, Record, ThreadIndex};
 use crate::{header_keys, Header};
 
@@ -193,6 +194,7 @@ pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
     let mut records = Vec::new();
     let mut truncated = false;
     let mut unknown = 0u64;
+    let mut fj = FjEventDecoder::default();
     let mut pos = hend;
     while pos < bytes.len() {
         if bytes.len() - pos < 8 {
@@ -225,7 +227,7 @@ pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
                 what: "block checksum mismatch".into(),
             });
         }
-        decode_block(payload, start, &mut records, &mut unknown)?;
+        decode_block(payload, start, &mut records, &mut unknown, &mut fj)?;
         pos = end;
     }
 
@@ -296,6 +298,7 @@ fn decode_block(
     base: usize,
     out: &mut Vec<(ThreadIndex, Record)>,
     unknown: &mut u64,
+    fj: &mut FjEventDecoder,
 ) -> Result<(), TraceError> {
     let mut c = Cursor {
         bytes: payload,
@@ -320,6 +323,13 @@ fn decode_block(
             pos: 0,
             base: base + c.pos - len,
         };
+        if t & !HAS_TS == tag::FJ_EVENTS {
+            let index = b.u32v()?;
+            let at = b.base + b.pos;
+            fj.decode(thread, index, &body[b.pos..], out)
+                .map_err(|what| TraceError::Corrupt { offset: at, what })?;
+            continue;
+        }
         match decode_record(t & !HAS_TS, ts, &mut b)? {
             Some(r) => out.push((thread, r)),
             None => *unknown += 1,

@@ -353,3 +353,128 @@ fn fork_join_records_round_trip() {
     let t = round_trip(&header(), &[], &recs[1..2]);
     assert_eq!(t.records[0].1.ts(), Some(10_000 - 5_000));
 }
+
+fn words(ev: &[u64]) -> Vec<u8> {
+    ev.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// A fork-join event batch (tag 36, the agent's FjProbe buffer as it is) decodes
+/// into the records 27–35; usage ids are counted per buffer across its batches.
+#[test]
+fn fork_join_event_batches_decode_into_records() {
+    use weft_trace::fjevents::kind::*;
+    let index = 3u32;
+    let id = |n: u64| (index as u64) << 40 | n;
+    // Batch 1: a worker, an external submission, its run with a fork inside (no ts
+    // of its own: the run's), a site, a join that waits, the run's end.
+    let b1 = [
+        WORKER | 5 << 8,
+        77,
+        2,
+        EXTERNAL | 6 << 8,
+        0,
+        10_000,
+        0xffff_ffff | 77 << 32,
+        RUN_BEGIN | 6 << 8,
+        id(1),
+        10_002,
+        PUSH | 6 << 8,
+        SITE | 12 << 8,
+        id(2),
+        JOIN_BEGIN,
+        id(2),
+        10_003,
+        10_004 << 4 | JOIN_END,
+        10_005 << 4 | RUN_END,
+    ];
+    // Batch 2: a fork outside any run (own ts) of a reused object (prev), a direct
+    // execution, a cancel and a reinitialize.
+    let b2 = [
+        PUSH | F_PREV | F_TS | 6 << 8,
+        id(2),
+        10_006,
+        RUN_BEGIN | 7 << 8,
+        0,
+        10_007,
+        10_008 << 4 | RUN_END,
+        CANCEL,
+        id(3),
+        10_009,
+        REINIT,
+        0,
+        10_010,
+    ];
+    let mut file = encode_file_header(&identity_clock());
+    let mut t = BlockEncoder::new(4, 256);
+    t.push_fj_events(index, &words(&b1));
+    file.extend(t.take_block());
+    t.push_fj_events(index, &words(&b2));
+    file.extend(t.take_block());
+    let trace = read_trace_bytes(&file).expect("reads");
+    let got: Vec<Record> = trace.records.iter().map(|(_, r)| r.clone()).collect();
+    let push = |ts, usage, prev, external, ident, pool| Record::FjPush {
+        ts,
+        usage,
+        prev,
+        class_id: 6,
+        external,
+        ident,
+        pool,
+    };
+    let want = vec![
+        Record::FjWorker {
+            pool: 77,
+            class_id: 5,
+            parallelism: 2,
+        },
+        push(10_000, id(1), 0, true, 0xffff_ffff, 77),
+        Record::FjRunBegin {
+            ts: 10_002,
+            usage: id(1),
+            class_id: 6,
+        },
+        push(10_002, id(2), 0, false, 0, 0),
+        Record::FjSite {
+            usage: id(2),
+            site: 12,
+        },
+        Record::FjJoinBegin {
+            ts: 10_003,
+            usage: id(2),
+        },
+        Record::FjJoinEnd { ts: 10_004 },
+        Record::FjRunEnd { ts: 10_005 },
+        push(10_006, id(3), id(2), false, 0, 0),
+        Record::FjRunBegin {
+            ts: 10_007,
+            usage: 0,
+            class_id: 7,
+        },
+        Record::FjRunEnd { ts: 10_008 },
+        Record::FjCancel {
+            ts: 10_009,
+            usage: id(3),
+        },
+        Record::FjReinit {
+            ts: 10_010,
+            usage: 0,
+        },
+    ];
+    assert_eq!(got, want);
+    assert!(trace.records.iter().all(|(th, _)| *th == 4));
+
+    // Malformed batches are corruption, never a panic: an unknown kind, an event
+    // cut short, bytes that are not whole words.
+    for bad in [words(&[11]), words(&[RUN_BEGIN, 1]), vec![1u8, 0, 0]] {
+        let mut file = encode_file_header(&identity_clock());
+        let mut t = BlockEncoder::new(4, 256);
+        t.push_fj_events(index, &bad);
+        file.extend(t.take_block());
+        t.push(&Record::End { ts: 1 });
+        file.extend(t.take_block());
+        assert!(matches!(
+            read_trace_bytes(&file),
+            Err(TraceError::Corrupt { .. })
+        ));
+    }
+}

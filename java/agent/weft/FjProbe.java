@@ -12,13 +12,15 @@ import java.util.concurrent.ForkJoinWorkerThread;
  * {@link Probe#enter}): {@link #fork}, {@link #exec}/{@link #execEnd},
  * {@link #cancelEnd}, {@link #reinit}, {@link #join}/{@link #joinEnd}, {@link #submit}.
  * Events go into a per-thread {@code long[]} (no JNI, no allocation, no atomics)
- * that is handed to the agent in batches of ~8k longs.
+ * that is handed to the agent in batches of ~8k longs, and copied into the trace as
+ * it is: the layout below is part of the trace format (record tag 36,
+ * crates/trace/src/fjevents.rs decodes it).
  *
  * <p>Per-object state lives in a field the agent adds to ForkJoinTask at load,
  * {@code public transient long weft$u}: {@code usage << 2 | FORKED} (bit 1 unused).
  * A worker thread's buffer lives in {@code ForkJoinWorkerThread.weft$b}, other
  * threads' in a ThreadLocal. Usage ids are {@code thread << 40 | counter}: the
- * decoder (crates/agent/src/forkjoin.rs) recomputes them from the push order, so a
+ * decoder recomputes them from the push order, so a
  * push does not store its id.
  */
 public final class FjProbe {
