@@ -14,7 +14,8 @@
 //! Edges are built by [`crate::tasks::analyze_tasks`], which owns the identities of
 //! the executions; this module defines them and resolves the joins.
 
-use std::collections::HashMap;
+// Fx: the maps here are keyed by ids and hold one entry per task.
+use rustc_hash::FxHashMap as HashMap;
 
 use weft_trace::{Record, ThreadIndex};
 
@@ -120,7 +121,7 @@ pub fn resolve_joins<'a>(
     out: &mut Edges,
 ) {
     // identity -> executions, in begin order.
-    let mut by_ident: HashMap<Ident, Vec<usize>> = HashMap::new();
+    let mut by_ident: HashMap<Ident, Vec<usize>> = HashMap::default();
     let mut order: Vec<usize> = (0..execs.len()).collect();
     order.sort_by_key(|&i| (execs[i].begin_ns, i));
     for &i in &order {
@@ -132,7 +133,7 @@ pub fn resolve_joins<'a>(
         }
     }
     // Completions: target -> (time, thread), in time order.
-    let mut completions: HashMap<Ident, Vec<(u64, ThreadIndex)>> = HashMap::new();
+    let mut completions: HashMap<Ident, Vec<(u64, ThreadIndex)>> = HashMap::default();
     for (thread, recs) in records.clone() {
         for r in recs {
             if let Record::JoinBegin {

@@ -5,7 +5,11 @@
 //! executions of unforked objects are transparent), nesting depth, and per
 //! computation (root usage) its tree, work, span and parallelism.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+// Fx: the maps here are keyed by ids and hold one entry per task (SipHash was a
+// third of the report time on a million tasks).
+use rustc_hash::FxHashMap as HashMap;
 
 use weft_trace::{Record, ThreadIndex, Trace, GLOBAL_THREAD};
 
@@ -227,14 +231,14 @@ fn usage_frame(stack: &mut [Frame]) -> Option<&mut Frame> {
 
 pub fn analyze(trace: &Trace, model: &Model) -> ForkJoinAnalysis {
     let mut out = ForkJoinAnalysis::default();
-    let mut usages: HashMap<u64, Usage> = HashMap::new();
+    let mut usages: HashMap<u64, Usage> = HashMap::default();
     let mut order: Vec<u64> = Vec::new();
-    let mut sites: HashMap<u64, u32> = HashMap::new();
-    let mut worker_pool: HashMap<ThreadIndex, (u32, u32, u32)> = HashMap::new();
-    let mut stacks: HashMap<ThreadIndex, Vec<Frame>> = HashMap::new();
+    let mut sites: HashMap<u64, u32> = HashMap::default();
+    let mut worker_pool: HashMap<ThreadIndex, (u32, u32, u32)> = HashMap::default();
+    let mut stacks: HashMap<ThreadIndex, Vec<Frame>> = HashMap::default();
     // Joins outside any run, per thread: (begin, nested time, usage).
-    let mut base_joins: HashMap<ThreadIndex, Vec<(u64, u64, u64)>> = HashMap::new();
-    let mut strands: HashMap<u64, Vec<(u64, u64, bool)>> = HashMap::new();
+    let mut base_joins: HashMap<ThreadIndex, Vec<(u64, u64, u64)>> = HashMap::default();
+    let mut strands: HashMap<u64, Vec<(u64, u64, bool)>> = HashMap::default();
     let mut threads: BTreeMap<ThreadIndex, FjThread> = BTreeMap::new();
     let mut cancels: Vec<u64> = Vec::new();
     let mut runs: Vec<(u64, ThreadIndex, u64, u64, u64)> = Vec::new();
@@ -447,7 +451,7 @@ pub fn analyze(trace: &Trace, model: &Model) -> ForkJoinAnalysis {
     }
 
     // Trees.
-    let mut children: HashMap<u64, Vec<u64>> = HashMap::new();
+    let mut children: HashMap<u64, Vec<u64>> = HashMap::default();
     let mut roots: Vec<u64> = Vec::new();
     for id in &order {
         let u = &usages[id];
@@ -462,7 +466,7 @@ pub fn analyze(trace: &Trace, model: &Model) -> ForkJoinAnalysis {
         // self time, a child forked at offset f contributes f + span(child), and a
         // join (or an inline run) of that child at offset o lifts the strand to it.
         let mut stack: Vec<(u64, u32, bool)> = vec![(root, 1, false)];
-        let mut span: HashMap<u64, u64> = HashMap::new();
+        let mut span: HashMap<u64, u64> = HashMap::default();
         let (mut tasks, mut work, mut depth) = (0u64, 0u64, 0u32);
         let (mut begin, mut end) = (u64::MAX, 0u64);
         while let Some((id, d, done)) = stack.pop() {
@@ -483,7 +487,7 @@ pub fn analyze(trace: &Trace, model: &Model) -> ForkJoinAnalysis {
                 begin = begin.min(u.begin_ns);
                 end = end.max(u.end_ns);
             }
-            let mut forked: HashMap<u64, u64> = HashMap::new();
+            let mut forked: HashMap<u64, u64> = HashMap::default();
             let mut extra = 0u64;
             for &(off, c, join) in strands.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
                 if !join {
@@ -628,11 +632,18 @@ pub fn task_view(trace: &Trace, model: &Model) -> Option<(Trace, Model)> {
             "java.util.concurrent.ForkJoinTask$RunnableExecuteAction",
         ]);
     }
+    // By class id: a name lookup per run allocated a String per task.
+    let plumbing: std::collections::HashSet<u32> = model
+        .classes
+        .iter()
+        .filter(|(_, name)| plumbing.contains(name.as_str()))
+        .map(|(id, _)| *id)
+        .collect();
     let synth = |u: u64| -> u32 {
         let h = u.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         0x8000_0000 | ((h >> 33) as u32)
     };
-    let mut ext_ident: HashMap<u64, u32> = HashMap::new();
+    let mut ext_ident: HashMap<u64, u32> = HashMap::default();
     for (_, r) in &trace.records {
         if let Record::FjPush {
             usage,
@@ -646,7 +657,7 @@ pub fn task_view(trace: &Trace, model: &Model) -> Option<(Trace, Model)> {
     }
     let mut per_thread: BTreeMap<ThreadIndex, (Vec<Record>, Vec<Record>)> = BTreeMap::new();
     let mut global: Vec<(ThreadIndex, Record)> = Vec::new();
-    let mut open: HashMap<ThreadIndex, Vec<Option<u32>>> = HashMap::new();
+    let mut open: HashMap<ThreadIndex, Vec<Option<u32>>> = HashMap::default();
     let mut direct = 0u64;
     for (t, r) in &trace.records {
         if *t == GLOBAL_THREAD {
@@ -673,7 +684,7 @@ pub fn task_view(trace: &Trace, model: &Model) -> Option<(Trace, Model)> {
                 class_id,
             } => {
                 let st = open.entry(*t).or_default();
-                if plumbing.contains(model.class_name(*class_id).as_str()) {
+                if plumbing.contains(class_id) {
                     st.push(None);
                     continue;
                 }

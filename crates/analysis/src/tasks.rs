@@ -5,7 +5,10 @@
 //! Input is the [`Model`] and the trace's task records; output is a
 //! [`TaskAnalysis`]. It does no formatting and no CPU/findings work.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+// Fx: the maps here are keyed by ids and hold one entry per task.
+use rustc_hash::FxHashMap as HashMap;
 
 use weft_trace::{ProbeKind, Record, ThreadIndex, Trace, GLOBAL_THREAD};
 
@@ -221,10 +224,10 @@ pub fn analyze_tasks(trace: &Trace, model: &Model) -> TaskAnalysis {
     // Records per thread, in file order.
     let mut per_thread: BTreeMap<ThreadIndex, Vec<&Record>> = BTreeMap::new();
     let mut submits: Vec<SubmitRec> = Vec::new();
-    let mut submit_queues: HashMap<Ident, VecDeque<usize>> = HashMap::new();
+    let mut submit_queues: HashMap<Ident, VecDeque<usize>> = HashMap::default();
     // identity -> (ts, thread, site) of creations and forks
-    let mut created: HashMap<Ident, Vec<(u64, ThreadIndex, u32)>> = HashMap::new();
-    let mut forked: HashMap<Ident, Vec<(u64, ThreadIndex)>> = HashMap::new();
+    let mut created: HashMap<Ident, Vec<(u64, ThreadIndex, u32)>> = HashMap::default();
+    let mut forked: HashMap<Ident, Vec<(u64, ThreadIndex)>> = HashMap::default();
     for (thread, rec) in &trace.records {
         if *thread == GLOBAL_THREAD {
             continue;
@@ -642,7 +645,7 @@ fn happens_before(
     created: &HashMap<Ident, Vec<(u64, ThreadIndex, u32)>>,
 ) -> Edges {
     let mut out = Edges::default();
-    let mut by_thread: HashMap<ThreadIndex, Vec<usize>> = HashMap::new();
+    let mut by_thread: HashMap<ThreadIndex, Vec<usize>> = HashMap::default();
     for (i, e) in execs.iter().enumerate() {
         by_thread.entry(e.thread).or_default().push(i);
     }
