@@ -173,12 +173,15 @@ pub fn run(args: RecordArgs) -> Result<u8, CliError> {
             },
         )
     });
+    // Traces of other JVMs (`<stem>.<pid>.weft`) count if written from now on (less
+    // a second: file times come from a coarse clock); older ones are earlier runs'.
+    let since = std::time::SystemTime::now() - std::time::Duration::from_secs(1);
     let status = launch(&args.command, &agent_arg);
     if let Some(l) = live {
         l.finish();
     }
     let status = status?;
-    report_traces(&output);
+    report_traces(&output, since);
     Ok(exit_code_of(status))
 }
 
@@ -227,11 +230,13 @@ fn exit_code_of(status: std::process::ExitStatus) -> u8 {
     status.signal().map(|s| 128 + s as u8).unwrap_or(1)
 }
 
-/// One line on stderr saying where the trace(s) went.
-fn report_traces(output: &Path) {
-    let mut written = Vec::new();
+/// One line on stderr saying where the trace(s) went. An empty trace (the JVM
+/// exited before the agent's VMInit, e.g. a bad option or a missing module) is
+/// removed and said so.
+fn report_traces(output: &Path, since: std::time::SystemTime) {
+    let mut candidates = Vec::new();
     if output.is_file() {
-        written.push(output.to_path_buf());
+        candidates.push(output.to_path_buf());
     }
     if let (Some(dir), Some(stem)) = (output.parent(), output.file_stem()) {
         let prefix = format!("{}.", stem.to_string_lossy());
@@ -249,12 +254,39 @@ fn report_traces(output: &Path) {
                             })
                     })
                 })
+                .filter(|p| {
+                    std::fs::metadata(p)
+                        .and_then(|m| m.modified())
+                        .is_ok_and(|t| t >= since)
+                })
                 .collect();
             extra.sort();
-            written.extend(extra);
+            candidates.extend(extra);
         }
     }
+    let mut written = Vec::new();
+    let mut empty = 0;
+    for p in candidates {
+        if std::fs::metadata(&p).is_ok_and(|m| m.len() == 0) {
+            let _ = std::fs::remove_file(&p);
+            empty += 1;
+        } else {
+            written.push(p);
+        }
+    }
+    if empty > 0 {
+        eprintln!(
+            "weft: {empty} JVM{} exited before recording started (nothing recorded{})",
+            if empty == 1 { "" } else { "s" },
+            if empty == 1 {
+                "; see its error above"
+            } else {
+                ""
+            }
+        );
+    }
     match written.len() {
+        0 if empty > 0 => {}
         0 => eprintln!(
             "weft: no trace was written to {} (did the command start a JVM?)",
             output.display()

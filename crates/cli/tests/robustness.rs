@@ -161,7 +161,41 @@ fn not_a_trace_is_a_clean_error() {
     let e = scratch_file("empty.weft");
     std::fs::write(&e, b"").unwrap();
     let r = weft_cmd(&["report", e.to_str().unwrap()]);
-    assert_clean_error(&r, "empty file", true, &[]);
+    assert_clean_error(&r, "empty file", true, &["empty"]);
+}
+
+/// A JVM that dies after loading the agent but before VMInit (here: a module that
+/// does not exist, as Spark on a trimmed JDK runtime) leaves no empty trace behind
+/// and weft says why there is none; the JVM's exit code is passed through.
+#[test]
+fn jvm_that_exits_before_vminit_leaves_no_empty_trace() {
+    let out = scratch_file("early-exit.weft");
+    let argv = java_argv("Hello", &[]);
+    let mut args = vec!["record", "-o", out.to_str().unwrap(), "--"];
+    args.push(argv[0].as_str());
+    args.extend(["--add-modules", "weft.no.such.module"]);
+    args.extend(argv[1..].iter().map(String::as_str));
+    let r = {
+        let _serial = serial();
+        weft_cmd(&args)
+    };
+    assert_no_panic(&r, "early exit");
+    assert!(
+        !r.status.success(),
+        "expected the JVM's failure\n{}",
+        r.describe()
+    );
+    assert!(
+        r.stdout.contains("weft.no.such.module") || r.stderr.contains("weft.no.such.module"),
+        "the JVM's own error is shown\n{}",
+        r.describe()
+    );
+    assert!(
+        r.stderr.contains("exited before recording started"),
+        "weft says why there is no trace\n{}",
+        r.describe()
+    );
+    assert!(!out.exists(), "no empty trace is left\n{}", r.describe());
 }
 
 #[test]

@@ -17,8 +17,13 @@ use crate::{header_keys, Header};
 pub enum TraceError {
     Io(String, std::io::Error),
     NotATrace,
+    /// A zero-length file: the JVM exited before the agent wrote the header.
+    Empty,
     UnsupportedVersion(u16),
-    Corrupt { offset: usize, what: String },
+    Corrupt {
+        offset: usize,
+        what: String,
+    },
 }
 
 impl fmt::Display for TraceError {
@@ -26,6 +31,10 @@ impl fmt::Display for TraceError {
         match self {
             TraceError::Io(path, e) => write!(f, "cannot read trace {path}: {e}"),
             TraceError::NotATrace => write!(f, "not a weft trace (bad magic bytes)"),
+            TraceError::Empty => write!(
+                f,
+                "the trace is empty: the JVM exited before the agent started recording"
+            ),
             TraceError::UnsupportedVersion(v) => write!(
                 f,
                 "trace format version {v} is not supported (this weft reads version {FORMAT_VERSION})"
@@ -149,6 +158,9 @@ impl<'a> Cursor<'a> {
 }
 
 pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
+    if bytes.is_empty() {
+        return Err(TraceError::Empty);
+    }
     if bytes.len() < 8 || &bytes[0..8] != MAGIC {
         return Err(TraceError::NotATrace);
     }
