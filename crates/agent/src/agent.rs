@@ -385,13 +385,21 @@ pub fn thread_start_record(jvmti: Jvmti, jni: Jni, thread: jobject) -> Record {
     }
 }
 
-pub fn thread_end_record() -> Record {
+/// This thread's CPU time and context switches so far (at its ThreadStart record).
+pub fn thread_usage() -> (u64, u64, u64) {
     let (_, vcs, ics) = sink::rusage(libc::RUSAGE_THREAD);
+    (clock::thread_cpu_ns(), vcs, ics)
+}
+
+/// The ThreadEnd record: usage since the thread's ThreadStart record.
+pub fn thread_end_record() -> Record {
+    let (cpu, vcs, ics) = thread_usage();
+    let (c0, v0, i0) = sink::with_local(|l| l.usage_at_start).unwrap_or((0, 0, 0));
     Record::ThreadEnd {
         ts: clock::now(),
-        cpu_ns: clock::thread_cpu_ns(),
-        voluntary_cs: vcs,
-        involuntary_cs: ics,
+        cpu_ns: cpu.saturating_sub(c0),
+        voluntary_cs: vcs.saturating_sub(v0),
+        involuntary_cs: ics.saturating_sub(i0),
     }
 }
 

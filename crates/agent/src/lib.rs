@@ -399,7 +399,11 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         sink::emit_global(&sink::calibration());
         sink::emit_global(&sink::sample());
         sink::emit(&agent::thread_start_record(jvmti, jni, thread));
-        sink::with_local(|l| l.started = true);
+        let usage = agent::thread_usage();
+        sink::with_local(|l| {
+            l.started = true;
+            l.usage_at_start = usage;
+        });
         LIVE.store(true, Ordering::SeqCst);
         if !agent::disabled() {
             agent::set_probe_on(jni, true);
@@ -438,6 +442,8 @@ unsafe extern "system" fn on_thread_start(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv
         }
         let r = agent::thread_start_record(jvmti, jni, thread);
         sink::emit(&r);
+        let usage = agent::thread_usage();
+        sink::with_local(|l| l.usage_at_start = usage);
         Ok(())
     })
 }

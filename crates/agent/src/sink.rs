@@ -140,6 +140,10 @@ pub struct Local {
     buf: Arc<Mutex<Buf>>,
     /// A ThreadStart was recorded for this thread.
     pub started: bool,
+    /// CPU ns and voluntary / involuntary context switches of the thread when its
+    /// ThreadStart was recorded: the main thread boots the JVM before VMInit, and
+    /// that time is not part of its recorded lifetime.
+    pub usage_at_start: (u64, u64, u64),
     pub last_created: (u32, u32),
 }
 
@@ -173,6 +177,7 @@ pub fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
                 h.0 = Some(Local {
                     buf,
                     started: false,
+                    usage_at_start: (0, 0, 0),
                     last_created: (0, 0),
                 });
             }

@@ -275,7 +275,6 @@ impl Model {
         }
         m.duration_ns = max_ts.max(m.end_ns.unwrap_or(0));
         m.samples.sort_by_key(|s| s.ts_ns);
-        m.subtract_reused_os_threads();
         // Pair GC starts and ends in time order; an end without a start is ignored,
         // a start without an end lasts to the end of recording.
         gc_events.sort_by_key(|e| e.0);
@@ -304,47 +303,6 @@ impl Model {
     }
 
     /// Name of a class id: its definition, `<none>` for 0, `<unknown class #N>` when undefined.
-    /// A JVM thread attached again to an OS thread that an earlier JVM thread
-    /// used (`DestroyJavaVM` on the launcher's `main` thread) reads that OS
-    /// thread's cumulative CPU time and context switches at its end: subtract
-    /// what the earlier thread had at its own end, or its CPU time exceeds its
-    /// lifetime.
-    fn subtract_reused_os_threads(&mut self) {
-        let mut by_tid: BTreeMap<u32, Vec<ThreadIndex>> = BTreeMap::new();
-        for (i, t) in &self.threads {
-            if let (Some(tid), Some(_)) = (t.os_tid, t.start_ns) {
-                by_tid.entry(tid).or_default().push(*i);
-            }
-        }
-        for idx in by_tid.values_mut() {
-            if idx.len() < 2 {
-                continue;
-            }
-            idx.sort_by_key(|i| self.threads[i].start_ns);
-            // Consecutive users of one OS thread: each subtracts its predecessor's totals.
-            let totals: Vec<_> = idx
-                .iter()
-                .map(|i| {
-                    let t = &self.threads[i];
-                    (t.cpu_ns, t.voluntary_cs, t.involuntary_cs)
-                })
-                .collect();
-            for (k, i) in idx.iter().enumerate().skip(1) {
-                let (pc, pv, pi) = totals[k - 1];
-                let t = self.threads.get_mut(i).expect("thread");
-                if let (Some(c), Some(p)) = (t.cpu_ns, pc) {
-                    t.cpu_ns = Some(c.saturating_sub(p));
-                }
-                if let (Some(c), Some(p)) = (t.voluntary_cs, pv) {
-                    t.voluntary_cs = Some(c.saturating_sub(p));
-                }
-                if let (Some(c), Some(p)) = (t.involuntary_cs, pi) {
-                    t.involuntary_cs = Some(c.saturating_sub(p));
-                }
-            }
-        }
-    }
-
     pub fn class_name(&self, id: u32) -> String {
         match self.classes.get(&id) {
             Some(n) => n.clone(),
@@ -399,7 +357,7 @@ pub fn is_jdk_frame(frame: &str) -> bool {
 #[cfg(test)]
 mod real_app_fixes {
     use super::*;
-    use crate::testutil::{C_THREAD, TB};
+    use crate::testutil::TB;
 
     #[test]
     fn wrapped_method_frames_show_the_method_name() {
@@ -410,36 +368,6 @@ mod real_app_fixes {
         tb.site(7, "edu.rit.pj.ParallelTeamThread.run$weft:119");
         let m = Model::build(&tb.trace());
         assert_eq!(m.sites[&7][0], "edu.rit.pj.ParallelTeamThread.run:119");
-    }
-
-    /// DestroyJavaVM re-attaches the launcher's OS thread: its CPU time is its own, not main's too.
-    #[test]
-    fn a_reused_os_thread_does_not_inherit_cpu_time() {
-        let mut tb = TB::new();
-        tb.start(1, 100, C_THREAD, (0, 0)).thread_end(1, 1_000_000);
-        tb.start(2, 2_000_000, C_THREAD, (0, 0))
-            .thread_end(2, 2_100_000);
-        let mut tr = tb.trace();
-        // Same OS thread for both (the second reads the cumulative CPU of the OS thread).
-        for (_, r) in tr.records.iter_mut() {
-            if let Record::ThreadStart { os_tid, .. } = r {
-                *os_tid = 42;
-            }
-        }
-        let m = Model::build(&tr);
-        let t1 = m
-            .threads
-            .values()
-            .find(|t| t.start_ns == Some(100))
-            .unwrap();
-        let t2 = m
-            .threads
-            .values()
-            .find(|t| t.start_ns == Some(2_000_000))
-            .unwrap();
-        assert_eq!(t1.cpu_ns, Some(500_000));
-        assert_eq!(t2.cpu_ns, Some(1_050_000 - 500_000));
-        assert_eq!(t2.voluntary_cs, Some(0));
     }
 }
 

@@ -380,3 +380,37 @@ fn demo_records_the_sample() {
         );
     }
 }
+
+/// A thread's CPU time is its own since its recorded start: `main` boots the JVM
+/// before the agent's VMInit (tens of ms that are not in its lifetime), and
+/// `DestroyJavaVM` re-attaches main's OS thread.
+#[test]
+fn thread_cpu_time_never_exceeds_its_lifetime() {
+    let trace = scratch_file("hello-cpu.weft");
+    let r = {
+        let _serial = serial();
+        run_recorded(&trace, &[], "Hello", &[])
+    };
+    assert!(r.status.success(), "weft record failed\n{}", r.describe());
+    let j = report_json(&trace);
+    let threads = j["threads"].as_array().expect("threads");
+    let mut checked = 0;
+    for t in threads {
+        let (Some(cpu), Some(s), Some(e)) = (
+            t["cpu_ns"].as_u64(),
+            t["start_ns"].as_u64(),
+            t["end_ns"].as_u64(),
+        ) else {
+            continue;
+        };
+        // 1 ms of slack: thread CPU clock and the trace clock are read apart.
+        assert!(
+            cpu <= e.saturating_sub(s) + 1_000_000,
+            "thread {} used {cpu} ns of CPU in a lifetime of {} ns",
+            t["name"],
+            e.saturating_sub(s)
+        );
+        checked += 1;
+    }
+    assert!(checked >= 1, "no thread with a CPU time: {threads:?}");
+}
