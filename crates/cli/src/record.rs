@@ -123,6 +123,16 @@ fn prepare_output(path: &Path) -> Result<(), CliError> {
             path.display()
         )));
     }
+    // Never truncate or remove a device, FIFO or socket (`-o /dev/null` as root
+    // would delete the device node below).
+    if let Ok(m) = std::fs::metadata(path) {
+        if !m.is_file() {
+            return Err(CliError::new(format!(
+                "cannot write trace to {}: not a regular file",
+                path.display()
+            )));
+        }
+    }
     let parent = path.parent().unwrap_or(Path::new("."));
     if !parent.is_dir() {
         return Err(CliError::new(format!(

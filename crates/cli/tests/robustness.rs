@@ -138,6 +138,26 @@ fn unwritable_output_is_a_clean_error() {
     assert!(!Path::new("/nonexistent/dir/x.weft").exists());
 }
 
+/// `-o` naming a device or FIFO is refused before anything is opened (it is never
+/// truncated or removed: `-o /dev/null` as root must not delete the device node).
+#[test]
+fn output_that_is_not_a_regular_file_is_refused() {
+    let fifo = scratch_file("a-fifo.weft");
+    let _ = std::fs::remove_file(&fifo);
+    let made = command("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let argv = java_argv("Hello", &[]);
+    let mut args = vec!["record", "-o", fifo.to_str().unwrap(), "--"];
+    args.extend(argv.iter().map(String::as_str));
+    let r = weft_cmd(&args);
+    assert_clean_error(&r, "fifo output", true, &["not a regular file"]);
+    let ft = std::fs::symlink_metadata(&fifo)
+        .expect("the FIFO is still there")
+        .file_type();
+    assert!(std::os::unix::fs::FileTypeExt::is_fifo(&ft));
+    let _ = std::fs::remove_file(&fifo);
+}
+
 #[test]
 fn missing_trace_is_a_clean_error() {
     let p = scratch_file("does-not-exist.weft");
@@ -413,4 +433,51 @@ fn thread_cpu_time_never_exceeds_its_lifetime() {
         checked += 1;
     }
     assert!(checked >= 1, "no thread with a CPU time: {threads:?}");
+}
+
+/// A full disk (here: the file-size limit, `ulimit -f`, so that the trace's writes
+/// fail with EFBIG) stops the recording with one message; the program runs to its
+/// end unchanged, and the trace is readable up to the last whole block.
+#[test]
+fn full_disk_stops_recording_and_the_program_goes_on() {
+    let trace = scratch_file("full-disk.weft");
+    let argv = java_argv("fj.Fibonacci", &["32", "10", "2"]);
+    // 64 KiB: a few blocks fit, the fork-join batches of 46,368 tasks do not.
+    let script = format!(
+        "ulimit -f 64; exec \"$0\" record -o {} -- {}",
+        trace.display(),
+        argv.join(" ")
+    );
+    let mut c = command("sh");
+    c.arg("-c").arg(&script).arg(weft());
+    let r = {
+        let _serial = serial();
+        run(c)
+    };
+    assert_no_panic(&r, "full disk");
+    assert!(
+        r.status.success(),
+        "the program must finish\n{}",
+        r.describe()
+    );
+    let t = truth(&r.stdout);
+    assert_eq!(
+        t["forkjoin"]["tasks"],
+        46368,
+        "the program's own result\n{}",
+        r.describe()
+    );
+    let stops: Vec<&str> = r
+        .stderr_lines()
+        .into_iter()
+        .filter(|l| l.contains("recording stopped"))
+        .collect();
+    assert_eq!(stops.len(), 1, "one message\n{}", r.describe());
+    assert!(stops[0].contains("cannot write trace"), "{}", r.describe());
+    let j = report_json(&trace);
+    assert_eq!(
+        j["trace"]["truncated"], true,
+        "flagged truncated: {}",
+        j["trace"]
+    );
 }
