@@ -192,6 +192,16 @@ static PROBES: RwLock<Vec<Arc<ProbeInfo>>> = RwLock::new(Vec::new());
 
 /// Allocates a probe id: bits 24..27 kind code, low 24 bits index.
 pub fn new_probe(kind: ProbeKind, plumbing: Option<&'static PlumbingClass>) -> Option<i32> {
+    new_probe_with_code(kind.code(), plumbing)
+}
+
+/// Dispatch code (bits 24..27 of a probe id, read by weft.Probe) of a parallel-loop
+/// body: an execution recorded whatever the class implements (a plain execution is
+/// recorded only for a Runnable, Callable or ForkJoinTask). Its ProbeDef kind is
+/// Execution.
+pub const LOOP_BODY_CODE: u8 = 9;
+
+pub fn new_probe_with_code(code: u8, plumbing: Option<&'static PlumbingClass>) -> Option<i32> {
     let mut t = PROBES.write().unwrap_or_else(|e| e.into_inner());
     let index = t.len();
     if index >= 1 << 24 {
@@ -201,7 +211,7 @@ pub fn new_probe(kind: ProbeKind, plumbing: Option<&'static PlumbingClass>) -> O
         plumbing,
         fields: OnceLock::new(),
     }));
-    Some(((kind.code() as i32 & 0xF) << 24) | index as i32)
+    Some(((code as i32 & 0xF) << 24) | index as i32)
 }
 
 fn probe(id: i32) -> Option<Arc<ProbeInfo>> {

@@ -46,6 +46,24 @@ const TASK_ROOTS: &[&str] = &[
     "java/util/concurrent/RunnableScheduledFuture",
 ];
 
+/// Parallel-loop libraries whose loop body is a method called once per chunk of
+/// iterations: each call is a task execution (its granularity is the schedule's
+/// chunk size). (ancestor, method, descriptor)
+const LOOP_BODIES: &[(&str, &str, &str)] = &[
+    // Parallel Java (edu.rit.pj): `run(first, last)` of a ParallelForLoop.
+    ("edu/rit/pj/IntegerForLoop", "run", "(II)V"),
+    ("edu/rit/pj/IntegerStrideForLoop", "run", "(III)V"),
+    ("edu/rit/pj/LongForLoop", "run", "(JJ)V"),
+    ("edu/rit/pj/LongStrideForLoop", "run", "(JJJ)V"),
+];
+
+/// Whether `class.method desc` is a parallel-loop body (see [`LOOP_BODIES`]).
+pub fn is_loop_body(hierarchy: &Hierarchy, class: &str, method: &str, desc: &str) -> bool {
+    LOOP_BODIES
+        .iter()
+        .any(|(a, m, d)| method == *m && desc == *d && hierarchy.has_ancestor(class, a))
+}
+
 /// Direct supertypes of every class seen by the hook (a name cache: the hook
 /// runs before supertypes are resolved).
 #[derive(Default)]
@@ -150,8 +168,9 @@ pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Dec
     for m in candidates {
         let bridge = m.access & ACC_BRIDGE != 0;
         let (n, desc) = (m.name.as_str(), m.descriptor.as_str());
+        let loop_body = || is_loop_body(hierarchy, &s.name, n, desc);
         let exec = match n {
-            "run" => desc == "()V" && !bridge,
+            "run" => !bridge && (desc == "()V" || loop_body()),
             // ForkJoinTask executions are recorded by the fork-join probe on doExec
             // (crates/agent/src/forkjoin.rs); only plumbing adapters keep an exec probe.
             "exec" => desc == "()Z" && !bridge && is_plumbing,
@@ -298,5 +317,42 @@ mod tests {
         assert!(skip_class("java/lang/Thread$Builder"));
         assert!(skip_class("weft/Probe"));
         assert!(!skip_class("java/util/concurrent/FutureTask"));
+    }
+
+    #[test]
+    fn parallel_java_loop_bodies_are_tasks() {
+        let mut h = Hierarchy::default();
+        let base = class(
+            "edu/rit/pj/IntegerForLoop",
+            "edu/rit/pj/ParallelForLoop",
+            &[],
+            &[("run", "(II)V", ACC_ABSTRACT | 1)],
+        );
+        h.add(&base);
+        let body = class(
+            "app/Mandel$1$1",
+            "edu/rit/pj/IntegerForLoop",
+            &[],
+            &[
+                ("<init>", "()V", 0),
+                ("run", "(II)V", 1),
+                ("run", "(I)V", 1),
+            ],
+        );
+        h.add(&body);
+        let d = decide(&body, &h, false);
+        let runs: Vec<_> = d.wraps.iter().filter(|w| w.name == "run").collect();
+        assert_eq!(
+            runs.len(),
+            1,
+            "{:?}",
+            d.wraps.iter().map(|w| &w.descriptor).collect::<Vec<_>>()
+        );
+        assert_eq!(runs[0].descriptor, "(II)V");
+        assert_eq!(runs[0].kind, ProbeKind::Execution);
+        // The same method elsewhere is not a loop body.
+        let other = class("app/Other", "java/lang/Object", &[], &[("run", "(II)V", 1)]);
+        h.add(&other);
+        assert!(decide(&other, &h, false).wraps.is_empty());
     }
 }

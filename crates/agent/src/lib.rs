@@ -535,11 +535,17 @@ fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
     }
     let major = agent::JDK_MAJOR.load(Ordering::Relaxed);
     let pl = plumbing::find(major, &summary.name);
-    let decision = {
+    let (decision, loop_bodies) = {
         let mut h = lock(&HIERARCHY);
         let h = h.get_or_insert_with(decide::Hierarchy::default);
         h.add(&summary);
-        decide::decide(&summary, h, pl.is_some())
+        let d = decide::decide(&summary, h, pl.is_some());
+        let loops: Vec<bool> = d
+            .wraps
+            .iter()
+            .map(|w| decide::is_loop_body(h, &summary.name, &w.name, &w.descriptor))
+            .collect();
+        (d, loops)
     };
     let fj_fields = forkjoin::fields(&summary.name);
     if decision.wraps.is_empty() && !decision.creation {
@@ -550,9 +556,11 @@ fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
     }
     let mut wraps = Vec::new();
     let mut kinds = Vec::new();
-    for w in &decision.wraps {
+    for (w, loop_body) in decision.wraps.iter().zip(loop_bodies) {
         let id = if w.kind == forkjoin::KIND {
             forkjoin::new_probe(&w.name)?
+        } else if loop_body {
+            agent::new_probe_with_code(agent::LOOP_BODY_CODE, None)?
         } else {
             agent::new_probe(w.kind, pl)?
         };

@@ -25,6 +25,9 @@ pub enum TaskKind {
     Callable,
     ForkJoin,
     Thread,
+    /// A chunk of a parallel loop (Parallel Java's `IntegerForLoop.run(first, last)`):
+    /// one call of the loop body, as the library's schedule cut it.
+    LoopChunk,
 }
 
 impl TaskKind {
@@ -34,6 +37,7 @@ impl TaskKind {
             TaskKind::Callable => "callable",
             TaskKind::ForkJoin => "forkjoin",
             TaskKind::Thread => "thread",
+            TaskKind::LoopChunk => "loop-chunk",
         }
     }
 }
@@ -172,6 +176,8 @@ enum Method {
     Run,
     Call,
     Exec,
+    /// A parallel-loop body `run(first, last, …)` (crates/agent/src/decide.rs, LOOP_BODIES).
+    LoopBody,
     Unknown,
 }
 
@@ -386,10 +392,11 @@ pub fn analyze_tasks(trace: &Trace, model: &Model) -> TaskAnalysis {
                             continue;
                         }
                     }
-                    let method = match def.map(|d| d.method.as_str()) {
-                        Some("run") => Method::Run,
-                        Some("call") => Method::Call,
-                        Some("exec") => Method::Exec,
+                    let method = match def.map(|d| (d.method.as_str(), d.descriptor.as_str())) {
+                        Some(("run", "()V")) => Method::Run,
+                        Some(("run", _)) => Method::LoopBody,
+                        Some(("call", _)) => Method::Call,
+                        Some(("exec", _)) => Method::Exec,
                         _ => Method::Unknown,
                     };
                     let idx = nodes.len();
@@ -547,6 +554,7 @@ pub fn analyze_tasks(trace: &Trace, model: &Model) -> TaskAnalysis {
             let kind = match n.method {
                 Method::Call => TaskKind::Callable,
                 Method::Exec => TaskKind::ForkJoin,
+                Method::LoopBody => TaskKind::LoopChunk,
                 Method::Run | Method::Unknown => TaskKind::Runnable,
             };
             (obj.0, kind)
@@ -566,7 +574,10 @@ pub fn analyze_tasks(trace: &Trace, model: &Model) -> TaskAnalysis {
         let submit = matched[k].map(|s| &submits[s]);
         let submitted = submit.is_some();
         let parent_is_task = parent.is_some_and(|p| !is_thread_exec_at(&nodes, &kept, p));
-        let (reported, aggregated_into) = if n.is_thread || submitted {
+        // A loop chunk is scheduled work even though nothing submits it: the
+        // library's schedule cut the loop into it (never aggregated, like a submission).
+        let (reported, aggregated_into) = if n.is_thread || submitted || kind == TaskKind::LoopChunk
+        {
             (true, None)
         } else if parent_is_task {
             (false, parent) // R1

@@ -3,7 +3,9 @@
 //! `.ci/run`) on a small image with 2 team threads. The program's output file
 //! must be byte-identical plain and recorded, and the report must make sense
 //! (not truncated, the team threads found as thread executions, no thread
-//! with more CPU than lifetime, no wrapper-renamed method in a site).
+//! with more CPU than lifetime, no wrapper-renamed method in a site), and the
+//! loop chunks must follow the schedule knob (`-Dpj.schedule`): one per row with
+//! `dynamic(1)`, one per thread with `fixed`.
 //! The long runs of all applications are `bench/real/run-all.sh` (docs/real-apps.md).
 //!
 //! Skips (with a printed notice) when `/usr/share/java/pj.jar` is missing.
@@ -15,12 +17,13 @@ use std::path::Path;
 
 const PJ_JAR: &str = "/usr/share/java/pj.jar";
 
-fn pj_argv(out: &Path) -> Vec<String> {
+fn pj_argv(out: &Path, schedule: &str) -> Vec<String> {
     let java = std::env::var("WEFT_TEST_JAVA").unwrap_or_else(|_| "java".into());
+    let schedule = format!("-Dpj.schedule={schedule}");
     [
         java.as_str(),
         "-Dpj.nt=2",
-        "-Dpj.schedule=dynamic(1)",
+        schedule.as_str(),
         "-cp",
         PJ_JAR,
         "edu.rit.smp.fractal.MandelbrotSetSmp",
@@ -63,7 +66,7 @@ fn parallel_java_mandelbrot_is_unchanged_and_sensibly_reported() {
     let trace = scratch_file("pj.weft");
     let _ = std::fs::remove_file(&trace);
 
-    let argv = pj_argv(&plain_out);
+    let argv = pj_argv(&plain_out, "dynamic(1)");
     let mut c = command(&argv[0]);
     c.args(&argv[1..]);
     let plain = run(c);
@@ -73,7 +76,7 @@ fn parallel_java_mandelbrot_is_unchanged_and_sensibly_reported() {
         plain.describe()
     );
 
-    let argv = pj_argv(&rec_out);
+    let argv = pj_argv(&rec_out, "dynamic(1)");
     let mut c = command(weft());
     c.arg("record").arg("-o").arg(&trace).arg("--").args(&argv);
     let rec = run(c);
@@ -146,4 +149,30 @@ fn parallel_java_mandelbrot_is_unchanged_and_sensibly_reported() {
         !text.contains("$weft"),
         "a wrapper-renamed method name leaked into the report"
     );
+    // The loop body's calls are the tasks whose granularity the knob sets.
+    assert_eq!(loop_chunks(&r), 400, "dynamic(1): one chunk per row of 400");
+
+    let fixed_trace = scratch_file("pj-fixed.weft");
+    let _ = std::fs::remove_file(&fixed_trace);
+    let argv = pj_argv(&scratch_file("pj-fixed.pjg"), "fixed");
+    let mut c = command(weft());
+    c.arg("record").arg("-o").arg(&fixed_trace).arg("--").args(&argv);
+    let rec = run(c);
+    assert!(rec.status.success(), "fixed run failed\n{}", rec.describe());
+    let r = report_json(&fixed_trace);
+    assert_eq!(loop_chunks(&r), 2, "fixed: one chunk per team thread");
+}
+
+/// Executions of the program's loop body (kind `loop-chunk`).
+fn loop_chunks(r: &serde_json::Value) -> u64 {
+    r.pointer("/tasks/classes")
+        .and_then(|v| v.as_array())
+        .expect("tasks.classes")
+        .iter()
+        .filter(|c| c["kind"] == "loop-chunk")
+        .map(|c| {
+            assert_eq!(c["class"], "edu.rit.smp.fractal.MandelbrotSetSmp$1$1", "{c}");
+            c["executions"].as_u64().unwrap_or(0) + c["aggregated"].as_u64().unwrap_or(0)
+        })
+        .sum()
 }

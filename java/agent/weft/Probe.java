@@ -21,6 +21,8 @@ public final class Probe {
     /** Future.get / CompletableFuture.join (docs/task-model.md §Edges). */
     private static final int JOIN = 6;
     private static final int LOCK = 7;
+    /** A parallel-loop body (agent::LOOP_BODY_CODE): recorded whatever the class implements. */
+    private static final int LOOP_BODY = 9;
 
     /** What the agent knows of a class: its id, and whether it is JDK plumbing that wraps a task. */
     private static final class ClassInfo {
@@ -94,6 +96,9 @@ public final class Probe {
                         }
                     }
                     break;
+                case LOOP_BODY:
+                    nBegin(probe, classIdOf(self), System.identityHashCode(self), 0, 0);
+                    break;
                 case JOIN:
                     nJoinBegin(probe, classIdOf(self), System.identityHashCode(self));
                     break;
@@ -119,6 +124,7 @@ public final class Probe {
                     }
                     break;
                 case PLUMBING:
+                case LOOP_BODY:
                     nEnd(probe, System.identityHashCode(self));
                     break;
                 case SUBMISSION:
