@@ -312,7 +312,8 @@ pub fn analyze_locks_with(trace: &Trace, model: &Model, interval_ns: u64) -> Loc
                 ident,
             } = rec
             {
-                locks.entry(*id).or_default().def = Some((*kind, class.clone(), *ident));
+                let class = crate::model::java_type_name(class);
+                locks.entry(*id).or_default().def = Some((*kind, class, *ident));
             }
             continue;
         }

@@ -175,7 +175,7 @@ impl Model {
             }
             match rec {
                 Record::ClassDef { id, name } => {
-                    m.classes.insert(*id, name.clone());
+                    m.classes.insert(*id, java_type_name(name));
                 }
                 Record::ProbeDef {
                     id,
@@ -360,6 +360,18 @@ mod real_app_fixes {
     use crate::testutil::TB;
 
     #[test]
+    fn array_classes_read_as_java_types() {
+        assert_eq!(java_type_name("[I"), "int[]");
+        assert_eq!(
+            java_type_name("[[Ljava.lang.String;"),
+            "java.lang.String[][]"
+        );
+        assert_eq!(java_type_name("[Ljava/lang/Object;"), "java.lang.Object[]");
+        assert_eq!(java_type_name("java.lang.Object"), "java.lang.Object");
+        assert_eq!(java_type_name("[Q"), "[Q");
+    }
+
+    #[test]
     fn wrapped_method_frames_show_the_method_name() {
         assert_eq!(unrename_frame("a.B.run$weft:119"), "a.B.run:119");
         assert_eq!(unrename_frame("a.B.run$weft"), "a.B.run");
@@ -369,6 +381,32 @@ mod real_app_fixes {
         let m = Model::build(&tb.trace());
         assert_eq!(m.sites[&7][0], "edu.rit.pj.ParallelTeamThread.run:119");
     }
+}
+
+/// A class name as Java source writes it: `Class.getName()` gives arrays as JVM
+/// descriptors (`[I`, `[Ljava.lang.Object;`), which read as garbage in a report
+/// (a `synchronized (int[])` lock showed as `[I`).
+pub fn java_type_name(name: &str) -> String {
+    let dims = name.bytes().take_while(|&b| b == b'[').count();
+    if dims == 0 {
+        return name.to_string();
+    }
+    let elem = &name[dims..];
+    let base = match elem {
+        "Z" => "boolean",
+        "B" => "byte",
+        "C" => "char",
+        "S" => "short",
+        "I" => "int",
+        "J" => "long",
+        "F" => "float",
+        "D" => "double",
+        _ => match elem.strip_prefix('L').and_then(|e| e.strip_suffix(';')) {
+            Some(c) => c,
+            None => return name.to_string(),
+        },
+    };
+    format!("{}{}", base.replace('/', "."), "[]".repeat(dims))
 }
 
 /// Limits of this run's recording that the agent wrote into the header.

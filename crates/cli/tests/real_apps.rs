@@ -156,7 +156,11 @@ fn parallel_java_mandelbrot_is_unchanged_and_sensibly_reported() {
     let _ = std::fs::remove_file(&fixed_trace);
     let argv = pj_argv(&scratch_file("pj-fixed.pjg"), "fixed");
     let mut c = command(weft());
-    c.arg("record").arg("-o").arg(&fixed_trace).arg("--").args(&argv);
+    c.arg("record")
+        .arg("-o")
+        .arg(&fixed_trace)
+        .arg("--")
+        .args(&argv);
     let rec = run(c);
     assert!(rec.status.success(), "fixed run failed\n{}", rec.describe());
     let r = report_json(&fixed_trace);
@@ -171,7 +175,10 @@ fn loop_chunks(r: &serde_json::Value) -> u64 {
         .iter()
         .filter(|c| c["kind"] == "loop-chunk")
         .map(|c| {
-            assert_eq!(c["class"], "edu.rit.smp.fractal.MandelbrotSetSmp$1$1", "{c}");
+            assert_eq!(
+                c["class"], "edu.rit.smp.fractal.MandelbrotSetSmp$1$1",
+                "{c}"
+            );
             c["executions"].as_u64().unwrap_or(0) + c["aggregated"].as_u64().unwrap_or(0)
         })
         .sum()
