@@ -487,18 +487,21 @@ pub fn analyze(trace: &Trace, model: &Model) -> ForkJoinAnalysis {
                 begin = begin.min(u.begin_ns);
                 end = end.max(u.end_ns);
             }
-            let mut forked: HashMap<u64, u64> = HashMap::default();
+            // A run forks a handful of children: a list beats a map per node.
+            let mut forked: Vec<(u64, u64)> = Vec::new();
+            let fork_offset =
+                |forked: &[(u64, u64)], c: u64| forked.iter().rev().find(|f| f.0 == c).map(|f| f.1);
             let mut extra = 0u64;
             for &(off, c, join) in strands.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
                 if !join {
-                    forked.insert(c, off + extra);
-                } else if let (Some(f), Some(sc)) = (forked.get(&c), span.get(&c)) {
+                    forked.push((c, off + extra));
+                } else if let (Some(f), Some(sc)) = (fork_offset(&forked, c), span.get(&c)) {
                     extra = extra.max((f + sc).saturating_sub(off));
                 }
             }
             let mut s = own + extra;
             for k in kids {
-                s = s.max(forked.get(k).copied().unwrap_or(0) + span[k]);
+                s = s.max(fork_offset(&forked, *k).unwrap_or(0) + span[k]);
             }
             span.insert(id, s);
         }
