@@ -110,6 +110,13 @@ pub fn hooks(w: &Wrap) -> Option<Hooks> {
         class: "weft/FjProbe".into(),
         enter: own(enter),
         exit: own(exit),
+        // Inlined into the program's `compute`, these wrappers push it over C2's
+        // InlineSmallCode (Pi: its recursion is no longer inlined). Marking them
+        // @DontInline was measured once (9 pairs, benchmark sizes): Pi 1.14 -> 1.06,
+        // Heat 1.08 -> 0.97, but Fft 1.14 -> 1.19 and Fibonacci 1.07 -> 1.08 (its
+        // fastest runs 1.00 -> 1.11), within this VM's noise: left off until measured
+        // on a quieter machine (BENCHMARKS.md § Fork-join).
+        dont_inline: false,
     })
 }
 

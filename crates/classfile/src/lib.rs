@@ -116,6 +116,10 @@ pub struct Hooks {
     pub enter: Option<(String, String)>,
     /// (name, descriptor) of the exit hook.
     pub exit: Option<(String, String)>,
+    /// Mark the wrapper `@jdk.internal.vm.annotation.DontInline` (honoured by HotSpot
+    /// for boot and platform classes only): callers then hold one call instead of the
+    /// wrapper's probe calls inlined into them.
+    pub dont_inline: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -357,10 +361,42 @@ pub fn instrument(
                 .iter()
                 .filter(|a| moves_to_wrapper(a.name) || copies_to_wrapper(a.name))
                 .collect();
-            wrappers.u2(1 + carried.len() as u16);
+            let dont_inline = p.req.hooks.as_ref().is_some_and(|h| h.dont_inline);
+            let has_rva = carried
+                .iter()
+                .any(|a| a.name == b"RuntimeVisibleAnnotations");
+            let extra = u16::from(dont_inline && !has_rva);
+            wrappers.u2(1 + carried.len() as u16 + extra);
             wrappers.extend_from_slice(&code);
+            // annotation: type_index u2, num_element_value_pairs u2 (0).
+            let mut dont_inline_ann = Vec::new();
+            if dont_inline {
+                dont_inline_ann.u2(app.utf8(b"Ljdk/internal/vm/annotation/DontInline;")?);
+                dont_inline_ann.u2(0);
+            }
             for a in carried {
-                wrappers.extend_from_slice(&data[a.start..a.end()]);
+                if dont_inline && a.name == b"RuntimeVisibleAnnotations" {
+                    // Append to the method's own annotations: one attribute of a kind.
+                    let body = &data[a.body..a.end()];
+                    let n = u16::from_be_bytes([body[0], body[1]]);
+                    let len = u32::try_from(body.len() + dont_inline_ann.len())
+                        .map_err(|_| Error::overflow("annotations".to_string()))?;
+                    wrappers.extend_from_slice(&data[a.start..a.start + 2]);
+                    wrappers.extend_from_slice(&len.to_be_bytes());
+                    wrappers.u2(n.checked_add(1).ok_or_else(|| {
+                        Error::overflow("65535 annotations on one method".to_string())
+                    })?);
+                    wrappers.extend_from_slice(&body[2..]);
+                    wrappers.extend_from_slice(&dont_inline_ann);
+                } else {
+                    wrappers.extend_from_slice(&data[a.start..a.end()]);
+                }
+            }
+            if extra == 1 {
+                wrappers.u2(app.utf8(b"RuntimeVisibleAnnotations")?);
+                wrappers.extend_from_slice(&(2 + dont_inline_ann.len() as u32).to_be_bytes());
+                wrappers.u2(1);
+                wrappers.extend_from_slice(&dont_inline_ann);
             }
         }
     }

@@ -238,6 +238,7 @@ fn wraps_with_custom_hooks() {
         class: "weft/FjProbe".into(),
         enter: enter.then(|| ("fork".to_string(), "(Ljava/lang/Object;)V".to_string())),
         exit: exit.then(|| ("forkEnd".to_string(), "(Ljava/lang/Object;)V".to_string())),
+        dont_inline: false,
     };
     for (enter, exit) in [(true, false), (false, true), (true, true)] {
         let what = Instrumentation {
@@ -271,4 +272,48 @@ fn wraps_with_custom_hooks() {
         // No probe id is pushed (70000 would be an ldc of an Integer constant).
         assert!(!ops.contains(&0x12) && !ops.contains(&0x13));
     }
+}
+
+/// `dont_inline` gives the wrapper (only) a `@DontInline` in RuntimeVisibleAnnotations.
+#[test]
+fn hooked_wrapper_can_be_marked_dont_inline() {
+    let c = class();
+    let what = Instrumentation {
+        wraps: vec![WrapRequest {
+            name: "m".into(),
+            descriptor: "(J)V".into(),
+            probe_id: 70000,
+            pass_arg0: false,
+            hooks: Some(Hooks {
+                class: "weft/FjProbe".into(),
+                enter: Some(("fork".to_string(), "(Ljava/lang/Object;)V".to_string())),
+                exit: None,
+                dont_inline: true,
+            }),
+        }],
+        constructor_probe: None,
+    };
+    let r = instrument(&c, &what).unwrap();
+    let cf = ClassFile::parse(&r.bytes).unwrap();
+    let ann = |name: &[u8]| {
+        let m = cf.methods.iter().find(|m| m.name == name).unwrap();
+        let rva: Vec<_> = m
+            .attrs
+            .iter()
+            .filter(|a| a.name == b"RuntimeVisibleAnnotations")
+            .collect();
+        assert!(rva.len() <= 1, "one attribute of a kind");
+        rva.first().map(|a| cf.data[a.body..a.end()].to_vec())
+    };
+    let w = ann(b"m").expect("the wrapper is annotated");
+    assert_eq!(u16::from_be_bytes([w[0], w[1]]), 1);
+    let ty = u16::from_be_bytes([w[2], w[3]]);
+    assert_eq!(
+        cf.cp.utf8(ty).unwrap(),
+        b"Ljdk/internal/vm/annotation/DontInline;"
+    );
+    assert!(
+        ann(b"m$weft").is_none(),
+        "the original body is not annotated"
+    );
 }
