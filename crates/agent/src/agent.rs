@@ -436,6 +436,38 @@ fn with_sites<R>(f: impl FnOnce(&mut Sites) -> R) -> R {
     f(g.get_or_insert_with(Sites::default))
 }
 
+/// A frame's string (`pkg.Class.method:line`), formatted once per (method, location).
+fn cached_frame(jvmti: Jvmti, jni: Jni, f: &crate::jvmti::FrameInfo) -> Arc<str> {
+    let key = (f.method as usize, f.location);
+    if let Some(s) = with_sites(|s| s.frames.get(&key).cloned()) {
+        return s;
+    }
+    let s: Arc<str> = frame_string(jvmti, jni, f.method, f.location).into();
+    with_sites(|st| st.frames.insert(key, s.clone()));
+    s
+}
+
+/// The id of a site (its frames, innermost first); a new one is defined in the trace.
+fn intern_site(frames: Vec<Arc<str>>) -> u32 {
+    let (id, new) = with_sites(|s| {
+        let next = s.ids.len() as u32 + 1;
+        match s.ids.get(&frames) {
+            Some(&id) => (id, false),
+            None => {
+                s.ids.insert(frames.clone(), next);
+                (next, true)
+            }
+        }
+    });
+    if new {
+        sink::emit_global(&Record::SiteDef {
+            id,
+            frames: frames.iter().map(|s| s.to_string()).collect(),
+        });
+    }
+    id
+}
+
 /// Frames kept per site.
 const SITE_FRAMES: usize = 4;
 
@@ -522,35 +554,10 @@ pub fn capture_site(jni: Jni, kind: SiteKind, class_id: u32, obj: jobject) -> u3
     }
     let mut out: Vec<Arc<str>> = Vec::with_capacity(keep.len());
     for f in keep {
-        let key = (f.method as usize, f.location);
-        let cached = with_sites(|s| s.frames.get(&key).cloned());
-        let s = match cached {
-            Some(s) => s,
-            None => {
-                let s: Arc<str> = frame_string(jvmti, jni, f.method, f.location).into();
-                with_sites(|st| st.frames.insert(key, s.clone()));
-                s
-            }
-        };
+        let s = cached_frame(jvmti, jni, f);
         out.push(s);
     }
-    let (id, new) = with_sites(|s| {
-        let next = s.ids.len() as u32 + 1;
-        match s.ids.get(&out) {
-            Some(&id) => (id, false),
-            None => {
-                s.ids.insert(out.clone(), next);
-                (next, true)
-            }
-        }
-    });
-    if new {
-        sink::emit_global(&Record::SiteDef {
-            id,
-            frames: out.iter().map(|s| s.to_string()).collect(),
-        });
-    }
-    id
+    intern_site(out)
 }
 
 /// A site id for explicit frames (lock contention sites, docs/locks.md): leading
@@ -564,16 +571,7 @@ pub fn site_for_frames(
 ) -> u32 {
     let mut out: Vec<Arc<str>> = Vec::with_capacity(keep);
     for f in frames {
-        let key = (f.method as usize, f.location);
-        let cached = with_sites(|s| s.frames.get(&key).cloned());
-        let s = match cached {
-            Some(s) => s,
-            None => {
-                let s: Arc<str> = frame_string(jvmti, jni, f.method, f.location).into();
-                with_sites(|st| st.frames.insert(key, s.clone()));
-                s
-            }
-        };
+        let s = cached_frame(jvmti, jni, f);
         if out.is_empty() && skip.iter().any(|p| s.starts_with(p)) {
             continue;
         }
@@ -585,21 +583,5 @@ pub fn site_for_frames(
     if out.is_empty() {
         return 0;
     }
-    let (id, new) = with_sites(|s| {
-        let next = s.ids.len() as u32 + 1;
-        match s.ids.get(&out) {
-            Some(&id) => (id, false),
-            None => {
-                s.ids.insert(out.clone(), next);
-                (next, true)
-            }
-        }
-    });
-    if new {
-        sink::emit_global(&Record::SiteDef {
-            id,
-            frames: out.iter().map(|s| s.to_string()).collect(),
-        });
-    }
-    id
+    intern_site(out)
 }
