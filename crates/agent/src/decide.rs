@@ -58,7 +58,7 @@ const LOOP_BODIES: &[(&str, &str, &str)] = &[
 ];
 
 /// Whether `class.method desc` is a parallel-loop body (see [`LOOP_BODIES`]).
-pub fn is_loop_body(hierarchy: &Hierarchy, class: &str, method: &str, desc: &str) -> bool {
+fn is_loop_body(hierarchy: &Hierarchy, class: &str, method: &str, desc: &str) -> bool {
     LOOP_BODIES
         .iter()
         .any(|(a, m, d)| method == *m && desc == *d && hierarchy.has_ancestor(class, a))
@@ -123,6 +123,9 @@ pub struct Wrap {
     pub descriptor: String,
     pub kind: ProbeKind,
     pub pass_arg0: bool,
+    /// A parallel-loop body ([`LOOP_BODIES`]): an Execution recorded whatever the
+    /// class implements (its probe gets `agent::LOOP_BODY_CODE`).
+    pub loop_body: bool,
 }
 
 #[derive(Debug, Default, PartialEq)]
@@ -168,9 +171,9 @@ pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Dec
     for m in candidates {
         let bridge = m.access & ACC_BRIDGE != 0;
         let (n, desc) = (m.name.as_str(), m.descriptor.as_str());
-        let loop_body = || is_loop_body(hierarchy, &s.name, n, desc);
+        let loop_body = !bridge && is_loop_body(hierarchy, &s.name, n, desc);
         let exec = match n {
-            "run" => !bridge && (desc == "()V" || loop_body()),
+            "run" => !bridge && (desc == "()V" || loop_body),
             // ForkJoinTask executions are recorded by the fork-join probe on doExec
             // (crates/agent/src/forkjoin.rs); only plumbing adapters keep an exec probe.
             "exec" => desc == "()Z" && !bridge && is_plumbing,
@@ -188,6 +191,7 @@ pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Dec
                 descriptor: desc.into(),
                 kind: exec_kind,
                 pass_arg0: false,
+                loop_body,
             });
             continue;
         }
@@ -200,6 +204,7 @@ pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Dec
                 descriptor: desc.into(),
                 kind: ProbeKind::Submission,
                 pass_arg0: true,
+                loop_body: false,
             });
         }
     }
@@ -350,6 +355,7 @@ mod tests {
         );
         assert_eq!(runs[0].descriptor, "(II)V");
         assert_eq!(runs[0].kind, ProbeKind::Execution);
+        assert!(runs[0].loop_body);
         // The same method elsewhere is not a loop body.
         let other = class("app/Other", "java/lang/Object", &[], &[("run", "(II)V", 1)]);
         h.add(&other);

@@ -82,6 +82,7 @@ pub fn wraps(s: &ClassSummary) -> Vec<Wrap> {
                 descriptor: m.descriptor.clone(),
                 kind: KIND,
                 pass_arg0: s.name == FJ_POOL,
+                loop_body: false,
             });
         }
     }

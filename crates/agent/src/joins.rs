@@ -37,6 +37,7 @@ pub fn wraps(s: &ClassSummary) -> Vec<Wrap> {
             descriptor: d.to_string(),
             kind: ProbeKind::Join,
             pass_arg0: false,
+            loop_body: false,
         })
         .collect()
 }

@@ -535,17 +535,11 @@ fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
     }
     let major = agent::JDK_MAJOR.load(Ordering::Relaxed);
     let pl = plumbing::find(major, &summary.name);
-    let (decision, loop_bodies) = {
+    let decision = {
         let mut h = lock(&HIERARCHY);
         let h = h.get_or_insert_with(decide::Hierarchy::default);
         h.add(&summary);
-        let d = decide::decide(&summary, h, pl.is_some());
-        let loops: Vec<bool> = d
-            .wraps
-            .iter()
-            .map(|w| decide::is_loop_body(h, &summary.name, &w.name, &w.descriptor))
-            .collect();
-        (d, loops)
+        decide::decide(&summary, h, pl.is_some())
     };
     let fj_fields = forkjoin::fields(&summary.name);
     if decision.wraps.is_empty() && !decision.creation {
@@ -556,10 +550,10 @@ fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
     }
     let mut wraps = Vec::new();
     let mut kinds = Vec::new();
-    for (w, loop_body) in decision.wraps.iter().zip(loop_bodies) {
+    for w in &decision.wraps {
         let id = if w.kind == forkjoin::KIND {
             forkjoin::new_probe(&w.name)?
-        } else if loop_body {
+        } else if w.loop_body {
             agent::new_probe_with_code(agent::LOOP_BODY_CODE, None)?
         } else {
             agent::new_probe(w.kind, pl)?

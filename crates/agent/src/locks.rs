@@ -80,6 +80,7 @@ pub fn lock_wraps(s: &ClassSummary) -> Vec<Wrap> {
             descriptor: d.to_string(),
             kind: ProbeKind::LockAcquire,
             pass_arg0: *arg0,
+            loop_body: false,
         })
         .collect()
 }
