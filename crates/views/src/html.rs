@@ -397,17 +397,7 @@ fn csp_svg(a: &Analysis, l: &weft_analysis::locks::LockStats, colour: usize) -> 
         .max(0.05);
     let y_of = |c: f64| H - B - (c / max) * (H - B - 12.0);
     let mut s = String::new();
-    let _ = write!(
-        s,
-        "<svg class=\"csp\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\">\
-<line x1=\"{L}\" y1=\"{y0}\" x2=\"{x2}\" y2=\"{y0}\" class=\"axis\"/>\
-<text x=\"{tx}\" y=\"{ty}\" class=\"yl\">{m}</text><text x=\"{tx}\" y=\"{y0}\" class=\"yl\">0%</text>",
-        y0 = H - B,
-        x2 = W - 8.0,
-        tx = L - 4.0,
-        ty = y_of(max) + 4.0,
-        m = pct(max)
-    );
+    svg_chart_open(&mut s, "csp", (W, H, L, B), y_of(max), &pct(max), "0%");
     // Peak interval.
     if l.max_phase_csp > 0.0 {
         let x0 = x_of(l.max_phase_start_ns as f64);
@@ -466,15 +456,13 @@ fn fj_parallelism_svg(a: &Analysis, pool: Option<u32>, target: u32, colour: usiz
         .ceil();
     let y_of = |c: f64| H - B - (c / max) * (H - B - 12.0);
     let mut s = String::new();
-    let _ = write!(
-        s,
-        "<svg class=\"fjp\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\">\
-<line x1=\"{L}\" y1=\"{y0}\" x2=\"{x2}\" y2=\"{y0}\" class=\"axis\"/>\
-<text x=\"{tx}\" y=\"{ty}\" class=\"yl\">{max}</text><text x=\"{tx}\" y=\"{y0}\" class=\"yl\">0</text>",
-        y0 = H - B,
-        x2 = W - 8.0,
-        tx = L - 4.0,
-        ty = y_of(max) + 4.0,
+    svg_chart_open(
+        &mut s,
+        "fjp",
+        (W, H, L, B),
+        y_of(max),
+        &max.to_string(),
+        "0",
     );
     if target > 0 {
         let y = y_of(target as f64);
@@ -922,6 +910,28 @@ pub fn report_html(a: &Analysis, title: &str) -> String {
         "<script type=\"application/json\" id=\"weft-data\">{data}</script>\n<script>\n{JS}\n</script>\n</body></html>\n"
     );
     h
+}
+
+/// Opens a line chart's SVG: the x axis and the y labels of its top (at `top_y`) and
+/// of zero. `(w, h, l, b)`: size, left and bottom margins.
+fn svg_chart_open(
+    s: &mut String,
+    class: &str,
+    (w, h, l, b): (f64, f64, f64, f64),
+    top_y: f64,
+    top: &str,
+    zero: &str,
+) {
+    let _ = write!(
+        s,
+        "<svg class=\"{class}\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\">\
+<line x1=\"{l}\" y1=\"{y0}\" x2=\"{x2}\" y2=\"{y0}\" class=\"axis\"/>\
+<text x=\"{tx}\" y=\"{ty}\" class=\"yl\">{top}</text><text x=\"{tx}\" y=\"{y0}\" class=\"yl\">{zero}</text>",
+        y0 = h - b,
+        x2 = w - 8.0,
+        tx = l - 4.0,
+        ty = top_y + 4.0,
+    );
 }
 
 /// Time labels along an SVG chart's x axis: about six round steps (1, 2, 5 × 10ⁿ ns).
