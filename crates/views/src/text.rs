@@ -9,6 +9,15 @@ use weft_analysis::{human_ns, Analysis, TaskClassStats};
 /// Widest class name column before names are shortened from the left.
 const MAX_CLASS_WIDTH: usize = 48;
 
+/// Width of a class-name column: its longest name, between 5 and MAX_CLASS_WIDTH.
+fn class_column_width<'a>(names: impl Iterator<Item = &'a str>) -> usize {
+    names
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(5)
+        .clamp(5, MAX_CLASS_WIDTH)
+}
+
 fn shorten(s: &str, width: usize) -> String {
     let n = s.chars().count();
     if n <= width {
@@ -102,14 +111,7 @@ pub fn report_text(a: &Analysis) -> String {
     if a.tasks.classes.is_empty() {
         let _ = writeln!(out, "  No task executions.");
     } else {
-        let w = a
-            .tasks
-            .classes
-            .iter()
-            .map(|c| c.class.chars().count())
-            .max()
-            .unwrap_or(5)
-            .clamp(5, MAX_CLASS_WIDTH);
+        let w = class_column_width(a.tasks.classes.iter().map(|c| c.class.as_str()));
         let _ = writeln!(
             out,
             "  {} {} {} {} {} {} {} {} {} top site",
@@ -232,13 +234,7 @@ fn locks_text(out: &mut String, l: &weft_analysis::locks::LockAnalysis) {
     if l.locks.is_empty() {
         let _ = writeln!(out, "  No contended lock.");
     } else {
-        let w = l
-            .locks
-            .iter()
-            .map(|k| k.class.chars().count())
-            .max()
-            .unwrap_or(5)
-            .clamp(5, MAX_CLASS_WIDTH);
+        let w = class_column_width(l.locks.iter().map(|k| k.class.as_str()));
         let _ = writeln!(
             out,
             "  {} {} {} {} {} {} {} site / owners / blocked threads",
