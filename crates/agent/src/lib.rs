@@ -398,12 +398,7 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         init?;
         sink::emit_global(&sink::calibration());
         sink::emit_global(&sink::sample());
-        sink::emit(&agent::thread_start_record(jvmti, jni, thread));
-        let usage = agent::thread_usage();
-        sink::with_local(|l| {
-            l.started = true;
-            l.usage_at_start = usage;
-        });
+        record_thread_start(jvmti, jni, thread);
         LIVE.store(true, Ordering::SeqCst);
         if !agent::disabled() {
             agent::set_probe_on(jni, true);
@@ -429,6 +424,17 @@ unsafe extern "system" fn on_vm_death(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv) {
     })
 }
 
+/// The current thread's ThreadStart record, and its usage so far (its ThreadEnd
+/// reports the usage since then).
+fn record_thread_start(jvmti: Jvmti, jni: Jni, thread: jobject) {
+    sink::emit(&agent::thread_start_record(jvmti, jni, thread));
+    let usage = agent::thread_usage();
+    sink::with_local(|l| {
+        l.started = true;
+        l.usage_at_start = usage;
+    });
+}
+
 unsafe extern "system" fn on_thread_start(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thread: jobject) {
     if !LIVE.load(Ordering::Relaxed) || !sink::recording() {
         return;
@@ -440,10 +446,7 @@ unsafe extern "system" fn on_thread_start(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv
         if sink::with_local(|l| std::mem::replace(&mut l.started, true)) != Some(false) {
             return Ok(()); // already recorded (the main thread at VMInit)
         }
-        let r = agent::thread_start_record(jvmti, jni, thread);
-        sink::emit(&r);
-        let usage = agent::thread_usage();
-        sink::with_local(|l| l.usage_at_start = usage);
+        record_thread_start(jvmti, jni, thread);
         Ok(())
     })
 }
