@@ -12,10 +12,11 @@
 #   --quick    small sizes, 5 runs: checks the harness, numbers meaningless
 # Env: WEFT=path/to/weft (default target/release/weft), JAVA=java, BENCH_OUT=dir.
 #
-# Runs alternate A, B, A, B… For each side: median wall time and median CPU time
-# (user + sys of the whole process tree, from getrusage of the child). Prints a
-# markdown table (ratio of medians, ns added per task = (B − A) / tasks, for wall
-# and CPU), the geometric mean of the wall ratios over the workloads, and the load
+# Runs alternate in pairs A B, B A, A B… For each side: median wall time and median
+# CPU time (user + sys of the whole process tree, from getrusage of the child).
+# Prints a markdown table (ratio of medians, ns added per task = (B − A) / tasks,
+# for wall and CPU), the geometric mean of the wall ratios over the workloads with
+# a 95% bootstrap interval (runs resampled per side and workload), and the load
 # averages before and after (the machine may be shared). Progress goes to stderr.
 # A last column gives the ratio of the fastest run of each side (noise on a shared
 # VM only adds time), with its geometric mean: a second view, not the headline.
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
         --runs) runs="$2"; shift 2 ;;
         --quick) quick=1; shift ;;
         --test-sizes) test_sizes=1; shift ;;
-        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
         -*) echo "forkjoin.sh: unknown option $1" >&2; exit 2 ;;
         *) workloads+=("$1"); shift ;;
     esac
@@ -65,7 +66,7 @@ mkdir -p "$out/classes"
 javac --release 17 -d "$out/classes" $(find "$root/java/workloads/src/weft/workloads/fj" -name '*.java')
 
 exec python3 - "$out" "$runs" "$weft" "${JAVA:-java}" "${workloads[@]}" <<'PY'
-import json, math, os, resource, statistics, subprocess, sys, time
+import json, math, os, random, resource, statistics, subprocess, sys, time
 
 out, runs, weft, java = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 workloads = sys.argv[5:]
@@ -87,7 +88,7 @@ def load():
     return " ".join(open("/proc/loadavg").read().split()[:3])
 
 print(f"load average before: {load()}", file=sys.stderr)
-rows, ratios, min_ratios = [], [], []
+rows, ratios, min_ratios, samples = [], [], [], []
 load_before = load()
 for w in workloads:
     cls, *args = w.split()
@@ -96,20 +97,29 @@ for w in workloads:
     tasks = None
     sa, sb = [], []
     for i in range(runs + 1):
-        wa, ca, so = run(a_argv)
+        # A then B in even pairs, B then A in odd ones: a drift of the machine's
+        # speed within a pair does not always favour the same side.
+        def side_a():
+            return run(a_argv)
+        def side_b():
+            if os.path.exists(trace):
+                os.remove(trace)
+            return run(b_argv)
+        if i % 2 == 0:
+            (wa, ca, so), (wb, cb, _) = side_a(), side_b()
+        else:
+            (wb, cb, _), (wa, ca, so) = side_b(), side_a()
         if tasks is None:
             line = next(l for l in so.splitlines() if l.startswith("WEFT-TRUTH "))
             truth = json.loads(line[len("WEFT-TRUTH "):])
             fj = truth.get("forkjoin", {})
             tasks = fj.get("tasks") or 0
             eff = truth.get("args")
-        if os.path.exists(trace):
-            os.remove(trace)
-        wb, cb, _ = run(b_argv)
         if i > 0:  # the first pair warms the page cache and the JIT's disk files
             sa.append((wa, ca)); sb.append((wb, cb))
         print(f"  {cls} {i}/{runs}: A {wa:.3f}s/{ca:.3f}s cpu  B {wb:.3f}s/{cb:.3f}s cpu",
               file=sys.stderr)
+    samples.append(([x[0] for x in sa], [x[0] for x in sb]))
     ma = statistics.median(x[0] for x in sa); mb = statistics.median(x[0] for x in sb)
     ca = statistics.median(x[1] for x in sa); cb = statistics.median(x[1] for x in sb)
     r = mb / ma
@@ -123,6 +133,20 @@ for w in workloads:
     rows.append(f"| {cls} {' '.join(map(str, eff or args))} | {tasks:,} | {ma:.3f} | {mb:.3f} | "
                 f"{r:.3f} | {per(mb - ma)} | {ca:.3f} | {cb:.3f} | {cb / ca:.3f} | {per(cb - ca)} | {rmin:.3f} |")
 geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+
+# 95% bootstrap interval of the geometric mean: resample each side's runs of each
+# workload with replacement, recompute the ratios of medians and their geometric
+# mean; fixed seed, so the same runs give the same interval.
+rng = random.Random(1)
+def resampled_geo():
+    logs = []
+    for a, b in samples:
+        ra = statistics.median(rng.choices(a, k=len(a)))
+        rb = statistics.median(rng.choices(b, k=len(b)))
+        logs.append(math.log(rb / ra))
+    return math.exp(sum(logs) / len(logs))
+boot = sorted(resampled_geo() for _ in range(2000))
+lo, hi = boot[int(0.025 * len(boot))], boot[int(0.975 * len(boot)) - 1]
 geo_min = math.exp(sum(math.log(r) for r in min_ratios) / len(min_ratios))
 print(f"load average: before {load_before}, after {load()}; {runs} interleaved A/B pairs after 1 warm-up pair, medians")
 print()
@@ -132,5 +156,5 @@ for r in rows:
     print(r)
 print()
 print(f"geometric mean of the wall ratios over {len(ratios)} workloads: {geo:.3f} "
-      f"(of the min-run ratios: {geo_min:.3f})")
+      f"(95% bootstrap interval {lo:.3f}-{hi:.3f}; of the min-run ratios: {geo_min:.3f})")
 PY
