@@ -40,34 +40,61 @@ fn sub_kind(method: &str) -> Option<i32> {
         "doExec" => EXEC,
         "cancel" => CANCEL,
         "reinitialize" => REINIT,
-        "join" | "get" | "quietlyJoin" => JOIN,
+        "awaitDone" | "join" | "get" | "quietlyJoin" => JOIN,
         "externalSubmit" | "poolSubmit" => SUBMIT,
         _ => return None,
     })
 }
 
+/// The slow path of every wait for a task (`join`, `get`, `quietlyJoin`, `invoke`,
+/// `invokeAll`, the pool's `invoke`), entered only while the task is not done:
+/// 17 `awaitDone(ForkJoinPool, boolean, boolean, boolean, long)`, 21
+/// `awaitDone(int, long)`, 25 `awaitDone(boolean, long)` (25's other overload is
+/// the blocking part, called by this one).
+const AWAIT_DONE: &[&str] = &[
+    "(Ljava/util/concurrent/ForkJoinPool;ZZZJ)I",
+    "(IJ)I",
+    "(ZJ)I",
+];
+
+/// The public waits, wrapped instead on a JDK whose `awaitDone` is none of the above.
+const PUBLIC_WAITS: &[(&str, &str)] = &[
+    ("join", "()"),
+    ("get", "()"),
+    ("get", "(JLjava/util/concurrent/TimeUnit;)"),
+    ("quietlyJoin", "()V"),
+];
+
 /// The fork-join wraps of a class (ForkJoinTask and ForkJoinPool only).
 pub fn wraps(s: &ClassSummary) -> Vec<Wrap> {
-    let wanted: &[(&str, &str)] = match s.name.as_str() {
+    let await_done = s.methods.iter().any(|m| {
+        m.name == "awaitDone"
+            && m.access & ACC_STATIC == 0
+            && AWAIT_DONE.contains(&m.descriptor.as_str())
+    });
+    let mut wanted: Vec<(&str, &str)> = match s.name.as_str() {
         // doExec is ()I on 17/21 and ()V on 25: matched by name (prefix "()").
-        FJ_TASK => &[
+        FJ_TASK => vec![
             ("fork", "()"),
             ("doExec", "()"),
             ("cancel", "(Z)Z"),
             ("reinitialize", "()V"),
-            ("join", "()"),
-            ("get", "()"),
-            ("get", "(JLjava/util/concurrent/TimeUnit;)"),
-            ("quietlyJoin", "()V"),
         ],
         // The funnel of every external submission: 17 externalSubmit(ForkJoinTask),
         // 21/25 poolSubmit(boolean, ForkJoinTask) (the first reference argument is passed).
-        FJ_POOL => &[
+        FJ_POOL => vec![
             ("externalSubmit", "(Ljava/util/concurrent/ForkJoinTask;)"),
             ("poolSubmit", "(ZLjava/util/concurrent/ForkJoinTask;)"),
         ],
         _ => return Vec::new(),
     };
+    if s.name == FJ_TASK {
+        if await_done {
+            wanted.extend(AWAIT_DONE.iter().map(|d| ("awaitDone", *d)));
+        } else {
+            wanted.extend_from_slice(PUBLIC_WAITS);
+        }
+    }
     let mut out = Vec::new();
     for m in &s.methods {
         if m.access & ACC_STATIC != 0 {
@@ -111,13 +138,12 @@ pub fn hooks(w: &Wrap) -> Option<Hooks> {
         class: "weft/FjProbe".into(),
         enter: own(enter),
         exit: own(exit),
-        // Inlined into the program's `compute`, these wrappers push it over C2's
-        // InlineSmallCode (Pi: its recursion is no longer inlined). Marking them
-        // @DontInline was measured once (9 pairs, benchmark sizes): Pi 1.14 -> 1.06,
-        // Heat 1.08 -> 0.97, but Fft 1.14 -> 1.19 and Fibonacci 1.07 -> 1.08 (its
-        // fastest runs 1.00 -> 1.11), within this VM's noise: left off until measured
-        // on a quieter machine (BENCHMARKS.md § Fork-join).
-        dont_inline: false,
+        // awaitDone is too big for C2 to inline into `join` (and so into the
+        // program's `compute`); its small wrapper would be, bringing two hook calls
+        // and a handler into every join site. Not inlined, `join` compiles as it
+        // does without weft. The other wrappers stay inlinable: marking them
+        // @DontInline was measured mixed within this VM's noise (BENCHMARKS.md).
+        dont_inline: w.name == "awaitDone",
     })
 }
 

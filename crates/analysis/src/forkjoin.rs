@@ -122,6 +122,16 @@ impl ForkJoinAnalysis {
         self.usages.is_empty() && self.direct_executions == 0
     }
 
+    /// Time the pools' worker threads spent blocked in joins, and running tasks. A
+    /// thread outside the pools waiting for a computation it submitted (`main` in
+    /// `pool.invoke(root)`) is not a task waiting on a task, and is left out.
+    pub fn workers_blocked_and_busy_ns(&self) -> (u64, u64) {
+        self.threads
+            .iter()
+            .filter(|t| t.pool != 0)
+            .fold((0, 0), |(b, r), t| (b + t.join_blocked_ns, r + t.busy_ns))
+    }
+
     /// Load balance of a pool: max busy / mean busy over its threads that ran tasks.
     pub fn load_balance(&self, pool: u32) -> Option<f64> {
         let busy: Vec<u64> = self
@@ -836,6 +846,44 @@ mod tests {
         assert_eq!((c2.work_ns, c2.span_ns), (640, 540));
         let t2 = f.threads.iter().find(|t| t.thread == 2).unwrap();
         assert_eq!(t2.join_blocked_ns, 460);
+    }
+
+    /// A client thread waiting for the computation it submitted is not counted as a
+    /// worker blocked in a join; a worker waiting for a stolen child is.
+    #[test]
+    fn workers_blocked_time_leaves_out_the_submitting_thread() {
+        let mut tb = TB::new();
+        let worker = |pool: u32| Record::FjWorker {
+            pool,
+            class_id: C_WORK,
+            parallelism: 2,
+        };
+        let recs: Vec<(u32, Record)> = vec![
+            // Thread 1 (main) submits root 1 and waits 0..1000 for it.
+            (1, push(1, 0, true)),
+            (1, Record::FjJoinBegin { ts: 0, usage: 1 }),
+            (1, Record::FjJoinEnd { ts: 1000 }),
+            // Worker 2 runs the root, forks 2, waits 300..500 for worker 3's steal.
+            (2, worker(7)),
+            (2, begin(1, 10)),
+            (2, push(2, 20, false)),
+            (2, Record::FjJoinBegin { ts: 300, usage: 2 }),
+            (2, Record::FjJoinEnd { ts: 500 }),
+            (2, Record::FjRunEnd { ts: 900 }),
+            (3, worker(7)),
+            (3, begin(2, 30)),
+            (3, Record::FjRunEnd { ts: 480 }),
+        ];
+        for (t, r) in recs {
+            tb.recs.push((t, r));
+        }
+        let trace = tb.trace();
+        let model = Model::build(&trace);
+        let f = analyze(&trace, &model);
+        let main = f.threads.iter().find(|t| t.thread == 1).unwrap();
+        assert_eq!((main.pool, main.join_blocked_ns), (0, 1000));
+        // Worker 2: 200 blocked; busy 890 - 200 = 690; worker 3: 450.
+        assert_eq!(f.workers_blocked_and_busy_ns(), (200, 690 + 450));
     }
 
     /// Parallelism over time counts threads running tasks; nested runs count once.

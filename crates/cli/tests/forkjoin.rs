@@ -296,7 +296,20 @@ fn two_clients() {
 
 #[test]
 fn invoke_all() {
-    check("InvokeAll", &["300000", "2000", "1"]);
+    let (_, report) = check("InvokeAll", &["300000", "2000", "1"]);
+    // The pool's invoke waits in the same slow path as join and invokeAll
+    // (awaitDone): the submitting thread's wait for the computation is recorded.
+    let threads = report["forkjoin"]["threads"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let main = threads.iter().find(|t| t["name"] == "main");
+    assert!(
+        main.and_then(|t| t["join_blocked_ns"].as_u64())
+            .unwrap_or(0)
+            > 0,
+        "main's wait in pool.invoke not recorded: {threads:?}"
+    );
 }
 
 #[test]

@@ -231,12 +231,11 @@ pub fn findings(f: &ForkJoinAnalysis) -> Vec<String> {
             ));
         }
     }
-    let blocked: u64 = f.threads.iter().map(|t| t.join_blocked_ns).sum();
-    let busy: u64 = f.threads.iter().map(|t| t.busy_ns).sum();
+    let (blocked, busy) = f.workers_blocked_and_busy_ns();
     if busy >= 10_000_000 && blocked * 4 >= busy {
         v.push(format!(
-            "threads spent {} blocked in join/get against {} running tasks: joins wait on tasks \
-             that are still running elsewhere",
+            "worker threads spent {} blocked in join/get against {} running tasks: joins wait on \
+             tasks that are still running elsewhere",
             human_ns(blocked),
             human_ns(busy)
         ));

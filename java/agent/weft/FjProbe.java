@@ -1,13 +1,15 @@
 package weft;
 
-import java.util.ArrayList;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.ForkJoinWorkerThread;
 
 /**
  * The fork-join hot path (docs/forkjoin.md). The wrappers the agent adds to
- * {@code ForkJoinTask.fork/doExec/cancel/reinitialize/join/get/quietlyJoin} and to
+ * {@code ForkJoinTask.fork/doExec/cancel/reinitialize/awaitDone} (awaitDone: the
+ * slow path of every wait, from join, get, quietlyJoin, invoke and invokeAll) and to
  * the pool's submission funnel call the small static hooks below directly (not
  * {@link Probe#enter}): {@link #fork}, {@link #exec}/{@link #execEnd},
  * {@link #cancelEnd}, {@link #reinit}, {@link #join}/{@link #joinEnd}, {@link #submit}.
@@ -65,8 +67,18 @@ public final class FjProbe {
     }
 
     private static final ThreadLocal<Buf> TL = new ThreadLocal<>();
-    private static final ArrayList<Buf> ALL = new ArrayList<>();
-    private static int nextIndex;
+    /** Every live buffer. Lock-free (as is the index counter): a monitor here would be
+     * contended when workers end together, and show in the program's lock report. */
+    private static final ConcurrentLinkedQueue<Buf> ALL = new ConcurrentLinkedQueue<>();
+    private static final AtomicInteger NEXT_INDEX = new AtomicInteger();
+
+    static {
+        // Loads the queue's iterator class now: initialized at the first threadEnd
+        // instead, workers ending together contend on its class-init lock.
+        for (Buf b : ALL) {
+            b.hashCode();
+        }
+    }
 
     /** One thread's event buffer. */
     static final class Buf {
@@ -169,14 +181,9 @@ public final class FjProbe {
     }
 
     private static Buf newBuf(ForkJoinWorkerThread w) {
-        int index;
-        synchronized (ALL) {
-            index = ++nextIndex;
-        }
+        int index = NEXT_INDEX.incrementAndGet();
         Buf b = new Buf(index, nAttach(index));
-        synchronized (ALL) {
-            ALL.add(b);
-        }
+        ALL.add(b);
         if (w != null) {
             ((FjStubWorker) (Object) w).weft$b = b;
             ForkJoinPool p = w.getPool();
@@ -361,7 +368,8 @@ public final class FjProbe {
         check(b);
     }
 
-    /** Entry of {@code join/get/quietlyJoin}: a wait begins if the task is not done. */
+    /** Entry of {@code awaitDone} (or of join/get/quietlyJoin on a JDK without a known
+     * awaitDone): a wait begins if the task is not done. */
     @FjStubDontInline
     public static void join(Object o) {
         if (!Probe.on || !H.OK) return;
@@ -390,7 +398,7 @@ public final class FjProbe {
         }
     }
 
-    /** Exit of {@code join/get/quietlyJoin}. */
+    /** Exit of {@code awaitDone} (or of join/get/quietlyJoin). */
     @FjStubDontInline
     public static void joinEnd(Object o) {
         if (!Probe.on || !H.OK) return;
@@ -437,15 +445,14 @@ public final class FjProbe {
         // Thread.exit() has already cleared the thread's ThreadLocals: find it by owner.
         Thread t = Thread.currentThread();
         Buf b = null;
-        synchronized (ALL) {
-            for (int i = 0; i < ALL.size(); i++) {
-                if (ALL.get(i).owner == t) {
-                    b = ALL.remove(i);
-                    break;
-                }
+        for (Buf x : ALL) {
+            if (x.owner == t) {
+                b = x;
+                break;
             }
         }
         if (b == null) return;
+        ALL.remove(b);
         synchronized (b) {
             b.dead = true;
             b.flush();
@@ -454,11 +461,7 @@ public final class FjProbe {
 
     /** Flushes every thread's buffer (called by the agent at VMDeath, probes off). */
     static void flushAll() {
-        Buf[] bufs;
-        synchronized (ALL) {
-            bufs = ALL.toArray(new Buf[0]);
-        }
-        for (Buf b : bufs) {
+        for (Buf b : ALL.toArray(new Buf[0])) {
             synchronized (b) {
                 b.flush();
             }
