@@ -326,3 +326,85 @@ pub extern "system" fn Java_weft_FjProbe_nFlush(
         Ok(())
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use weft_classfile::MethodSummary;
+
+    fn task_class(methods: &[(&str, &str, u16)]) -> ClassSummary {
+        ClassSummary {
+            name: FJ_TASK.into(),
+            super_name: Some("java/lang/Object".into()),
+            interfaces: Vec::new(),
+            access: ACC_PUBLIC,
+            major: 61,
+            methods: methods
+                .iter()
+                .map(|(n, d, a)| MethodSummary {
+                    name: n.to_string(),
+                    descriptor: d.to_string(),
+                    access: *a,
+                })
+                .collect(),
+        }
+    }
+
+    fn names(w: &[Wrap]) -> Vec<String> {
+        w.iter()
+            .map(|w| format!("{}{}", w.name, w.descriptor))
+            .collect()
+    }
+
+    const COMMON: [(&str, &str, u16); 4] = [
+        ("fork", "()Ljava/util/concurrent/ForkJoinTask;", ACC_PUBLIC),
+        ("doExec", "()I", 0),
+        ("join", "()Ljava/lang/Object;", ACC_PUBLIC),
+        ("get", "()Ljava/lang/Object;", ACC_PUBLIC),
+    ];
+
+    /// With a known awaitDone (here 25's pair of overloads), the wait hooks go on the
+    /// entry overload only, not on join/get, and only that wrapper is @DontInline.
+    #[test]
+    fn waits_are_hooked_on_await_done_when_known() {
+        let mut m = COMMON.to_vec();
+        m.push(("awaitDone", "(ZJ)I", 0x0002));
+        m.push((
+            "awaitDone",
+            "(Ljava/util/concurrent/ForkJoinPool;IZJ)I",
+            0x0002,
+        ));
+        let w = wraps(&task_class(&m));
+        assert_eq!(
+            names(&w),
+            [
+                "fork()Ljava/util/concurrent/ForkJoinTask;",
+                "doExec()I",
+                "awaitDone(ZJ)I"
+            ]
+        );
+        let h: Vec<bool> = w.iter().map(|w| hooks(w).unwrap().dont_inline).collect();
+        assert_eq!(h, [false, false, true]);
+        let await_hooks = hooks(&w[2]).unwrap();
+        assert_eq!(await_hooks.enter.unwrap().0, "join");
+        assert_eq!(await_hooks.exit.unwrap().0, "joinEnd");
+    }
+
+    /// A JDK whose awaitDone has another shape: the public waits are hooked instead.
+    #[test]
+    fn waits_fall_back_to_join_and_get() {
+        let mut m = COMMON.to_vec();
+        m.push(("awaitDone", "(Ljava/lang/Object;)I", 0x0002));
+        let w = wraps(&task_class(&m));
+        assert_eq!(
+            names(&w),
+            [
+                "fork()Ljava/util/concurrent/ForkJoinTask;",
+                "doExec()I",
+                "join()Ljava/lang/Object;",
+                "get()Ljava/lang/Object;"
+            ]
+        );
+        assert!(w.iter().all(|w| !hooks(w).unwrap().dont_inline));
+    }
+}
