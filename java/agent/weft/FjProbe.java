@@ -109,8 +109,12 @@ public final class FjProbe {
         /** Index of the last JoinBegin, and n right after it (-1: none in the buffer). */
         int jpos = -1;
         int jmark = -1;
-        /** The task whose run ended last, and n right after its RunEnd (-1: flushed since). */
+        /** Open joins (depth < 64) whose task runs or ran inline: their JoinBegin
+         * became the run's RunBegin (bit d). */
+        long ji;
+        /** The task whose run ended last, when, and n right after its RunEnd (-1: flushed since). */
         Object lastEnded;
+        long lastEndTs;
         int emark = -1;
         final long handle;
         final Thread owner = Thread.currentThread();
@@ -286,13 +290,19 @@ public final class FjProbe {
             long usage = (u & FORKED) != 0 ? u >>> 2 : 0;
             long[] e = b.ev;
             int i = b.n;
-            long ts;
-            if (i == b.jmark && e[b.jpos + 1] == usage) {
-                // Run inline by the join that just began: same instant.
-                ts = b.lastTs;
-            } else {
-                ts = b.lastTs = System.nanoTime();
+            int jd = b.jd - 1;
+            if (i == b.jmark && usage != 0 && e[b.jpos + 1] == usage && jd >= 0 && jd < 64) {
+                // Run inline by the join that just began (most joins): its JoinBegin
+                // becomes this RunBegin (same layout, same usage, same instant), and
+                // the join records nothing more unless it still waits after the run.
+                e[b.jpos] = E_BEGIN | (b.cls(o) << 8);
+                b.ji |= 1L << jd;
+                b.jpos = -1;
+                b.jmark = -1;
+                b.depth++;
+                return;
             }
+            long ts = b.lastTs = System.nanoTime();
             e[i] = E_BEGIN | (b.cls(o) << 8);
             e[i + 1] = usage;
             e[i + 2] = ts;
@@ -320,6 +330,7 @@ public final class FjProbe {
             b.ev[i] = (ts << 4) | E_END;
             b.n = i + 1;
             b.lastEnded = o;
+            b.lastEndTs = ts;
             b.emark = i + 1;
             if (b.depth > 0) b.depth--;
             check(b);
@@ -408,6 +419,25 @@ public final class FjProbe {
             int d = --b.jd;
             if (d < 64 ? (b.jb & (1L << d)) == 0 : !deep(b.jbx, d)) return;
             int i = b.n;
+            if (d < 64 && (b.ji & (1L << d)) != 0) {
+                b.ji &= ~(1L << d);
+                // Ran its task inline: done when the run ended, nothing to record.
+                if (i == b.emark && b.lastEnded == o) return;
+                // Still waited after the run (a completer with pending children):
+                // a join from the run's end (or the last instant known) to now.
+                long begin = b.lastEnded == o ? b.lastEndTs : b.lastTs;
+                long ts = b.lastTs = System.nanoTime();
+                long[] e = b.ev;
+                e[i] = E_JOINB;
+                e[i + 1] = ((FjStubTask) o).weft$u >>> 2;
+                e[i + 2] = begin;
+                e[i + 3] = (ts << 4) | E_JOINE;
+                b.n = i + 4;
+                b.jpos = -1;
+                b.jmark = -1;
+                check(b);
+                return;
+            }
             int j = b.jpos;
             if (j >= 0 && i == j + 7 && dropInline(b, j)) return;
             long[] e = b.ev;
