@@ -223,11 +223,17 @@ pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Dec
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use weft_classfile::MethodSummary;
 
-    fn class(name: &str, sup: &str, ifs: &[&str], methods: &[(&str, &str, u16)]) -> ClassSummary {
+    /// A class summary for tests (also used by the fork-join wrap tests).
+    pub(crate) fn class(
+        name: &str,
+        sup: &str,
+        ifs: &[&str],
+        methods: &[(&str, &str, u16)],
+    ) -> ClassSummary {
         ClassSummary {
             name: name.into(),
             super_name: Some(sup.into()),

@@ -330,24 +330,8 @@ pub extern "system" fn Java_weft_FjProbe_nFlush(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use weft_classfile::MethodSummary;
-
     fn task_class(methods: &[(&str, &str, u16)]) -> ClassSummary {
-        ClassSummary {
-            name: FJ_TASK.into(),
-            super_name: Some("java/lang/Object".into()),
-            interfaces: Vec::new(),
-            access: ACC_PUBLIC,
-            major: 61,
-            methods: methods
-                .iter()
-                .map(|(n, d, a)| MethodSummary {
-                    name: n.to_string(),
-                    descriptor: d.to_string(),
-                    access: *a,
-                })
-                .collect(),
-        }
+        crate::decide::tests::class(FJ_TASK, "java/lang/Object", &[], methods)
     }
 
     fn names(w: &[Wrap]) -> Vec<String> {
