@@ -191,12 +191,18 @@ impl BlockEncoder {
 
     /// The finished block, framed and checksummed; the encoder starts a new one.
     pub fn take_block(&mut self) -> Vec<u8> {
+        self.take_block_reusing(None)
+    }
+
+    /// [`take_block`](Self::take_block), continuing in `spare` (a written block given
+    /// back, its contents dropped) instead of a new allocation when there is one.
+    pub fn take_block_reusing(&mut self, spare: Option<Vec<u8>>) -> Vec<u8> {
         let payload_len = (self.buf.len() - BLOCK_HEADER) as u32;
         let sum = checksum(&self.buf[BLOCK_HEADER..]);
         self.buf[0..4].copy_from_slice(&payload_len.to_le_bytes());
         self.buf[4..8].copy_from_slice(&sum.to_le_bytes());
-        let cap = self.buf.capacity();
-        let block = std::mem::replace(&mut self.buf, Vec::with_capacity(cap));
+        let next = spare.unwrap_or_else(|| Vec::with_capacity(self.buf.capacity()));
+        let block = std::mem::replace(&mut self.buf, next);
         self.reset();
         block
     }
