@@ -19,6 +19,7 @@ pub mod kind {
     /// `[k | class << 8, prev, ts, ident | pool << 32]`: an external submission.
     pub const EXTERNAL: u64 = 2;
     /// `[k | class << 8, usage, ts]`: a run begins (usage 0: a direct execution).
+    /// The agent writes it for direct executions only (a usage's run: [`RUN`]).
     pub const RUN_BEGIN: u64 = 3;
     /// `[ts << 4 | k]`: the innermost run ends.
     pub const RUN_END: u64 = 4;
@@ -26,7 +27,8 @@ pub mod kind {
     pub const CANCEL: u64 = 5;
     /// `[k, usage, ts]`
     pub const REINIT: u64 = 6;
-    /// `[k, usage, ts]`: a join on a task that was not done begins.
+    /// `[k, usage, ts]`: a join on a task that was not done begins (written by
+    /// earlier agents; now [`JOIN`]).
     pub const JOIN_BEGIN: u64 = 7;
     /// `[ts << 4 | k]`
     pub const JOIN_END: u64 = 8;
@@ -34,6 +36,10 @@ pub mod kind {
     pub const SITE: u64 = 9;
     /// `[k | class << 8, pool, parallelism]`: this thread is a pool worker.
     pub const WORKER: u64 = 10;
+    /// `[ts << 4 | k, usage]`: a run of a usage begins; its class is its push's.
+    pub const RUN: u64 = 11;
+    /// `[ts << 4 | k, usage]`: a join on a task that was not done begins.
+    pub const JOIN: u64 = 12;
     /// Push flags (bits 4..7 of the first word).
     pub const F_PREV: u64 = 16;
     pub const F_TS: u64 = 32;
@@ -45,12 +51,27 @@ struct BufferState {
     pushes: u64,
     /// A push inside a run has no timestamp of its own: it takes the last one.
     last_ts: u64,
+    /// Class of the n-th push at n - 1 (a run's class is its push's).
+    classes: Vec<u32>,
 }
+
+/// Usage ids: `buffer index << 40 | push number`.
+const PUSH_NUMBER_BITS: u32 = 40;
 
 /// Decodes the batches of a whole trace (state per buffer index).
 #[derive(Default)]
 pub(crate) struct FjEventDecoder {
     buffers: HashMap<u32, BufferState>,
+    /// Positions (in the output) of runs whose push was not decoded yet: pushed on
+    /// another thread (a steal) whose block comes later in the file.
+    unresolved: Vec<usize>,
+}
+
+impl BufferState {
+    fn class_of(&self, push_number: u64) -> Option<u32> {
+        let n = usize::try_from(push_number.checked_sub(1)?).ok()?;
+        self.classes.get(n).copied()
+    }
 }
 
 impl FjEventDecoder {
@@ -73,7 +94,7 @@ impl FjEventDecoder {
             .chunks_exact(8)
             .map(|w| u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]))
             .collect();
-        let base = (index as u64) << 40;
+        let base = (index as u64) << PUSH_NUMBER_BITS;
         let st = self.buffers.entry(index).or_default();
         let mut i = 0;
         while i < ev.len() {
@@ -100,6 +121,7 @@ impl FjEventDecoder {
                     } else {
                         st.last_ts
                     };
+                    st.classes.push(hi as u32);
                     let r = Record::FjPush {
                         ts,
                         usage: base | st.pushes,
@@ -113,6 +135,7 @@ impl FjEventDecoder {
                 }
                 kind::EXTERNAL => {
                     st.pushes += 1;
+                    st.classes.push(hi as u32);
                     let x = at(3)?;
                     let r = Record::FjPush {
                         ts: at(2)?,
@@ -132,6 +155,31 @@ impl FjEventDecoder {
                         class_id: hi as u32,
                     };
                     (r, 3)
+                }
+                kind::RUN => {
+                    let usage = at(1)?;
+                    // Class 0 until resolved (its push is in another buffer).
+                    let class_id = if usage >> PUSH_NUMBER_BITS == index as u64 {
+                        st.class_of(usage & ((1 << PUSH_NUMBER_BITS) - 1))
+                    } else {
+                        None
+                    };
+                    if class_id.is_none() {
+                        self.unresolved.push(out.len());
+                    }
+                    let r = Record::FjRunBegin {
+                        ts: h >> 4,
+                        usage,
+                        class_id: class_id.unwrap_or(0),
+                    };
+                    (r, 2)
+                }
+                kind::JOIN => {
+                    let r = Record::FjJoinBegin {
+                        ts: h >> 4,
+                        usage: at(1)?,
+                    };
+                    (r, 2)
                 }
                 kind::RUN_END => (Record::FjRunEnd { ts: h >> 4 }, 1),
                 kind::CANCEL => {
@@ -180,5 +228,28 @@ impl FjEventDecoder {
             i += len;
         }
         Ok(())
+    }
+
+    /// Gives the runs decoded before their push (steals) their push's class, once
+    /// every block is decoded; a run whose push is not in the trace keeps class 0.
+    pub(crate) fn resolve(&mut self, out: &mut [(ThreadIndex, Record)]) {
+        for pos in std::mem::take(&mut self.unresolved) {
+            if let Some((
+                _,
+                Record::FjRunBegin {
+                    usage, class_id, ..
+                },
+            )) = out.get_mut(pos)
+            {
+                let index = (*usage >> PUSH_NUMBER_BITS) as u32;
+                if let Some(c) = self
+                    .buffers
+                    .get(&index)
+                    .and_then(|b| b.class_of(*usage & ((1 << PUSH_NUMBER_BITS) - 1)))
+                {
+                    *class_id = c;
+                }
+            }
+        }
     }
 }

@@ -242,6 +242,7 @@ pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
         decode_block(payload, start, &mut records, &mut unknown, &mut fj)?;
         pos = end;
     }
+    fj.resolve(&mut records);
 
     if !records.iter().any(|(_, r)| matches!(r, Record::End { .. })) {
         truncated = true;

@@ -465,7 +465,12 @@ fn fork_join_event_batches_decode_into_records() {
 
     // Malformed batches are corruption, never a panic: an unknown kind, an event
     // cut short, bytes that are not whole words.
-    for bad in [words(&[11]), words(&[RUN_BEGIN, 1]), vec![1u8, 0, 0]] {
+    for bad in [
+        words(&[13]),
+        words(&[RUN_BEGIN, 1]),
+        words(&[5 << 4 | RUN]),
+        vec![1u8, 0, 0],
+    ] {
         let mut file = encode_file_header(&identity_clock());
         let mut t = BlockEncoder::new(4, 256);
         t.push_fj_events(index, &bad);
@@ -477,4 +482,60 @@ fn fork_join_event_batches_decode_into_records() {
             Err(TraceError::Corrupt { .. })
         ));
     }
+}
+
+/// The two-word run and join events (kinds 11 and 12): a run takes its class from its
+/// push, also when the push is in a block later in the file (a task stolen by the
+/// thread whose block comes first); a run whose push is not in the trace gets class 0.
+#[test]
+fn fork_join_runs_take_their_push_class() {
+    use weft_trace::fjevents::kind::*;
+    let id = |index: u64, n: u64| index << 40 | n;
+    // Buffer 3 (thread 4): forks usage 3:1 (class 6), joins it, runs it inline; then
+    // runs 5:1 (stolen from buffer 5, written later) and 9:1 (never pushed).
+    let b3 = [
+        PUSH | F_TS | 6 << 8,
+        100,
+        110 << 4 | JOIN,
+        id(3, 1),
+        120 << 4 | RUN,
+        id(3, 1),
+        130 << 4 | RUN_END,
+        140 << 4 | RUN,
+        id(5, 1),
+        150 << 4 | RUN_END,
+        160 << 4 | RUN,
+        id(9, 1),
+        170 << 4 | RUN_END,
+    ];
+    // Buffer 5 (thread 6): the push of 5:1 (class 8).
+    let b5 = [PUSH | F_TS | 8 << 8, 90];
+    let mut file = encode_file_header(&identity_clock());
+    for (thread, index, batch) in [(4, 3, &b3[..]), (6, 5, &b5[..])] {
+        let mut t = BlockEncoder::new(thread, 256);
+        t.push_fj_events(index, &words(batch));
+        file.extend(t.take_block());
+    }
+    let trace = read_trace_bytes(&file).expect("reads");
+    let runs: Vec<(u64, u64, u32)> = trace
+        .records
+        .iter()
+        .filter_map(|(_, r)| match r {
+            Record::FjRunBegin {
+                ts,
+                usage,
+                class_id,
+            } => Some((*ts, *usage, *class_id)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        runs,
+        [(120, id(3, 1), 6), (140, id(5, 1), 8), (160, id(9, 1), 0)]
+    );
+    assert!(trace.records.iter().any(|(_, r)| *r
+        == Record::FjJoinBegin {
+            ts: 110,
+            usage: id(3, 1)
+        }));
 }

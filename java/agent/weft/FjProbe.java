@@ -29,14 +29,15 @@ public final class FjProbe {
     // Event kinds in the buffer (low 4 bits of an event's first long).
     static final int E_PUSH = 1;    // [k | flags | cls<<8] [prev if F_PREV] [ts if F_TS]
     static final int E_EXT = 2;     // [k | cls<<8, prev, ts, ident | pool<<32]
-    static final int E_BEGIN = 3;   // [k | cls<<8, usage, ts]
+    static final int E_BEGIN = 3;   // [k | cls<<8, 0, ts]: a direct execution
     static final int E_END = 4;     // [ts<<4 | k]
     static final int E_CANCEL = 5;  // [k, usage, ts]
     static final int E_REINIT = 6;  // [k, usage, ts]
-    static final int E_JOINB = 7;   // [k, usage, ts]
     static final int E_JOINE = 8;   // [ts<<4 | k]
     static final int E_SITE = 9;    // [k | site<<8, usage]
     static final int E_WORKER = 10; // [k | cls<<8, pool, parallelism]
+    static final int E_RUN = 11;    // [ts<<4 | k, usage]: its class is its push's
+    static final int E_JOIN = 12;   // [ts<<4 | k, usage]
     /** Push flags (bits 4..7 of the first long). */
     static final long F_PREV = 16;
     static final long F_TS = 32;
@@ -292,10 +293,11 @@ public final class FjProbe {
             int i = b.n;
             int jd = b.jd - 1;
             if (i == b.jmark && usage != 0 && e[b.jpos + 1] == usage && jd >= 0 && jd < 64) {
-                // Run inline by the join that just began (most joins): its JoinBegin
-                // becomes this RunBegin (same layout, same usage, same instant), and
-                // the join records nothing more unless it still waits after the run.
-                e[b.jpos] = E_BEGIN | (b.cls(o) << 8);
+                // Run inline by the join that just began (most joins): its Join
+                // becomes this Run (same layout, same usage, same instant: only the
+                // kind changes), and the join records nothing more unless it still
+                // waits after the run.
+                e[b.jpos] = (e[b.jpos] & ~15L) | E_RUN;
                 b.ji |= 1L << jd;
                 b.jpos = -1;
                 b.jmark = -1;
@@ -303,10 +305,16 @@ public final class FjProbe {
                 return;
             }
             long ts = b.lastTs = System.nanoTime();
-            e[i] = E_BEGIN | (b.cls(o) << 8);
-            e[i + 1] = usage;
-            e[i + 2] = ts;
-            b.n = i + 3;
+            if (usage != 0) {
+                e[i] = (ts << 4) | E_RUN;
+                e[i + 1] = usage;
+                b.n = i + 2;
+            } else {
+                e[i] = E_BEGIN | (b.cls(o) << 8);
+                e[i + 1] = 0;
+                e[i + 2] = ts;
+                b.n = i + 3;
+            }
             b.depth++;
             check(b);
         } catch (Throwable t) {
@@ -397,12 +405,11 @@ public final class FjProbe {
             long ts = b.lastTs = System.nanoTime();
             long[] e = b.ev;
             int i = b.n;
-            e[i] = E_JOINB;
+            e[i] = (ts << 4) | E_JOIN;
             e[i + 1] = ((FjStubTask) o).weft$u >>> 2;
-            e[i + 2] = ts;
-            b.n = i + 3;
+            b.n = i + 2;
             b.jpos = i;
-            b.jmark = i + 3;
+            b.jmark = i + 2;
             check(b);
         } catch (Throwable t) {
             Probe.fail(t);
@@ -428,18 +435,17 @@ public final class FjProbe {
                 long begin = b.lastEnded == o ? b.lastEndTs : b.lastTs;
                 long ts = b.lastTs = System.nanoTime();
                 long[] e = b.ev;
-                e[i] = E_JOINB;
+                e[i] = (begin << 4) | E_JOIN;
                 e[i + 1] = ((FjStubTask) o).weft$u >>> 2;
-                e[i + 2] = begin;
-                e[i + 3] = (ts << 4) | E_JOINE;
-                b.n = i + 4;
+                e[i + 2] = (ts << 4) | E_JOINE;
+                b.n = i + 3;
                 b.jpos = -1;
                 b.jmark = -1;
                 check(b);
                 return;
             }
             int j = b.jpos;
-            if (j >= 0 && i == j + 7 && dropInline(b, j)) return;
+            if (j >= 0 && i == j + 5 && dropInline(b, j)) return;
             long[] e = b.ev;
             // The join ended by running its task here: it ended when that run did.
             long ts = i == b.emark && b.lastEnded == o ? b.lastTs : (b.lastTs = System.nanoTime());
@@ -454,17 +460,17 @@ public final class FjProbe {
     }
 
     /**
-     * Drops a join that only ran its task inline (JoinBegin, RunBegin of the same usage,
-     * RunEnd): there is no wait to record.
+     * Drops a join that only ran its task inline (Join, Run of the same usage, RunEnd):
+     * there is no wait to record. (Joins nested deeper than 64, which the conversion
+     * in {@link #exec} does not track.)
      */
     private static boolean dropInline(Buf b, int j) {
         long[] e = b.ev;
-        if ((e[j + 3] & 15) != E_BEGIN || e[j + 4] != e[j + 1]) return false;
-        e[j] = e[j + 3];
-        e[j + 1] = e[j + 4];
-        e[j + 2] = e[j + 5];
-        e[j + 3] = e[j + 6];
-        b.n = j + 4;
+        if ((e[j + 2] & 15) != E_RUN || e[j + 3] != e[j + 1]) return false;
+        e[j] = e[j + 2];
+        e[j + 1] = e[j + 3];
+        e[j + 2] = e[j + 4];
+        b.n = j + 3;
         b.jpos = -1;
         b.jmark = -1;
         return true;
