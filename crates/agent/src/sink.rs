@@ -8,8 +8,9 @@
 //! order. The writer is a plain Rust thread, never attached to the JVM.
 //!
 //! Written blocks go back to a small pool that threads take their next block
-//! from: a new block per 64 KB of fork-join events had the application threads
-//! page-faulting fresh heap pages in (~20 ms of CPU per million tasks).
+//! from, instead of a new allocation per block handed over (a block per 64 KB of
+//! fork-join events: the allocator's fresh pages were faulted in by the program's
+//! threads).
 //!
 //! Handing a block over does not wake the writer: it drains the queue every
 //! 50 ms, or when more than [`WAKE_BYTES`] are waiting. A wake-up per block cost
