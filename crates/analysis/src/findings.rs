@@ -239,11 +239,11 @@ fn granularity_findings(
     for e in &tasks.executions {
         if e.reported {
             intervals
-                .entry((e.class.as_str(), e.kind))
+                .entry((&*e.class, e.kind))
                 .or_default()
                 .push((e.begin_ns, e.end_ns));
             if let Some(p) = e.parent.and_then(|p| tasks.executions.get(p)) {
-                hosts.insert((p.class.as_str(), p.kind));
+                hosts.insert((&*p.class, p.kind));
             }
         }
     }
@@ -361,7 +361,7 @@ fn coarse_grained(
         for e in tasks
             .executions
             .iter()
-            .filter(|e| e.reported && e.kind == TaskKind::Thread && e.class == c.class)
+            .filter(|e| e.reported && e.kind == TaskKind::Thread && *e.class == *c.class)
         {
             let t = model.threads.get(&e.thread).and_then(|t| t.cpu_ns)?;
             cpu_ns = cpu_ns.saturating_add(t);

@@ -47,7 +47,8 @@ impl TaskKind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskExecution {
     /// Reported class: the runtime class, or the inner task's class for a plumbing stand-in.
-    pub class: String,
+    /// Shared by the executions of a class (a `String` each cost ~50 MB per million tasks).
+    pub class: std::sync::Arc<str>,
     pub class_id: u32,
     pub kind: TaskKind,
     pub thread: ThreadIndex,
@@ -520,6 +521,7 @@ pub fn analyze_tasks(trace: &Trace, model: &Model) -> TaskAnalysis {
 
     // ---- build executions: class, kind, creation, aggregation ----
     let mut execs: Vec<TaskExecution> = Vec::with_capacity(kept.len());
+    let mut class_names: HashMap<u32, std::sync::Arc<str>> = HashMap::default();
     let mut is_thread_exec: Vec<bool> = Vec::with_capacity(kept.len());
     for (k, &ni) in kept.iter().enumerate() {
         let n = &nodes[ni];
@@ -587,7 +589,10 @@ pub fn analyze_tasks(trace: &Trace, model: &Model) -> TaskAnalysis {
             (true, None) // R2
         };
         execs.push(TaskExecution {
-            class: model.class_name(class_id),
+            class: class_names
+                .entry(class_id)
+                .or_insert_with(|| model.class_name(class_id).into())
+                .clone(),
             class_id,
             kind,
             thread: n.thread,
@@ -767,7 +772,7 @@ fn class_stats(execs: &[TaskExecution]) -> Vec<TaskClassStats> {
         threads: BTreeSet<ThreadIndex>,
         sites: HashMap<SitePair, u64>,
     }
-    let mut by: BTreeMap<(String, TaskKind), Acc> = BTreeMap::new();
+    let mut by: BTreeMap<(std::sync::Arc<str>, TaskKind), Acc> = BTreeMap::new();
     for e in execs {
         let a = by.entry((e.class.clone(), e.kind)).or_default();
         if !e.reported {
@@ -799,7 +804,7 @@ fn class_stats(execs: &[TaskExecution]) -> Vec<TaskClassStats> {
             let mut sites: Vec<(SitePair, u64)> = a.sites.into_iter().collect();
             sites.sort_by(|x, y| y.1.cmp(&x.1).then_with(|| x.0.cmp(&y.0)));
             TaskClassStats {
-                class,
+                class: class.to_string(),
                 kind,
                 executions: a.reported,
                 aggregated: a.aggregated,

@@ -86,11 +86,7 @@ pub fn class_rows(tasks: &TaskAnalysis) -> Vec<u32> {
     tasks
         .executions
         .iter()
-        .map(|e| {
-            by.get(&(e.class.as_str(), e.kind))
-                .copied()
-                .unwrap_or(u32::MAX)
-        })
+        .map(|e| by.get(&(&*e.class, e.kind)).copied().unwrap_or(u32::MAX))
         .collect()
 }
 
@@ -257,7 +253,7 @@ pub fn self_time_stacks(tasks: &TaskAnalysis) -> Vec<(Vec<String>, u64)> {
             (None, Some(c)) => format!("created at {c}"),
             (None, None) => "site not captured".to_string(),
         };
-        *by.entry((e.kind, site, e.class.as_str())).or_default() += e.self_ns;
+        *by.entry((e.kind, site, &*e.class)).or_default() += e.self_ns;
     }
     let mut out: Vec<(Vec<String>, u64)> = by
         .into_iter()

@@ -90,7 +90,7 @@ pub fn chrome_trace(a: &Analysis, submitters: &[Option<ThreadIndex>]) -> String 
             e.thread,
             us(b),
             us(end - b),
-            Value::String(e.class.clone()),
+            Value::String(e.class.to_string()),
             e.kind.as_str(),
             args
         );
