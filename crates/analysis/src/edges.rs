@@ -105,6 +105,32 @@ pub fn innermost_at(
     None
 }
 
+/// The objects each execution stands for, in one list (a `Vec` per execution was
+/// an allocation per task).
+#[derive(Default)]
+pub struct ExecIdents {
+    ids: Vec<Ident>,
+    /// End of execution i's identities in `ids`.
+    ends: Vec<usize>,
+}
+
+impl ExecIdents {
+    /// Appends the identities of the next execution.
+    pub fn push(&mut self, ids: impl IntoIterator<Item = Ident>) {
+        self.ids.extend(ids);
+        self.ends.push(self.ids.len());
+    }
+
+    /// The identities of execution `i` (none if there is no such execution).
+    pub fn of(&self, i: usize) -> &[Ident] {
+        let begin = i
+            .checked_sub(1)
+            .map_or(0, |p| self.ends.get(p).copied().unwrap_or(0));
+        let end = self.ends.get(i).copied().unwrap_or(begin);
+        &self.ids[begin..end]
+    }
+}
+
 /// Resolves the `JoinBegin`/`JoinEnd` pairs of each thread (`records` per thread in
 /// file order) against the executions' identities (`idents[i]`: every object
 /// execution `i` stands for; for a thread execution, its Thread object) and the
@@ -115,17 +141,35 @@ pub fn resolve_joins<'a>(
     records: impl IntoIterator<Item = (ThreadIndex, &'a [&'a Record])> + Clone,
     completion_probes: &std::collections::HashSet<u32>,
     execs: &[TaskExecution],
-    idents: &[Vec<Ident>],
+    idents: &ExecIdents,
     stand_in_completes_late: &[bool],
     per_thread: &HashMap<ThreadIndex, Vec<usize>>,
     out: &mut Edges,
 ) {
+    // Identities that something joins: only these are looked up below (an index of
+    // every execution cost ~100 MB per million fork-join tasks, which join otherwise).
+    let mut joined: std::collections::HashSet<Ident> = std::collections::HashSet::new();
+    for (_, recs) in records.clone() {
+        for r in recs {
+            if let Record::JoinBegin {
+                probe,
+                target_class_id,
+                target_ident,
+                ..
+            } = r
+            {
+                if !completion_probes.contains(probe) {
+                    joined.insert((*target_class_id, *target_ident));
+                }
+            }
+        }
+    }
     // identity -> executions, in begin order.
     let mut by_ident: HashMap<Ident, Vec<usize>> = HashMap::default();
     let mut order: Vec<usize> = (0..execs.len()).collect();
     order.sort_by_key(|&i| (execs[i].begin_ns, i));
     for &i in &order {
-        for id in &idents[i] {
+        for id in idents.of(i).iter().filter(|id| joined.contains(id)) {
             let v = by_ident.entry(*id).or_default();
             if v.last() != Some(&i) {
                 v.push(i);
@@ -230,4 +274,21 @@ pub fn resolve_joins<'a>(
     }
     joins.sort_by_key(|e| (e.to_ns, e.to_thread));
     out.edges.extend(joins);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ExecIdents;
+
+    #[test]
+    fn exec_idents_keep_each_execution_list() {
+        let mut ids = ExecIdents::default();
+        ids.push([(1, 10), (2, 20)]);
+        ids.push([]);
+        ids.push([(3, 30)]);
+        assert_eq!(ids.of(0), [(1, 10), (2, 20)]);
+        assert!(ids.of(1).is_empty());
+        assert_eq!(ids.of(2), [(3, 30)]);
+        assert!(ids.of(3).is_empty());
+    }
 }

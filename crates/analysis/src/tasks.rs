@@ -705,18 +705,20 @@ fn happens_before(
     start_edges.sort_by_key(|e| (e.to_ns, e.to_thread));
     out.edges.extend(submit_edges);
     out.edges.extend(start_edges);
-    let idents: Vec<Vec<Ident>> = kept
-        .iter()
-        .map(|&ni| {
-            let n = &nodes[ni];
-            let mut v = vec![n.obj];
-            if !n.is_thread {
-                v.extend(n.inner);
-                v.extend(n.extra_ids.iter().copied());
-            }
-            v
-        })
-        .collect();
+    let mut idents = edges::ExecIdents::default();
+    for &ni in kept {
+        let n = &nodes[ni];
+        let (inner, extra): (Option<Ident>, &[Ident]) = if n.is_thread {
+            (None, &[])
+        } else {
+            (n.inner, &n.extra_ids)
+        };
+        idents.push(
+            std::iter::once(n.obj)
+                .chain(inner)
+                .chain(extra.iter().copied()),
+        );
+    }
     let late: Vec<bool> = execs.iter().map(|e| e.stand_in).collect();
     // CompletableFuture.postComplete probes mark completions (crates/agent/src/joins.rs).
     let completion_probes: std::collections::HashSet<u32> = model
