@@ -383,7 +383,7 @@ pub fn thread_start_record(jvmti: Jvmti, jni: Jni, thread: jobject) -> Record {
     };
     Record::ThreadStart {
         ts: clock::now(),
-        name,
+        name: name.into(),
         java_id,
         // SAFETY: gettid has no preconditions.
         os_tid: unsafe { libc::gettid() } as u32,

@@ -596,9 +596,9 @@ fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
             sink::emit_global(&Record::ProbeDef {
                 id: id as u32,
                 kind,
-                class: class.clone(),
-                method: m,
-                descriptor: d,
+                class: class.as_str().into(),
+                method: m.into(),
+                descriptor: d.into(),
             });
         }
     }
@@ -606,9 +606,9 @@ fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
         sink::emit_global(&Record::ProbeDef {
             id: id as u32,
             kind: weft_trace::ProbeKind::Creation,
-            class,
+            class: class.into(),
             method: "<init>".into(),
-            descriptor: String::new(),
+            descriptor: "".into(),
         });
     }
     if !fj_fields.is_empty() {

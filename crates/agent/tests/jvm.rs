@@ -197,7 +197,7 @@ fn executor_tasks_submissions_threads_gc() {
                 name,
                 target_class_id,
                 ..
-            } => Some((name.as_str(), *target_class_id)),
+            } => Some((&**name, *target_class_id)),
             _ => None,
         })
         .collect();

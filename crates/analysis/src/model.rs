@@ -188,9 +188,9 @@ impl Model {
                         *id,
                         ProbeDef {
                             kind: *kind,
-                            class: class.clone(),
-                            method: method.clone(),
-                            descriptor: descriptor.clone(),
+                            class: class.to_string(),
+                            method: method.to_string(),
+                            descriptor: descriptor.to_string(),
                         },
                     );
                 }
@@ -211,7 +211,7 @@ impl Model {
                 } if *thread != GLOBAL_THREAD => {
                     if let Some(t) = m.threads.get_mut(thread) {
                         if t.start_ns.is_none() {
-                            t.name = Some(name.clone());
+                            t.name = Some(name.to_string());
                             t.start_ns = Some(*ts);
                             t.java_id = Some(*java_id);
                             t.os_tid = Some(*os_tid);

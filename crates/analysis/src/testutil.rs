@@ -149,7 +149,7 @@ impl TB {
             t,
             Record::ThreadStart {
                 ts,
-                name: format!("worker-{t}"),
+                name: format!("worker-{t}").into(),
                 java_id: t as u64 + 10,
                 os_tid: 100 + t,
                 daemon: false,

@@ -361,9 +361,9 @@ fn decode_record(tag: u8, ts: u64, c: &mut Cursor<'_>) -> Result<Option<Record>,
         tag::PROBE_DEF => ProbeDef {
             id: c.u32v()?,
             kind: ProbeKind::from_code(c.u8()?),
-            class: c.string()?,
-            method: c.string()?,
-            descriptor: c.string()?,
+            class: c.string()?.into(),
+            method: c.string()?.into(),
+            descriptor: c.string()?.into(),
         },
         tag::SITE_DEF => {
             let id = c.u32v()?;
@@ -376,7 +376,7 @@ fn decode_record(tag: u8, ts: u64, c: &mut Cursor<'_>) -> Result<Option<Record>,
         }
         tag::THREAD_START => ThreadStart {
             ts,
-            name: c.string()?,
+            name: c.string()?.into(),
             java_id: c.varint()?,
             os_tid: c.u32v()?,
             daemon: c.u8()? != 0,

@@ -110,9 +110,10 @@ pub enum Record {
     ProbeDef {
         id: u32,
         kind: ProbeKind,
-        class: String,
-        method: String,
-        descriptor: String,
+        // Box<str>, not String: the largest variants set every record's size.
+        class: Box<str>,
+        method: Box<str>,
+        descriptor: Box<str>,
     },
     /// A call site: frames innermost first, each `pkg.Class.method:line`.
     SiteDef {
@@ -123,7 +124,7 @@ pub enum Record {
     // ---- thread lifecycle (the thread's own block) ----
     ThreadStart {
         ts: u64,
-        name: String,
+        name: Box<str>,
         java_id: u64,
         os_tid: u32,
         daemon: bool,
@@ -462,5 +463,17 @@ impl Record {
             | End { ts } => Some(ts),
             Loss { from_ts, .. } => Some(from_ts),
         }
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    /// A trace in memory is a list of records, each as large as the largest variant:
+    /// large payloads stay behind a pointer (`Box<str>`), so that fork-join traces of
+    /// millions of small records do not pay for the rare large ones.
+    #[test]
+    fn a_record_takes_64_bytes_at_most() {
+        let size = std::mem::size_of::<super::Record>();
+        assert!(size <= 64, "Record is {size} bytes");
     }
 }

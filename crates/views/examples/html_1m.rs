@@ -86,7 +86,7 @@ fn main() {
         let mut ts = 1_000_000u64 + t as u64 * 1000;
         e.push(&Record::ThreadStart {
             ts,
-            name: format!("pool-1-thread-{t}"),
+            name: format!("pool-1-thread-{t}").into(),
             java_id: 20 + t as u64,
             os_tid: 1000 + t,
             daemon: false,
