@@ -146,20 +146,26 @@ pub fn resolve_joins<'a>(
     per_thread: &HashMap<ThreadIndex, Vec<usize>>,
     out: &mut Edges,
 ) {
-    // Identities that something joins: only these are looked up below (an index of
-    // every execution cost ~100 MB per million fork-join tasks, which join otherwise).
+    // One pass over the JoinBegins: completions (target -> (time, thread), sorted
+    // below), and the identities that something joins, the only ones looked up in
+    // the index of executions (an index of every execution cost ~100 MB per million
+    // fork-join tasks, which join otherwise).
+    let mut completions: HashMap<Ident, Vec<(u64, ThreadIndex)>> = HashMap::default();
     let mut joined: std::collections::HashSet<Ident> = std::collections::HashSet::new();
-    for (_, recs) in records.clone() {
+    for (thread, recs) in records.clone() {
         for r in recs {
             if let Record::JoinBegin {
+                ts,
                 probe,
                 target_class_id,
                 target_ident,
-                ..
             } = r
             {
-                if !completion_probes.contains(probe) {
-                    joined.insert((*target_class_id, *target_ident));
+                let target = (*target_class_id, *target_ident);
+                if completion_probes.contains(probe) {
+                    completions.entry(target).or_default().push((*ts, thread));
+                } else {
+                    joined.insert(target);
                 }
             }
         }
@@ -173,26 +179,6 @@ pub fn resolve_joins<'a>(
             let v = by_ident.entry(*id).or_default();
             if v.last() != Some(&i) {
                 v.push(i);
-            }
-        }
-    }
-    // Completions: target -> (time, thread), in time order.
-    let mut completions: HashMap<Ident, Vec<(u64, ThreadIndex)>> = HashMap::default();
-    for (thread, recs) in records.clone() {
-        for r in recs {
-            if let Record::JoinBegin {
-                ts,
-                probe,
-                target_class_id,
-                target_ident,
-            } = r
-            {
-                if completion_probes.contains(probe) {
-                    completions
-                        .entry((*target_class_id, *target_ident))
-                        .or_default()
-                        .push((*ts, thread));
-                }
             }
         }
     }

@@ -58,6 +58,14 @@ struct BufferState {
 /// Usage ids: `buffer index << 40 | push number`.
 const PUSH_NUMBER_BITS: u32 = 40;
 
+/// (buffer index, push number) of a usage id.
+fn split_usage(usage: u64) -> (u64, u64) {
+    (
+        usage >> PUSH_NUMBER_BITS,
+        usage & ((1 << PUSH_NUMBER_BITS) - 1),
+    )
+}
+
 /// Decodes the batches of a whole trace (state per buffer index).
 #[derive(Default)]
 pub(crate) struct FjEventDecoder {
@@ -159,8 +167,9 @@ impl FjEventDecoder {
                 kind::RUN => {
                     let usage = at(1)?;
                     // Class 0 until resolved (its push is in another buffer).
-                    let class_id = if usage >> PUSH_NUMBER_BITS == index as u64 {
-                        st.class_of(usage & ((1 << PUSH_NUMBER_BITS) - 1))
+                    let (push_index, push_number) = split_usage(usage);
+                    let class_id = if push_index == index as u64 {
+                        st.class_of(push_number)
                     } else {
                         None
                     };
@@ -241,11 +250,11 @@ impl FjEventDecoder {
                 },
             )) = out.get_mut(pos)
             {
-                let index = (*usage >> PUSH_NUMBER_BITS) as u32;
-                if let Some(c) = self
-                    .buffers
-                    .get(&index)
-                    .and_then(|b| b.class_of(*usage & ((1 << PUSH_NUMBER_BITS) - 1)))
+                let (index, push_number) = split_usage(*usage);
+                if let Some(c) = u32::try_from(index)
+                    .ok()
+                    .and_then(|i| self.buffers.get(&i))
+                    .and_then(|b| b.class_of(push_number))
                 {
                     *class_id = c;
                 }

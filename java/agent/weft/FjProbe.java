@@ -110,8 +110,8 @@ public final class FjProbe {
         /** Index of the last JoinBegin, and n right after it (-1: none in the buffer). */
         int jpos = -1;
         int jmark = -1;
-        /** Open joins (depth < 64) whose task runs or ran inline: their JoinBegin
-         * became the run's RunBegin (bit d). */
+        /** Open joins (depth < 64) whose task runs or ran inline: their Join event
+         * became the run's Run event (bit d). */
         long ji;
         /** The task whose run ended last, when, and n right after its RunEnd (-1: flushed since). */
         Object lastEnded;
