@@ -183,6 +183,20 @@ pub extern "system" fn Java_weft_FjProbe_nFieldsAdded(_e: *mut JNIEnv, _c: jclas
     (FIELDS_ADDED.load(Ordering::Relaxed) == 3) as jboolean
 }
 
+/// Whether FjProbe's timestamps come from [`Java_weft_FjProbe_nTicks`] (the TSC)
+/// rather than System.nanoTime (then the agent's ticks are CLOCK_MONOTONIC ns too).
+#[no_mangle]
+pub extern "system" fn Java_weft_FjProbe_nTicksAreTsc(_e: *mut JNIEnv, _c: jclass) -> jboolean {
+    crate::clock::uses_tsc() as jboolean
+}
+
+/// The agent's clock for FjProbe's timestamps, which calls it only when the clock is
+/// the TSC: a plain (unordered) `rdtsc`.
+#[no_mangle]
+pub extern "system" fn Java_weft_FjProbe_nTicks(_e: *mut JNIEnv, _c: jclass) -> jlong {
+    crate::clock::tsc() as jlong
+}
+
 /// Whether a class is (by its known ancestors) a ForkJoinTask: its constructors
 /// get no creation probe (a JNI call per task; the push record stands for it).
 pub fn is_fj_task(h: &crate::decide::Hierarchy, name: &str) -> bool {
@@ -232,27 +246,51 @@ pub fn probe_methods(jvmti: Jvmti, jni: Jni) -> Vec<usize> {
     let flush_all = jni
         .get_static_method_id(c, "flushAll", "()V")
         .map(|m| m as usize);
+    let thread_start = jni
+        .get_static_method_id(c, "threadStart", "()V")
+        .map(|m| m as usize);
     jni.check_clear();
-    if let (Some(t), Some(f)) = (thread_end, flush_all) {
-        let _ = REFS.set((g, t, f));
+    if let (Some(t), Some(f), Some(s)) = (thread_end, flush_all, thread_start) {
+        let _ = REFS.set(FjRefs {
+            class: g,
+            thread_end: t,
+            flush_all: f,
+            thread_start: s,
+        });
     }
     v
 }
 
-/// (FjProbe global ref, threadEnd, flushAll)
-static REFS: OnceLock<(usize, usize, usize)> = OnceLock::new();
+/// FjProbe (a global ref) and its static methods the agent calls.
+struct FjRefs {
+    class: usize,
+    thread_end: usize,
+    flush_all: usize,
+    thread_start: usize,
+}
+
+static REFS: OnceLock<FjRefs> = OnceLock::new();
+
+/// Gives a starting pool worker its buffer (ThreadStart), so that the hooks never
+/// see a worker without one: a worker that starts after the hooks are compiled
+/// would otherwise take a branch C2 left out, and deoptimize the hook.
+pub fn thread_start(jni: Jni) {
+    if let Some(r) = REFS.get() {
+        jni.call_static_void_method0(r.class as jclass, r.thread_start as jmethodID);
+    }
+}
 
 /// Flushes the ending thread's fork-join buffer (ThreadEnd, before its last block).
 pub fn thread_end(jni: Jni) {
-    if let Some(&(c, t, _)) = REFS.get() {
-        jni.call_static_void_method0(c as jclass, t as jmethodID);
+    if let Some(r) = REFS.get() {
+        jni.call_static_void_method0(r.class as jclass, r.thread_end as jmethodID);
     }
 }
 
 /// Flushes every fork-join buffer (VMDeath, probes already off).
 pub fn flush_all(jni: Jni) {
-    if let Some(&(c, _, f)) = REFS.get() {
-        jni.call_static_void_method0(c as jclass, f as jmethodID);
+    if let Some(r) = REFS.get() {
+        jni.call_static_void_method0(r.class as jclass, r.flush_all as jmethodID);
     }
 }
 

@@ -252,6 +252,9 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     header.set(hk::START_TICKS, start_ticks.to_string());
     header.set(hk::START_MONO_NS, start_mono.to_string());
     header.set(hk::CLOCK_SOURCE, calibration.source);
+    // FjProbe reads the agent's clock (rdtsc through JNI, or System.nanoTime when
+    // the clock is CLOCK_MONOTONIC): its records are in ticks like every other.
+    header.set(hk::FORKJOIN_CLOCK, "ticks");
     header.set(
         hk::SAMPLE_INTERVAL_NS,
         options.interval.as_nanos().to_string(),
@@ -447,6 +450,7 @@ unsafe extern "system" fn on_thread_start(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv
             return Ok(()); // already recorded (the main thread at VMInit)
         }
         record_thread_start(jvmti, jni, thread);
+        forkjoin::thread_start(jni);
         Ok(())
     })
 }

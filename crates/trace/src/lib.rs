@@ -72,6 +72,10 @@ pub mod header_keys {
     /// "false" when AbstractQueuedSynchronizer was loaded before the agent could
     /// instrument it: j.u.c. lock contention is then not attributed to its lock.
     pub const LOCKS_AQS_INSTRUMENTED: &str = "locks.aqs_instrumented";
+    /// The unit of the fork-join records' `ts`: "ticks" (the clock of every other
+    /// record); absent in traces before it (then CLOCK_MONOTONIC ns, converted with
+    /// `start.mono_ns`).
+    pub const FORKJOIN_CLOCK: &str = "forkjoin.clock";
     /// Prefix of probe costs measured at start-up: `probe_cost_ns.<kind>`.
     pub const PROBE_COST_PREFIX: &str = "probe_cost_ns.";
 }

@@ -249,8 +249,9 @@ pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
     }
     let clock = fit_clock(&header, &records);
     let start_mono = header.get_u64(header_keys::START_MONO_NS).unwrap_or(0);
+    let fj_in_ticks = header.get(header_keys::FORKJOIN_CLOCK) == Some("ticks");
     for (_, r) in records.iter_mut() {
-        let mono = r.mono_timed();
+        let mono = !fj_in_ticks && r.mono_timed();
         if let Some(ts) = r.ts_mut() {
             *ts = if mono {
                 ts.saturating_sub(start_mono)

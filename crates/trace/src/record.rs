@@ -230,8 +230,9 @@ pub enum Record {
     },
 
     // ---- fork-join (tags 27–39; docs/forkjoin.md) ----
-    // Their `ts` is CLOCK_MONOTONIC ns (System.nanoTime), not clock ticks: the
-    // reader converts it with `start.mono_ns` ([`Record::mono_timed`]).
+    // Their `ts` is in clock ticks when the header says `forkjoin.clock = ticks`
+    // (this agent); in older traces it is CLOCK_MONOTONIC ns (System.nanoTime),
+    // which the reader converts with `start.mono_ns` ([`Record::mono_timed`]).
     /// A task usage began: `ForkJoinTask.fork()` (external false) or an external
     /// submission to a pool (true). `usage` is unique in the trace; `prev` the same
     /// object's previous usage (reuse), 0 if none. For external submissions `ident`
@@ -415,7 +416,8 @@ impl Record {
         }
     }
 
-    /// Fork-join records carry CLOCK_MONOTONIC ns instead of clock ticks.
+    /// Fork-join records, whose `ts` is CLOCK_MONOTONIC ns in traces without
+    /// `forkjoin.clock = ticks`.
     pub fn mono_timed(&self) -> bool {
         use Record::*;
         matches!(

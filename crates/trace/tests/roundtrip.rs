@@ -352,6 +352,12 @@ fn fork_join_records_round_trip() {
     // Monotonic ns: time zero is `start.mono_ns` (5000 in header()), not tick 1000.
     let t = round_trip(&header(), &[], &recs[1..2]);
     assert_eq!(t.records[0].1.ts(), Some(10_000 - 5_000));
+    // With `forkjoin.clock = ticks` (agents that read the TSC in FjProbe), they are
+    // ticks like every other record: 2 ticks per ns from tick 1000.
+    let mut h = header();
+    h.set(header_keys::FORKJOIN_CLOCK, "ticks");
+    let t = round_trip(&h, &[], &recs[1..2]);
+    assert_eq!(t.records[0].1.ts(), Some((10_000 - 1_000) / 2));
 }
 
 fn words(ev: &[u64]) -> Vec<u8> {

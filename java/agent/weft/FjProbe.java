@@ -73,11 +73,38 @@ public final class FjProbe {
     private static final ConcurrentLinkedQueue<Buf> ALL = new ConcurrentLinkedQueue<>();
     private static final AtomicInteger NEXT_INDEX = new AtomicInteger();
 
+    /**
+     * Timestamps are the agent's clock ticks: the TSC read by {@link #nTicks} when the
+     * agent's clock is the TSC, else System.nanoTime (then the agent's ticks are
+     * CLOCK_MONOTONIC ns, the same values). A JNI call to a plain rdtsc costs ~8 ns
+     * against ~23 for System.nanoTime (the vDSO's ordered TSC read and scaling), and
+     * does not wait for the loads in flight (BENCHMARKS.md, fifth session).
+     */
+    private static final boolean TSC = nTicksAreTsc();
+
+    private static long now() {
+        return TSC ? nTicks() : System.nanoTime();
+    }
+
     static {
         // Loads the queue's iterator class now: initialized at the first threadEnd
         // instead, workers ending together contend on its class-init lock.
         for (Buf b : ALL) {
             b.hashCode();
+        }
+    }
+
+    /** The class a buffer's cache missed on last (any thread; final fields: a racy read
+     * sees a consistent pair). */
+    private static ClassSeed seed;
+
+    private static final class ClassSeed {
+        final Class<?> cls;
+        final long id;
+
+        ClassSeed(Class<?> cls, long id) {
+            this.cls = cls;
+            this.id = id;
         }
     }
 
@@ -124,6 +151,14 @@ public final class FjProbe {
         Buf(int index, long handle) {
             this.idBase = ((long) index) << 40;
             this.handle = handle;
+            // A new worker most likely forks what the others fork: its first fork
+            // then hits the cache, instead of a branch C2 may have left out of the
+            // hooks (a deoptimization when a worker starts late).
+            ClassSeed s = seed;
+            if (s != null) {
+                lastCls = s.cls;
+                lastClsId = s.id;
+            }
         }
 
         long cls(Object o) {
@@ -132,6 +167,7 @@ public final class FjProbe {
             long id = Probe.classIdOf(o) & 0xFFFF_FFFFL;
             lastCls = c;
             lastClsId = id;
+            seed = new ClassSeed(c, id);
             return id;
         }
 
@@ -193,7 +229,10 @@ public final class FjProbe {
             ((FjStubWorker) (Object) w).weft$b = b;
             ForkJoinPool p = w.getPool();
             long[] e = b.ev;
-            e[0] = E_WORKER | (b.cls(p) << 8);
+            // Not through b.cls: its one-entry cache would then miss at the first
+            // fork of every worker, a branch C2 compiles as a trap when workers
+            // start late (a deoptimization and recompilation of the hook).
+            e[0] = E_WORKER | ((Probe.classIdOf(p) & 0xFFFF_FFFFL) << 8);
             e[1] = System.identityHashCode(p) & 0xFFFF_FFFFL;
             e[2] = p.getParallelism();
             b.n = 3;
@@ -223,7 +262,7 @@ public final class FjProbe {
             }
             if (b.depth == 0) {
                 h |= F_TS;
-                e[k++] = b.lastTs = System.nanoTime();
+                e[k++] = b.lastTs = now();
             }
             e[i] = h;
             b.n = k;
@@ -255,7 +294,7 @@ public final class FjProbe {
             long prev = s.weft$u >>> 2;
             long id = b.idBase | ++b.counter;
             s.weft$u = (id << 2) | FORKED;
-            long ts = System.nanoTime();
+            long ts = now();
             b.lastTs = ts;
             long[] e = b.ev;
             int i = b.n;
@@ -304,7 +343,7 @@ public final class FjProbe {
                 b.depth++;
                 return;
             }
-            long ts = b.lastTs = System.nanoTime();
+            long ts = b.lastTs = now();
             if (usage != 0) {
                 e[i] = (ts << 4) | E_RUN;
                 e[i + 1] = usage;
@@ -333,7 +372,7 @@ public final class FjProbe {
             if (b.rd == 0) return;
             int d = --b.rd;
             if (d < 64 ? (b.rb & (1L << d)) == 0 : !deep(b.rbx, d)) return;
-            long ts = b.lastTs = System.nanoTime();
+            long ts = b.lastTs = now();
             int i = b.n;
             b.ev[i] = (ts << 4) | E_END;
             b.n = i + 1;
@@ -377,7 +416,7 @@ public final class FjProbe {
     }
 
     private static void event3(Buf b, int kind, long usage) {
-        long ts = b.lastTs = System.nanoTime();
+        long ts = b.lastTs = now();
         long[] e = b.ev;
         int i = b.n;
         e[i] = kind;
@@ -402,7 +441,7 @@ public final class FjProbe {
                 b.jbx = setDeep(b.jbx, d, !done);
             }
             if (done) return;
-            long ts = b.lastTs = System.nanoTime();
+            long ts = b.lastTs = now();
             long[] e = b.ev;
             int i = b.n;
             e[i] = (ts << 4) | E_JOIN;
@@ -433,7 +472,7 @@ public final class FjProbe {
                 // Still waited after the run (a completer with pending children):
                 // a join from the run's end (or the last instant known) to now.
                 long begin = b.lastEnded == o ? b.lastEndTs : b.lastTs;
-                long ts = b.lastTs = System.nanoTime();
+                long ts = b.lastTs = now();
                 long[] e = b.ev;
                 e[i] = (begin << 4) | E_JOIN;
                 e[i + 1] = ((FjStubTask) o).weft$u >>> 2;
@@ -448,7 +487,7 @@ public final class FjProbe {
             if (j >= 0 && i == j + 5 && dropInline(b, j)) return;
             long[] e = b.ev;
             // The join ended by running its task here: it ended when that run did.
-            long ts = i == b.emark && b.lastEnded == o ? b.lastTs : (b.lastTs = System.nanoTime());
+            long ts = i == b.emark && b.lastEnded == o ? b.lastTs : (b.lastTs = now());
             e[i] = (ts << 4) | E_JOINE;
             b.n = i + 1;
             b.jpos = -1;
@@ -474,6 +513,20 @@ public final class FjProbe {
         b.jpos = -1;
         b.jmark = -1;
         return true;
+    }
+
+    /** Gives a starting pool worker its buffer (called by the agent at ThreadStart). */
+    static void threadStart() {
+        if (!Probe.on || !H.OK) return;
+        try {
+            // newBuf, not buf: the compiled buf takes a null field for a trap.
+            Thread t = Thread.currentThread();
+            if (t instanceof ForkJoinWorkerThread && ((FjStubWorker) (Object) t).weft$b == null) {
+                newBuf((ForkJoinWorkerThread) t);
+            }
+        } catch (Throwable t) {
+            Probe.fail(t);
+        }
     }
 
     /** Flushes the current thread's buffer and forgets it (called by the agent at ThreadEnd). */
@@ -505,6 +558,10 @@ public final class FjProbe {
     }
 
     private static native boolean nFieldsAdded();
+
+    private static native boolean nTicksAreTsc();
+
+    private static native long nTicks();
 
     private static native long nAttach(int index);
 
