@@ -94,8 +94,8 @@ public final class FjProbe {
         }
     }
 
-    /** The class a buffer's cache missed on last (any thread; final fields: a racy read
-     * sees a consistent pair). */
+    /** The first class any buffer's cache missed on, which new buffers start from (final
+     * fields: a racy read sees a consistent pair). */
     private static ClassSeed seed;
 
     private static final class ClassSeed {
@@ -153,7 +153,8 @@ public final class FjProbe {
             this.handle = handle;
             // A new worker most likely forks what the others fork: its first fork
             // then hits the cache, instead of a branch C2 may have left out of the
-            // hooks (a deoptimization when a worker starts late).
+            // hooks when all forks were of one class (a deoptimization when a
+            // worker starts late).
             ClassSeed s = seed;
             if (s != null) {
                 lastCls = s.cls;
@@ -167,7 +168,10 @@ public final class FjProbe {
             long id = Probe.classIdOf(o) & 0xFFFF_FFFFL;
             lastCls = c;
             lastClsId = id;
-            seed = new ClassSeed(c, id);
+            // The first class only: a workload of several classes takes the miss
+            // path all along (so C2 keeps it), and a shared field written at every
+            // miss would bounce between the workers' caches.
+            if (seed == null) seed = new ClassSeed(c, id);
             return id;
         }
 
