@@ -24,6 +24,10 @@ pub const REPORT_EXECUTIONS_INCLUDE_AGGREGATED: bool = false;
 /// Tolerance of self-time checks (p50 against the known busy-spin work).
 pub const SELF_TOLERANCE: f64 = 0.10;
 
+/// Below this many executions a class's self time is checked by its fastest
+/// execution instead of its median.
+pub const FEW_EXECUTIONS: u64 = 10;
+
 /// Longest a single command may take before the test fails (instead of hanging).
 pub const TIMEOUT: Duration = Duration::from_secs(180);
 
@@ -455,9 +459,16 @@ pub fn compare(truth: &Value, report: &Value) -> Vec<String> {
                 (Some(p50), Some(min)) => {
                     let lo = w as f64 * (1.0 - SELF_TOLERANCE);
                     let hi = w as f64 * (1.0 + SELF_TOLERANCE);
-                    if (p50 as f64) < lo || (p50 as f64) > hi {
+                    // The median of a few executions is one preemption away from the
+                    // tail (the tests' JVMs run side by side on 2 CPUs; a class run 3
+                    // times once had p50 414 µs for 300 µs of work): below
+                    // FEW_EXECUTIONS the fastest one is checked, as preemption only
+                    // adds time.
+                    let few = row["executions"].as_u64().unwrap_or(0) < FEW_EXECUTIONS;
+                    let (what, typical) = if few { ("min", min) } else { ("p50", p50) };
+                    if (typical as f64) < lo || (typical as f64) > hi {
                         p.push(format!(
-                            "{name}: self time p50 = {p50} ns, expected {w} ns ±{:.0}%",
+                            "{name}: self time {what} = {typical} ns, expected {w} ns ±{:.0}%",
                             SELF_TOLERANCE * 100.0
                         ));
                     }
