@@ -76,9 +76,11 @@ public final class FjProbe {
     /**
      * Timestamps are the agent's clock ticks: the TSC read by {@link #nTicks} when the
      * agent's clock is the TSC, else System.nanoTime (then the agent's ticks are
-     * CLOCK_MONOTONIC ns, the same values). A JNI call to a plain rdtsc costs ~8 ns
-     * against ~23 for System.nanoTime (the vDSO's ordered TSC read and scaling), and
-     * does not wait for the loads in flight (BENCHMARKS.md, fifth session).
+     * CLOCK_MONOTONIC ns, the same values). A JNI call to a plain rdtsc costs ~8 ns in a
+     * loop (~20 in the hooks) against ~23 (~24) for System.nanoTime (the vDSO's ordered
+     * TSC read and scaling), and does not wait for the loads in flight: a read in a task
+     * whose loads miss the cache costs ~26 ns against ~128 (BENCHMARKS.md, fifth
+     * session).
      */
     private static final boolean TSC = nTicksAreTsc();
 
@@ -106,6 +108,11 @@ public final class FjProbe {
             this.cls = cls;
             this.id = id;
         }
+    }
+
+    /** The class id of an object's class, unsigned. */
+    private static long classId(Object o) {
+        return Probe.classIdOf(o) & 0xFFFF_FFFFL;
     }
 
     /** One thread's event buffer. */
@@ -165,7 +172,7 @@ public final class FjProbe {
         long cls(Object o) {
             Class<?> c = o.getClass();
             if (c == lastCls) return lastClsId;
-            long id = Probe.classIdOf(o) & 0xFFFF_FFFFL;
+            long id = classId(o);
             lastCls = c;
             lastClsId = id;
             // The first class only: a workload of several classes takes the miss
@@ -236,7 +243,7 @@ public final class FjProbe {
             // Not through b.cls: its one-entry cache would then miss at the first
             // fork of every worker, a branch C2 compiles as a trap when workers
             // start late (a deoptimization and recompilation of the hook).
-            e[0] = E_WORKER | ((Probe.classIdOf(p) & 0xFFFF_FFFFL) << 8);
+            e[0] = E_WORKER | (classId(p) << 8);
             e[1] = System.identityHashCode(p) & 0xFFFF_FFFFL;
             e[2] = p.getParallelism();
             b.n = 3;
@@ -524,9 +531,9 @@ public final class FjProbe {
         if (!Probe.on || !H.OK) return;
         try {
             // newBuf, not buf: the compiled buf takes a null field for a trap.
-            Thread t = Thread.currentThread();
-            if (t instanceof ForkJoinWorkerThread && ((FjStubWorker) (Object) t).weft$b == null) {
-                newBuf((ForkJoinWorkerThread) t);
+            Thread w = Thread.currentThread();
+            if (w instanceof ForkJoinWorkerThread && ((FjStubWorker) (Object) w).weft$b == null) {
+                newBuf((ForkJoinWorkerThread) w);
             }
         } catch (Throwable t) {
             Probe.fail(t);
