@@ -3,10 +3,12 @@
 //! findings ([`findings`]). Pure computation: no bytes, no report formatting
 //! (that is `weft-views`).
 
+pub mod activity;
 pub mod cpu;
 pub mod edges;
 pub mod findings;
 pub mod forkjoin;
+pub mod lock_groups;
 pub mod locks;
 pub mod model;
 pub mod tasks;
@@ -30,6 +32,10 @@ pub struct Analysis {
     pub locks: locks::LockAnalysis,
     /// Fork-join computations (docs/forkjoin.md).
     pub forkjoin: forkjoin::ForkJoinAnalysis,
+    /// Locks grouped by class, kind and site, ranked by blocked time.
+    pub lock_groups: Vec<lock_groups::LockGroup>,
+    /// Each execution's self time split into running, blocked, waiting and off-CPU.
+    pub activity: activity::ActivityAnalysis,
 }
 
 /// Run every analysis on a trace.
@@ -42,8 +48,18 @@ pub fn analyze(trace: &Trace) -> Analysis {
     };
     let forkjoin = forkjoin::analyze(trace, &model);
     let cpu = CpuProfile::build(&model);
-    let findings = findings::find(&model, &tasks, &cpu);
     let locks = locks::analyze_locks(trace, &model);
+    let lock_groups = lock_groups::group(&locks);
+    let activity = activity::analyze(&model, &tasks, &locks);
+    let findings = findings::find(&findings::Inputs {
+        model: &model,
+        tasks: &tasks,
+        cpu: &cpu,
+        locks: &locks,
+        lock_groups: &lock_groups,
+        forkjoin: &forkjoin,
+        activity: &activity,
+    });
     Analysis {
         model,
         tasks,
@@ -51,6 +67,8 @@ pub fn analyze(trace: &Trace) -> Analysis {
         findings,
         locks,
         forkjoin,
+        lock_groups,
+        activity,
     }
 }
 
