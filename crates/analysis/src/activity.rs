@@ -21,7 +21,7 @@ use crate::locks::LockAnalysis;
 use crate::model::Model;
 use crate::tasks::{Distribution, TaskAnalysis, TaskKind};
 
-/// A class whose running time is below this share of its self time is "mostly
+/// A class whose busy time (on a CPU or ready to run) is below this share of its self time is "mostly
 /// idle": what it is (waiting for work, blocked, in I/O) is said instead of
 /// judging its granularity.
 pub const IDLE_MAX_RUNNING_SHARE: f64 = 0.2;
@@ -38,7 +38,10 @@ pub struct SelfSplit {
     pub blocked_ns: u64,
     /// In a recorded wait (LockAnalysis::wait_intervals).
     pub waiting_ns: u64,
-    /// Neither blocked nor waiting, and not on a CPU: I/O, sleep, unrecorded blocking, run queue.
+    /// Ready to run, waiting for a CPU (schedstat's run-queue time; 0 without schedstat).
+    pub runnable_ns: u64,
+    /// Neither blocked nor waiting, and not on a CPU nor in the run queue: I/O,
+    /// sleep, unrecorded blocking (and the run queue when it was not measured).
     pub off_cpu_ns: u64,
     /// Part of `running_ns` with no CPU measurement around it (counted as running).
     pub unmeasured_ns: u64,
@@ -46,11 +49,17 @@ pub struct SelfSplit {
 
 impl SelfSplit {
     pub fn total(&self) -> u64 {
-        self.running_ns + self.blocked_ns + self.waiting_ns + self.off_cpu_ns
+        self.running_ns + self.runnable_ns + self.blocked_ns + self.waiting_ns + self.off_cpu_ns
+    }
+
+    /// CPU demand: on a CPU or ready to run (WHATIF §1.5).
+    pub fn demand_ns(&self) -> u64 {
+        self.running_ns + self.runnable_ns
     }
 
     fn add(&mut self, o: &SelfSplit) {
         self.running_ns += o.running_ns;
+        self.runnable_ns += o.runnable_ns;
         self.blocked_ns += o.blocked_ns;
         self.waiting_ns += o.waiting_ns;
         self.off_cpu_ns += o.off_cpu_ns;
@@ -61,7 +70,7 @@ impl SelfSplit {
 /// What a task class mostly did with its self time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Activity {
-    /// Running at least [`IDLE_MAX_RUNNING_SHARE`] of its self time.
+    /// Busy (on a CPU or ready to run) at least [`IDLE_MAX_RUNNING_SHARE`] of its self time.
     Running,
     /// Mostly in recorded waits: a worker waiting for work, a task waiting for others.
     Waiting,
@@ -87,8 +96,8 @@ impl Activity {
 pub struct ClassActivity {
     /// Sum over the class's reported executions.
     pub split: SelfSplit,
-    /// Running time per reported execution.
-    pub running_ns: Distribution,
+    /// Busy time (on a CPU or ready to run: [`SelfSplit::demand_ns`]) per reported execution.
+    pub busy_ns: Distribution,
     /// Waiting time by wait kind (`Object.wait`, `park`, …): (kind, ns, waits begun in its executions).
     pub waits: Vec<(&'static str, u64, u64)>,
     pub activity: Activity,
@@ -99,12 +108,13 @@ pub struct ClassActivity {
 }
 
 impl ClassActivity {
-    pub fn running_share(&self) -> f64 {
+    /// Busy time ÷ self time.
+    pub fn busy_share(&self) -> f64 {
         let t = self.split.total();
         if t == 0 {
             1.0
         } else {
-            self.split.running_ns as f64 / t as f64
+            self.split.demand_ns() as f64 / t as f64
         }
     }
 
@@ -122,8 +132,9 @@ impl ClassActivity {
     }
 }
 
-/// Per-thread CPU checkpoints: (time, cumulative on-CPU ns), increasing in time.
-pub type CpuCheckpoints = BTreeMap<ThreadIndex, Vec<(u64, u64)>>;
+/// Per-thread CPU checkpoints: (time, cumulative on-CPU ns, cumulative run-queue
+/// ns), increasing in time.
+pub type CpuCheckpoints = BTreeMap<ThreadIndex, Vec<(u64, u64, u64)>>;
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ActivityAnalysis {
@@ -132,7 +143,7 @@ pub struct ActivityAnalysis {
     pub executions: Vec<SelfSplit>,
     /// One per `TaskAnalysis::classes`.
     pub classes: Vec<ClassActivity>,
-    /// Indices into the classes, by total running time (largest first), then self time.
+    /// Indices into the classes, by total busy time (largest first), then self time.
     pub order: Vec<usize>,
     /// Where the CPU times come from: `thread_end` (one value per ended thread) or `schedstat`.
     pub cpu_source: &'static str,
@@ -142,22 +153,42 @@ pub struct ActivityAnalysis {
     pub waited: Vec<(usize, &'static str, u64, u64)>,
 }
 
-/// CPU checkpoints from the model: a thread's start (0) and its `ThreadEnd` CPU time.
-pub fn thread_end_checkpoints(model: &Model) -> CpuCheckpoints {
+/// CPU checkpoints from the model: each thread's schedstat readings (on-CPU and
+/// run-queue time, every sampler tick and at its end; with its start as zero
+/// when the readings begin after it), else its start (0) and its `ThreadEnd` CPU
+/// time (no run-queue time: off-CPU then includes waiting for a CPU).
+/// Also says which source most threads had: `schedstat` or `thread_end`.
+pub fn cpu_checkpoints(model: &Model) -> (CpuCheckpoints, &'static str) {
     let mut out = CpuCheckpoints::new();
+    let mut sched = 0;
     for t in model.threads.values() {
-        if let (Some(s), Some(e), Some(cpu)) = (t.start_ns, t.end_ns, t.cpu_ns) {
+        if t.sched.len() >= 2 || (t.sched.len() == 1 && t.start_ns.is_some()) {
+            let mut v: Vec<(u64, u64, u64)> = Vec::with_capacity(t.sched.len() + 1);
+            if let (Some(s), Some(first)) = (t.start_ns, t.sched.first()) {
+                // The counters start with the OS thread, just before its ThreadStart.
+                let consistent =
+                    first.on_cpu_ns + first.runq_ns <= first.ts_ns.saturating_sub(s) + 1_000_000;
+                if first.ts_ns > s && consistent {
+                    v.push((s, 0, 0));
+                }
+            }
+            v.extend(t.sched.iter().map(|p| (p.ts_ns, p.on_cpu_ns, p.runq_ns)));
+            v.dedup_by_key(|p| p.0);
+            out.insert(t.index, v);
+            sched += 1;
+        } else if let (Some(s), Some(e), Some(cpu)) = (t.start_ns, t.end_ns, t.cpu_ns) {
             if e > s {
-                out.insert(t.index, vec![(s, 0), (e, cpu)]);
+                out.insert(t.index, vec![(s, 0, 0), (e, cpu, 0)]);
             }
         }
     }
-    out
+    (out, if sched > 0 { "schedstat" } else { "thread_end" })
 }
 
-/// The split for every reported execution, from ThreadEnd CPU times.
+/// The split for every reported execution, from the model's per-thread CPU times.
 pub fn analyze(model: &Model, tasks: &TaskAnalysis, locks: &LockAnalysis) -> ActivityAnalysis {
-    analyze_with(tasks, locks, &thread_end_checkpoints(model), "thread_end")
+    let (cpu, source) = cpu_checkpoints(model);
+    analyze_with(tasks, locks, &cpu, source)
 }
 
 /// A piece of a thread's timeline: `[s, e)` and a payload.
@@ -258,12 +289,16 @@ pub fn analyze_with(
         bl.sort_unstable_by_key(|x| (x.0, x.1));
         wt.sort_unstable_by_key(|x| (x.0, x.1));
         // CPU windows: (start, end, cpu ns in it).
-        let windows: Vec<Span<u64>> = cpu
+        // (start, end, (on-CPU ns, run-queue ns) in it).
+        let windows: Vec<Span<(u64, u64)>> = cpu
             .get(&thread)
             .map(|c| {
                 c.windows(2)
                     .filter(|w| w[1].0 > w[0].0)
-                    .map(|w| (w[0].0, w[1].0, w[1].1.saturating_sub(w[0].1)))
+                    .map(|w| {
+                        let d = (w[1].1.saturating_sub(w[0].1), w[1].2.saturating_sub(w[0].2));
+                        (w[0].0, w[1].0, d)
+                    })
                     .collect()
             })
             .unwrap_or_default();
@@ -321,15 +356,16 @@ pub fn analyze_with(
                     wait_kinds.entry((owner, k)).or_default().0 += d;
                 }
                 State::Available => match at(&windows, &mut kc, a) {
-                    Some(cpu_ns) => {
-                        let av = avail[kc].max(1);
-                        let run = if cpu_ns >= av {
-                            d
-                        } else {
-                            (d as u128 * cpu_ns as u128 / av as u128) as u64
-                        };
+                    Some((cpu_ns, runq_ns)) => {
+                        // Spread the window's CPU and run-queue time over its
+                        // available time, in proportion; never more than the piece.
+                        let av = avail[kc].max(1) as u128;
+                        let d128 = d as u128;
+                        let run = (d128 * cpu_ns as u128 / av).min(d128) as u64;
+                        let rq = (d128 * runq_ns as u128 / av).min((d - run) as u128) as u64;
                         sp.running_ns += run;
-                        sp.off_cpu_ns += d - run;
+                        sp.runnable_ns += rq;
+                        sp.off_cpu_ns += d - run - rq;
                     }
                     None => {
                         sp.running_ns += d;
@@ -365,7 +401,7 @@ pub fn analyze_with(
         }
         if let Some(c) = class_of(i) {
             sums[c].add(&splits[i]);
-            running[c].push(splits[i].running_ns);
+            running[c].push(splits[i].demand_ns());
         }
         // The nearest reported ancestor hosts this execution.
         let mut p = e.parent;
@@ -398,12 +434,12 @@ pub fn analyze_with(
                 .map(|(k, (ns, n))| (*k, *ns, *n))
                 .collect();
             waits.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-            let available = s.running_ns + s.off_cpu_ns;
+            let available = s.demand_ns() + s.off_cpu_ns;
             let cpu_measured = available == 0
                 || (available - s.unmeasured_ns) as f64 >= MEASURED_MIN_SHARE * available as f64;
             let total = s.total();
             let activity =
-                if total == 0 || s.running_ns as f64 >= IDLE_MAX_RUNNING_SHARE * total as f64 {
+                if total == 0 || s.demand_ns() as f64 >= IDLE_MAX_RUNNING_SHARE * total as f64 {
                     Activity::Running
                 } else if s.waiting_ns >= s.blocked_ns && s.waiting_ns >= s.off_cpu_ns {
                     Activity::Waiting
@@ -414,7 +450,7 @@ pub fn analyze_with(
                 };
             ClassActivity {
                 split: s,
-                running_ns: Distribution::of(&running[c]),
+                busy_ns: Distribution::of(&running[c]),
                 waits,
                 activity,
                 cpu_measured,
@@ -426,8 +462,8 @@ pub fn analyze_with(
     order.sort_by(|&a, &b| {
         classes[b]
             .split
-            .running_ns
-            .cmp(&classes[a].split.running_ns)
+            .demand_ns()
+            .cmp(&classes[a].split.demand_ns())
             .then(
                 tasks.classes[b]
                     .granularity_ns
@@ -487,6 +523,9 @@ pub fn self_time_stacks(
         let mut off = base(i);
         off.push("off-CPU (I/O, sleep, run queue)".into());
         add(off, s.off_cpu_ns);
+        let mut rq = base(i);
+        rq.push("runnable (waiting for a CPU)".into());
+        add(rq, s.runnable_ns);
     }
     for &(i, kind, ns, _) in &act.waited {
         let mut w = base(i);
@@ -593,7 +632,7 @@ mod tests {
         assert_eq!(ca.activity, Activity::Running);
         assert!(ca.cpu_measured);
         assert_eq!(ca.waits, vec![("park", 600 * MS, 1)]);
-        assert_eq!(ca.running_ns.count, 2);
+        assert_eq!(ca.busy_ns.count, 2);
     }
 
     #[test]

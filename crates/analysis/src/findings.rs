@@ -340,6 +340,15 @@ pub fn class_site(c: &TaskClassStats) -> Option<(String, &'static str)> {
     }
 }
 
+/// `n thing` or `n things`.
+fn count(n: u64, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
 /// `x` (a fraction) as a percentage.
 fn pct(x: f64) -> String {
     format!("{:.0}%", x * 100.0)
@@ -468,12 +477,12 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
             .and_then(|p| p.owner.as_deref())
             .map_or(String::new(), |o| format!(", mostly held by `{o}`"));
         let message = format!(
-            "Threads spent {} blocked on {what}{at}: {} of all running time{when}. {} threads \
-             blocked there, {} acquisitions waited {} on average (longest {}){holder}. {}",
+            "Threads spent {} blocked on {what}{at}: {} of all running time{when}. {} blocked \
+             there, {} waited {} on average (longest {}){holder}. {}",
             human_ns(g.blocked_ns),
             pct(g.csp),
-            g.threads,
-            g.slow_acquisitions,
+            count(g.threads as u64, "thread"),
+            count(g.slow_acquisitions, "acquisition"),
             human_ns(avg),
             human_ns(g.max_blocked_ns),
             lock_advice(g, &at)
@@ -690,11 +699,11 @@ fn coarse_grained(
     if act.activity != Activity::Running || !act.cpu_measured {
         return None;
     }
-    let run = act.running_ns;
+    let run = act.busy_ns;
     if c.executions > COARSE_MAX_EXECUTIONS_PER_CPU * cpus || run.p50 == 0 {
         return None;
     }
-    if c.kind == TaskKind::Thread && act.running_share() < COARSE_THREAD_MIN_BUSY {
+    if c.kind == TaskKind::Thread && act.busy_share() < COARSE_THREAD_MIN_BUSY {
         return None;
     }
     let share = if model.duration_ns > 0 {
@@ -707,7 +716,7 @@ fn coarse_grained(
         .iter()
         .enumerate()
         .filter(|(_, o)| o.executions > 0 && !(o.class == c.class && o.kind == c.kind))
-        .filter_map(|(k, _)| i.activity.classes.get(k).map(|a| a.running_ns.p50))
+        .filter_map(|(k, _)| i.activity.classes.get(k).map(|a| a.busy_ns.p50))
         .collect();
     others.sort_unstable();
     let others_p50 = (!others.is_empty()).then(|| crate::tasks::percentile_sorted(&others, 50));
@@ -722,7 +731,7 @@ fn coarse_grained(
     let mut fields = vec![
         ("executions", FieldValue::Int(c.executions)),
         ("self_p50_ns", FieldValue::Int(c.granularity_ns.p50)),
-        ("running_p50_ns", FieldValue::Int(run.p50)),
+        ("busy_p50_ns", FieldValue::Int(run.p50)),
         ("share_of_run", FieldValue::Float(share)),
         ("utilisation_during", FieldValue::Float(ins.utilisation)),
         ("cpus", FieldValue::Int(cpus)),
@@ -758,11 +767,11 @@ fn coarse_grained(
         kind: FindingKind::CoarseGrained,
         class: Some(c.class.clone()),
         message: format!(
-            "{} is too coarse-grained: only {} tasks for {} CPUs, each running about {} on a CPU \
-             ({} of the run), and the CPUs are {} busy while they run: {} of CPU time left idle. \
+            "{} is too coarse-grained: only {} for {} CPUs, each with about {} of work \
+             (on a CPU or ready to run; {} of the run), and the CPUs are {} busy while they run: {} of CPU time left idle. \
              Split tasks (more, smaller pieces of work){}.{}",
             c.class,
-            c.executions,
+            count(c.executions, "task"),
             cpus,
             human_ns(run.p50),
             pct(share),

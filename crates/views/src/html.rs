@@ -879,7 +879,7 @@ pub fn report_html(a: &Analysis, title: &str) -> String {
                 format!(
                     "{}{}",
                     if x.cpu_measured { "" } else { "≤" },
-                    human_ns(x.split.running_ns)
+                    human_ns(x.split.demand_ns())
                 ),
                 human_ns(x.split.waiting_ns + x.split.blocked_ns),
             )

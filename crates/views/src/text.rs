@@ -120,12 +120,13 @@ pub fn report_text(a: &Analysis) -> String {
     // Task classes, by running time.
     let _ = writeln!(
         out,
-        "\nTask classes (by running time; self = wall time minus reported nested tasks, running = \
-         on CPU{})",
+        "\nTask classes (by running time; self = wall time minus reported nested tasks; running = \
+         on a CPU or ready to run, from {}; ≤: not measured, an upper bound; waiting = blocked on \
+         locks + recorded waits)",
         if a.activity.cpu_source == "thread_end" {
-            ", from each thread's CPU time at its end; ≤: thread still alive, upper bound"
+            "each thread's CPU time at its end"
         } else {
-            ""
+            "per-thread schedstat"
         }
     );
     if a.tasks.classes.is_empty() {
@@ -161,7 +162,7 @@ pub fn report_text(a: &Analysis) -> String {
                     format!(
                         "{}{}",
                         if x.cpu_measured { "" } else { "≤" },
-                        human_ns(x.split.running_ns)
+                        human_ns(x.split.demand_ns())
                     ),
                     human_ns(x.split.waiting_ns + x.split.blocked_ns),
                 ),
