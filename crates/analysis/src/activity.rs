@@ -25,6 +25,9 @@ use crate::tasks::{Distribution, TaskAnalysis, TaskKind};
 /// idle": what it is (waiting for work, blocked, in I/O) is said instead of
 /// judging its granularity.
 pub const IDLE_MAX_RUNNING_SHARE: f64 = 0.2;
+/// A mostly off-CPU class with at most this many executions is a loop (an
+/// acceptor, a selector), not many short tasks blocking in I/O.
+pub const LOOP_MAX_EXECUTIONS: u64 = 4;
 /// The CPU time of a class counts as measured when at least this share of its
 /// not-blocked, not-waiting time lies between two CPU checkpoints of its thread.
 pub const MEASURED_MIN_SHARE: f64 = 0.9;
@@ -127,7 +130,15 @@ impl ClassActivity {
             }
             Activity::Waiting => Some("mostly waiting"),
             Activity::Blocked => Some("mostly blocked on locks"),
-            Activity::OffCpu => Some("blocking loop (off-CPU: I/O or sleep)"),
+            // A thread or a few long executions off-CPU: a loop blocked in I/O.
+            Activity::OffCpu
+                if kind == TaskKind::Thread || self.busy_ns.count <= LOOP_MAX_EXECUTIONS =>
+            {
+                Some("blocking loop (off-CPU: I/O or sleep)")
+            }
+            Activity::OffCpu => {
+                Some("mostly off-CPU (I/O, sleep, or blocking weft does not record)")
+            }
         }
     }
 }
