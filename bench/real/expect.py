@@ -2,7 +2,9 @@
 """Checks weft's advice on a real application against what bench/real/expected.json
 says a senior engineer would conclude (issue 16): the top finding (kind and, when
 given, the class it names), and task classes that must never be called
-coarse-grained (acceptor, selector and idle-pool loops).
+coarse-grained (acceptor, selector and idle-pool loops), and what given idle
+classes must be reported as (`activity`: off_cpu for a blocking loop, waiting for
+an idle worker).
 
 usage: expect.py APP REPORT.json [REPORT.json ...]
 Prints `expect: APP: ok` or `expect: APP: FAILED: ...` lines; exit status 1 on failure."""
@@ -17,10 +19,13 @@ def main():
     app, paths = sys.argv[1], sys.argv[2:]
     with open(os.path.join(os.path.dirname(__file__), "expected.json")) as f:
         want = json.load(f)[app]
-    findings = []
+    findings, classes = [], {}
     for p in paths:
         with open(p) as f:
-            findings += json.load(f).get("findings", [])
+            d = json.load(f)
+        findings += d.get("findings", [])
+        for c in d.get("tasks", {}).get("classes", []):
+            classes[c["class"]] = (c.get("time_split") or {}).get("activity")
     costed = sorted((f for f in findings if f["kind"] not in TRACE_KINDS),
                     key=lambda f: -f.get("cost_ns", 0))
     problems = []
@@ -42,6 +47,12 @@ def main():
             for pat in want.get("never_coarse", []):
                 if pat in (f.get("class") or ""):
                     problems.append(f"{f['class']} called coarse-grained: {f['message']}")
+    # What idle classes are (a blocking loop is off_cpu, an idle pool worker waiting).
+    for cls, act in want.get("activity", {}).items():
+        if cls not in classes:
+            problems.append(f"class {cls} not in the report")
+        elif classes[cls] != act:
+            problems.append(f"{cls}: activity {classes[cls]!r}, expected {act!r}")
     if problems:
         for p in problems:
             print(f"expect: {app}: FAILED: {p}")

@@ -125,10 +125,10 @@ impl ClassActivity {
     pub fn idle_label(&self, kind: TaskKind) -> Option<&'static str> {
         match self.activity {
             Activity::Running => None,
-            Activity::Waiting if self.hosts_tasks || kind == TaskKind::Thread => {
-                Some("idle worker (waits for work)")
-            }
-            Activity::Waiting => Some("mostly waiting"),
+            // A thread that runs tasks and waits between them.
+            Activity::Waiting if self.hosts_tasks => Some("idle worker (waits for work)"),
+            // What it waits for is not known (for work, a row lock, a reply): say so.
+            Activity::Waiting => Some("mostly waiting (see waits)"),
             Activity::Blocked => Some("mostly blocked on locks"),
             // A thread or a few long executions off-CPU: a loop blocked in I/O.
             Activity::OffCpu
