@@ -342,10 +342,10 @@ pub fn analyze_with(
         let (mut kb, mut kw, mut kc) = (0, 0, 0);
         for p in points.windows(2) {
             let (a, b) = (p[0], p[1]);
-            if state_at(&mut kb, &mut kw, a) == State::Available {
-                if at(&windows, &mut kc, a).is_some() {
-                    avail[kc] += b - a;
-                }
+            if state_at(&mut kb, &mut kw, a) == State::Available
+                && at(&windows, &mut kc, a).is_some()
+            {
+                avail[kc] += b - a;
             }
         }
         // Pass 2: assign each piece owned by an execution.

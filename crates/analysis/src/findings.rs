@@ -237,7 +237,7 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     granularity_findings(i, &mut costed);
     forkjoin_findings(i, &mut costed);
     // Stable: equal costs keep the order above.
-    costed.sort_by(|a, b| b.cost_ns.cmp(&a.cost_ns));
+    costed.sort_by_key(|f| std::cmp::Reverse(f.cost_ns));
     out.extend(costed);
     out
 }
