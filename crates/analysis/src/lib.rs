@@ -5,6 +5,7 @@
 
 pub mod cpu;
 pub mod edges;
+pub mod events;
 pub mod findings;
 pub mod forkjoin;
 pub mod locks;
@@ -14,7 +15,7 @@ pub mod timeline;
 
 pub use cpu::{CpuPoint, CpuProfile, WindowStats};
 pub use findings::{human_ns, FieldValue, Finding, FindingKind};
-pub use model::{GcPause, Loss, Model, ProbeDef, Sample, ThreadInfo};
+pub use model::{GcPause, Loss, Model, ModelBuilder, ProbeDef, Sample, ThreadInfo};
 pub use tasks::{Distribution, SitePair, TaskAnalysis, TaskClassStats, TaskExecution, TaskKind};
 
 use weft_trace::Trace;
@@ -32,18 +33,18 @@ pub struct Analysis {
     pub forkjoin: forkjoin::ForkJoinAnalysis,
 }
 
-/// Run every analysis on a trace.
+/// Run every analysis on a trace read into memory (builds its [`Model`] first).
 pub fn analyze(trace: &Trace) -> Analysis {
-    let model = Model::build(trace);
-    // ForkJoinTask executions come from the fork-join records (docs/forkjoin.md).
-    let tasks = match forkjoin::task_view(trace, &model) {
-        Some((t, m)) => tasks::analyze_tasks(&t, &m),
-        None => tasks::analyze_tasks(trace, &model),
-    };
-    let forkjoin = forkjoin::analyze(trace, &model);
+    analyze_model(Model::build(trace))
+}
+
+/// Run every analysis on a model. Analyses read the model only (docs/model.md).
+pub fn analyze_model(model: Model) -> Analysis {
+    let tasks = tasks::analyze_tasks(&model);
+    let forkjoin = forkjoin::analyze(&model);
     let cpu = CpuProfile::build(&model);
     let findings = findings::find(&model, &tasks, &cpu);
-    let locks = locks::analyze_locks(trace, &model);
+    let locks = locks::analyze_locks(&model);
     Analysis {
         model,
         tasks,

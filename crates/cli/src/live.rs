@@ -54,8 +54,9 @@ pub fn parse_threshold(s: &str) -> Result<f64, String> {
 fn analyze(path: &Path, interval_ns: u64) -> Option<(LockAnalysis, u64)> {
     let trace = weft_trace::read_trace(path).ok()?;
     let model = Model::build(&trace);
+    drop(trace);
     let horizon = model.duration_ns;
-    Some((analyze_locks_with(&trace, &model, interval_ns), horizon))
+    Some((analyze_locks_with(&model, interval_ns), horizon))
 }
 
 /// The lines of interval `k` (CSP above the threshold), for the locks of `a`.

@@ -21,7 +21,7 @@ pub struct ReportArgs {
 
 pub fn run(args: ReportArgs) -> Result<u8, CliError> {
     if let Some(out) = &args.html {
-        let (_, analysis) = crate::export::load(&args.trace)?;
+        let analysis = crate::export::load(&args.trace)?;
         crate::export::write_html(&args.trace, &analysis, out)?;
         return Ok(0);
     }
@@ -42,9 +42,7 @@ pub fn render(trace: &std::path::Path, json: bool) -> Result<String, CliError> {
             trace.display()
         )));
     }
-    let trace_data = weft_trace::read_trace(trace)
-        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
-    let analysis = weft_analysis::analyze(&trace_data);
+    let analysis = weft_analysis::analyze_model(read_model(trace)?);
     if json {
         let value = weft_views::report_json(&analysis);
         let mut s = serde_json::to_string_pretty(&value)
@@ -54,4 +52,12 @@ pub fn render(trace: &std::path::Path, json: bool) -> Result<String, CliError> {
     } else {
         Ok(weft_views::report_text(&analysis))
     }
+}
+
+/// The model of a trace file (docs/model.md): the trace's records are read and
+/// turned into the model in one pass, and only the model is kept.
+pub fn read_model(trace: &std::path::Path) -> Result<weft_analysis::Model, CliError> {
+    let data = weft_trace::read_trace(trace)
+        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
+    Ok(weft_analysis::Model::build(&data))
 }
