@@ -615,8 +615,8 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use weft_trace::Record;
     use crate::testutil::{C_WORK, TB};
+    use weft_trace::Record;
 
     fn push(usage: u64, ts: u64, external: bool) -> Record {
         Record::FjPush {

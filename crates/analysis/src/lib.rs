@@ -8,6 +8,7 @@ pub mod edges;
 pub mod events;
 pub mod findings;
 pub mod forkjoin;
+pub mod graph;
 pub mod locks;
 pub mod model;
 pub mod tasks;

@@ -56,6 +56,9 @@ pub struct LockStats {
     pub max_phase_start_ns: u64,
     /// (interval start, CSP) for each interval where the lock was blocked on.
     pub phases: Vec<(u64, f64)>,
+    /// CSP in every interval (0 where nobody blocked on the lock), one value per
+    /// entry of [`LockAnalysis::running_per_interval`]: the series the views draw.
+    pub csp_per_interval: Vec<f64>,
     /// Acquisitions that blocked (monitors: every contended enter; j.u.c.: a park in the slow path).
     pub contended: u64,
     /// Slow-path acquisitions (j.u.c.) including the ones resolved without parking.
@@ -413,12 +416,15 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
             a.def
                 .clone()
                 .unwrap_or((lock_kind::OTHER_AQS, format!("<lock #{id}>"), 0));
+        let csp_per_interval: Vec<f64> = (0..n)
+            .map(|k| ratio(a.per_interval.get(k).copied().unwrap_or(0), running[k]))
+            .collect();
         let phases: Vec<(u64, f64)> = a
             .per_interval
             .iter()
             .enumerate()
             .filter(|(_, &b)| b > 0)
-            .map(|(k, &b)| (k as u64 * interval, ratio(b, running[k])))
+            .map(|(k, _)| (k as u64 * interval, csp_per_interval[k]))
             .collect();
         let (max_start, max_csp) =
             phases
@@ -451,6 +457,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
             max_phase_csp: max_csp,
             max_phase_start_ns: max_start,
             phases,
+            csp_per_interval,
             contended: a.contended,
             slow_acquisitions: a.slow,
             blocked_ns: a.blocked,

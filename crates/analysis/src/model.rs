@@ -370,7 +370,14 @@ impl ModelBuilder {
                 }
                 let a = obj(*class_id, *ident);
                 Some((
-                    ev(EventKind::ThreadStart, *ts, a, *target_class_id, *target_ident, 0),
+                    ev(
+                        EventKind::ThreadStart,
+                        *ts,
+                        a,
+                        *target_class_id,
+                        *target_ident,
+                        0,
+                    ),
                     false,
                 ))
             }
@@ -480,7 +487,10 @@ impl ModelBuilder {
                 ts,
                 usage,
                 class_id,
-            } => Some((ev(EventKind::FjRunBegin, *ts, *usage, *class_id, 0, 0), true)),
+            } => Some((
+                ev(EventKind::FjRunBegin, *ts, *usage, *class_id, 0, 0),
+                true,
+            )),
             Record::FjRunEnd { ts } => Some((ev(EventKind::FjRunEnd, *ts, 0, 0, 0, 0), true)),
             Record::FjCancel { ts, usage } => {
                 Some((ev(EventKind::FjCancel, *ts, *usage, 0, 0, 0), true))
@@ -506,10 +516,9 @@ impl ModelBuilder {
                 ev(EventKind::LockAcquired, *ts, 0, *lock, 0, u8::from(*parked)),
                 false,
             )),
-            Record::WaitBegin { ts, kind, lock } => Some((
-                ev(EventKind::WaitBegin, *ts, 0, *lock, 0, *kind),
-                false,
-            )),
+            Record::WaitBegin { ts, kind, lock } => {
+                Some((ev(EventKind::WaitBegin, *ts, 0, *lock, 0, *kind), false))
+            }
             Record::WaitEnd { ts } => Some((ev(EventKind::WaitEnd, *ts, 0, 0, 0, 0), false)),
         };
         if let Some((e, is_fj)) = event {

@@ -683,14 +683,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         .iter()
         .map(|m| m.map(|s| (submits[s].thread, submits[s].ts)))
         .collect();
-    out.edges = happens_before(
-        model,
-        &nodes,
-        &kept,
-        &execs,
-        &submitted_by,
-        &created,
-    );
+    out.edges = happens_before(model, &nodes, &kept, &execs, &submitted_by, &created);
     out.incomplete = execs.iter().filter(|e| e.incomplete).count() as u64;
     out.classes = class_stats(&execs);
     out.executions = execs;

@@ -75,10 +75,7 @@ pub fn run(args: ExportArgs) -> Result<u8, CliError> {
         write(p, &weft_views::perfetto_trace(&analysis))?;
     }
     if let Some(p) = &args.chrome {
-        write(
-            p,
-            weft_views::chrome_trace(&analysis).as_bytes(),
-        )?;
+        write(p, weft_views::chrome_trace(&analysis).as_bytes())?;
     }
     if let Some(p) = &args.collapsed {
         write(p, weft_views::collapsed_stacks(&analysis).as_bytes())?;

@@ -154,16 +154,8 @@ pub fn chrome_trace(a: &Analysis) -> String {
     }
     for l in la.locks.iter().take(CSP_TRACKS) {
         let name = Value::String(format!("CSP {}", l.id));
-        let mut p = l.phases.iter().peekable();
-        for k in 0..la.running_per_interval.len() {
+        for (k, &csp) in l.csp_per_interval.iter().enumerate() {
             let start = k as u64 * la.interval_ns;
-            let csp = match p.peek() {
-                Some(&&(s, c)) if s == start => {
-                    p.next();
-                    c
-                }
-                _ => 0.0,
-            };
             let s = format!(
                 "{{\"ph\":\"C\",\"pid\":{pid},\"tid\":0,\"ts\":{},\"name\":{name},\"args\":{{\"csp\":{csp:.4}}}}}",
                 us(start)

@@ -442,16 +442,8 @@ pub fn perfetto_trace(a: &Analysis) -> Vec<u8> {
     }
     // CSP per interval of the top locks (0 in intervals without blocking).
     for (rank, l) in la.locks.iter().take(CSP_TRACKS).enumerate() {
-        let mut p = l.phases.iter().peekable();
-        for k in 0..la.running_per_interval.len() {
+        for (k, &csp) in l.csp_per_interval.iter().enumerate() {
             let start = k as u64 * la.interval_ns;
-            let csp = match p.peek() {
-                Some(&&(s, c)) if s == start => {
-                    p.next();
-                    c
-                }
-                _ => 0.0,
-            };
             let mut b = Vec::new();
             uint(&mut b, TE_TYPE, TYPE_COUNTER);
             uint(&mut b, TE_TRACK_UUID, CSP_UUID_BASE + rank as u64);
