@@ -41,11 +41,21 @@ pub fn analyze(trace: &Trace) -> Analysis {
 
 /// Run every analysis on a model. Analyses read the model only (docs/model.md).
 pub fn analyze_model(model: Model) -> Analysis {
+    analyze_model_staged(model, |_| {})
+}
+
+/// [`analyze_model`], calling `stage(name)` after each analysis (for the
+/// benchmark's per-stage times and memory).
+pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analysis {
     let tasks = tasks::analyze_tasks(&model);
+    stage("tasks");
     let forkjoin = forkjoin::analyze(&model);
+    stage("forkjoin");
     let cpu = CpuProfile::build(&model);
     let findings = findings::find(&model, &tasks, &cpu);
+    stage("cpu+findings");
     let locks = locks::analyze_locks(&model);
+    stage("locks");
     Analysis {
         model,
         tasks,

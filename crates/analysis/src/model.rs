@@ -187,6 +187,15 @@ pub struct ModelBuilder {
     max_ts: u64,
     /// Per thread: (its own events in file order, its fork-join events in theirs).
     streams: BTreeMap<ThreadIndex, (ThreadEvents, ThreadEvents)>,
+    /// Fork-join runs handed on with class 0 (their push not read yet): (thread,
+    /// index among the thread's fork-join events).
+    unresolved_runs: Vec<(ThreadIndex, usize)>,
+}
+
+impl weft_trace::RecordSink for ModelBuilder {
+    fn record(&mut self, thread: ThreadIndex, record: &Record) {
+        ModelBuilder::record(self, thread, record);
+    }
 }
 
 impl ModelBuilder {
@@ -208,6 +217,7 @@ impl ModelBuilder {
             gc_events: Vec::new(),
             max_ts: 0,
             streams: BTreeMap::new(),
+            unresolved_runs: Vec::new(),
         }
     }
 
@@ -527,6 +537,9 @@ impl ModelBuilder {
                 .entry(thread)
                 .or_insert_with(|| (ThreadEvents::new(thread), ThreadEvents::new(thread)));
             if is_fj {
+                if e.kind == EventKind::FjRunBegin && e.b == 0 && e.a != 0 {
+                    self.unresolved_runs.push((thread, s.1.len()));
+                }
                 s.1.push(e);
             } else {
                 s.0.push(e);
@@ -534,14 +547,28 @@ impl ModelBuilder {
         }
     }
 
-    /// The model, once every record was fed.
-    pub fn finish(self, truncated: bool, unknown_records: u64) -> Model {
+    /// The model, once every record was fed. `fj_usage_class` gives the class of
+    /// a usage's push, for runs fed with class 0 (see `weft_trace::StreamEnd`).
+    pub fn finish(
+        self,
+        truncated: bool,
+        unknown_records: u64,
+        fj_usage_class: impl Fn(u64) -> Option<u32>,
+    ) -> Model {
         let ModelBuilder {
             mut m,
             mut gc_events,
             max_ts,
-            streams,
+            mut streams,
+            unresolved_runs,
         } = self;
+        for (thread, i) in unresolved_runs {
+            if let Some(s) = streams.get_mut(&thread) {
+                if let Some(c) = fj_usage_class(s.1.a[i]) {
+                    s.1.b[i] = c;
+                }
+            }
+        }
         m.truncated = truncated;
         m.unknown_records = unknown_records;
         m.duration_ns = max_ts.max(m.end_ns.unwrap_or(0));
@@ -587,7 +614,16 @@ impl Model {
         for (thread, rec) in &trace.records {
             b.record(*thread, rec);
         }
-        b.finish(trace.truncated, trace.unknown_records)
+        // The reader resolved the classes of runs decoded before their push.
+        b.finish(trace.truncated, trace.unknown_records, |_| None)
+    }
+
+    /// The model of a trace file, built as its records are read (none is kept).
+    pub fn read(path: &std::path::Path) -> Result<Model, weft_trace::TraceError> {
+        let (b, end) = weft_trace::stream_trace(path, ModelBuilder::new)?;
+        Ok(b.finish(end.truncated, end.unknown_records, |u| {
+            end.fj_usage_class(u)
+        }))
     }
 
     /// The events of a thread (empty for a thread without events).

@@ -52,9 +52,7 @@ pub fn parse_threshold(s: &str) -> Result<f64, String> {
 }
 
 fn analyze(path: &Path, interval_ns: u64) -> Option<(LockAnalysis, u64)> {
-    let trace = weft_trace::read_trace(path).ok()?;
-    let model = Model::build(&trace);
-    drop(trace);
+    let model = Model::read(path).ok()?;
     let horizon = model.duration_ns;
     Some((analyze_locks_with(&model, interval_ns), horizon))
 }

@@ -42,9 +42,32 @@ pub fn render(trace: &std::path::Path, json: bool) -> Result<String, CliError> {
             trace.display()
         )));
     }
-    let analysis = weft_analysis::analyze_model(read_model(trace)?);
+    // WEFT_REPORT_STAGES=1: time and peak memory after each stage, on stderr
+    // (bench/report_speed.sh).
+    let stages = std::env::var_os("WEFT_REPORT_STAGES").is_some();
+    let t0 = std::time::Instant::now();
+    let mut stage = |name: &str| {
+        if stages {
+            eprintln!(
+                "weft: stage {name:<14} {:>8.3} s  peak RSS {}",
+                t0.elapsed().as_secs_f64(),
+                peak_rss().unwrap_or_else(|| "?".into())
+            );
+        }
+    };
+    let model = read_model(trace)?;
+    stage("model");
+    if stages {
+        eprintln!(
+            "weft: model: {} events, {} threads",
+            model.event_count(),
+            model.threads.len()
+        );
+    }
+    let analysis = weft_analysis::analyze_model_staged(model, &mut stage);
     if json {
         let value = weft_views::report_json(&analysis);
+        stage("json");
         let mut s = serde_json::to_string_pretty(&value)
             .map_err(|e| CliError::new(format!("cannot encode the report as JSON: {e}")))?;
         s.push('\n');
@@ -57,7 +80,13 @@ pub fn render(trace: &std::path::Path, json: bool) -> Result<String, CliError> {
 /// The model of a trace file (docs/model.md): the trace's records are read and
 /// turned into the model in one pass, and only the model is kept.
 pub fn read_model(trace: &std::path::Path) -> Result<weft_analysis::Model, CliError> {
-    let data = weft_trace::read_trace(trace)
-        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
-    Ok(weft_analysis::Model::build(&data))
+    weft_analysis::Model::read(trace)
+        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))
+}
+
+/// The process's peak resident set (`VmHWM` of /proc/self/status), as written there.
+fn peak_rss() -> Option<String> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    Some(line["VmHWM:".len()..].trim().to_string())
 }
