@@ -592,7 +592,7 @@ fn streaming_reads_what_read_trace_reads() {
     bad.extend_from_slice(&file[hend..]);
     assert_eq!(
         read_trace_bytes(&bad).map(|_| ()).unwrap_err().to_string(),
-        stream(&bad).map(|_| ()).err().expect("corrupt").to_string()
+        stream(&bad).map(|_| ()).expect_err("corrupt").to_string()
     );
     // A steal decoded before its push: class 0 in the stream, resolved by the end.
     use weft_trace::fjevents::kind::*;
