@@ -175,6 +175,7 @@ mod tests {
             max_phase_csp: 0.0,
             max_phase_start_ns: 0,
             phases: vec![(0, blocked as f64 / 1000.0)],
+            csp_per_interval: vec![blocked as f64 / 1000.0],
             contended: 1,
             slow_acquisitions: 2,
             blocked_ns: blocked,
