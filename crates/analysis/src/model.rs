@@ -41,6 +41,9 @@ pub struct ThreadInfo {
     pub class_id: u32,
     /// Identity of the Thread object.
     pub ident: u32,
+    /// A virtual thread (JDK 21+): its records were demultiplexed from its
+    /// carriers (weft_trace::VIRTUAL_THREAD_BASE); `java_id` is its thread id.
+    pub virtual_thread: bool,
     /// Scheduler statistics read at sampler ticks and at the thread's end,
     /// sorted by time (empty in traces from agents before `ThreadSched`).
     pub sched: Vec<SchedPoint>,
@@ -271,6 +274,22 @@ impl Model {
                             t.target_class_id = *target_class_id;
                             t.target_ident = *target_ident;
                         }
+                    }
+                }
+                Record::VtStart { ts, vt, .. } if *thread != GLOBAL_THREAD => {
+                    if let Some(t) = m.threads.get_mut(thread) {
+                        if t.start_ns.is_none() {
+                            t.name = Some(format!("virtual-{vt}"));
+                            t.start_ns = Some(*ts);
+                            t.java_id = Some(*vt);
+                            t.daemon = true;
+                            t.virtual_thread = true;
+                        }
+                    }
+                }
+                Record::VtEnd { ts, .. } if *thread != GLOBAL_THREAD => {
+                    if let Some(t) = m.threads.get_mut(thread) {
+                        t.end_ns = Some(*ts);
                     }
                 }
                 Record::ThreadEnd {
