@@ -14,6 +14,7 @@
 //! The virtual thread is named by its Java thread id (`Thread.tid`), read with
 //! one JNI field access: no Java code runs inside a mount transition.
 
+use std::cell::Cell;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -28,6 +29,38 @@ use crate::sink;
 
 const MOUNT_EVENT: &str = "com.sun.hotspot.events.VirtualThreadMount";
 const UNMOUNT_EVENT: &str = "com.sun.hotspot.events.VirtualThreadUnmount";
+
+thread_local! {
+    /// A virtual thread is mounted on this (carrier) thread.
+    static MOUNTED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether the current OS thread is running a virtual thread.
+pub fn mounted() -> bool {
+    MOUNTED.try_with(Cell::get).unwrap_or(false)
+}
+
+/// Frames of the JDK, skipped to find where a pinned virtual thread blocked.
+const JDK_FRAMES: &[&str] = &["java.", "jdk.", "sun."];
+const PINNED_SITE_FRAMES: usize = 6;
+
+/// A park that reached the carrier while a virtual thread is mounted: the
+/// virtual thread is pinned (an unpinned one parks by unmounting, never
+/// reaching `Unsafe.park`). Records where, before the park's `WaitBegin`.
+pub fn pinned_park(env: *mut JNIEnv) {
+    // SAFETY: the park hook passes the current thread's JNIEnv.
+    let (Some(jni), Some(jvmti)) = (unsafe { Jni::from_raw(env) }, agent::jvmti()) else {
+        return;
+    };
+    let site = match jvmti.get_stack_trace_from(0, PINNED_SITE_FRAMES + 16) {
+        Ok(frames) => agent::site_for_frames(jvmti, jni, &frames, JDK_FRAMES, PINNED_SITE_FRAMES),
+        Err(_) => 0,
+    };
+    sink::emit(&Record::VtPinned {
+        ts: clock::now(),
+        site,
+    });
+}
 
 /// `Thread.tid`'s jfieldID (0: not resolved yet).
 static TID_FIELD: AtomicUsize = AtomicUsize::new(0);
@@ -178,6 +211,7 @@ fn record(env: *mut JNIEnv, thread: jobject, what: &str, event: Event) {
         if vt == 0 {
             return Ok(());
         }
+        let _ = MOUNTED.try_with(|m| m.set(matches!(event, Event::Start | Event::Mount)));
         let r = match event {
             Event::Start => {
                 let (class_id, ident) = task_of(jni, thread);

@@ -11,6 +11,7 @@ pub mod locks;
 pub mod model;
 pub mod tasks;
 pub mod timeline;
+pub mod vthreads;
 
 pub use cpu::{CpuPoint, CpuProfile, WindowStats};
 pub use findings::{human_ns, FieldValue, Finding, FindingKind};
@@ -30,6 +31,8 @@ pub struct Analysis {
     pub locks: locks::LockAnalysis,
     /// Fork-join computations (docs/forkjoin.md).
     pub forkjoin: forkjoin::ForkJoinAnalysis,
+    /// Virtual threads and where they were pinned (JDK 21+).
+    pub virtual_threads: vthreads::VirtualThreadAnalysis,
 }
 
 /// Run every analysis on a trace.
@@ -42,8 +45,10 @@ pub fn analyze(trace: &Trace) -> Analysis {
     };
     let forkjoin = forkjoin::analyze(trace, &model);
     let cpu = CpuProfile::build(&model);
-    let findings = findings::find(&model, &tasks, &cpu);
+    let mut findings = findings::find(&model, &tasks, &cpu);
     let locks = locks::analyze_locks(trace, &model);
+    let virtual_threads = vthreads::analyze_virtual_threads(trace, &model);
+    findings.extend(findings::virtual_thread_findings(&virtual_threads));
     Analysis {
         model,
         tasks,
@@ -51,6 +56,7 @@ pub fn analyze(trace: &Trace) -> Analysis {
         findings,
         locks,
         forkjoin,
+        virtual_threads,
     }
 }
 

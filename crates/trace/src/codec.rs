@@ -47,6 +47,7 @@ pub(crate) mod tag {
     pub const VT_END: u8 = 91;
     pub const VT_MOUNT: u8 = 92;
     pub const VT_UNMOUNT: u8 = 93;
+    pub const VT_PINNED: u8 = 94;
     pub const LOCK_DEF: u8 = 60;
     pub const LOCK_BLOCK: u8 = 61;
     pub const LOCK_ACQUIRED: u8 = 62;
@@ -464,6 +465,10 @@ fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
             v(out, *vt);
             v(out, *carrier as u64);
             (tag::VT_UNMOUNT, Some(*ts))
+        }
+        VtPinned { ts, site } => {
+            v(out, *site as u64);
+            (tag::VT_PINNED, Some(*ts))
         }
         Calibration { ts, mono_ns } => {
             v(out, *mono_ns);

@@ -513,6 +513,10 @@ fn decode_record(tag: u8, ts: u64, c: &mut Cursor<'_>) -> Result<Option<Record>,
             vt: c.varint()?,
             carrier: c.u32v()?,
         },
+        tag::VT_PINNED => VtPinned {
+            ts,
+            site: c.u32v()?,
+        },
         tag::CALIBRATION => Calibration {
             ts,
             mono_ns: c.varint()?,

@@ -254,6 +254,14 @@ pub enum Record {
         vt: u64,
         carrier: ThreadIndex,
     },
+    /// The mounted virtual thread parks its carrier (it is pinned: inside
+    /// `synchronized` on JDK 21-23, or under a native frame); the `WaitBegin`
+    /// that follows is the blocking. `site`: the stack from the first frame
+    /// outside the JDK (a SiteDef, 0 none).
+    VtPinned {
+        ts: u64,
+        site: u32,
+    },
     /// A (ticks, CLOCK_MONOTONIC ns) pair used to convert ticks to ns.
     Calibration {
         ts: u64,
@@ -458,6 +466,7 @@ impl Record {
             | VtEnd { ts, .. }
             | VtMount { ts, .. }
             | VtUnmount { ts, .. }
+            | VtPinned { ts, .. }
             | Calibration { ts, .. }
             | End { ts } => Some(*ts),
             Loss { from_ts, .. } => Some(*from_ts),
@@ -514,6 +523,7 @@ impl Record {
             | VtEnd { ts, .. }
             | VtMount { ts, .. }
             | VtUnmount { ts, .. }
+            | VtPinned { ts, .. }
             | Calibration { ts, .. }
             | End { ts } => Some(ts),
             Loss { from_ts, .. } => Some(from_ts),
