@@ -11,9 +11,11 @@
 //! Input: each virtual thread's own stream (the reader demultiplexes carriers,
 //! weft_trace::VIRTUAL_THREAD_BASE). Output: counts and times per pinning site.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
-use weft_trace::{is_virtual_thread, Record, ThreadIndex, Trace};
+use weft_trace::{is_virtual_thread, ThreadIndex};
+
+use crate::events::EventKind;
 
 use crate::model::Model;
 
@@ -72,101 +74,67 @@ fn java_feature(model: &Model) -> Option<u32> {
         .ok()
 }
 
-pub fn analyze_virtual_threads(trace: &Trace, model: &Model) -> VirtualThreadAnalysis {
+pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
     let mut out = VirtualThreadAnalysis {
         synchronized_pins: java_feature(model).map(|v| v < 24),
         ..VirtualThreadAnalysis::default()
     };
-    // Per virtual thread: (mounted since, carrier), last carrier left, pending pin.
-    struct State {
-        mounted: Option<(u64, ThreadIndex)>,
-        unmounted_at: Option<u64>,
-        left_carrier: Option<ThreadIndex>,
-        pin: Option<u32>,
-        wait_begin: Option<(u64, Option<u32>)>,
-        lock_begin: Option<(u64, u32, u32)>,
-    }
-    let mut states: HashMap<ThreadIndex, State> = HashMap::new();
-    let lock_classes: HashMap<u32, &str> = trace
-        .records
-        .iter()
-        .filter_map(|(_, r)| match r {
-            Record::LockDef { id, class, .. } => Some((*id, class.as_str())),
-            _ => None,
-        })
-        .collect();
     let mut carriers: BTreeMap<ThreadIndex, Vec<(u64, u64)>> = BTreeMap::new();
-    // (begin, end, site key, how)
+    // (begin, end, site, how)
     let mut blocks: Vec<(u64, u64, String, &'static str)> = Vec::new();
     let lock_pins = out.synchronized_pins.unwrap_or(false);
-    for (thread, rec) in &trace.records {
-        if !is_virtual_thread(*thread) {
-            continue;
-        }
-        let st = states.entry(*thread).or_insert(State {
-            mounted: None,
-            unmounted_at: None,
-            left_carrier: None,
-            pin: None,
-            wait_begin: None,
-            lock_begin: None,
-        });
-        match rec {
-            Record::VtStart { ts, carrier, .. } | Record::VtMount { ts, carrier, .. } => {
-                if let Some(from) = st.unmounted_at.take() {
-                    out.unmounted_ns += ts.saturating_sub(from);
-                    out.remounts += 1;
-                    if st.left_carrier.is_some_and(|c| c != *carrier) {
-                        out.carrier_changes += 1;
+    let mut count = 0u64;
+    for ev in model.events.iter().filter(|e| is_virtual_thread(e.thread)) {
+        count += 1;
+        let mut mounted: Option<(u64, ThreadIndex)> = None;
+        let mut unmounted_at: Option<u64> = None;
+        let mut left_carrier: Option<ThreadIndex> = None;
+        let mut pin: Option<u32> = None;
+        let mut wait_begin: Option<(u64, Option<u32>)> = None;
+        let mut lock_begin: Option<(u64, u32, u32)> = None;
+        for e in ev.iter() {
+            match e.kind {
+                EventKind::VtStart | EventKind::VtMount => {
+                    if let Some(from) = unmounted_at.take() {
+                        out.unmounted_ns += e.ts.saturating_sub(from);
+                        out.remounts += 1;
+                        if left_carrier.is_some_and(|c| c != e.c) {
+                            out.carrier_changes += 1;
+                        }
+                    }
+                    if mounted.is_none() {
+                        mounted = Some((e.ts, e.c));
                     }
                 }
-                if st.mounted.is_none() {
-                    st.mounted = Some((*ts, *carrier));
+                EventKind::VtUnmount | EventKind::VtEnd => {
+                    if let Some((from, carrier)) = mounted.take() {
+                        out.mounted_ns += e.ts.saturating_sub(from);
+                        carriers.entry(carrier).or_default().push((from, e.ts));
+                        left_carrier = Some(carrier);
+                    }
+                    unmounted_at = (e.kind == EventKind::VtUnmount).then_some(e.ts);
                 }
-            }
-            Record::VtUnmount { ts, .. } | Record::VtEnd { ts, .. } => {
-                if let Some((from, carrier)) = st.mounted.take() {
-                    out.mounted_ns += ts.saturating_sub(from);
-                    carriers.entry(carrier).or_default().push((from, *ts));
-                    st.left_carrier = Some(carrier);
+                EventKind::VtPinned => pin = Some(e.c),
+                EventKind::WaitBegin => wait_begin = Some((e.ts, pin.take())),
+                EventKind::WaitEnd => {
+                    if let Some((from, Some(site))) = wait_begin.take() {
+                        blocks.push((from, e.ts, site_name(model, site, None), "park"));
+                    }
                 }
-                if matches!(rec, Record::VtUnmount { .. }) {
-                    st.unmounted_at = Some(*ts);
-                } else {
-                    st.unmounted_at = None;
+                EventKind::LockBlock if lock_pins => lock_begin = Some((e.ts, e.b, e.c)),
+                EventKind::LockAcquired if lock_pins => {
+                    if let Some((from, lock, site)) = lock_begin.take() {
+                        blocks.push((from, e.ts, site_name(model, site, Some(lock)), "monitor"));
+                    }
                 }
+                _ => {}
             }
-            Record::VtPinned { site, .. } => st.pin = Some(*site),
-            Record::WaitBegin { ts, .. } => {
-                st.wait_begin = Some((*ts, st.pin.take()));
-            }
-            Record::WaitEnd { ts } => {
-                if let Some((from, Some(site))) = st.wait_begin.take() {
-                    blocks.push((
-                        from,
-                        *ts,
-                        site_name(model, site, None, &lock_classes),
-                        "park",
-                    ));
-                }
-            }
-            Record::LockBlock { ts, lock, site, .. } if lock_pins => {
-                st.lock_begin = Some((*ts, *lock, *site));
-            }
-            Record::LockAcquired { ts, .. } if lock_pins => {
-                if let Some((from, lock, site)) = st.lock_begin.take() {
-                    blocks.push((
-                        from,
-                        *ts,
-                        site_name(model, site, Some(lock), &lock_classes),
-                        "monitor",
-                    ));
-                }
-            }
-            _ => {}
         }
     }
-    out.count = states.len() as u64;
+    for v in carriers.values_mut() {
+        v.sort_unstable();
+    }
+    out.count = count;
     out.carriers = carriers.len() as u64;
     let saturated = saturated_intervals(&carriers);
     let mut by_site: BTreeMap<(String, &'static str), PinnedSite> = BTreeMap::new();
@@ -198,11 +166,11 @@ pub fn analyze_virtual_threads(trace: &Trace, model: &Model) -> VirtualThreadAna
 }
 
 /// The first frame of a captured site, or the lock's class, or `(unknown site)`.
-fn site_name(model: &Model, site: u32, lock: Option<u32>, locks: &HashMap<u32, &str>) -> String {
+fn site_name(model: &Model, site: u32, lock: Option<u32>) -> String {
     if let Some(f) = model.site_frame(site) {
         return f;
     }
-    match lock.and_then(|l| locks.get(&l)) {
+    match lock.and_then(|l| model.lock_defs.get(&l)).map(|d| &d.class) {
         Some(class) => format!("synchronized ({class})"),
         None => "(unknown site)".into(),
     }

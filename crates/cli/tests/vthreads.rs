@@ -85,6 +85,10 @@ fn check_common(major: u32, truth: &Value, report: &Value) {
     assert!(vt["carriers"].as_u64().unwrap_or(0) >= 1, "{vt}");
     // Each Started thread sleeps once, unmounted: it comes back at least once.
     assert!(vt["remounts"].as_u64().unwrap_or(0) >= N / 10, "{vt}");
+    // The scheduler's fork-join pool runs mounts, not the program's fork-join tasks.
+    let fj = &report["forkjoin"];
+    assert_eq!(fj["tasks"], 0, "JDK {major}: {fj}");
+    assert_eq!(fj["external_submissions"], 0, "JDK {major}: {fj}");
     // Virtual threads are summarised, not listed one by one.
     let threads = report["threads"].as_array().unwrap();
     assert!(

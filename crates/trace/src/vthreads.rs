@@ -64,39 +64,55 @@ fn order_streams(records: &mut [(ThreadIndex, Record)]) {
 
 /// Gives virtual threads' records their stream index; true if there were any.
 fn assign_streams(records: &mut [(ThreadIndex, Record)]) -> bool {
-    let mut index_of: HashMap<u64, ThreadIndex> = HashMap::new();
-    // carrier -> the virtual thread mounted on it
-    let mut mounted: HashMap<ThreadIndex, ThreadIndex> = HashMap::new();
-    let mut next = VIRTUAL_THREAD_BASE;
+    let mut demux = VirtualThreadDemux::default();
     for (thread, rec) in records.iter_mut() {
-        if *thread == GLOBAL_THREAD || is_virtual_thread(*thread) {
-            continue;
+        *thread = demux.thread_of(*thread, rec);
+    }
+    demux.any()
+}
+
+/// The streaming form of the demultiplexing: the stream a record belongs to,
+/// given the records of its block's thread seen before it (records must come
+/// in file order). A streaming reader must still put each virtual thread's
+/// stream in time order itself (the model does, at its end).
+#[derive(Debug, Default)]
+pub struct VirtualThreadDemux {
+    index_of: HashMap<u64, ThreadIndex>,
+    /// carrier -> the virtual thread mounted on it
+    mounted: HashMap<ThreadIndex, ThreadIndex>,
+    next: u32,
+}
+
+impl VirtualThreadDemux {
+    /// Whether any virtual thread was seen.
+    pub fn any(&self) -> bool {
+        self.next > 0
+    }
+
+    /// The thread index `rec`, written in the block of `thread`, belongs to.
+    pub fn thread_of(&mut self, thread: ThreadIndex, rec: &Record) -> ThreadIndex {
+        if thread == GLOBAL_THREAD || is_virtual_thread(thread) {
+            return thread;
         }
         match rec {
             Record::VtStart { vt, .. } | Record::VtMount { vt, .. } => {
-                let v = *index_of.entry(*vt).or_insert_with(|| {
-                    let v = next;
-                    next = (next + 1).min(GLOBAL_THREAD - 1);
+                let next = &mut self.next;
+                let v = *self.index_of.entry(*vt).or_insert_with(|| {
+                    let v =
+                        VIRTUAL_THREAD_BASE + (*next).min(GLOBAL_THREAD - 1 - VIRTUAL_THREAD_BASE);
+                    *next += 1;
                     v
                 });
-                mounted.insert(*thread, v);
-                *thread = v;
+                self.mounted.insert(thread, v);
+                v
             }
             Record::VtEnd { vt, .. } | Record::VtUnmount { vt, .. } => {
-                let carrier = *thread;
-                if let Some(&v) = index_of.get(vt) {
-                    *thread = v;
-                }
-                mounted.remove(&carrier);
+                self.mounted.remove(&thread);
+                self.index_of.get(vt).copied().unwrap_or(thread)
             }
-            _ => {
-                if let Some(&v) = mounted.get(thread) {
-                    *thread = v;
-                }
-            }
+            _ => self.mounted.get(&thread).copied().unwrap_or(thread),
         }
     }
-    next != VIRTUAL_THREAD_BASE
 }
 
 #[cfg(test)]
