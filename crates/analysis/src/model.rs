@@ -107,6 +107,7 @@ pub fn loss_reason_str(r: LossReason) -> String {
         LossReason::BufferOverflow => "buffer_overflow".into(),
         LossReason::WriteFailed => "write_failed".into(),
         LossReason::AgentDisabled => "agent_disabled".into(),
+        LossReason::Corrupt => "corrupt_block".into(),
         LossReason::Other(c) => format!("other_{c}"),
     }
 }

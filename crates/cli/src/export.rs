@@ -40,8 +40,13 @@ pub fn load(trace: &Path) -> Result<(Trace, Analysis), CliError> {
             trace.display()
         )));
     }
-    let data = weft_trace::read_trace(trace)
+    let (data, warnings) = weft_trace::read_trace_with_warnings(trace)
         .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
+    // Damage the reader skipped or corrected is also in the report (a Loss record
+    // per skipped block); these lines say it where the user is looking.
+    for w in warnings {
+        eprintln!("weft: warning: {}: {w}", trace.display());
+    }
     let analysis = weft_analysis::analyze(&data);
     Ok((data, analysis))
 }

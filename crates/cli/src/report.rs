@@ -35,16 +35,7 @@ pub fn run(args: ReportArgs) -> Result<u8, CliError> {
 
 /// The report of a trace as text or JSON.
 pub fn render(trace: &std::path::Path, json: bool) -> Result<String, CliError> {
-    if !trace.exists() {
-        return Err(CliError::new(format!(
-            "trace {} does not exist (record one with `weft record -o {} -- java …`)",
-            trace.display(),
-            trace.display()
-        )));
-    }
-    let trace_data = weft_trace::read_trace(trace)
-        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
-    let analysis = weft_analysis::analyze(&trace_data);
+    let (_, analysis) = crate::export::load(trace)?;
     if json {
         let value = weft_views::report_json(&analysis);
         let mut s = serde_json::to_string_pretty(&value)

@@ -2,15 +2,19 @@
 //! clock ticks to nanoseconds since the start of recording.
 //!
 //! A file cut short (SIGKILL, crash, full disk) is read up to its last whole
-//! block and flagged `truncated`; a block whose checksum does not match is an
-//! error, since the bytes before the end are then not what the agent wrote.
+//! block and flagged `truncated`. A damaged block elsewhere (bad checksum, or
+//! records that do not decode) is skipped and stands in the trace as a `Loss`
+//! record; the reader finds the next whole block and reads on. Values the analyses
+//! size allocations by (the clock rate, timestamps) are checked: a clock rate that
+//! is not credible is replaced by the calibration records' or is an error, and
+//! timestamps past the recording's credible end are clamped to it.
 
 use std::fmt;
 use std::path::Path;
 
 use crate::codec::{checksum, tag, unzigzag, FORMAT_VERSION, HAS_TS, MAGIC};
 use crate::fjevents::FjEventDecoder;
-use crate::record::{LossReason, ProbeKind, Record, ThreadIndex};
+use crate::record::{LossReason, ProbeKind, Record, ThreadIndex, GLOBAL_THREAD};
 use crate::{header_keys, Header};
 
 #[derive(Debug)]
@@ -89,9 +93,51 @@ pub struct Trace {
     pub clock: Clock,
 }
 
+/// Reads a trace file (see [`read_trace_with_warnings`]; the warnings are dropped:
+/// skipped blocks are still in the trace as `Loss` records).
 pub fn read_trace(path: &Path) -> Result<Trace, TraceError> {
-    let bytes = std::fs::read(path).map_err(|e| TraceError::Io(path.display().to_string(), e))?;
-    read_trace_bytes(&bytes)
+    read_trace_with_warnings(path).map(|(t, _)| t)
+}
+
+/// Longest header a reader accepts (the agent writes ~1 KB).
+const MAX_HEADER: usize = 1 << 20;
+
+/// Reads a trace file, and one line per damage it skipped or value it corrected
+/// (a corrupt block, a clock rate that is not credible, timestamps past the end of
+/// the recording). The magic bytes and the header are checked before the rest is
+/// read: a file that is not a trace (or `/dev/zero`) fails at once.
+pub fn read_trace_with_warnings(path: &Path) -> Result<(Trace, Vec<String>), TraceError> {
+    use std::io::Read;
+    let io = |e: std::io::Error| TraceError::Io(path.display().to_string(), e);
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let size = file.metadata().map_err(io)?.len();
+    let mut bytes = Vec::new();
+    (&mut file).take(18).read_to_end(&mut bytes).map_err(io)?;
+    check_preamble(&bytes)?;
+    let hlen = u32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]) as usize;
+    if hlen > MAX_HEADER || (size > 0 && 18 + hlen as u64 > size) {
+        return Err(TraceError::Corrupt {
+            offset: 18,
+            what: format!("header length {hlen} is not credible"),
+        });
+    }
+    (&mut file)
+        .take(hlen as u64)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() < 18 + hlen {
+        return Err(TraceError::Corrupt {
+            offset: bytes.len(),
+            what: "file ends inside the header".into(),
+        });
+    }
+    parse_header(&bytes)?;
+    // The size of a regular file bounds the buffer; a pipe or device is read as it comes.
+    if let Some(rest) = size.checked_sub(bytes.len() as u64) {
+        bytes.reserve(usize::try_from(rest).unwrap_or(0));
+    }
+    file.read_to_end(&mut bytes).map_err(io)?;
+    read_trace_bytes_with_warnings(&bytes)
 }
 
 struct Cursor<'a> {
@@ -157,7 +203,8 @@ impl<'a> Cursor<'a> {
     }
 }
 
-pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
+/// The magic bytes and version (the first 18 bytes of a trace).
+fn check_preamble(bytes: &[u8]) -> Result<(), TraceError> {
     if bytes.is_empty() {
         return Err(TraceError::Empty);
     }
@@ -174,6 +221,12 @@ pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
     if version != FORMAT_VERSION {
         return Err(TraceError::UnsupportedVersion(version));
     }
+    Ok(())
+}
+
+/// The header, and the offset of the first block.
+fn parse_header(bytes: &[u8]) -> Result<(Header, usize), TraceError> {
+    check_preamble(bytes)?;
     let hlen = u32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]) as usize;
     let hsum = u32::from_le_bytes([bytes[14], bytes[15], bytes[16], bytes[17]]);
     let hend = 18usize.checked_add(hlen).filter(|&e| e <= bytes.len());
@@ -202,11 +255,61 @@ pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
         let v = c.string()?;
         header.entries.push((k, v));
     }
+    Ok((header, hend))
+}
 
+pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
+    read_trace_bytes_with_warnings(bytes).map(|(t, _)| t)
+}
+
+/// Largest block a reader looks for when it resynchronises after damage (the agent's
+/// blocks are ~32 KiB, a fork-join batch ~64 KiB).
+const MAX_RESYNC_BLOCK: usize = 16 << 20;
+
+/// A stretch of the file that could not be read: a block whose checksum does not
+/// match, or a checksummed block whose records do not decode.
+struct Skipped {
+    offset: usize,
+    bytes: usize,
+    /// The thread named at the start of the damaged block (itself possibly damaged).
+    thread: Option<ThreadIndex>,
+    /// Records of the file before the damage (their thread's last timestamp bounds
+    /// the lost records from below).
+    records_before: usize,
+    what: String,
+}
+
+/// The next offset at or after `from` where a whole block with a matching
+/// checksum starts (after damage whose length field cannot be trusted).
+fn resync(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut p = from;
+    while p + 8 <= bytes.len() {
+        let len = u32::from_le_bytes([bytes[p], bytes[p + 1], bytes[p + 2], bytes[p + 3]]) as usize;
+        let end = p + 8 + len;
+        if len > 0 && len <= MAX_RESYNC_BLOCK && end <= bytes.len() {
+            let sum = u32::from_le_bytes([bytes[p + 4], bytes[p + 5], bytes[p + 6], bytes[p + 7]]);
+            if checksum(&bytes[p + 8..end]) == sum {
+                return Some(p);
+            }
+        }
+        p += 1;
+    }
+    None
+}
+
+/// Reads a trace from memory; also returns one line per damage skipped or value
+/// corrected. A corrupt block is skipped (the reader finds the next whole block)
+/// and stands in the trace as a `Loss` record (reason [`LossReason::Corrupt`]) of
+/// its thread and time range; a torn last block is truncation.
+pub fn read_trace_bytes_with_warnings(bytes: &[u8]) -> Result<(Trace, Vec<String>), TraceError> {
+    let (header, hend) = parse_header(bytes)?;
+    let mut warnings = Vec::new();
     let mut records = Vec::new();
     let mut truncated = false;
     let mut unknown = 0u64;
     let mut fj = FjEventDecoder::default();
+    let mut skipped: Vec<Skipped> = Vec::new();
+    let mut good_bytes = 0usize;
     let mut pos = hend;
     while pos < bytes.len() {
         if bytes.len() - pos < 8 {
@@ -222,65 +325,205 @@ pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
             bytes[pos + 7],
         ]);
         let start = pos + 8;
-        let Some(end) = start.checked_add(len).filter(|&e| e <= bytes.len()) else {
+        let end = start.checked_add(len).filter(|&e| e <= bytes.len());
+        let fits = end.is_some();
+        let end = end.unwrap_or(bytes.len());
+        let payload = &bytes[start..end];
+        if fits && checksum(payload) == sum {
+            let before = records.len();
+            match decode_block(payload, start, &mut records, &mut unknown, &mut fj) {
+                Ok(()) => good_bytes += len,
+                Err(e) => {
+                    // Checksummed but not decodable: keep what decoded before the
+                    // bad record, skip the rest of the block.
+                    let (offset, what) = match e {
+                        TraceError::Corrupt { offset, what } => (offset, what),
+                        other => (start, other.to_string()),
+                    };
+                    skipped.push(Skipped {
+                        offset: pos,
+                        bytes: end - offset.clamp(start, end),
+                        thread: first_varint(payload),
+                        records_before: before,
+                        what: format!("{what} at byte {offset}"),
+                    });
+                }
+            }
+            pos = end;
+            continue;
+        }
+        // A torn final block (the process died mid-write) is truncation.
+        let next = resync(bytes, pos + 1);
+        if next.is_none() && (!fits || end == bytes.len()) {
             truncated = true;
             break;
-        };
-        let payload = &bytes[start..end];
-        if checksum(payload) != sum {
-            // A torn final block (the process died mid-write) is truncation;
-            // a bad block with data after it is corruption.
-            if end == bytes.len() {
-                truncated = true;
-                break;
-            }
-            return Err(TraceError::Corrupt {
-                offset: pos,
-                what: "block checksum mismatch".into(),
-            });
         }
-        decode_block(payload, start, &mut records, &mut unknown, &mut fj)?;
-        pos = end;
+        let next = next.unwrap_or(bytes.len());
+        skipped.push(Skipped {
+            offset: pos,
+            bytes: next - pos,
+            thread: first_varint(payload),
+            records_before: records.len(),
+            what: if fits {
+                "block checksum mismatch".into()
+            } else {
+                "block length past the end of the file".into()
+            },
+        });
+        pos = next;
     }
     fj.resolve(&mut records);
 
     if !records.iter().any(|(_, r)| matches!(r, Record::End { .. })) {
         truncated = true;
     }
-    let clock = fit_clock(&header, &records);
+    let clock = fit_clock(&header, &records, &mut warnings)?;
+    // Each skipped stretch becomes a Loss of its thread: from its last record before
+    // the damage to its first after it (in ticks, converted below with the rest).
+    let per_record = (good_bytes / records.len().max(1)).max(1);
+    for s in &skipped {
+        let thread = s.thread.filter(|t| records.iter().any(|(th, _)| th == t));
+        let last_ts = |rs: &[(ThreadIndex, Record)], rev: bool| {
+            let mut it: Box<dyn Iterator<Item = &(ThreadIndex, Record)>> = if rev {
+                Box::new(rs.iter().rev())
+            } else {
+                Box::new(rs.iter())
+            };
+            it.find(|(th, r)| Some(*th) == thread && r.ts().is_some())
+                .and_then(|(_, r)| r.ts())
+        };
+        let from = last_ts(&records[..s.records_before], true).unwrap_or(clock.start_ticks);
+        let to = last_ts(&records[s.records_before..], false).unwrap_or(from);
+        let estimate = (s.bytes / per_record).max(1) as u64;
+        warnings.push(format!(
+            "skipped {} bytes of damaged trace at byte {} ({}): {}, about {estimate} records lost",
+            s.bytes,
+            s.offset,
+            s.what,
+            match thread {
+                Some(t) => format!(
+                    "thread #{t} between {} and {}",
+                    secs(clock.to_ns(from)),
+                    secs(clock.to_ns(to.max(from)))
+                ),
+                None => "thread unknown".into(),
+            }
+        ));
+        records.push((
+            GLOBAL_THREAD,
+            Record::Loss {
+                thread: thread.unwrap_or(GLOBAL_THREAD),
+                from_ts: from,
+                to_ts: to.max(from),
+                records: estimate,
+                reason: LossReason::Corrupt,
+            },
+        ));
+    }
+    let limit = credible_end_ns(&header, &records, &clock);
     let start_mono = header.get_u64(header_keys::START_MONO_NS).unwrap_or(0);
     let fj_in_ticks = header.get(header_keys::FORKJOIN_CLOCK) == Some("ticks");
+    let mut clamped = 0u64;
+    let mut clamp = |ns: u64| {
+        if ns > limit {
+            clamped += 1;
+            limit
+        } else {
+            ns
+        }
+    };
     for (_, r) in records.iter_mut() {
         let mono = !fj_in_ticks && r.mono_timed();
         if let Some(ts) = r.ts_mut() {
-            *ts = if mono {
+            *ts = clamp(if mono {
                 ts.saturating_sub(start_mono)
             } else {
                 clock.to_ns(*ts)
-            };
+            });
         }
         if let Record::Loss { to_ts, .. } = r {
-            *to_ts = clock.to_ns(*to_ts);
+            *to_ts = clamp(clock.to_ns(*to_ts));
         }
     }
-    Ok(Trace {
-        header,
-        records,
-        truncated,
-        unknown_records: unknown,
-        clock,
-    })
+    if clamped > 0 {
+        warnings.push(format!(
+            "{clamped} timestamps later than the recording's credible end ({}) were clamped to it",
+            secs(limit)
+        ));
+    }
+    Ok((
+        Trace {
+            header,
+            records,
+            truncated,
+            unknown_records: unknown,
+            clock,
+        },
+        warnings,
+    ))
 }
 
-/// Least-squares fit of mono_ns against ticks over the calibration points;
-/// falls back to the header's start-up estimate.
-fn fit_clock(header: &Header, records: &[(ThreadIndex, Record)]) -> Clock {
+fn secs(ns: u64) -> String {
+    format!("{:.3} s", ns as f64 / 1e9)
+}
+
+/// The thread index at the start of a block payload, if it reads as one.
+fn first_varint(payload: &[u8]) -> Option<ThreadIndex> {
+    let mut c = Cursor {
+        bytes: payload,
+        pos: 0,
+        base: 0,
+    };
+    c.u32v().ok()
+}
+
+/// Slack after the last credible calibration point: records of a killed process may
+/// come a little after it (the agent writes one a second), a stalled writer later.
+const END_SLACK_NS: u64 = 60_000_000_000;
+
+/// The latest time (ns since the start) a record of this trace can credibly have:
+/// twice the span of the calibration points that agree with the clock (the
+/// agent writes one a second, and one at the end), plus [`END_SLACK_NS`].
+/// Timestamps past it are damage; clamping them bounds every allocation an
+/// analysis sizes by the trace's duration.
+fn credible_end_ns(header: &Header, records: &[(ThreadIndex, Record)], clock: &Clock) -> u64 {
+    let start_mono = header.get_u64(header_keys::START_MONO_NS);
+    let mut end = 0u64;
+    for (_, r) in records {
+        if let Record::Calibration { ts, mono_ns } = r {
+            let by_ticks = clock.to_ns(*ts);
+            let agrees = match start_mono {
+                Some(m) => {
+                    let by_mono = mono_ns.saturating_sub(m);
+                    by_ticks.abs_diff(by_mono) <= 1_000_000_000 + by_mono / 20
+                }
+                None => true,
+            };
+            if agrees {
+                end = end.max(by_ticks);
+            }
+        }
+    }
+    end.saturating_mul(2).saturating_add(END_SLACK_NS)
+}
+
+/// Clock rates a reader believes (ticks per second): CLOCK_MONOTONIC is 1e9, a TSC
+/// a few 1e9.
+const TICKS_PER_SEC_RANGE: std::ops::RangeInclusive<f64> = 1e6..=1e11;
+
+/// Least-squares fit of mono_ns against ticks over the calibration points; falls
+/// back to the header's start-up estimate. A rate outside [`TICKS_PER_SEC_RANGE`]
+/// in the header is replaced by the fit (and said so), or is an error when there
+/// is no fit to replace it with.
+fn fit_clock(
+    header: &Header,
+    records: &[(ThreadIndex, Record)],
+    warnings: &mut Vec<String>,
+) -> Result<Clock, TraceError> {
     let start_ticks = header.get_u64(header_keys::START_TICKS).unwrap_or(0);
-    let estimate = header
-        .get_f64(header_keys::TICKS_PER_SEC)
-        .filter(|t| *t > 0.0)
-        .map(|t| 1e9 / t)
-        .unwrap_or(1.0);
+    let stated = header.get_f64(header_keys::TICKS_PER_SEC);
+    let credible = |tps: f64| TICKS_PER_SEC_RANGE.contains(&tps);
+    let estimate = stated.filter(|t| credible(*t)).map(|t| 1e9 / t);
     let mut pts: Vec<(f64, f64)> = Vec::new();
     if let Some(m) = header.get_u64(header_keys::START_MONO_NS) {
         pts.push((start_ticks as f64, m as f64));
@@ -290,6 +533,7 @@ fn fit_clock(header: &Header, records: &[(ThreadIndex, Record)]) -> Clock {
             pts.push((*ts as f64, *mono_ns as f64));
         }
     }
+    let mut fit = None;
     if pts.len() >= 2 {
         let n = pts.len() as f64;
         let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
@@ -299,12 +543,38 @@ fn fit_clock(header: &Header, records: &[(ThreadIndex, Record)]) -> Clock {
         // Only trust the fit when the points span a real interval.
         if sxx > 0.0 {
             let slope = sxy / sxx;
-            if slope.is_finite() && slope > 0.0 && (slope / estimate - 1.0).abs() < 0.2 {
-                return Clock::new(start_ticks, slope);
+            if slope.is_finite() && slope > 0.0 && credible(1e9 / slope) {
+                fit = Some(slope);
             }
         }
     }
-    Clock::new(start_ticks, estimate)
+    let ns_per_tick = match (estimate, fit) {
+        (Some(e), Some(f)) if (f / e - 1.0).abs() < 0.2 => f,
+        (Some(e), _) => e,
+        (None, Some(f)) if stated.is_some() => {
+            warnings.push(format!(
+                "clock.ticks_per_sec = {} is not a credible clock rate; used {:.0} from the calibration records",
+                header.get(header_keys::TICKS_PER_SEC).unwrap_or(""),
+                1e9 / f
+            ));
+            f
+        }
+        (None, Some(f)) => f,
+        // Traces without a rate (hand-made ones in tests) count in ns.
+        (None, None) if stated.is_none() && header.get(header_keys::TICKS_PER_SEC).is_none() => 1.0,
+        (None, None) => {
+            return Err(TraceError::Corrupt {
+                offset: 18,
+                what: format!(
+                    "clock.ticks_per_sec = {} is not a credible clock rate ({:e} to {:e}), and no calibration records can replace it",
+                    header.get(header_keys::TICKS_PER_SEC).unwrap_or(""),
+                    TICKS_PER_SEC_RANGE.start(),
+                    TICKS_PER_SEC_RANGE.end()
+                ),
+            })
+        }
+    };
+    Ok(Clock::new(start_ticks, ns_per_tick))
 }
 
 fn decode_block(
