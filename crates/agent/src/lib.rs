@@ -54,21 +54,56 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Creates the output file with O_EXCL; if it exists, `<stem>.<pid>.weft` beside it.
+/// Creates the output file exclusively and never through a symbolic link
+/// (O_EXCL | O_NOFOLLOW); if it exists, `<stem>.<pid>.weft` beside it. The file is
+/// locked (flock, exclusive) for as long as it is open, so that `weft record` never
+/// removes a trace that is still being written (crates/cli/src/files.rs).
 fn create_output(path: &Path) -> std::io::Result<(File, PathBuf)> {
-    let open = |p: &Path| OpenOptions::new().write(true).create_new(true).open(p);
-    match open(path) {
-        Ok(f) => Ok((f, path.to_path_buf())),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            let stem = path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "weft".into());
-            let alt = path.with_file_name(format!("{stem}.{}.weft", std::process::id()));
-            open(&alt).map(|f| (f, alt))
+    use std::os::unix::fs::OpenOptionsExt;
+    let open = |p: &Path| {
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .mode(0o666)
+            .open(p)
+    };
+    let alt = || {
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "weft".into());
+        path.with_file_name(format!("{stem}.{}.weft", std::process::id()))
+    };
+    // A `weft record` clearing an old trace holds its lock while it removes it: a
+    // file created in between may be removed under us. Then create it again.
+    for _ in 0..4 {
+        let (file, p) = match open(path) {
+            Ok(f) => (f, path.to_path_buf()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let a = alt();
+                (open(&a)?, a)
+            }
+            Err(e) => return Err(e),
+        };
+        if lock_and_check(&file) {
+            return Ok((file, p));
         }
-        Err(e) => Err(e),
     }
+    Err(std::io::Error::other(
+        "the trace file was removed as it was created",
+    ))
+}
+
+/// Takes the trace's lock (waiting out a `weft record` that holds it for a moment);
+/// false when the file was removed meanwhile.
+fn lock_and_check(file: &File) -> bool {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: flock on a descriptor this File owns.
+    let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0;
+    // Without flock (some network file systems) the file is still written.
+    !locked || file.metadata().is_ok_and(|m| m.nlink() > 0)
 }
 
 /// Writes the probe classes into a fresh private directory `$TMPDIR/weft-<pid>-<rand>`.

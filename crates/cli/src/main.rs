@@ -6,6 +6,7 @@
 
 mod demo;
 mod export;
+mod files;
 mod live;
 mod record;
 mod report;

@@ -114,44 +114,6 @@ fn absolute(path: &Path) -> Result<PathBuf, CliError> {
     Ok(cwd.join(path))
 }
 
-/// Checks the trace can be written and clears an old one (the agent creates the
-/// file exclusively, so a stale trace would divert it to `<stem>.<pid>.weft`).
-fn prepare_output(path: &Path) -> Result<(), CliError> {
-    if path.is_dir() {
-        return Err(CliError::new(format!(
-            "cannot write trace to {}: it is a directory",
-            path.display()
-        )));
-    }
-    // Never truncate or remove a device, FIFO or socket (`-o /dev/null` as root
-    // would delete the device node below).
-    if let Ok(m) = std::fs::metadata(path) {
-        if !m.is_file() {
-            return Err(CliError::new(format!(
-                "cannot write trace to {}: not a regular file",
-                path.display()
-            )));
-        }
-    }
-    let parent = path.parent().unwrap_or(Path::new("."));
-    if !parent.is_dir() {
-        return Err(CliError::new(format!(
-            "cannot write trace to {}: directory {} does not exist",
-            path.display(),
-            parent.display()
-        )));
-    }
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(path)
-        .map_err(|e| CliError::new(format!("cannot write trace to {}: {e}", path.display())))?;
-    std::fs::remove_file(path)
-        .map_err(|e| CliError::new(format!("cannot write trace to {}: {e}", path.display())))?;
-    Ok(())
-}
-
 fn is_java_launcher(program: &OsString) -> bool {
     Path::new(program).file_name().is_some_and(|n| n == "java")
 }
@@ -164,7 +126,7 @@ pub fn run(args: RecordArgs) -> Result<u8, CliError> {
             "trace path {text} must not contain commas or spaces (they separate agent options)"
         )));
     }
-    prepare_output(&output)?;
+    crate::files::clear_old_trace(&output)?;
     let agent = find_agent(args.agent.as_deref())?;
     // The agent writes the lock interval into the trace header (docs/locks.md).
     let agent_arg = format!(

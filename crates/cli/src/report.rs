@@ -1,6 +1,5 @@
 //! `weft report`: read a trace, analyse it, print a view.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -21,15 +20,13 @@ pub struct ReportArgs {
 
 pub fn run(args: ReportArgs) -> Result<u8, CliError> {
     if let Some(out) = &args.html {
+        crate::export::check_outputs(&args.trace, &[out])?;
         let (_, analysis) = crate::export::load(&args.trace)?;
         crate::export::write_html(&args.trace, &analysis, out)?;
         return Ok(0);
     }
     let text = render(&args.trace, args.json)?;
-    let mut out = std::io::stdout().lock();
-    // A closed pipe (`weft report x | head`) is not an error worth a message.
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
+    crate::files::write_stdout(&text)?;
     Ok(0)
 }
 

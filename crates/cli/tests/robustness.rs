@@ -943,3 +943,197 @@ fn fuzzed_traces_are_read_or_refused_cleanly() {
         "most damage is skipped, not refused: {read} of {n} read"
     );
 }
+
+// ------------------------------------------------------------------ files a user owns
+
+/// `-o` naming a symbolic link (to a file, or dangling) is refused: the link's
+/// target is neither truncated nor created.
+#[test]
+fn record_never_writes_through_a_symlink() {
+    let target = scratch_file("link-target.txt");
+    std::fs::write(&target, "precious\n").unwrap();
+    let link = scratch_file("link.weft");
+    let dangling_target = scratch_file("dangling-target.txt");
+    let dangling = scratch_file("dangling.weft");
+    for (l, t) in [(&link, &target), (&dangling, &dangling_target)] {
+        let _ = std::fs::remove_file(l);
+        std::os::unix::fs::symlink(t, l).unwrap();
+    }
+    for l in [&link, &dangling] {
+        let argv = java_argv("Hello", &[]);
+        let mut args = vec!["record", "-o", l.to_str().unwrap(), "--"];
+        args.extend(argv.iter().map(String::as_str));
+        let r = weft_cmd(&args);
+        assert_clean_error(&r, "record -o symlink", true, &["symbolic link"]);
+    }
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious\n");
+    assert!(
+        !dangling_target.exists(),
+        "a dangling link's target is not created"
+    );
+}
+
+/// HTML and exports are never written through a link, never over their own input
+/// trace (also through another name), and never half-written: the output is a new
+/// file renamed into place.
+#[test]
+fn exports_never_overwrite_the_input_or_follow_links() {
+    let trace = scratch_file("input.weft");
+    std::fs::copy(small_trace(), &trace).unwrap();
+    let original = std::fs::read(&trace).unwrap();
+    let t = trace.to_str().unwrap();
+    let hard = scratch_file("input-hardlink.weft");
+    let _ = std::fs::remove_file(&hard);
+    std::fs::hard_link(&trace, &hard).unwrap();
+    let h = hard.to_str().unwrap();
+    for args in [
+        vec!["report", t, "--html", t],
+        vec!["export", t, "--chrome", t],
+        vec!["export", t, "--perfetto", h],
+        vec!["export", t, "--collapsed", "x.txt", "--html", t],
+    ] {
+        let r = weft_cmd(&args);
+        assert_clean_error(&r, &format!("{args:?}"), true, &["over the trace"]);
+    }
+    assert_eq!(
+        std::fs::read(&trace).unwrap(),
+        original,
+        "the trace is intact"
+    );
+
+    let target = scratch_file("export-target.txt");
+    std::fs::write(&target, "precious\n").unwrap();
+    let link = scratch_file("export-link.html");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let r = weft_cmd(&["report", t, "--html", link.to_str().unwrap()]);
+    assert_clean_error(&r, "report --html symlink", true, &["symbolic link"]);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious\n");
+
+    let a = scratch_file("same-output.out");
+    let r = weft_cmd(&[
+        "export",
+        t,
+        "--chrome",
+        a.to_str().unwrap(),
+        "--html",
+        a.to_str().unwrap(),
+    ]);
+    assert_clean_error(&r, "two exports to one file", true, &["two exports"]);
+
+    // A plain export replaces an old file, and leaves no temporary file beside it.
+    let out = scratch_file("exports/report.html");
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    std::fs::write(&out, "old").unwrap();
+    let r = weft_cmd(&["report", t, "--html", out.to_str().unwrap()]);
+    assert!(r.status.success(), "{}", r.describe());
+    assert!(std::fs::read_to_string(&out).unwrap().contains("<html"));
+    let names: Vec<String> = std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, vec!["report.html".to_string()]);
+}
+
+/// A write error on stdout (`> /dev/full`) is an error with a non-zero exit; a
+/// closed pipe (`| head`) is not.
+#[test]
+fn report_to_a_full_device_is_an_error() {
+    let trace = small_trace();
+    let mut c = command(weft());
+    c.arg("report").arg(trace);
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    c.stdin(Stdio::null()).stdout(full).stderr(Stdio::piped());
+    let r = wait_with_timeout(c.spawn().unwrap(), "report > /dev/full", TIMEOUT);
+    assert_clean_error(&r, "report > /dev/full", true, &["standard output"]);
+
+    let mut c = command("bash");
+    c.arg("-c")
+        .arg("\"$0\" report \"$1\" | head -c 10 >/dev/null; exit ${PIPESTATUS[0]}")
+        .arg(weft())
+        .arg(trace);
+    let r = run(c);
+    assert!(r.status.success(), "{}", r.describe());
+    assert!(r.stderr.trim().is_empty(), "{}", r.describe());
+}
+
+/// Starts `weft record -o trace -- java … Sleep max_ms` and returns it once the
+/// JVM has printed its PID (its trace exists then).
+fn start_sleeper(
+    trace: &Path,
+    max_ms: &str,
+) -> (
+    std::process::Child,
+    u32,
+    BufReader<std::process::ChildStdout>,
+) {
+    let mut c = command(weft());
+    c.arg("record")
+        .arg("-o")
+        .arg(trace)
+        .arg("--")
+        .args(java_argv("Sleep", &[max_ms]));
+    c.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().expect("start weft record");
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("read PID line");
+    let pid = line
+        .trim()
+        .strip_prefix("PID ")
+        .and_then(|s| s.parse().ok());
+    let Some(pid) = pid else {
+        let _ = child.kill();
+        panic!("expected a PID line from Sleep, got {line:?}");
+    };
+    (child, pid, stdout)
+}
+
+/// Two `weft record` with the same `-o`: the second refuses while the first runs
+/// (it must not remove the first's live trace); the first's trace is complete.
+#[test]
+fn a_second_recording_never_destroys_a_running_ones_trace() {
+    let _serial = serial();
+    let trace = scratch_file("shared-output.weft");
+    let _ = std::fs::remove_file(&trace);
+    let (mut first, _, stdout) = start_sleeper(&trace, "4000");
+    let argv = java_argv("Hello", &[]);
+    let mut args = vec!["record", "-o", trace.to_str().unwrap(), "--"];
+    args.extend(argv.iter().map(String::as_str));
+    let second = weft_cmd(&args);
+    first.stdout = Some(stdout.into_inner());
+    let first = wait_with_timeout(first, "first weft record", TIMEOUT);
+    assert_clean_error(&second, "second record, same -o", true, &["still running"]);
+    assert!(first.status.success(), "{}", first.describe());
+    let j = report_json(&trace);
+    assert_eq!(j["trace"]["truncated"], false, "{}", j["trace"]);
+    // Once the first has finished, the same -o records again (the old trace replaced).
+    let again = weft_cmd(&args);
+    assert!(again.status.success(), "{}", again.describe());
+    assert!(
+        again.stderr.contains("trace written to"),
+        "{}",
+        again.describe()
+    );
+}
+
+/// `weft demo` works in a fresh private directory and leaves nothing in the temp dir.
+#[test]
+fn demo_uses_a_private_directory_and_leaves_nothing() {
+    let _serial = serial();
+    let tmp = scratch_file("demo-tmp");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let out = scratch_file("demo.weft");
+    let mut c = command(weft());
+    c.arg("demo").arg("-o").arg(&out).env("TMPDIR", &tmp);
+    let r = run(c);
+    assert!(r.status.success(), "{}", r.describe());
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+}
