@@ -157,7 +157,8 @@ pub fn run(args: RecordArgs) -> Result<u8, CliError> {
     Ok(exit_code_of(status))
 }
 
-/// Starts the command with the agent and waits for it.
+/// Starts the command with the agent and waits for it (signals forwarded to it:
+/// crates/cli/src/child.rs).
 pub fn launch(command: &[OsString], agent_arg: &str) -> Result<std::process::ExitStatus, CliError> {
     let Some((program, rest)) = command.split_first() else {
         return Err(CliError::new("no command given after `--`"));
@@ -173,7 +174,7 @@ pub fn launch(command: &[OsString], agent_arg: &str) -> Result<std::process::Exi
         opts.push(agent_arg);
         cmd.args(rest).env("JAVA_TOOL_OPTIONS", opts);
     }
-    let mut child = cmd.spawn().map_err(|e| {
+    crate::child::run(cmd).map_err(|e| {
         let code = if e.kind() == std::io::ErrorKind::NotFound {
             127
         } else {
@@ -183,15 +184,7 @@ pub fn launch(command: &[OsString], agent_arg: &str) -> Result<std::process::Exi
             format!("cannot run `{}`: {e}", program.to_string_lossy()),
             code,
         )
-    })?;
-    // Ctrl-C reaches the whole process group: let the JVM handle it and finish its trace.
-    // SAFETY: ignoring SIGINT in this process only changes our own signal disposition.
-    unsafe {
-        libc::signal(libc::SIGINT, libc::SIG_IGN);
-    }
-    child
-        .wait()
-        .map_err(|e| CliError::new(format!("waiting for the command failed: {e}")))
+    })
 }
 
 fn exit_code_of(status: std::process::ExitStatus) -> u8 {

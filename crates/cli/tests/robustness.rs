@@ -7,7 +7,7 @@ mod common;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::*;
@@ -1136,4 +1136,100 @@ fn demo_uses_a_private_directory_and_leaves_nothing() {
     assert!(r.status.success(), "{}", r.describe());
     let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
     assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+}
+
+// ------------------------------------------------------------------ signals
+
+fn send_signal(pid: u32, sig: &str) {
+    let st = Command::new("kill")
+        .arg(format!("-{sig}"))
+        .arg(pid.to_string())
+        .status()
+        .expect("run kill");
+    assert!(st.success(), "kill -{sig} {pid} failed");
+}
+
+fn process_exists(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+        && std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| !s.contains(") Z "))
+            .unwrap_or(false)
+}
+
+/// SIGTERM or SIGHUP sent to `weft record` reaches the recorded JVM (its shutdown
+/// hooks run, its trace is complete), weft waits for it and exits with its status;
+/// nothing is left running.
+#[test]
+fn signals_to_weft_record_are_forwarded_to_the_jvm() {
+    let _serial = serial();
+    for sig in ["TERM", "HUP", "INT"] {
+        let trace = scratch_file(&format!("signal-{sig}.weft"));
+        let _ = std::fs::remove_file(&trace);
+        let (mut child, jvm, stdout) = start_sleeper(&trace, "60000");
+        send_signal(child.id(), sig);
+        child.stdout = Some(stdout.into_inner());
+        let r = wait_with_timeout(child, &format!("weft record after SIG{sig}"), TIMEOUT);
+        assert_no_panic(&r, "signal");
+        assert!(
+            r.stdout.contains("shutdown hook ran"),
+            "SIG{sig}\n{}",
+            r.describe()
+        );
+        let want = match sig {
+            "TERM" => 143,
+            "HUP" => 129,
+            _ => 130,
+        };
+        assert_eq!(
+            r.status.code(),
+            Some(want),
+            "SIG{sig}: the JVM's status\n{}",
+            r.describe()
+        );
+        assert!(
+            !process_exists(jvm),
+            "SIG{sig}: the JVM {jvm} is still running"
+        );
+        let j = report_json(&trace);
+        assert_eq!(j["trace"]["truncated"], false, "SIG{sig}: {}", j["trace"]);
+    }
+}
+
+/// A second signal kills the recorded process group when the first one did not end
+/// it (a shutdown hook that never returns).
+#[test]
+fn a_second_signal_kills_the_recorded_jvm() {
+    let _serial = serial();
+    let trace = scratch_file("signal-twice.weft");
+    let _ = std::fs::remove_file(&trace);
+    let mut c = command(weft());
+    c.arg("record")
+        .arg("-o")
+        .arg(&trace)
+        .arg("--")
+        .args(java_argv("Sleep", &["60000", "stubborn"]));
+    c.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().expect("start weft record");
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let jvm: u32 = line
+        .trim()
+        .strip_prefix("PID ")
+        .and_then(|s| s.parse().ok())
+        .expect("PID line");
+    send_signal(child.id(), "TERM");
+    line.clear();
+    stdout.read_line(&mut line).unwrap();
+    assert_eq!(line.trim(), "shutdown hook ran");
+    send_signal(child.id(), "TERM");
+    child.stdout = Some(stdout.into_inner());
+    let r = wait_with_timeout(child, "weft record after two signals", TIMEOUT);
+    assert_no_panic(&r, "two signals");
+    assert_eq!(r.status.code(), Some(137), "killed\n{}", r.describe());
+    assert!(!process_exists(jvm), "the JVM {jvm} is still running");
+    let j = report_json(&trace);
+    assert_eq!(j["trace"]["truncated"], true, "{}", j["trace"]);
 }

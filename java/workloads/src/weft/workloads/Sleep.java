@@ -6,14 +6,25 @@ package weft.workloads;
  * signalled). A shutdown hook prints {@code shutdown hook ran}, so a test can see
  * that a signal reached the JVM and that it ended normally (its trace complete).
  *
- * <p>Args: [max_ms=60000]
+ * With a second argument {@code stubborn}, the hook never returns: only SIGKILL
+ * ends the JVM then.
+ *
+ * <p>Args: [max_ms=60000] [stubborn]
  */
 public final class Sleep {
     public static void main(String[] args) throws Exception {
         long maxMs = Truth.arg(args, 0, 60_000);
+        boolean stubborn = args.length > 1 && args[1].equals("stubborn");
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             System.out.println("shutdown hook ran");
             System.out.flush();
+            while (stubborn) {
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException e) {
+                    // keep going: only SIGKILL ends this JVM
+                }
+            }
         }));
         System.out.println("PID " + ProcessHandle.current().pid());
         System.out.flush();
