@@ -21,6 +21,7 @@ mod natives;
 pub mod offline;
 pub mod options;
 mod plumbing;
+mod probe_jar;
 mod sink;
 
 use std::ffi::{c_char, c_void, CStr};
@@ -106,37 +107,9 @@ fn lock_and_check(file: &File) -> bool {
     !locked || file.metadata().is_ok_and(|m| m.nlink() > 0)
 }
 
-/// Writes the probe classes into a fresh private directory `$TMPDIR/weft-<pid>-<rand>`.
-fn write_probe_classes() -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
-    let base = std::env::temp_dir();
-    let mut last = None;
-    for attempt in 0..8u64 {
-        let rand =
-            clock::mono_ns() ^ (clock::now().rotate_left(17)) ^ attempt.wrapping_mul(0x9E37_79B9);
-        let dir = base.join(format!(
-            "weft-{}-{:x}",
-            std::process::id(),
-            rand & 0xFFFF_FFFF
-        ));
-        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-            Ok(()) => {
-                std::fs::create_dir(dir.join("weft"))?;
-                for (name, bytes) in PROBE_CLASSES {
-                    std::fs::write(dir.join("weft").join(name), bytes)?;
-                }
-                return Ok(dir);
-            }
-            Err(e) => last = Some(e),
-        }
-    }
-    Err(last.unwrap_or_else(|| std::io::Error::other("cannot create a temporary directory")))
-}
-
-fn remove_temp_dir() {
-    if let Some(d) = lock(&agent::TEMP_DIR).take() {
-        let _ = std::fs::remove_dir_all(d);
-    }
+/// Closes our descriptor of the probe jar (the JVM keeps its own).
+fn close_probe_jar() {
+    drop(lock(&agent::PROBE_JAR).take());
 }
 
 fn jdk_major(jvmti: Jvmti) -> u32 {
@@ -246,13 +219,13 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
         drop(std::fs::remove_file(&path));
         JNI_OK
     };
-    let dir = match write_probe_classes() {
-        Ok(d) => d,
-        Err(e) => return fail(format!("cannot write the probe class: {e}")),
+    let (jar, jar_path) = match probe_jar::create(PROBE_CLASSES) {
+        Ok(x) => x,
+        Err(e) => return fail(format!("cannot make the probe classes' jar: {e}")),
     };
-    *lock(&agent::TEMP_DIR) = Some(dir.clone());
-    if let Err(e) = jvmti.add_to_bootstrap_class_loader_search(&dir.display().to_string()) {
-        remove_temp_dir();
+    *lock(&agent::PROBE_JAR) = Some(jar);
+    if let Err(e) = jvmti.add_to_bootstrap_class_loader_search(&jar_path) {
+        close_probe_jar();
         return fail(format!("AddToBootstrapClassLoaderSearch failed ({e})"));
     }
     let caps = [
@@ -265,7 +238,7 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
         cap::CAN_GENERATE_MONITOR_EVENTS,
     ];
     if let Err(e) = jvmti.add_capabilities(&caps) {
-        remove_temp_dir();
+        close_probe_jar();
         return fail(format!("AddCapabilities failed ({e})"));
     }
     agent::JDK_MAJOR.store(jdk_major(jvmti), Ordering::Relaxed);
@@ -348,7 +321,7 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
         .and_then(|_| lock_events.iter().try_for_each(|&e| jvmti.enable_event(e)));
     if let Err(e) = setup {
         sink::set_recording(false);
-        remove_temp_dir();
+        close_probe_jar();
         return fail(format!("cannot enable JVMTI events ({e})"));
     }
     JNI_OK
@@ -378,8 +351,8 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         };
         let init = agent::init_refs(jvmti, jni);
         locks::init(jni);
-        // Every helper class (nested ones load lazily) is loaded before the
-        // directory they come from goes away.
+        // Every helper class (nested ones load lazily) is loaded before our
+        // descriptor of the jar they come from is closed.
         for (file, _) in PROBE_CLASSES {
             if let Some(name) = file.strip_suffix(".class") {
                 if let Some(c) = jni.find_class(&format!("weft/{name}")) {
@@ -387,7 +360,7 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
                 }
             }
         }
-        remove_temp_dir();
+        close_probe_jar();
         for (k, prop) in [
             (hk::JVM_VERSION, "java.version"),
             (hk::JVM_VENDOR, "java.vendor"),
@@ -457,7 +430,7 @@ unsafe extern "system" fn on_vm_death(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv) {
         sink::push_global_force(&sink::calibration());
         sink::push_global_force(&Record::End { ts: clock::now() });
         sink::finish();
-        remove_temp_dir();
+        close_probe_jar();
         Ok(())
     })
 }

@@ -1233,3 +1233,40 @@ fn a_second_signal_kills_the_recorded_jvm() {
     let j = report_json(&trace);
     assert_eq!(j["trace"]["truncated"], true, "{}", j["trace"]);
 }
+
+/// A JVM that dies before VMInit (`-Xmx1k`) leaves no file of the agent's behind:
+/// the probe classes come from a jar in memory, not from a temporary directory.
+#[test]
+fn agent_leaves_no_files_when_the_jvm_dies_early() {
+    let tmp = scratch_file("early-death-tmp");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let out = scratch_file("early-death.weft");
+    let argv = java_argv("Hello", &[]);
+    let mut c = command(weft());
+    c.arg("record")
+        .arg("-o")
+        .arg(&out)
+        .arg("--")
+        .arg(&argv[0])
+        .arg("-Xmx1k")
+        .args(&argv[1..])
+        .env("TMPDIR", &tmp);
+    let r = {
+        let _serial = serial();
+        run(c)
+    };
+    assert_no_panic(&r, "-Xmx1k");
+    assert!(
+        !r.status.success(),
+        "the JVM cannot start\n{}",
+        r.describe()
+    );
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(
+        left.is_empty(),
+        "left in TMPDIR: {left:?}\n{}",
+        r.describe()
+    );
+    assert!(!out.exists(), "no empty trace\n{}", r.describe());
+}
