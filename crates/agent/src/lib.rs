@@ -22,6 +22,7 @@ pub mod offline;
 pub mod options;
 mod plumbing;
 mod probe_jar;
+mod single;
 mod sink;
 
 use std::ffi::{c_char, c_void, CStr};
@@ -190,6 +191,13 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
             return JNI_ERR;
         }
     };
+    if let Err(first) = single::claim(&options.out.display().to_string()) {
+        eprintln!(
+            "weft: the weft agent is already loaded in this JVM ({first}); this one (out={}) stays off",
+            options.out.display()
+        );
+        return JNI_OK;
+    }
     let Some(env) = env else {
         eprintln!("weft: agent disabled: no JVMTI 11 environment");
         return JNI_OK;

@@ -1270,3 +1270,62 @@ fn agent_leaves_no_files_when_the_jvm_dies_early() {
     );
     assert!(!out.exists(), "no empty trace\n{}", r.describe());
 }
+
+/// The agent given twice (`weft record -- weft record -- java …`, or two
+/// `-agentpath` options naming two copies of the library): the first records
+/// normally, the second says it is already loaded and stays off.
+#[test]
+fn a_second_agent_in_one_jvm_stays_off() {
+    let _serial = serial();
+    let outer = scratch_file("outer.weft");
+    let inner = scratch_file("inner.weft");
+    let _ = std::fs::remove_file(&outer);
+    let _ = std::fs::remove_file(&inner);
+    let mut c = command(weft());
+    c.arg("record")
+        .arg("-o")
+        .arg(&outer)
+        .arg("--")
+        .arg(weft())
+        .arg("record")
+        .arg("-o")
+        .arg(&inner)
+        .arg("--")
+        .args(java_argv("PoolTasks", &["20", "100", "1"]));
+    let r = run(c);
+    assert_no_panic(&r, "nested weft record");
+    assert!(r.status.success(), "{}", r.describe());
+    assert!(r.stderr.contains("already loaded"), "{}", r.describe());
+    assert!(!inner.exists(), "the second agent writes nothing");
+    let j = report_json(&outer);
+    assert!(
+        workload_rows(&j).contains("PoolTasks$Work"),
+        "the first agent records normally\n{}",
+        workload_rows(&j)
+    );
+
+    // Two copies of the library (two paths): the first records.
+    let dir = Path::new(weft()).parent().unwrap();
+    let lib = [
+        dir.join("libweft_agent.so"),
+        dir.join("deps/libweft_agent.so"),
+    ]
+    .into_iter()
+    .find(|p| p.exists())
+    .expect("libweft_agent.so next to weft");
+    let copy = scratch_file("libweft_agent_copy.so");
+    std::fs::copy(&lib, &copy).unwrap();
+    let (a, b) = (scratch_file("copy-a.weft"), scratch_file("copy-b.weft"));
+    let _ = std::fs::remove_file(&a);
+    let _ = std::fs::remove_file(&b);
+    let argv = java_argv("Hello", &[]);
+    let mut c = command(&argv[0]);
+    c.arg(format!("-agentpath:{}=out={}", lib.display(), a.display()))
+        .arg(format!("-agentpath:{}=out={}", copy.display(), b.display()))
+        .args(&argv[1..]);
+    let r = run(c);
+    assert!(r.status.success(), "{}", r.describe());
+    assert!(r.stderr.contains("already loaded"), "{}", r.describe());
+    assert!(a.exists() && !b.exists(), "{}", r.describe());
+    report_json(&a);
+}
