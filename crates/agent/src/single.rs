@@ -74,7 +74,7 @@ fn another_copy_active() -> bool {
             }
             let sym = libc::dlsym(h, c"WEFT_AGENT_ACTIVE".as_ptr() as *const c_char);
             let active = !sym.is_null()
-                && sym as *const c_void != ours
+                && !std::ptr::eq(sym as *const c_void, ours)
                 && (*(sym as *const AtomicBool)).load(Ordering::SeqCst);
             libc::dlclose(h);
             active
