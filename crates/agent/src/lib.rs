@@ -16,6 +16,7 @@ mod jni;
 mod joins;
 mod jvmti;
 mod lambda;
+mod launcher;
 mod locks;
 mod natives;
 pub mod offline;
@@ -191,6 +192,15 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
             return JNI_ERR;
         }
     };
+    // SAFETY: env came from GetEnv.
+    let command =
+        env.and_then(|e| unsafe { Jvmti::from_raw(e) }.get_system_property("sun.java.command"));
+    if let Some(tool) = command.as_deref().and_then(launcher::jdk_tool) {
+        if !options.quiet {
+            eprintln!("weft: {tool} is a JDK tool: not recorded");
+        }
+        return JNI_OK;
+    }
     if let Err(first) = single::claim(&options.out.display().to_string()) {
         eprintln!(
             "weft: the weft agent is already loaded in this JVM ({first}); this one (out={}) stays off",
@@ -262,6 +272,10 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     sink::init(calibration.rough);
     let mut header = Header::default();
     header.set(hk::PID, std::process::id().to_string());
+    if let Some(main) = command.as_deref().map(launcher::main_of) {
+        // Tells the traces of several JVMs apart (`weft record` lists it).
+        header.set(hk::JVM_MAIN, main);
+    }
     header.set(hk::AGENT_VERSION, env!("CARGO_PKG_VERSION"));
     header.set(hk::AGENT_OPTIONS, opt_str.unwrap_or(""));
     header.set(hk::START_WALL_NS, wall.to_string());

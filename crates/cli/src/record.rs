@@ -187,6 +187,17 @@ pub fn launch(command: &[OsString], agent_arg: &str) -> Result<std::process::Exi
     })
 }
 
+/// A trace's path and its JVM's main class, as `weft record` lists several.
+fn labelled(trace: &Path) -> String {
+    match weft_trace::read_header(trace)
+        .ok()
+        .and_then(|h| h.get(weft_trace::header_keys::JVM_MAIN).map(str::to_string))
+    {
+        Some(main) => format!("{} ({main})", trace.display()),
+        None => trace.display().to_string(),
+    }
+}
+
 fn exit_code_of(status: std::process::ExitStatus) -> u8 {
     if let Some(code) = status.code() {
         return code as u8;
@@ -261,7 +272,7 @@ fn report_traces(output: &Path, since: std::time::SystemTime) {
             "weft: {n} JVMs recorded: {}",
             written
                 .iter()
-                .map(|p| p.display().to_string())
+                .map(|p| labelled(p))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),

@@ -1329,3 +1329,58 @@ fn a_second_agent_in_one_jvm_stays_off() {
     assert!(a.exists() && !b.exists(), "{}", r.describe());
     report_json(&a);
 }
+
+/// A script under `weft record` (the agent through `JAVA_TOOL_OPTIONS`) that runs
+/// javac and jar before the application: the JDK tools are not recorded (the
+/// application's JVM gets the trace's name), and several application JVMs are
+/// listed with their main classes.
+#[test]
+fn jdk_tools_in_a_script_are_not_recorded() {
+    let _serial = serial();
+    let dir = scratch_file("jdk-tools");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = repo_root().join("java/workloads/src/weft/workloads");
+    let script = dir.join("build.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "set -e\ncd '{d}'\njavac -d out '{s}/Hello.java' '{s}/Exit.java' '{s}/Truth.java'\njar cf app.jar -C out .\njava -cp app.jar weft.workloads.Hello\njava -cp app.jar weft.workloads.Exit 0\n",
+            d = dir.display(),
+            s = src.display()
+        ),
+    )
+    .unwrap();
+    let trace = dir.join("app.weft");
+    let mut c = command(weft());
+    c.arg("record")
+        .arg("-o")
+        .arg(&trace)
+        .arg("--")
+        .arg("sh")
+        .arg(&script);
+    let r = run(c);
+    assert_no_panic(&r, "script with JDK tools");
+    assert!(r.status.success(), "{}", r.describe());
+    for tool in ["javac.Main", "jar.Main"] {
+        assert!(
+            r.stderr
+                .lines()
+                .any(|l| l.contains(tool) && l.contains("is a JDK tool: not recorded")),
+            "{tool}\n{}",
+            r.describe()
+        );
+    }
+    let header = weft_trace::read_header(&trace).expect("the first application JVM's trace");
+    assert_eq!(header.get("jvm.main"), Some("weft.workloads.Hello"));
+    let listing = r
+        .stderr
+        .lines()
+        .find(|l| l.contains("2 JVMs recorded"))
+        .unwrap_or_else(|| panic!("two JVMs listed\n{}", r.describe()));
+    assert!(
+        listing.contains("app.weft (weft.workloads.Hello)")
+            && listing.contains(".weft (weft.workloads.Exit)"),
+        "{listing}"
+    );
+}

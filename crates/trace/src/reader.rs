@@ -108,6 +108,26 @@ const MAX_HEADER: usize = 1 << 20;
 /// read: a file that is not a trace (or `/dev/zero`) fails at once.
 pub fn read_trace_with_warnings(path: &Path) -> Result<(Trace, Vec<String>), TraceError> {
     use std::io::Read;
+    let (mut file, size, mut bytes) = open_and_read_header(path)?;
+    // The size of a regular file bounds the buffer; a pipe or device is read as it comes.
+    if let Some(rest) = size.checked_sub(bytes.len() as u64) {
+        bytes.reserve(usize::try_from(rest).unwrap_or(0));
+    }
+    file.read_to_end(&mut bytes)
+        .map_err(|e| TraceError::Io(path.display().to_string(), e))?;
+    read_trace_bytes_with_warnings(&bytes)
+}
+
+/// The header of a trace file, reading nothing after it.
+pub fn read_header(path: &Path) -> Result<Header, TraceError> {
+    let (_, _, bytes) = open_and_read_header(path)?;
+    parse_header(&bytes).map(|(h, _)| h)
+}
+
+/// Opens a trace and reads its preamble and header (checked); returns the file
+/// (positioned after the header), its size, and the bytes read.
+fn open_and_read_header(path: &Path) -> Result<(std::fs::File, u64, Vec<u8>), TraceError> {
+    use std::io::Read;
     let io = |e: std::io::Error| TraceError::Io(path.display().to_string(), e);
     let mut file = std::fs::File::open(path).map_err(io)?;
     let size = file.metadata().map_err(io)?.len();
@@ -132,12 +152,7 @@ pub fn read_trace_with_warnings(path: &Path) -> Result<(Trace, Vec<String>), Tra
         });
     }
     parse_header(&bytes)?;
-    // The size of a regular file bounds the buffer; a pipe or device is read as it comes.
-    if let Some(rest) = size.checked_sub(bytes.len() as u64) {
-        bytes.reserve(usize::try_from(rest).unwrap_or(0));
-    }
-    file.read_to_end(&mut bytes).map_err(io)?;
-    read_trace_bytes_with_warnings(&bytes)
+    Ok((file, size, bytes))
 }
 
 struct Cursor<'a> {
