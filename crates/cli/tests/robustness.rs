@@ -864,6 +864,9 @@ fn run_fuzz_case(dir: &Path, i: usize, case: &Case, export: bool) -> Result<bool
     } else {
         Err("unexpected exit")
     };
+    if verdict == Ok(false) && std::env::var_os("WEFT_FUZZ_VERBOSE").is_some() {
+        eprintln!("refused: {desc}: {}", r.stderr_lines().join(" | "));
+    }
     match verdict {
         Ok(read) => {
             let _ = std::fs::remove_file(&f);
@@ -877,14 +880,15 @@ fn run_fuzz_case(dir: &Path, i: usize, case: &Case, export: bool) -> Result<bool
     }
 }
 
-/// Runs `n` fuzz cases of the small trace on 2 threads; returns (read, refused).
-fn fuzz(n: usize, seed: u64) -> (usize, usize) {
+/// Runs `n` fuzz cases of the small trace on 2 threads; returns (read, refused, and
+/// read/refused per kind of damage).
+fn fuzz(n: usize, seed: u64) -> (usize, usize, String) {
     let trace = std::fs::read(small_trace()).unwrap();
     let cases = fuzz_cases(&trace, seed, n);
     let dir = scratch_file(&format!("fuzz-{seed}"));
     let _ = std::fs::create_dir_all(&dir);
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<Result<bool, String>> = std::thread::scope(|s| {
+    let mut results: Vec<(usize, Result<bool, String>)> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..2)
             .map(|_| {
                 s.spawn(|| {
@@ -893,7 +897,7 @@ fn fuzz(n: usize, seed: u64) -> (usize, usize) {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(c) = cases.get(i) else { break };
                         // Every tenth case also writes every export format.
-                        mine.push(run_fuzz_case(&dir, i, c, i % 10 == 9));
+                        mine.push((i, run_fuzz_case(&dir, i, c, i % 10 == 9)));
                     }
                     mine
                 })
@@ -904,6 +908,8 @@ fn fuzz(n: usize, seed: u64) -> (usize, usize) {
             .flat_map(|w| w.join().unwrap())
             .collect()
     });
+    results.sort_by_key(|(i, _)| *i);
+    let results: Vec<Result<bool, String>> = results.into_iter().map(|(_, r)| r).collect();
     let failures: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
     assert!(
         failures.is_empty(),
@@ -911,8 +917,24 @@ fn fuzz(n: usize, seed: u64) -> (usize, usize) {
         failures.len(),
         failures[0]
     );
-    let read = results.iter().filter(|r| matches!(r, Ok(true))).count();
-    (read, n - read)
+    // Case i is of kind i % 5 (fuzz_cases): count what was read per kind.
+    let mut by_kind = [(0usize, 0usize); 5];
+    for (i, r) in results.iter().enumerate() {
+        let k = &mut by_kind[i % 5];
+        if matches!(r, Ok(true)) {
+            k.0 += 1;
+        } else {
+            k.1 += 1;
+        }
+    }
+    let kinds = ["cut", "bitflip", "reorder", "field", "header"]
+        .iter()
+        .zip(by_kind)
+        .map(|(name, (read, refused))| format!("{name}={read}/{refused}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let read = by_kind.iter().map(|k| k.0).sum();
+    (read, n - read, kinds)
 }
 
 /// Hundreds of damaged copies of a real trace (truncations, bit flips, block
@@ -926,16 +948,16 @@ fn fuzzed_traces_are_read_or_refused_cleanly() {
     let n = std::env::var("WEFT_FUZZ_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(500);
+        .unwrap_or(300);
     let seed = std::env::var("WEFT_FUZZ_SEED")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(0x5eed);
     let started = std::time::Instant::now();
-    let (read, refused) = fuzz(n, seed);
+    let (read, refused, kinds) = fuzz(n, seed);
     // bench/fuzz.sh reads this line.
     eprintln!(
-        "WEFT-FUZZ cases={n} read={read} refused={refused} seed={seed:#x} seconds={:.1}",
+        "WEFT-FUZZ cases={n} read={read} refused={refused} {kinds} seed={seed:#x} seconds={:.1}",
         started.elapsed().as_secs_f64()
     );
     assert!(
