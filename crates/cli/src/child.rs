@@ -58,10 +58,21 @@ fn give_terminal(group: libc::pid_t) {
 pub fn run(mut cmd: Command) -> std::io::Result<ExitStatus> {
     use std::os::unix::process::{CommandExt, ExitStatusExt};
     // Handlers first: a signal between the start and the wait must not kill weft
-    // alone and leave the command running. (Exec resets them in the child.)
+    // alone and leave the command running. (Exec resets them in the child.) A signal
+    // weft was started ignoring (`nohup`, a background job of a script) stays
+    // ignored, and the command inherits that as it would without weft.
+    let mut handled = Vec::new();
     for sig in FORWARDED {
-        // SAFETY: installs a handler that only makes async-signal-safe calls.
-        unsafe { libc::signal(sig, forward as *const () as libc::sighandler_t) };
+        // SAFETY: installs a handler that only makes async-signal-safe calls, or
+        // puts SIG_IGN back.
+        unsafe {
+            let old = libc::signal(sig, forward as *const () as libc::sighandler_t);
+            if old == libc::SIG_IGN {
+                libc::signal(sig, libc::SIG_IGN);
+            } else {
+                handled.push(sig);
+            }
+        }
     }
     let terminal = foreground_terminal();
     cmd.process_group(0);
@@ -119,7 +130,7 @@ pub fn run(mut cmd: Command) -> std::io::Result<ExitStatus> {
     // The command is gone: its group gets no more signals, and weft's own Ctrl-C
     // while it writes its report ends weft as usual.
     GROUP.store(0, Ordering::SeqCst);
-    for sig in FORWARDED {
+    for sig in handled {
         // SAFETY: restores the default disposition.
         unsafe { libc::signal(sig, libc::SIG_DFL) };
     }

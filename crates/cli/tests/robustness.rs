@@ -1406,3 +1406,32 @@ fn jdk_tools_in_a_script_are_not_recorded() {
         "{listing}"
     );
 }
+
+/// Signals weft was started ignoring (`nohup weft record …`) stay ignored for the
+/// command, as without weft: a SIGHUP does not end the JVM.
+#[test]
+fn ignored_signals_stay_ignored_under_nohup() {
+    let _serial = serial();
+    let trace = scratch_file("nohup.weft");
+    let _ = std::fs::remove_file(&trace);
+    let mut c = command("nohup");
+    c.arg(weft())
+        .arg("record")
+        .arg("-o")
+        .arg(&trace)
+        .arg("--")
+        .args(java_argv("Sleep", &["3000"]));
+    c.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().expect("start nohup weft record");
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.starts_with("PID "), "{line:?}");
+    send_signal(child.id(), "HUP");
+    child.stdout = Some(stdout.into_inner());
+    let r = wait_with_timeout(child, "nohup weft record", TIMEOUT);
+    assert!(r.status.success(), "SIGHUP was ignored\n{}", r.describe());
+    assert!(r.stdout.contains("slept 3000 ms"), "{}", r.describe());
+}
