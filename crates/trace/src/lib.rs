@@ -7,9 +7,11 @@
 //! `docs/trace-format.md`; keep the two in step.
 
 mod codec;
+mod damage;
 pub mod fjevents;
 mod reader;
 mod record;
+mod stream;
 
 pub use codec::{encode_file_header, BlockEncoder, FORMAT_VERSION, MAGIC};
 pub use reader::{
@@ -19,6 +21,7 @@ pub use reader::{
 pub use record::{
     lock_flags, lock_kind, wait_kind, LossReason, ProbeKind, Record, ThreadIndex, GLOBAL_THREAD,
 };
+pub use stream::{stream_trace, RecordSink, StreamEnd};
 
 /// Header of a trace: free-form key/value pairs, so that later versions can add
 /// facts (probe costs, options) without a format break. Well-known keys are

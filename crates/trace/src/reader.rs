@@ -4,17 +4,19 @@
 //! A file cut short (SIGKILL, crash, full disk) is read up to its last whole
 //! block and flagged `truncated`. A damaged block elsewhere (bad checksum, or
 //! records that do not decode) is skipped and stands in the trace as a `Loss`
-//! record; the reader finds the next whole block and reads on. Values the analyses
-//! size allocations by (the clock rate, timestamps) are checked: a clock rate that
-//! is not credible is replaced by the calibration records' or is an error, and
-//! timestamps past the recording's credible end are clamped to it.
+//! record (crates/trace/src/damage.rs); the reader finds the next whole block and
+//! reads on. Values the analyses size allocations by (the clock rate, timestamps)
+//! are checked: a clock rate that is not credible is replaced by the calibration
+//! records' or is an error, and timestamps past the recording's credible end are
+//! clamped to it.
 
 use std::fmt;
 use std::path::Path;
 
 use crate::codec::{checksum, tag, unzigzag, FORMAT_VERSION, HAS_TS, MAGIC};
+use crate::damage::{undecodable, Blocks, DamageTracker, Next};
 use crate::fjevents::FjEventDecoder;
-use crate::record::{LossReason, ProbeKind, Record, ThreadIndex, GLOBAL_THREAD};
+use crate::record::{LossReason, ProbeKind, Record, ThreadIndex};
 use crate::{header_keys, Header};
 
 #[derive(Debug)]
@@ -126,7 +128,9 @@ pub fn read_header(path: &Path) -> Result<Header, TraceError> {
 
 /// Opens a trace and reads its preamble and header (checked); returns the file
 /// (positioned after the header), its size, and the bytes read.
-fn open_and_read_header(path: &Path) -> Result<(std::fs::File, u64, Vec<u8>), TraceError> {
+pub(crate) fn open_and_read_header(
+    path: &Path,
+) -> Result<(std::fs::File, u64, Vec<u8>), TraceError> {
     use std::io::Read;
     let io = |e: std::io::Error| TraceError::Io(path.display().to_string(), e);
     let mut file = std::fs::File::open(path).map_err(io)?;
@@ -134,8 +138,8 @@ fn open_and_read_header(path: &Path) -> Result<(std::fs::File, u64, Vec<u8>), Tr
     let mut bytes = Vec::new();
     (&mut file).take(18).read_to_end(&mut bytes).map_err(io)?;
     check_preamble(&bytes)?;
-    let hlen = u32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]) as usize;
-    if hlen > MAX_HEADER || (size > 0 && 18 + hlen as u64 > size) {
+    let hlen = header_len(&bytes);
+    if hlen > MAX_HEADER {
         return Err(TraceError::Corrupt {
             offset: 18,
             what: format!("header length {hlen} is not credible"),
@@ -145,21 +149,15 @@ fn open_and_read_header(path: &Path) -> Result<(std::fs::File, u64, Vec<u8>), Tr
         .take(hlen as u64)
         .read_to_end(&mut bytes)
         .map_err(io)?;
-    if bytes.len() < 18 + hlen {
-        return Err(TraceError::Corrupt {
-            offset: bytes.len(),
-            what: "file ends inside the header".into(),
-        });
-    }
     parse_header(&bytes)?;
     Ok((file, size, bytes))
 }
 
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    pos: usize,
+pub(crate) struct Cursor<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) pos: usize,
     /// Offset of `bytes` in the file, for error messages.
-    base: usize,
+    pub(crate) base: usize,
 }
 
 impl<'a> Cursor<'a> {
@@ -170,7 +168,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    fn u8(&mut self) -> Result<u8, TraceError> {
+    pub(crate) fn u8(&mut self) -> Result<u8, TraceError> {
         let b = *self
             .bytes
             .get(self.pos)
@@ -179,7 +177,7 @@ impl<'a> Cursor<'a> {
         Ok(b)
     }
 
-    fn varint(&mut self) -> Result<u64, TraceError> {
+    pub(crate) fn varint(&mut self) -> Result<u64, TraceError> {
         let mut v: u64 = 0;
         for shift in (0..64).step_by(7) {
             let b = self.u8()?;
@@ -191,12 +189,12 @@ impl<'a> Cursor<'a> {
         Err(self.corrupt("varint too long"))
     }
 
-    fn u32v(&mut self) -> Result<u32, TraceError> {
+    pub(crate) fn u32v(&mut self) -> Result<u32, TraceError> {
         let v = self.varint()?;
         u32::try_from(v).map_err(|_| self.corrupt("value out of range"))
     }
 
-    fn take(&mut self, n: usize) -> Result<&'a [u8], TraceError> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], TraceError> {
         let end = self
             .pos
             .checked_add(n)
@@ -213,7 +211,7 @@ impl<'a> Cursor<'a> {
         String::from_utf8(s.to_vec()).map_err(|_| self.corrupt("string is not UTF-8"))
     }
 
-    fn done(&self) -> bool {
+    pub(crate) fn done(&self) -> bool {
         self.pos >= self.bytes.len()
     }
 }
@@ -239,18 +237,20 @@ fn check_preamble(bytes: &[u8]) -> Result<(), TraceError> {
     Ok(())
 }
 
-/// The header, and the offset of the first block.
-fn parse_header(bytes: &[u8]) -> Result<(Header, usize), TraceError> {
+/// The header of a trace file from its first bytes: (header, offset of the first
+/// block). `bytes` must hold at least the whole header.
+pub(crate) fn parse_header(bytes: &[u8]) -> Result<(Header, usize), TraceError> {
     check_preamble(bytes)?;
-    let hlen = u32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]) as usize;
-    let hsum = u32::from_le_bytes([bytes[14], bytes[15], bytes[16], bytes[17]]);
-    let hend = 18usize.checked_add(hlen).filter(|&e| e <= bytes.len());
+    let hend = 18usize
+        .checked_add(header_len(bytes))
+        .filter(|&e| e <= bytes.len());
     let Some(hend) = hend else {
         return Err(TraceError::Corrupt {
             offset: 18,
             what: "file ends inside the header".into(),
         });
     };
+    let hsum = u32::from_le_bytes([bytes[14], bytes[15], bytes[16], bytes[17]]);
     let hpayload = &bytes[18..hend];
     if checksum(hpayload) != hsum {
         return Err(TraceError::Corrupt {
@@ -273,199 +273,87 @@ fn parse_header(bytes: &[u8]) -> Result<(Header, usize), TraceError> {
     Ok((header, hend))
 }
 
+/// Length of the header payload, from the first 18 bytes of a file.
+pub(crate) fn header_len(bytes: &[u8]) -> usize {
+    u32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]) as usize
+}
+
 pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
     read_trace_bytes_with_warnings(bytes).map(|(t, _)| t)
 }
 
-/// Largest block a reader looks for when it resynchronises after damage (the agent's
-/// blocks are ~32 KiB, a fork-join batch ~64 KiB).
-const MAX_RESYNC_BLOCK: usize = 16 << 20;
-
-/// A stretch of the file that could not be read: a block whose checksum does not
-/// match, or a checksummed block whose records do not decode.
-struct Skipped {
-    offset: usize,
-    bytes: usize,
-    /// The thread named at the start of the damaged block (itself possibly damaged).
-    thread: Option<ThreadIndex>,
-    /// Records of the file before the damage (their thread's last timestamp bounds
-    /// the lost records from below).
-    records_before: usize,
-    what: String,
-}
-
-/// The next offset at or after `from` where a whole block with a matching
-/// checksum starts (after damage whose length field cannot be trusted).
-fn resync(bytes: &[u8], from: usize) -> Option<usize> {
-    let mut p = from;
-    while p + 8 <= bytes.len() {
-        let len = u32::from_le_bytes([bytes[p], bytes[p + 1], bytes[p + 2], bytes[p + 3]]) as usize;
-        let end = p + 8 + len;
-        if len > 0 && len <= MAX_RESYNC_BLOCK && end <= bytes.len() {
-            let sum = u32::from_le_bytes([bytes[p + 4], bytes[p + 5], bytes[p + 6], bytes[p + 7]]);
-            if checksum(&bytes[p + 8..end]) == sum {
-                return Some(p);
-            }
-        }
-        p += 1;
-    }
-    None
-}
-
 /// Reads a trace from memory; also returns one line per damage skipped or value
-/// corrected. A corrupt block is skipped (the reader finds the next whole block)
-/// and stands in the trace as a `Loss` record (reason [`LossReason::Corrupt`]) of
-/// its thread and time range; a torn last block is truncation.
+/// corrected (crates/trace/src/damage.rs).
 pub fn read_trace_bytes_with_warnings(bytes: &[u8]) -> Result<(Trace, Vec<String>), TraceError> {
     let (header, hend) = parse_header(bytes)?;
-    let mut warnings = Vec::new();
     let mut records = Vec::new();
     let mut truncated = false;
     let mut unknown = 0u64;
     let mut fj = FjEventDecoder::default();
-    let mut skipped: Vec<Skipped> = Vec::new();
-    let mut good_bytes = 0usize;
-    let mut pos = hend;
-    while pos < bytes.len() {
-        if bytes.len() - pos < 8 {
-            truncated = true;
-            break;
-        }
-        let len = u32::from_le_bytes([bytes[pos], bytes[pos + 1], bytes[pos + 2], bytes[pos + 3]])
-            as usize;
-        let sum = u32::from_le_bytes([
-            bytes[pos + 4],
-            bytes[pos + 5],
-            bytes[pos + 6],
-            bytes[pos + 7],
-        ]);
-        let start = pos + 8;
-        let end = start.checked_add(len).filter(|&e| e <= bytes.len());
-        let fits = end.is_some();
-        let end = end.unwrap_or(bytes.len());
-        let payload = &bytes[start..end];
-        if fits && checksum(payload) == sum {
-            let before = records.len();
-            match decode_block(payload, start, &mut records, &mut unknown, &mut fj) {
-                Ok(()) => good_bytes += len,
-                Err(e) => {
-                    // Checksummed but not decodable: keep what decoded before the
-                    // bad record, skip the rest of the block.
-                    let (offset, what) = match e {
-                        TraceError::Corrupt { offset, what } => (offset, what),
-                        other => (start, other.to_string()),
-                    };
-                    skipped.push(Skipped {
-                        offset: pos,
-                        bytes: end - offset.clamp(start, end),
-                        thread: first_varint(payload),
-                        records_before: before,
-                        what: format!("{what} at byte {offset}"),
-                    });
+    let mut damage = DamageTracker::default();
+    let mut blocks = Blocks::new(bytes, hend as u64, bytes.len() as u64);
+    loop {
+        match blocks.next()? {
+            Next::End => break,
+            Next::Truncated => {
+                truncated = true;
+                break;
+            }
+            Next::Damaged {
+                offset,
+                bytes,
+                thread,
+                what,
+            } => damage.damaged(offset, bytes, thread, what),
+            Next::Block { offset } => {
+                let before = records.len();
+                let start = offset + 8;
+                let decoded = decode_block(
+                    &blocks.buf,
+                    start as usize,
+                    &mut records,
+                    &mut unknown,
+                    &mut fj,
+                );
+                for (thread, r) in &records[before..] {
+                    damage.saw(*thread, r.ts());
+                }
+                match decoded {
+                    Ok(()) => damage.good_block(blocks.buf.len()),
+                    Err(e) => {
+                        // Checksummed but not decodable: what decoded before the
+                        // bad record is kept, the rest of the block skipped.
+                        let (o, n, what) = undecodable(e, offset, start, blocks.pos);
+                        let thread = Cursor {
+                            bytes: &blocks.buf,
+                            pos: 0,
+                            base: 0,
+                        }
+                        .u32v()
+                        .ok();
+                        damage.damaged(o, n, thread, what);
+                    }
                 }
             }
-            pos = end;
-            continue;
         }
-        // A torn final block (the process died mid-write) is truncation.
-        let next = resync(bytes, pos + 1);
-        if next.is_none() && (!fits || end == bytes.len()) {
-            truncated = true;
-            break;
-        }
-        let next = next.unwrap_or(bytes.len());
-        skipped.push(Skipped {
-            offset: pos,
-            bytes: next - pos,
-            thread: first_varint(payload),
-            records_before: records.len(),
-            what: if fits {
-                "block checksum mismatch".into()
-            } else {
-                "block length past the end of the file".into()
-            },
-        });
-        pos = next;
     }
     fj.resolve(&mut records);
 
     if !records.iter().any(|(_, r)| matches!(r, Record::End { .. })) {
         truncated = true;
     }
-    let clock = fit_clock(&header, &records, &mut warnings)?;
-    // Each skipped stretch becomes a Loss of its thread: from its last record before
-    // the damage to its first after it (in ticks, converted below with the rest).
-    let per_record = (good_bytes / records.len().max(1)).max(1);
-    for s in &skipped {
-        let thread = s.thread.filter(|t| records.iter().any(|(th, _)| th == t));
-        let last_ts = |rs: &[(ThreadIndex, Record)], rev: bool| {
-            let mut it: Box<dyn Iterator<Item = &(ThreadIndex, Record)>> = if rev {
-                Box::new(rs.iter().rev())
-            } else {
-                Box::new(rs.iter())
-            };
-            it.find(|(th, r)| Some(*th) == thread && r.ts().is_some())
-                .and_then(|(_, r)| r.ts())
-        };
-        let from = last_ts(&records[..s.records_before], true).unwrap_or(clock.start_ticks);
-        let to = last_ts(&records[s.records_before..], false).unwrap_or(from);
-        let estimate = (s.bytes / per_record).max(1) as u64;
-        warnings.push(format!(
-            "skipped {} bytes of damaged trace at byte {} ({}): {}, about {estimate} records lost",
-            s.bytes,
-            s.offset,
-            s.what,
-            match thread {
-                Some(t) => format!(
-                    "thread #{t} between {} and {}",
-                    secs(clock.to_ns(from)),
-                    secs(clock.to_ns(to.max(from)))
-                ),
-                None => "thread unknown".into(),
-            }
-        ));
-        records.push((
-            GLOBAL_THREAD,
-            Record::Loss {
-                thread: thread.unwrap_or(GLOBAL_THREAD),
-                from_ts: from,
-                to_ts: to.max(from),
-                records: estimate,
-                reason: LossReason::Corrupt,
-            },
-        ));
-    }
-    let limit = credible_end_ns(&header, &records, &clock);
-    let start_mono = header.get_u64(header_keys::START_MONO_NS).unwrap_or(0);
-    let fj_in_ticks = header.get(header_keys::FORKJOIN_CLOCK) == Some("ticks");
-    let mut clamped = 0u64;
-    let mut clamp = |ns: u64| {
-        if ns > limit {
-            clamped += 1;
-            limit
-        } else {
-            ns
-        }
-    };
+    let mut warnings = Vec::new();
+    let calibrations = calibration_points(&records);
+    let clock = fit_clock_points(&header, &calibrations, &mut warnings)?;
+    let start_ticks = header.get_u64(header_keys::START_TICKS).unwrap_or(0);
+    let (losses, damage_warnings) = damage.finish(start_ticks, |t| secs(clock.to_ns(t)));
+    warnings.extend(damage_warnings);
+    records.extend(losses);
+    let times = TimeConverter::new(&header, clock.clone(), &calibrations);
     for (_, r) in records.iter_mut() {
-        let mono = !fj_in_ticks && r.mono_timed();
-        if let Some(ts) = r.ts_mut() {
-            *ts = clamp(if mono {
-                ts.saturating_sub(start_mono)
-            } else {
-                clock.to_ns(*ts)
-            });
-        }
-        if let Record::Loss { to_ts, .. } = r {
-            *to_ts = clamp(clock.to_ns(*to_ts));
-        }
+        times.convert(r);
     }
-    if clamped > 0 {
-        warnings.push(format!(
-            "{clamped} timestamps later than the recording's credible end ({}) were clamped to it",
-            secs(limit)
-        ));
-    }
+    warnings.extend(times.clamped_warning());
     Ok((
         Trace {
             header,
@@ -478,18 +366,76 @@ pub fn read_trace_bytes_with_warnings(bytes: &[u8]) -> Result<(Trace, Vec<String
     ))
 }
 
-fn secs(ns: u64) -> String {
+pub(crate) fn secs(ns: u64) -> String {
     format!("{:.3} s", ns as f64 / 1e9)
 }
 
-/// The thread index at the start of a block payload, if it reads as one.
-fn first_varint(payload: &[u8]) -> Option<ThreadIndex> {
-    let mut c = Cursor {
-        bytes: payload,
-        pos: 0,
-        base: 0,
-    };
-    c.u32v().ok()
+/// The (ticks, mono ns) of the `Calibration` records, in file order.
+fn calibration_points(records: &[(ThreadIndex, Record)]) -> Vec<(u64, u64)> {
+    records
+        .iter()
+        .filter_map(|(_, r)| match r {
+            Record::Calibration { ts, mono_ns } => Some((*ts, *mono_ns)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Converts a record's times, as written, to ns since the start of recording, and
+/// clamps the ones past the recording's credible end (counted).
+pub(crate) struct TimeConverter {
+    clock: Clock,
+    start_mono: u64,
+    fj_in_ticks: bool,
+    limit: u64,
+    clamped: std::cell::Cell<u64>,
+}
+
+impl TimeConverter {
+    pub(crate) fn new(header: &Header, clock: Clock, calibrations: &[(u64, u64)]) -> TimeConverter {
+        let limit = credible_end_ns(header, calibrations, &clock);
+        TimeConverter {
+            clock,
+            start_mono: header.get_u64(header_keys::START_MONO_NS).unwrap_or(0),
+            fj_in_ticks: header.get(header_keys::FORKJOIN_CLOCK) == Some("ticks"),
+            limit,
+            clamped: std::cell::Cell::new(0),
+        }
+    }
+
+    fn clamp(&self, ns: u64) -> u64 {
+        if ns > self.limit {
+            self.clamped.set(self.clamped.get() + 1);
+            self.limit
+        } else {
+            ns
+        }
+    }
+
+    pub(crate) fn convert(&self, r: &mut Record) {
+        let mono = !self.fj_in_ticks && r.mono_timed();
+        if let Some(ts) = r.ts_mut() {
+            *ts = self.clamp(if mono {
+                ts.saturating_sub(self.start_mono)
+            } else {
+                self.clock.to_ns(*ts)
+            });
+        }
+        if let Record::Loss { to_ts, .. } = r {
+            *to_ts = self.clamp(self.clock.to_ns(*to_ts));
+        }
+    }
+
+    /// The warning about clamped timestamps, if any was.
+    pub(crate) fn clamped_warning(&self) -> Option<String> {
+        let n = self.clamped.get();
+        (n > 0).then(|| {
+            format!(
+                "{n} timestamps later than the recording's credible end ({}) were clamped to it",
+                secs(self.limit)
+            )
+        })
+    }
 }
 
 /// Slack after the last credible calibration point: records of a killed process may
@@ -501,22 +447,20 @@ const END_SLACK_NS: u64 = 60_000_000_000;
 /// agent writes one a second, and one at the end), plus [`END_SLACK_NS`].
 /// Timestamps past it are damage; clamping them bounds every allocation an
 /// analysis sizes by the trace's duration.
-fn credible_end_ns(header: &Header, records: &[(ThreadIndex, Record)], clock: &Clock) -> u64 {
+fn credible_end_ns(header: &Header, calibrations: &[(u64, u64)], clock: &Clock) -> u64 {
     let start_mono = header.get_u64(header_keys::START_MONO_NS);
     let mut end = 0u64;
-    for (_, r) in records {
-        if let Record::Calibration { ts, mono_ns } = r {
-            let by_ticks = clock.to_ns(*ts);
-            let agrees = match start_mono {
-                Some(m) => {
-                    let by_mono = mono_ns.saturating_sub(m);
-                    by_ticks.abs_diff(by_mono) <= 1_000_000_000 + by_mono / 20
-                }
-                None => true,
-            };
-            if agrees {
-                end = end.max(by_ticks);
+    for &(ts, mono_ns) in calibrations {
+        let by_ticks = clock.to_ns(ts);
+        let agrees = match start_mono {
+            Some(m) => {
+                let by_mono = mono_ns.saturating_sub(m);
+                by_ticks.abs_diff(by_mono) <= 1_000_000_000 + by_mono / 20
             }
+            None => true,
+        };
+        if agrees {
+            end = end.max(by_ticks);
         }
     }
     end.saturating_mul(2).saturating_add(END_SLACK_NS)
@@ -526,27 +470,29 @@ fn credible_end_ns(header: &Header, records: &[(ThreadIndex, Record)], clock: &C
 /// a few 1e9.
 const TICKS_PER_SEC_RANGE: std::ops::RangeInclusive<f64> = 1e6..=1e11;
 
-/// Least-squares fit of mono_ns against ticks over the calibration points; falls
-/// back to the header's start-up estimate. A rate outside [`TICKS_PER_SEC_RANGE`]
-/// in the header is replaced by the fit (and said so), or is an error when there
-/// is no fit to replace it with.
-fn fit_clock(
+/// The clock from the header and the (ticks, mono ns) of the `Calibration` records,
+/// in file order: a least-squares fit of mono ns against ticks, or the header's
+/// start-up estimate. A rate outside [`TICKS_PER_SEC_RANGE`] in the header is
+/// replaced by the fit (and said so in `warnings`), or is an error when there is no
+/// fit to replace it with.
+pub(crate) fn fit_clock_points(
     header: &Header,
-    records: &[(ThreadIndex, Record)],
+    calibrations: &[(u64, u64)],
     warnings: &mut Vec<String>,
 ) -> Result<Clock, TraceError> {
     let start_ticks = header.get_u64(header_keys::START_TICKS).unwrap_or(0);
-    let stated = header.get_f64(header_keys::TICKS_PER_SEC);
+    let stated_text = header.get(header_keys::TICKS_PER_SEC);
     let credible = |tps: f64| TICKS_PER_SEC_RANGE.contains(&tps);
-    let estimate = stated.filter(|t| credible(*t)).map(|t| 1e9 / t);
+    let estimate = header
+        .get_f64(header_keys::TICKS_PER_SEC)
+        .filter(|t| credible(*t))
+        .map(|t| 1e9 / t);
     let mut pts: Vec<(f64, f64)> = Vec::new();
     if let Some(m) = header.get_u64(header_keys::START_MONO_NS) {
         pts.push((start_ticks as f64, m as f64));
     }
-    for (_, r) in records {
-        if let Record::Calibration { ts, mono_ns } = r {
-            pts.push((*ts as f64, *mono_ns as f64));
-        }
+    for (ts, mono_ns) in calibrations {
+        pts.push((*ts as f64, *mono_ns as f64));
     }
     let mut fit = None;
     if pts.len() >= 2 {
@@ -566,23 +512,23 @@ fn fit_clock(
     let ns_per_tick = match (estimate, fit) {
         (Some(e), Some(f)) if (f / e - 1.0).abs() < 0.2 => f,
         (Some(e), _) => e,
-        (None, Some(f)) if stated.is_some() => {
-            warnings.push(format!(
-                "clock.ticks_per_sec = {} is not a credible clock rate; used {:.0} from the calibration records",
-                header.get(header_keys::TICKS_PER_SEC).unwrap_or(""),
-                1e9 / f
-            ));
+        // Traces without a rate (hand-made ones in tests) count in ns.
+        (None, None) if stated_text.is_none() => 1.0,
+        (None, Some(f)) => {
+            if let Some(t) = stated_text {
+                warnings.push(format!(
+                    "clock.ticks_per_sec = {t} is not a credible clock rate; used {:.0} from the calibration records",
+                    1e9 / f
+                ));
+            }
             f
         }
-        (None, Some(f)) => f,
-        // Traces without a rate (hand-made ones in tests) count in ns.
-        (None, None) if stated.is_none() && header.get(header_keys::TICKS_PER_SEC).is_none() => 1.0,
         (None, None) => {
             return Err(TraceError::Corrupt {
                 offset: 18,
                 what: format!(
                     "clock.ticks_per_sec = {} is not a credible clock rate ({:e} to {:e}), and no calibration records can replace it",
-                    header.get(header_keys::TICKS_PER_SEC).unwrap_or(""),
+                    stated_text.unwrap_or(""),
                     TICKS_PER_SEC_RANGE.start(),
                     TICKS_PER_SEC_RANGE.end()
                 ),
@@ -592,7 +538,7 @@ fn fit_clock(
     Ok(Clock::new(start_ticks, ns_per_tick))
 }
 
-fn decode_block(
+pub(crate) fn decode_block(
     payload: &[u8],
     base: usize,
     out: &mut Vec<(ThreadIndex, Record)>,
@@ -637,7 +583,11 @@ fn decode_block(
     Ok(())
 }
 
-fn decode_record(tag: u8, ts: u64, c: &mut Cursor<'_>) -> Result<Option<Record>, TraceError> {
+pub(crate) fn decode_record(
+    tag: u8,
+    ts: u64,
+    c: &mut Cursor<'_>,
+) -> Result<Option<Record>, TraceError> {
     use Record::*;
     let r = match tag {
         tag::CLASS_DEF => ClassDef {
@@ -767,6 +717,13 @@ fn decode_record(tag: u8, ts: u64, c: &mut Cursor<'_>) -> Result<Option<Record>,
             voluntary_cs: c.varint()?,
             involuntary_cs: c.varint()?,
             live_threads: c.u32v()?,
+        },
+        tag::THREAD_SCHED => ThreadSched {
+            ts,
+            thread: c.u32v()?,
+            on_cpu_ns: c.varint()?,
+            runq_ns: c.varint()?,
+            timeslices: c.varint()?,
         },
         tag::CALIBRATION => Calibration {
             ts,
