@@ -191,7 +191,7 @@ pub(crate) struct DamageTracker {
 }
 
 impl DamageTracker {
-    pub(crate) fn good_block(&mut self, len: usize) {
+    fn good_block(&mut self, len: usize) {
         self.good_bytes += len as u64;
     }
 
@@ -272,18 +272,24 @@ impl DamageTracker {
     }
 }
 
-/// A decoding error inside a checksummed block, as a skipped stretch: the rest of
-/// the block from the error on.
-pub(crate) fn undecodable(
-    e: TraceError,
-    block_offset: u64,
-    payload_start: u64,
-    block_end: u64,
-) -> (u64, u64, String) {
-    let (at, what) = match e {
-        TraceError::Corrupt { offset, what } => (offset as u64, what),
-        other => (payload_start, other.to_string()),
-    };
-    let at = at.clamp(payload_start, block_end);
-    (block_offset, block_end - at, format!("{what} at byte {at}"))
+impl DamageTracker {
+    /// The outcome of decoding the whole block at `offset` (payload `payload`): a
+    /// decoding error inside a checksummed block is a skipped stretch, the rest of
+    /// the block from the error on (what decoded before it is kept).
+    pub(crate) fn decoded(&mut self, result: Result<(), TraceError>, offset: u64, payload: &[u8]) {
+        let start = offset + 8;
+        let end = start + payload.len() as u64;
+        match result {
+            Ok(()) => self.good_block(payload.len()),
+            Err(e) => {
+                let (at, what) = match e {
+                    TraceError::Corrupt { offset, what } => (offset as u64, what),
+                    other => (start, other.to_string()),
+                };
+                let at = at.clamp(start, end);
+                let what = format!("{what} at byte {at}");
+                self.damaged(offset, end - at, first_varint(payload), what);
+            }
+        }
+    }
 }

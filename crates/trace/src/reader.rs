@@ -14,7 +14,7 @@ use std::fmt;
 use std::path::Path;
 
 use crate::codec::{checksum, tag, unzigzag, FORMAT_VERSION, HAS_TS, MAGIC};
-use crate::damage::{undecodable, Blocks, DamageTracker, Next};
+use crate::damage::{Blocks, DamageTracker, Next};
 use crate::fjevents::FjEventDecoder;
 use crate::record::{LossReason, ProbeKind, Record, ThreadIndex};
 use crate::{header_keys, Header};
@@ -318,22 +318,7 @@ pub fn read_trace_bytes_with_warnings(bytes: &[u8]) -> Result<(Trace, Vec<String
                 for (thread, r) in &records[before..] {
                     damage.saw(*thread, r.ts());
                 }
-                match decoded {
-                    Ok(()) => damage.good_block(blocks.buf.len()),
-                    Err(e) => {
-                        // Checksummed but not decodable: what decoded before the
-                        // bad record is kept, the rest of the block skipped.
-                        let (o, n, what) = undecodable(e, offset, start, blocks.pos);
-                        let thread = Cursor {
-                            bytes: &blocks.buf,
-                            pos: 0,
-                            base: 0,
-                        }
-                        .u32v()
-                        .ok();
-                        damage.damaged(o, n, thread, what);
-                    }
-                }
+                damage.decoded(decoded, offset, &blocks.buf);
             }
         }
     }

@@ -13,7 +13,7 @@ use std::fs::File;
 use std::path::Path;
 
 use crate::codec::{tag, unzigzag, HAS_TS};
-use crate::damage::{undecodable, Blocks, DamageTracker, Next};
+use crate::damage::{Blocks, DamageTracker, Next};
 use crate::fjevents::FjEventDecoder;
 use crate::reader::{
     decode_block, decode_record, fit_clock_points, open_and_read_header, parse_header, secs, Clock,
@@ -161,20 +161,7 @@ pub fn stream_trace<S: RecordSink>(
                     saw_end |= matches!(r, Record::End { .. });
                     sink.record(*thread, r);
                 }
-                match decoded {
-                    Ok(()) => damage.good_block(blocks.buf.len()),
-                    Err(e) => {
-                        let (o, n, what) = undecodable(e, offset, start, blocks.pos);
-                        let thread = Cursor {
-                            bytes: &blocks.buf,
-                            pos: 0,
-                            base: 0,
-                        }
-                        .u32v()
-                        .ok();
-                        damage.damaged(o, n, thread, what);
-                    }
-                }
+                damage.decoded(decoded, offset, &blocks.buf);
             }
         }
     }
