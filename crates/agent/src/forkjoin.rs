@@ -158,16 +158,14 @@ pub fn fields(class: &str) -> Vec<FieldRequest> {
 /// Which of ForkJoinTask (bit 0) and ForkJoinWorkerThread (bit 1) got their field.
 static FIELDS_ADDED: AtomicU32 = AtomicU32::new(0);
 
-/// Adds the fields of [`fields`] to a class and remembers that it has them.
-pub fn add_fields(class: &str, bytes: &[u8], fields: &[FieldRequest]) -> Option<Vec<u8>> {
-    let (b, _) = weft_classfile::add_fields(bytes, fields).ok()?;
+/// Remembers that a class got the fields of [`fields`] (the pipeline added them).
+pub fn fields_added(class: &str) {
     let bit = match class {
         FJ_TASK => 1,
         FJ_WORKER => 2,
         _ => 0,
     };
     FIELDS_ADDED.fetch_or(bit, Ordering::Relaxed);
-    Some(b)
 }
 
 /// Whether both fork-join classes have their fields (FjProbe.H, once: it loads
