@@ -7,7 +7,7 @@
 //!
 //! Not handled (the method, and so the class, is left unchanged with an `Err`): jsr/ret, stores to
 //! local 0 when the inserted code reads `this` after the entry, a conditional branch that no longer
-//! fits 16 bits with no stack map frame after it, type annotations inside the Code attribute.
+//! fits 16 bits with no stack map frame after it.
 
 use crate::cpool::ConstantPool;
 use crate::error::{Error, Result};
@@ -622,9 +622,7 @@ pub(crate) fn rewrite_body(
                 }
             }
             b"RuntimeVisibleTypeAnnotations" | b"RuntimeInvisibleTypeAnnotations" => {
-                return Err(Error::unsupported(
-                    "type annotations inside a Code attribute",
-                ));
+                type_annotations(a, &lay, &mut tail)?
             }
             _ => tail.extend_from_slice(a),
         }
@@ -683,6 +681,59 @@ impl HandlerFrame {
         out.push(7);
         out.u2(self.throwable);
     }
+}
+
+/// Re-encode the type annotations of a Code attribute (JVMS 4.7.20) with their offsets moved:
+/// local variable ranges like the LocalVariableTable, instruction offsets (`instanceof`, `new`,
+/// casts, method references) to where the instruction now is. Exception table indexes stay valid
+/// (the catch-all entries are appended after the body's).
+fn type_annotations(a: &[u8], map: &Layout, out: &mut Vec<u8>) -> Result<()> {
+    let mut r = Reader::new(a, 0);
+    let n = r.u2()?;
+    out.u2(n);
+    for _ in 0..n {
+        let target = r.u1()?;
+        out.push(target);
+        match target {
+            0x40 | 0x41 => {
+                let k = r.u2()?;
+                out.u2(k);
+                for _ in 0..k {
+                    let start = r.u2()? as i64;
+                    let length = r.u2()? as i64;
+                    let s = map.start(start, "type annotation start_pc")?;
+                    let e = map.target(start + length, true, "type annotation end")?;
+                    out.u2(s as u16);
+                    out.u2((e - s) as u16);
+                    out.u2(r.u2()?);
+                }
+            }
+            0x42 => out.u2(r.u2()?),
+            0x43..=0x46 => out.u2(map.at(r.u2()? as i64, "type annotation offset")? as u16),
+            0x47..=0x4b => {
+                out.u2(map.at(r.u2()? as i64, "type annotation offset")? as u16);
+                out.push(r.u1()?);
+            }
+            _ => {
+                return Err(Error::malformed(format!(
+                    "type annotation target 0x{target:02x} in a Code attribute"
+                )))
+            }
+        }
+        let path_len = r.u1()?;
+        out.push(path_len);
+        out.extend_from_slice(r.bytes(path_len as usize * 2)?);
+        // type_index, element-value pairs: copied as they are.
+        let from = r.pos();
+        crate::annotations::annotation(&mut r, 0)?;
+        out.extend_from_slice(&a[from..r.pos()]);
+    }
+    if r.remaining() != 0 {
+        return Err(Error::malformed(
+            "type annotations attribute length does not match its content",
+        ));
+    }
+    Ok(())
 }
 
 fn verification_type(r: &mut Reader<'_>, map: &Layout, out: &mut Vec<u8>) -> Result<()> {

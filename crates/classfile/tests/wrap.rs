@@ -338,3 +338,36 @@ fn widens_branches_of_big_methods() {
     assert_eq!(e.kind(), weft_classfile::ErrorKind::Overflow, "{e}");
     assert!(e.to_string().contains("no stack map frame"), "{e}");
 }
+
+/// Type annotations inside the body are moved with it: the `new` one still names the `new`.
+#[test]
+fn moves_type_annotations_of_the_body() {
+    let dir = scratch("typeann");
+    javac(&dir, &["weft/Probe.java", "t/TypeAnn.java"], &[]);
+    let r = transform(
+        &dir.join("t/TypeAnn.class"),
+        &wraps(vec![req("run", "()V", 40, false)]),
+    );
+    assert_eq!(r.wrapped.len(), 1);
+    assert_eq!(
+        run(&dir, "t.TypeAnn", &[]),
+        "seen=[a] run: enter=1 exit=1\n"
+    );
+    let o = std::process::Command::new(tool("javap"))
+        .args(["-v", "-p", "-cp"])
+        .arg(&dir)
+        .arg("t.TypeAnn")
+        .output()
+        .expect("javap");
+    let listing = String::from_utf8_lossy(&o.stdout);
+    let run_part = &listing[listing.find("public void run()").expect("run")..];
+    let new_bci = run_part
+        .lines()
+        .find(|l| l.contains(": new "))
+        .and_then(|l| l.trim().split(':').next())
+        .expect("a new instruction");
+    assert!(
+        run_part.contains(&format!("NEW, offset={new_bci}")),
+        "the `new` type annotation does not name bci {new_bci}:\n{run_part}"
+    );
+}
