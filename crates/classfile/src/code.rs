@@ -210,6 +210,16 @@ impl Layout {
     fn at(&self, old: i64, what: &str) -> Result<u32> {
         Self::get(&self.at, self.code_len, old, false, what)
     }
+    /// Read a (start_pc, length) range of a local variable and write it moved.
+    fn range(&self, r: &mut Reader<'_>, out: &mut Vec<u8>, what: &str) -> Result<()> {
+        let start = r.u2()? as i64;
+        let length = r.u2()? as i64;
+        let s = self.start(start, what)?;
+        let e = self.target(start + length, true, what)?;
+        out.u2(s as u16);
+        out.u2((e - s) as u16);
+        Ok(())
+    }
     /// Start offsets (line numbers, local variables): offset 0 stays 0, so the prologue belongs to
     /// the first line and the parameters' scopes cover it.
     fn start(&self, old: i64, what: &str) -> Result<u32> {
@@ -340,6 +350,20 @@ pub(crate) fn invokes_static(
     Ok(false)
 }
 
+/// The offset delta of a stack map frame of type `ft` (read after the type byte).
+fn frame_delta(ft: u8, r: &mut Reader<'_>) -> Result<i64> {
+    Ok(match ft {
+        0..=63 => ft as i64,
+        64..=127 => ft as i64 - 64,
+        247..=255 => r.u2()? as i64,
+        _ => {
+            return Err(Error::malformed(format!(
+                "reserved StackMapTable frame type {ft}"
+            )))
+        }
+    })
+}
+
 /// Offsets of the frames of a StackMapTable (to know where a frame already exists).
 fn frame_offsets(a: &[u8]) -> Result<Vec<u32>> {
     let mut r = Reader::new(a, 0);
@@ -356,16 +380,7 @@ fn frame_offsets(a: &[u8]) -> Result<Vec<u32>> {
     };
     for _ in 0..n {
         let ft = r.u1()?;
-        let delta = match ft {
-            0..=63 => ft as i64,
-            64..=127 => ft as i64 - 64,
-            247..=255 => r.u2()? as i64,
-            _ => {
-                return Err(Error::malformed(format!(
-                    "reserved StackMapTable frame type {ft}"
-                )))
-            }
-        };
+        let delta = frame_delta(ft, &mut r)?;
         match ft {
             64..=127 | 247 => skip_types(&mut r, 1)?,
             252..=254 => skip_types(&mut r, (ft - 251) as u16)?,
@@ -612,12 +627,7 @@ pub(crate) fn rewrite_body(
                 let n = ar.u2()?;
                 tail.u2(n);
                 for _ in 0..n {
-                    let start = ar.u2()? as i64;
-                    let length = ar.u2()? as i64;
-                    let s = lay.start(start, "local variable start_pc")?;
-                    let e = lay.target(start + length, true, "local variable end")?;
-                    tail.u2(s as u16);
-                    tail.u2((e - s) as u16);
+                    lay.range(&mut ar, &mut tail, "local variable")?;
                     tail.extend_from_slice(ar.bytes(6)?);
                 }
             }
@@ -699,12 +709,7 @@ fn type_annotations(a: &[u8], map: &Layout, out: &mut Vec<u8>) -> Result<()> {
                 let k = r.u2()?;
                 out.u2(k);
                 for _ in 0..k {
-                    let start = r.u2()? as i64;
-                    let length = r.u2()? as i64;
-                    let s = map.start(start, "type annotation start_pc")?;
-                    let e = map.target(start + length, true, "type annotation end")?;
-                    out.u2(s as u16);
-                    out.u2((e - s) as u16);
+                    map.range(&mut r, out, "type annotation")?;
                     out.u2(r.u2()?);
                 }
             }
@@ -772,16 +777,7 @@ fn stack_map_table(
     let mut prev_new: i64 = -1;
     for _ in 0..n {
         let ft = r.u1()?;
-        let delta = match ft {
-            0..=63 => ft as i64,
-            64..=127 => ft as i64 - 64,
-            247..=255 => r.u2()? as i64,
-            _ => {
-                return Err(Error::malformed(format!(
-                    "reserved StackMapTable frame type {ft}"
-                )))
-            }
-        };
+        let delta = frame_delta(ft, &mut r)?;
         let old = prev_old + delta + 1;
         prev_old = old;
         let new = map.target(old, false, "stack map frame offset")? as i64;
