@@ -18,6 +18,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use weft_agent::offline::{Offline, Outcome};
+use weft_agent::pipeline::Load;
 
 fn tmp() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("weft-jdk-transform")
@@ -216,6 +217,29 @@ fn every_jdk_module_transformed_and_verified() {
         }
     }
     let t_transform = t1.elapsed();
+
+    // Retransformation (a late-attach agent): method bodies only. ForkJoinTask gets its hooks but
+    // not its field (adding it afterwards still adds one), and keeps its shape.
+    let fjt = files
+        .iter()
+        .position(|(_, f)| f.ends_with("java/util/concurrent/ForkJoinTask.class"))
+        .expect("ForkJoinTask");
+    match rw.transform_at(&bytes_of[fjt], major, Load::Retransform) {
+        Outcome::Changed(t) => {
+            assert!(!t.fields_added && !t.probed.is_empty());
+            assert_eq!(
+                weft_classfile::summarize(&t.bytes).unwrap(),
+                weft_classfile::summarize(&bytes_of[fjt]).unwrap()
+            );
+            let field = weft_classfile::FieldRequest {
+                access: 0x0081,
+                name: "weft$u".into(),
+                descriptor: "J".into(),
+            };
+            assert_eq!(weft_classfile::add_fields(&t.bytes, &[field]).unwrap().1, 1);
+        }
+        other => panic!("ForkJoinTask at retransformation: {other:?}"),
+    }
     println!(
         "JDK {major}: {} modules, {} classes; {changed} changed in {} modules ({wrapped} methods wrapped, \
          {ctors} constructors probed), {} rejected; extract {:.1}s, transform {:.1}s",

@@ -5,7 +5,7 @@
 //! modifiers, line numbers and other attributes, so the class keeps its shape (and the result is a
 //! valid RetransformClasses redefinition).
 //!
-//! Not handled (the method, and so the class, is left unchanged with an `Err`): jsr/ret, stores to
+//! Not handled (the method, and so the class, is left unchanged with an `Err`): stores to
 //! local 0 when the inserted code reads `this` after the entry, a conditional branch that no longer
 //! fits 16 bits with no stack map frame after it.
 
@@ -117,6 +117,8 @@ fn insn_len(code: &[u8], pc: usize) -> Result<usize> {
 
 const ATHROW: u8 = 0xbf;
 const GOTO: u8 = 0xa7;
+const JSR: u8 = 0xa8;
+const JSR_W: u8 = 0xc9;
 const INVOKESTATIC: u8 = 0xb8;
 
 /// Whether `op` is one of the return instructions (`ireturn` .. `return`).
@@ -249,7 +251,7 @@ fn layout(insns: &[Insn], code_len: usize, edit: &BodyEdit<'_>, wide: &[bool]) -
                 let new_pad = 3 - npc as usize % 4;
                 ins.len - old_pad as u32 + new_pad as u32
             }
-            GOTO if wide[i] => 5,
+            GOTO | JSR if wide[i] => 5,
             _ if wide[i] => 8,
             _ => ins.len,
         };
@@ -280,12 +282,6 @@ fn decode(code: &[u8], refuse_local0_stores: bool) -> Result<Vec<Insn>> {
         let op = code[pc];
         let len = insn_len(code, pc)?;
         match op {
-            0xa8 | 0xa9 | 0xc9 => {
-                return Err(Error::unsupported(format!("jsr/ret at {pc}")));
-            }
-            WIDE if code[pc + 1] == 0xa9 => {
-                return Err(Error::unsupported(format!("ret at {pc}")));
-            }
             0x3b | 0x3f | 0x43 | 0x47 | 0x4b if refuse_local0_stores => {
                 return Err(Error::unsupported(format!("store to local 0 at {pc}")));
             }
@@ -443,7 +439,8 @@ pub(crate) fn rewrite_body(
             .as_ref()
             .is_some_and(|h| h.stack_map_name.is_some());
 
-    // Layout, widening the 16-bit branches whose offsets no longer fit: `goto` becomes `goto_w`;
+    // Layout, widening the 16-bit branches whose offsets no longer fit: `goto` becomes `goto_w` (and
+    // `jsr` `jsr_w`, in old class files: subroutines are relocated like any branch target);
     // `if<c> L` becomes `if<!c> +8; goto_w L`, whose fall-through (the old next instruction) needs a
     // stack map frame: only widened where the body already has one there (always without stack maps).
     let mut wide = vec![false; insns.len()];
@@ -461,7 +458,7 @@ pub(crate) fn rewrite_body(
                 continue;
             }
             let next = ins.pc + ins.len;
-            if ins.op != GOTO && has_stack_maps && !frames.contains(&next) {
+            if !matches!(ins.op, GOTO | JSR) && has_stack_maps && !frames.contains(&next) {
                 return Err(Error::overflow(format!(
                     "conditional branch at {pc} no longer fits 16 bits and the instruction after \
                      it has no stack map frame"
@@ -519,8 +516,8 @@ pub(crate) fn rewrite_body(
                 if !wide[i] {
                     out.push(op);
                     out.u2(n as i16 as u16);
-                } else if op == GOTO {
-                    out.push(GOTO_W);
+                } else if op == GOTO || op == JSR {
+                    out.push(if op == GOTO { GOTO_W } else { JSR_W });
                     out.u4(n as i32 as u32);
                 } else {
                     out.push(inverse(op));
@@ -529,7 +526,7 @@ pub(crate) fn rewrite_body(
                     out.u4((n - 3) as i32 as u32);
                 }
             }
-            GOTO_W => {
+            GOTO_W | JSR_W => {
                 let n = rel(i4_at(code, pc + 1)? as i64)?;
                 out.push(op);
                 out.u4(n as i32 as u32);

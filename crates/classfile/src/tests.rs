@@ -466,3 +466,54 @@ fn relocates_a_body() {
     // Line 7 starts at 0 (the prologue belongs to the first line); line 9 at old 32 -> 40.
     assert_eq!(lnt, &vec![0, 2, 0, 0, 0, 7, 0, 40, 0, 9]);
 }
+
+/// An old class file (major 49, no stack maps) with a subroutine: `jsr` and `ret` are relocated
+/// like any branch.
+#[test]
+fn relocates_a_subroutine() {
+    let mut c = class_with_body();
+    c[6..8].copy_from_slice(&49u16.to_be_bytes());
+    // k's code (38 bytes, padded with nops) becomes a call of a subroutine that keeps its return
+    // address in local 1.
+    let cf = ClassFile::parse(&c).unwrap();
+    let m = cf.methods.iter().find(|m| m.name == b"k").unwrap();
+    let a = m.attrs.iter().find(|a| a.name == b"Code").unwrap();
+    let mut code = vec![
+        0xa8, 0, 6,    // 0: jsr -> 6
+        0x1a, // 3: iload_0
+        0xac, // 4: ireturn
+        0x00, // 5: nop
+        0x4c, // 6: astore_1 (the return address)
+        0xa9, 1, // 7: ret 1
+    ];
+    code.resize(38, 0x00);
+    let at = a.body + 8;
+    let mut c2 = c.clone();
+    c2[a.body + 2..a.body + 4].copy_from_slice(&2u16.to_be_bytes()); // max_locals
+    c2[at..at + 38].copy_from_slice(&code);
+    let what = Instrumentation {
+        wraps: vec![WrapRequest {
+            name: "k".into(),
+            descriptor: "(I)I".into(),
+            probe_id: 5,
+            pass_arg0: false,
+            hooks: None,
+        }],
+        constructor_probe: None,
+    };
+    let r = instrument(&c2, &what).unwrap();
+    let v = code_of(&r.bytes, "k");
+    // Prologue (6), jsr at 6 -> old 6 = 6 + 3 + 1 + 5 + 1 + 1 = 17: +11.
+    assert_eq!(&v.ops[6..9], &[0xa8, 0, 11]);
+    assert_eq!(v.ops[17], 0x4c);
+    assert_eq!(&v.ops[18..20], &[0xa9, 1]);
+    // The handler after the 38 relocated bytes (+ prologue 6 + exit 5), covering the body but
+    // the exit sequence and its ireturn; no frame is added for it (major 49: no stack maps).
+    assert_eq!(v.exceptions, vec![[6, 10, 49, 0], [16, 49, 49, 0]]);
+    let smt = &v.attrs.iter().find(|a| a.0 == "StackMapTable").unwrap().1;
+    assert_eq!(
+        u16::from_be_bytes([smt[0], smt[1]]),
+        5,
+        "the body's own frames only"
+    );
+}
