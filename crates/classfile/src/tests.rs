@@ -401,12 +401,9 @@ fn class_with_body() -> Vec<u8> {
     c
 }
 
-/// Every offset of the body moves to the exact place the layout gives (offsets worked out by hand).
-#[test]
-fn relocates_a_body() {
-    let c = class_with_body();
-    assert!(summarize(&c).is_ok());
-    let what = Instrumentation {
+/// Default probes (id 5) on `B.k(I)I`.
+fn probe_k() -> Instrumentation {
+    Instrumentation {
         wraps: vec![WrapRequest {
             name: "k".into(),
             descriptor: "(I)I".into(),
@@ -415,7 +412,15 @@ fn relocates_a_body() {
             hooks: None,
         }],
         constructor_probe: None,
-    };
+    }
+}
+
+/// Every offset of the body moves to the exact place the layout gives (offsets worked out by hand).
+#[test]
+fn relocates_a_body() {
+    let c = class_with_body();
+    assert!(summarize(&c).is_ok());
+    let what = probe_k();
     let r = instrument(&c, &what).unwrap();
     assert_eq!(r.wrapped.len(), 1);
     let v = code_of(&r.bytes, "k");
@@ -491,16 +496,7 @@ fn relocates_a_subroutine() {
     let mut c2 = c.clone();
     c2[a.body + 2..a.body + 4].copy_from_slice(&2u16.to_be_bytes()); // max_locals
     c2[at..at + 38].copy_from_slice(&code);
-    let what = Instrumentation {
-        wraps: vec![WrapRequest {
-            name: "k".into(),
-            descriptor: "(I)I".into(),
-            probe_id: 5,
-            pass_arg0: false,
-            hooks: None,
-        }],
-        constructor_probe: None,
-    };
+    let what = probe_k();
     let r = instrument(&c2, &what).unwrap();
     let v = code_of(&r.bytes, "k");
     // Prologue (6), jsr at 6 -> old 6 = 6 + 3 + 1 + 5 + 1 + 1 = 17: +11.
