@@ -124,14 +124,14 @@ mod tests {
             tid,
             file: None,
         };
-        // Burn a little CPU so on-CPU time is above zero (black_box: the release build would
-        // fold the loop away), then sleep: the kernel adds a running thread's time to its
-        // schedstat at a switch or a tick, so a young thread that never left the CPU reads 0.
+        // Burn a little CPU so on-CPU time is above zero.
         let mut x = 0u64;
         for i in 0..1_000_000u64 {
-            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(i));
+            x = x.wrapping_mul(31).wrapping_add(i);
         }
         assert!(x != 1);
+        // The kernel adds a running thread's time to its total when it is
+        // switched out (or at a tick): sleep once so the burn is accounted.
         std::thread::sleep(std::time::Duration::from_millis(2));
         match read(&mut e) {
             Some(Record::ThreadSched {
