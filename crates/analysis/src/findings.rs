@@ -112,6 +112,8 @@ pub enum FindingKind {
     ForkJoinLowParallelism,
     /// Fork-join workers blocked in joins.
     ForkJoinJoinBlocking,
+    /// Virtual threads blocked while pinned to their carrier.
+    VirtualThreadPinned,
 }
 
 impl FindingKind {
@@ -129,6 +131,7 @@ impl FindingKind {
             FindingKind::ForkJoinImbalance => "fj_imbalance",
             FindingKind::ForkJoinLowParallelism => "fj_low_parallelism",
             FindingKind::ForkJoinJoinBlocking => "fj_join_blocking",
+            FindingKind::VirtualThreadPinned => "virtual_thread_pinned",
         }
     }
 
@@ -147,6 +150,7 @@ impl FindingKind {
             FindingKind::ForkJoinImbalance => "fork-join: imbalance",
             FindingKind::ForkJoinLowParallelism => "fork-join: low parallelism",
             FindingKind::ForkJoinJoinBlocking => "fork-join: join blocking",
+            FindingKind::VirtualThreadPinned => "virtual thread pinned",
         }
     }
 
@@ -225,6 +229,7 @@ pub struct Inputs<'a> {
     pub lock_groups: &'a [LockGroup],
     pub forkjoin: &'a ForkJoinAnalysis,
     pub activity: &'a ActivityAnalysis,
+    pub virtual_threads: &'a crate::vthreads::VirtualThreadAnalysis,
 }
 
 /// All findings: trace completeness first, then every other finding by cost, largest first.
@@ -236,6 +241,7 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     wait_findings(i, &mut costed);
     granularity_findings(i, &mut costed);
     forkjoin_findings(i, &mut costed);
+    costed.extend(virtual_thread_findings(i.virtual_threads));
     // Stable: equal costs keep the order above.
     costed.sort_by_key(|f| std::cmp::Reverse(f.cost_ns));
     out.extend(costed);
@@ -930,6 +936,60 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
             site: None,
         });
     }
+}
+
+/// A pinning site is worth a finding from this much blocked time (a carrier
+/// held for a millisecond is thousands of virtual-thread tasks not run)…
+pub const PINNED_MIN_BLOCKED_NS: u64 = 1_000_000;
+
+/// Virtual threads that blocked while pinned to their carrier, one finding per
+/// site, most blocked time first.
+pub fn virtual_thread_findings(vt: &crate::vthreads::VirtualThreadAnalysis) -> Vec<Finding> {
+    vt.pinned
+        .iter()
+        .filter(|p| p.blocked_ns >= PINNED_MIN_BLOCKED_NS)
+        .map(|p| {
+            let what = match (p.how, vt.synchronized_pins) {
+                ("monitor", _) => "waiting for a contended synchronized lock",
+                (_, Some(false)) => "parked under a native frame (this JDK no longer pins on synchronized)",
+                _ => "parked inside synchronized (or under a native frame)",
+            };
+            let fix = match (p.how, vt.synchronized_pins) {
+                (_, Some(false)) => "move the blocking call out of the native or class-initializer frame",
+                _ => "replace synchronized with a ReentrantLock there, or move the blocking call out of the synchronized block",
+            };
+            let saturated = if p.carriers_saturated_ns > 0 {
+                format!(
+                    "; all {} carriers were busy for {} of it, so other virtual threads could not run",
+                    vt.carriers,
+                    human_ns(p.carriers_saturated_ns)
+                )
+            } else {
+                String::new()
+            };
+            Finding {
+                kind: FindingKind::VirtualThreadPinned,
+                class: None,
+                message: format!(
+                    "virtual threads pinned at {} blocked their carriers {} ({} times, longest {}) {what}{saturated}: {fix}.",
+                    p.site,
+                    human_ns(p.blocked_ns),
+                    p.count,
+                    human_ns(p.max_ns),
+                ),
+                fields: vec![
+                    ("site", FieldValue::Text(p.site.clone())),
+                    ("count", FieldValue::Int(p.count)),
+                    ("blocked_ns", FieldValue::Int(p.blocked_ns)),
+                    ("max_ns", FieldValue::Int(p.max_ns)),
+                    ("carriers_saturated_ns", FieldValue::Int(p.carriers_saturated_ns)),
+                ],
+                // Carrier time held while blocked: other virtual threads could not run on it.
+                cost_ns: p.blocked_ns,
+                site: Some(p.site.clone()),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

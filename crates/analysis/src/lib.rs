@@ -15,6 +15,7 @@ pub mod locks;
 pub mod model;
 pub mod tasks;
 pub mod timeline;
+pub mod vthreads;
 
 pub use cpu::{CpuPoint, CpuProfile, WindowStats};
 pub use findings::{human_ns, FieldValue, Finding, FindingKind};
@@ -38,6 +39,8 @@ pub struct Analysis {
     pub lock_groups: Vec<lock_groups::LockGroup>,
     /// Each execution's self time split into running, blocked, waiting and off-CPU.
     pub activity: activity::ActivityAnalysis,
+    /// Virtual threads and where they were pinned (JDK 21+; docs/virtual-threads.md).
+    pub virtual_threads: vthreads::VirtualThreadAnalysis,
 }
 
 /// Run every analysis on a trace read into memory (builds its [`Model`] first).
@@ -61,6 +64,8 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
     stage("cpu");
     let locks = locks::analyze_locks(&model);
     stage("locks");
+    let virtual_threads = vthreads::analyze_virtual_threads(&model);
+    stage("virtual threads");
     let lock_groups = lock_groups::group(&locks);
     let activity = activity::analyze(&model, &tasks, &locks);
     stage("activity");
@@ -72,6 +77,7 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
         lock_groups: &lock_groups,
         forkjoin: &forkjoin,
         activity: &activity,
+        virtual_threads: &virtual_threads,
     });
     stage("findings");
     Analysis {
@@ -83,6 +89,7 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
         forkjoin,
         lock_groups,
         activity,
+        virtual_threads,
     }
 }
 
