@@ -46,6 +46,9 @@ pub struct ThreadInfo {
     /// Scheduler statistics read at sampler ticks and at the thread's end,
     /// sorted by time (empty in traces from agents before `ThreadSched`).
     pub sched: Vec<SchedPoint>,
+    /// A virtual thread (JDK 21+): its records were demultiplexed from its
+    /// carriers (weft_trace::VIRTUAL_THREAD_BASE); `java_id` is its thread id.
+    pub virtual_thread: bool,
     /// Runnable target (class 0 = none).
     pub target_class_id: u32,
     pub target_ident: u32,
@@ -461,6 +464,43 @@ impl ModelBuilder {
                     false,
                 ))
             }
+            Record::VtStart {
+                ts,
+                vt,
+                carrier,
+                class_id,
+                ident,
+            } => {
+                if let Some(t) = m.threads.get_mut(&thread) {
+                    if t.start_ns.is_none() {
+                        t.name = Some(format!("virtual-{vt}"));
+                        t.start_ns = Some(*ts);
+                        t.java_id = Some(*vt);
+                        t.daemon = true;
+                        t.virtual_thread = true;
+                    }
+                }
+                let a = obj(*class_id, *ident);
+                Some((
+                    ev(EventKind::VtStart, *ts, a, *vt as u32, *carrier, 0),
+                    false,
+                ))
+            }
+            Record::VtEnd { ts, carrier, .. } => {
+                if let Some(t) = m.threads.get_mut(&thread) {
+                    t.end_ns = Some(*ts);
+                }
+                Some((ev(EventKind::VtEnd, *ts, 0, 0, *carrier, 0), false))
+            }
+            Record::VtMount { ts, carrier, .. } => {
+                Some((ev(EventKind::VtMount, *ts, 0, 0, *carrier, 0), false))
+            }
+            Record::VtUnmount { ts, carrier, .. } => {
+                Some((ev(EventKind::VtUnmount, *ts, 0, 0, *carrier, 0), false))
+            }
+            Record::VtPinned { ts, site } => {
+                Some((ev(EventKind::VtPinned, *ts, 0, 0, *site, 0), false))
+            }
             Record::ThreadEnd {
                 ts,
                 cpu_ns,
@@ -654,7 +694,14 @@ impl ModelBuilder {
         }
         m.events = streams
             .into_values()
-            .map(|(own, fj)| own.merge(fj))
+            .map(|(own, fj)| {
+                let mut e = own.merge(fj);
+                // A virtual thread's records come from several carriers' blocks.
+                if weft_trace::is_virtual_thread(e.thread) {
+                    e.sort_by_time();
+                }
+                e
+            })
             .collect();
         m.inner_tasks.shrink_to_fit();
         m.fj_push_details.shrink_to_fit();

@@ -323,6 +323,7 @@ pub fn read_trace_bytes_with_warnings(bytes: &[u8]) -> Result<(Trace, Vec<String
         }
     }
     fj.resolve(&mut records);
+    crate::vthreads::demux(&mut records);
 
     if !records.iter().any(|(_, r)| matches!(r, Record::End { .. })) {
         truncated = true;
@@ -709,6 +710,32 @@ pub(crate) fn decode_record(
             on_cpu_ns: c.varint()?,
             runq_ns: c.varint()?,
             timeslices: c.varint()?,
+        },
+        tag::VT_START => VtStart {
+            ts,
+            vt: c.varint()?,
+            carrier: c.u32v()?,
+            class_id: c.u32v()?,
+            ident: c.u32v()?,
+        },
+        tag::VT_END => VtEnd {
+            ts,
+            vt: c.varint()?,
+            carrier: c.u32v()?,
+        },
+        tag::VT_MOUNT => VtMount {
+            ts,
+            vt: c.varint()?,
+            carrier: c.u32v()?,
+        },
+        tag::VT_UNMOUNT => VtUnmount {
+            ts,
+            vt: c.varint()?,
+            carrier: c.u32v()?,
+        },
+        tag::VT_PINNED => VtPinned {
+            ts,
+            site: c.u32v()?,
         },
         tag::CALIBRATION => Calibration {
             ts,

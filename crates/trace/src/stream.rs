@@ -131,6 +131,9 @@ pub fn stream_trace<S: RecordSink>(
     let mut damage = DamageTracker::default();
     let mut blocks = Blocks::new(&file, first, len);
     let mut records: Vec<(ThreadIndex, Record)> = Vec::new();
+    // Virtual threads' records move to streams of their own (crate::vthreads);
+    // the sink puts those streams in time order.
+    let mut vthreads = crate::vthreads::VirtualThreadDemux::default();
     loop {
         match blocks.next()? {
             Next::End => break,
@@ -159,7 +162,7 @@ pub fn stream_trace<S: RecordSink>(
                     damage.saw(*thread, r.ts());
                     times.convert(r);
                     saw_end |= matches!(r, Record::End { .. });
-                    sink.record(*thread, r);
+                    sink.record(vthreads.thread_of(*thread, r), r);
                 }
                 damage.decoded(decoded, offset, &blocks.buf);
             }
