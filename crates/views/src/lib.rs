@@ -12,9 +12,11 @@ mod html;
 mod json;
 mod perfetto;
 mod text;
+mod whatif;
 
 pub use json::{report_json, REPORT_VERSION};
 pub use text::report_text;
+pub use whatif::{whatif_json, whatif_text};
 
 // Issue 5: HTML report and exports (docs/views.md).
 pub use chrome::chrome_trace;

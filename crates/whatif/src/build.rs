@@ -104,6 +104,7 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
                 id: name,
                 forkjoin: fj,
                 threads: 0,
+                pickup_ns: 0,
             });
             (g.pools.len() - 1) as PoolId
         })
@@ -193,7 +194,16 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
     }
     for (i, x) in execs.iter().enumerate() {
         let (runs, spawn) = if x.kind == TaskKind::Thread {
-            if thread_pool.contains_key(&x.thread) {
+            // Pool workers run tasks, not a program; daemon and JVM threads (cleaners,
+            // reference handlers) do not hold the run open and are left out.
+            let info = m.threads.get(&x.thread);
+            if thread_pool.contains_key(&x.thread)
+                || info.is_none_or(|t| {
+                    t.daemon
+                        || weft_analysis::locks::JVM_THREADS.contains(&t.display_name().as_str())
+                })
+                || x.class.starts_with("jdk.internal.")
+            {
                 continue;
             }
             (Runs::Thread, start_of.get(&i).copied())
@@ -433,6 +443,41 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
         put(&mut marks, w.thread, w.start_ns, w.end_ns, Mark::Anchored);
     }
 
+    // ---- latencies: pickup by an idle worker, wake-up of a blocked waiter ----
+    let mut pickups: Vec<Vec<u64>> = vec![Vec::new(); g.pools.len()];
+    for v in on_thread.values() {
+        let mut prev_end: Option<u64> = None;
+        for &(b, e, sid) in v {
+            if enclosing[sid as usize].is_some() {
+                continue;
+            }
+            let st = &g.strands[sid as usize];
+            if let (Runs::Pool(p), Some((_, spawned))) = (st.runs, spawn_at[sid as usize]) {
+                if prev_end.is_none_or(|pe| pe <= spawned) && b >= spawned {
+                    pickups[p as usize].push(b - spawned);
+                }
+            }
+            prev_end = Some(prev_end.map_or(e, |pe| pe.max(e)));
+        }
+    }
+    for (p, mut v) in pickups.into_iter().enumerate() {
+        v.sort_unstable();
+        g.pools[p].pickup_ns = v.get(v.len() / 2).copied().unwrap_or(0);
+    }
+    let mut wakes: Vec<u64> = Vec::new();
+    for ms in &marks {
+        for d in ms {
+            if let Mark::Await(c) = d.mark {
+                let te = g.strands[c as usize].observed_end_ns;
+                if te >= d.start && te <= d.end && d.end > d.start {
+                    wakes.push(d.end - te);
+                }
+            }
+        }
+    }
+    wakes.sort_unstable();
+    g.wake_ns = wakes.get(wakes.len() / 2).copied().unwrap_or(0);
+
     // ---- ops ----
     let t0 = g
         .strands
@@ -446,6 +491,7 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
     let mut op_begin: Vec<u64> = Vec::new();
     let mut firsts: Vec<(u32, u32)> = Vec::with_capacity(g.strands.len());
     let mut wall_per_thread: HashMap<ThreadIndex, u64> = HashMap::default();
+    let mut compute_walls: Vec<(ThreadIndex, u64, u64)> = Vec::new();
     for (s, ms) in marks.iter_mut().enumerate() {
         let st = &g.strands[s];
         ms.sort_by_key(|d| (d.start, d.mark.rank(), d.end));
@@ -456,6 +502,7 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
                 ops.push(Op::Compute(to - from));
                 begins.push(from - t0);
                 *wall_per_thread.entry(st.thread).or_default() += to - from;
+                compute_walls.push((st.thread, from, to));
             }
         };
         for d in ms.iter() {
@@ -492,13 +539,53 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
         firsts.push((first, all_ops.len() as u32 - first));
     }
     // Compute ops are walls; a thread's CPU time (when its end was recorded) says how
-    // much of that wall was on a core: the rest was waiting for one.
+    // much of that wall was on a core: the rest was waiting for one. Threads whose
+    // CPU time is unknown (main) get the mean factor of the others.
     let mut factor: HashMap<ThreadIndex, f64> = HashMap::default();
+    let (mut cpu_sum, mut wall_sum) = (0u64, 0u64);
     for (t, wall) in &wall_per_thread {
         if let Some(cpu) = m.threads.get(t).and_then(|i| i.cpu_ns) {
             if *wall > 0 {
                 factor.insert(*t, (cpu as f64 / *wall as f64).min(1.0));
+                cpu_sum += cpu.min(*wall);
+                wall_sum += wall;
             }
+        }
+    }
+    let mean_factor = if wall_sum > 0 {
+        cpu_sum as f64 / wall_sum as f64
+    } else {
+        1.0
+    };
+    for t in wall_per_thread.keys() {
+        factor.entry(*t).or_insert(mean_factor);
+    }
+    // Background load: when threads waited for a core (factor < 0.9), other
+    // processes' runnable threads shared the cores. Under processor sharing each of
+    // the R program threads computing got P / (R + L): L = P / factor − R, with R the
+    // mean number of program threads computing while any was.
+    if mean_factor < 0.9 && wall_sum > 0 {
+        let mut iv: Vec<(u64, u64)> = compute_walls.iter().map(|&(_, b, e)| (b, e)).collect();
+        iv.sort_unstable();
+        let mut union = 0u64;
+        let mut cur: Option<(u64, u64)> = None;
+        for (b, e) in iv {
+            match cur {
+                Some((cb, ce)) if b <= ce => cur = Some((cb, ce.max(e))),
+                Some((cb, ce)) => {
+                    union += ce - cb;
+                    cur = Some((b, e));
+                }
+                None => cur = Some((b, e)),
+            }
+        }
+        if let Some((cb, ce)) = cur {
+            union += ce - cb;
+        }
+        let all_wall: u64 = compute_walls.iter().map(|&(_, b, e)| e - b).sum();
+        if union > 0 {
+            let r = all_wall as f64 / union as f64;
+            g.background_threads = (g.cores as f64 / mean_factor.max(0.01) - r).max(0.0);
         }
     }
     for (s, &(first, len)) in firsts.iter().enumerate() {

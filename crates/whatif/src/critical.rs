@@ -47,6 +47,28 @@ pub fn critical_path(g: &ExecGraph) -> Vec<PathPart> {
             }
         }
     }
+    // Strands per recorded thread by begin: a pool task that started when its worker
+    // finished the previous one waited for that worker (a resource edge).
+    let mut by_thread: std::collections::HashMap<u32, Vec<StrandId>> = Default::default();
+    for (s, st) in g.strands.iter().enumerate() {
+        if matches!(st.runs, Runs::Pool(_)) {
+            by_thread.entry(st.thread).or_default().push(s as StrandId);
+        }
+    }
+    for v in by_thread.values_mut() {
+        v.sort_by_key(|&s| (g.strands[s as usize].observed_begin_ns, s));
+    }
+    let prev_on_worker = |s: StrandId, spawned: u64| -> Option<StrandId> {
+        let st = &g.strands[s as usize];
+        let v = by_thread.get(&st.thread)?;
+        v.iter()
+            .rev()
+            .filter(|&&p| p != s)
+            .map(|&p| (p, &g.strands[p as usize]))
+            .find(|(_, p)| p.observed_end_ns <= st.observed_begin_ns && p.observed_begin_ns < st.observed_begin_ns)
+            .filter(|(_, p)| p.observed_end_ns > spawned)
+            .map(|(p, _)| p)
+    };
     let Some(last) = (0..g.strands.len()).max_by_key(|&s| (g.strands[s].observed_end_ns, s))
     else {
         return Vec::new();
@@ -108,6 +130,15 @@ pub fn critical_path(g: &ExecGraph) -> Vec<PathPart> {
                     Runs::Pool(pool) => g.pools[pool as usize].id.clone(),
                     Runs::Thread => "thread start".to_string(),
                 };
+                if let Some(w) = prev_on_worker(cur, spawned) {
+                    // Queued behind the worker's previous task: the path goes through it.
+                    let wend = g.strands[w as usize].observed_end_ns;
+                    add(PathKind::Queue, &what, begin.saturating_sub(wend));
+                    cur = w;
+                    upto = g.strands[w as usize].len;
+                    end_t = wend;
+                    continue;
+                }
                 add(PathKind::Queue, &what, begin.saturating_sub(spawned));
                 cur = p;
                 upto = k;
@@ -138,7 +169,7 @@ mod tests {
         // t queued 10..30 on pool p, runs 30..100.
         let mut g = ExecGraph {
             classes: vec!["main".into(), "T".into()],
-            pools: vec![Pool { id: "p".into(), forkjoin: false, threads: 1 }],
+            pools: vec![Pool { id: "p".into(), forkjoin: false, threads: 1, pickup_ns: 0 }],
             ..ExecGraph::default()
         };
         let mk = |class, runs, b, e| Strand {

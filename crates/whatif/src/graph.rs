@@ -67,6 +67,9 @@ pub struct Pool {
     pub forkjoin: bool,
     /// Worker threads seen running its tasks.
     pub threads: u32,
+    /// Median time from a submission to the start of the task when a worker was
+    /// idle (the wake-up of a parked worker), ns.
+    pub pickup_ns: u64,
 }
 
 /// A lock.
@@ -103,9 +106,15 @@ pub struct ExecGraph {
     pub classes: Vec<String>,
     /// CPUs the program ran on (the trace header).
     pub cores: u32,
+    /// Runnable threads of other processes sharing the cores, on average
+    /// (docs/whatif.md §Cores): 0 when the program's threads never waited for a core.
+    pub background_threads: f64,
     /// Length of the recorded window (ns).
     pub observed_ns: u64,
     pub waits: WaitTotals,
+    /// Median time from the end of an awaited strand to the return of a wait that
+    /// blocked on it (the waiter's wake-up), ns.
+    pub wake_ns: u64,
     /// Records the agent lost in the window.
     pub lost_records: u64,
     /// Site frames (`Class.method:line`), indexed by `Strand::site`.

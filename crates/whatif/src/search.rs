@@ -74,26 +74,36 @@ pub struct WhatIf {
 }
 
 /// Sensitivity variants (WHATIF.md §6.3): join policy, lock grant order, steal seed.
-const VARIANTS: [SimParams; 4] = [
+const VARIANTS: [SimParams; 5] = [
     SimParams {
         fj_help: true,
         lock_fifo: true,
         seed: 1,
+        latency_scale: 1.0,
     },
     SimParams {
         fj_help: false,
         lock_fifo: true,
         seed: 1,
+        latency_scale: 1.0,
     },
     SimParams {
         fj_help: true,
         lock_fifo: false,
         seed: 2,
+        latency_scale: 1.0,
     },
     SimParams {
         fj_help: true,
         lock_fifo: true,
         seed: 3,
+        latency_scale: 0.5,
+    },
+    SimParams {
+        fj_help: true,
+        lock_fifo: true,
+        seed: 1,
+        latency_scale: 2.0,
     },
 ];
 
@@ -219,10 +229,10 @@ pub fn estimate(g: &ExecGraph, base: &Baseline, edits: &[Edit], label: &str) -> 
     }
     if width > 0.25 {
         low = true;
-        e.reasons.push("the join policy, lock grant order or steal order changes the answer".into());
+        e.reasons.push("the join policy, lock grant order, steal order or wake-up latency changes the answer".into());
     } else if width > 0.10 {
         medium = true;
-        e.reasons.push("the join policy, lock grant order or steal order changes the answer".into());
+        e.reasons.push("the join policy, lock grant order, steal order or wake-up latency changes the answer".into());
     }
     if g.lost_records > 0 {
         medium = true;

@@ -49,7 +49,7 @@ impl Overlay {
 }
 
 /// Model choices varied by the sensitivity runs (WHATIF.md §6.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SimParams {
     /// A fork-join worker whose joined task was stolen runs other tasks while it
     /// waits (the JDK's helping); else it blocks. Either way a joined task still in
@@ -59,6 +59,8 @@ pub struct SimParams {
     pub lock_fifo: bool,
     /// Seed of the steal victim order and of lock stripes.
     pub seed: u64,
+    /// Multiplies the measured wake-up and pickup latencies.
+    pub latency_scale: f64,
 }
 
 impl Default for SimParams {
@@ -67,6 +69,7 @@ impl Default for SimParams {
             fj_help: true,
             lock_fifo: true,
             seed: 1,
+            latency_scale: 1.0,
         }
     }
 }
@@ -127,6 +130,8 @@ impl Ord for F {
 enum TimerKind {
     DelayEnd,
     Start,
+    /// A blocked or idle context becomes ready (after a wake-up latency).
+    Wake,
 }
 
 struct LockState {
@@ -259,8 +264,10 @@ impl Sim<'_> {
         self.timers.push(Reverse((F(at), self.seq, ctx, kind)));
     }
 
+    /// Progress rate of each computing context: processor sharing of the cores
+    /// with the background load's threads.
     fn rate(&self) -> f64 {
-        let r = self.running.len() as f64;
+        let r = self.running.len() as f64 + self.g.background_threads;
         if r <= self.cores {
             1.0
         } else {
@@ -315,6 +322,7 @@ impl Sim<'_> {
                         self.bump_pc(c);
                         self.ready.push_back(c);
                     }
+                    TimerKind::Wake => self.ready.push_back(c),
                     TimerKind::Start => {
                         let strand = self.starts[c as usize];
                         match self.g.strands[strand as usize].runs {
@@ -537,7 +545,16 @@ impl Sim<'_> {
             _ => self.pool_queue[p as usize].push_back(s),
         }
         if let Some(w) = self.idle[p as usize].pop() {
-            self.ready.push_back(w);
+            let lat = self.g.pools[p as usize].pickup_ns as f64 * self.p.latency_scale;
+            self.wake(w, lat);
+        }
+    }
+
+    fn wake(&mut self, c: u32, latency: f64) {
+        if latency > 0.0 {
+            self.timer(self.now + latency, c, TimerKind::Wake);
+        } else {
+            self.ready.push_back(c);
         }
     }
 
@@ -569,7 +586,10 @@ impl Sim<'_> {
         self.state[strand as usize] = State::Done;
         self.end[strand as usize] = self.now;
         let w = std::mem::take(&mut self.waiters[strand as usize]);
-        self.ready.extend(w);
+        let lat = self.g.wake_ns as f64 * self.p.latency_scale;
+        for c in w {
+            self.wake(c, lat);
+        }
     }
 
     fn find_work(&mut self, c: u32, p: PoolId) -> bool {

@@ -64,6 +64,7 @@ fn pool_graph(workers: u32, tasks: usize, w: u64) -> ExecGraph {
         id: "pool-1".into(),
         forkjoin: false,
         threads: workers,
+        pickup_ns: 0,
     });
     let kids: Vec<u32> = (0..tasks)
         .map(|_| g.push_strand(strand(Runs::Pool(0), None, 1), &[Op::Compute(w)]))
@@ -95,6 +96,7 @@ fn inline_runs_a_task_on_the_submitter() {
         id: "p".into(),
         forkjoin: false,
         threads: 1,
+        pickup_ns: 0,
     });
     let t = g.push_strand(strand(Runs::Pool(0), None, 1), &[Op::Compute(50)]);
     g.push_strand(
@@ -184,6 +186,7 @@ fn fork_join_work_is_shared_by_the_workers() {
         id: "fj".into(),
         forkjoin: true,
         threads: 2,
+        pickup_ns: 0,
     });
     let root = fj_tree(&mut g, 4, 100);
     g.push_strand(
@@ -211,6 +214,7 @@ fn a_pool_that_waits_on_itself_deadlocks_and_says_so() {
         id: "p".into(),
         forkjoin: false,
         threads: 1,
+        pickup_ns: 0,
     });
     let b = g.push_strand(strand(Runs::Pool(0), None, 1), &[Op::Compute(10)]);
     let a = g.push_strand(strand(Runs::Pool(0), None, 1), &[Op::Spawn(b), Op::Await(b)]);
