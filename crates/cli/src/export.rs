@@ -54,12 +54,21 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
 }
 
 /// Writes the HTML report of an analysed trace.
-pub fn write_html(trace: &Path, analysis: &Analysis, out: &Path) -> Result<(), CliError> {
+pub fn write_html(
+    trace: &Path,
+    data: &Trace,
+    analysis: &Analysis,
+    out: &Path,
+) -> Result<(), CliError> {
     let title = trace.file_name().map_or_else(
         || trace.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    write(out, weft_views::report_html(analysis, &title).as_bytes())
+    let w = crate::whatif::for_report(data, analysis).and_then(Result::ok);
+    write(
+        out,
+        weft_views::report_html_with(analysis, &title, w.as_ref()).as_bytes(),
+    )
 }
 
 pub fn run(args: ExportArgs) -> Result<u8, CliError> {
@@ -80,6 +89,10 @@ pub fn run(args: ExportArgs) -> Result<u8, CliError> {
     } else {
         Vec::new()
     };
+    // The HTML's what-if section needs the records; the other exports free them first.
+    if let Some(p) = &args.html {
+        write_html(&args.trace, &trace, &analysis, p)?;
+    }
     drop(trace);
     if let Some(p) = &args.perfetto {
         write(p, &weft_views::perfetto_trace(&analysis, &submitters))?;
@@ -99,9 +112,6 @@ pub fn run(args: ExportArgs) -> Result<u8, CliError> {
             args.trace.display()
         );
         write(p, weft_views::flamegraph_svg(&analysis, &title).as_bytes())?;
-    }
-    if let Some(p) = &args.html {
-        write_html(&args.trace, &analysis, p)?;
     }
     Ok(0)
 }

@@ -21,8 +21,8 @@ pub struct ReportArgs {
 
 pub fn run(args: ReportArgs) -> Result<u8, CliError> {
     if let Some(out) = &args.html {
-        let (_, analysis) = crate::export::load(&args.trace)?;
-        crate::export::write_html(&args.trace, &analysis, out)?;
+        let (data, analysis) = crate::export::load(&args.trace)?;
+        crate::export::write_html(&args.trace, &data, &analysis, out)?;
         return Ok(0);
     }
     let text = render(&args.trace, args.json)?;
@@ -52,6 +52,19 @@ pub fn render(trace: &std::path::Path, json: bool) -> Result<String, CliError> {
         s.push('\n');
         Ok(s)
     } else {
-        Ok(weft_views::report_text(&analysis))
+        let mut text = weft_views::report_text(&analysis);
+        match crate::whatif::for_report(&trace_data, &analysis) {
+            Some(Ok(w)) => {
+                text.push('\n');
+                text.push_str(&weft_views::whatif_text(&w, 3));
+            }
+            Some(Err(msg)) => {
+                text.push('\n');
+                text.push_str(&msg);
+                text.push('\n');
+            }
+            None => {}
+        }
+        Ok(text)
     }
 }

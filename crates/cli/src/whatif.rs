@@ -41,6 +41,30 @@ pub struct CompareArgs {
     pub json: bool,
 }
 
+/// Largest graph `weft report` searches the candidates of (each candidate is
+/// several simulations); above it the report points to `weft whatif`.
+const REPORT_SEARCH_MAX_OPS: usize = 300_000;
+
+/// The what-if section of `weft report`: the searched suggestions; `None` when the
+/// run has nothing to estimate, an error when it is too large to search in a
+/// report's time.
+pub fn for_report(
+    data: &weft_trace::Trace,
+    analysis: &weft_analysis::Analysis,
+) -> Option<Result<weft_whatif::WhatIf, String>> {
+    let g = weft_whatif::build::build(data, analysis);
+    if g.strands.is_empty() {
+        return None;
+    }
+    if g.ops.len() > REPORT_SEARCH_MAX_OPS {
+        return Some(Err(format!(
+            "What-if: {} ops are too many to search in the report; run `weft whatif TRACE`",
+            g.ops.len()
+        )));
+    }
+    Some(Ok(weft_whatif::whatif(&g, &[], false, true)))
+}
+
 fn parse_edits(texts: &[String]) -> Result<Vec<Edit>, CliError> {
     texts
         .iter()

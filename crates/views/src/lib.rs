@@ -22,5 +22,5 @@ pub use whatif::{whatif_json, whatif_text};
 pub use chrome::chrome_trace;
 pub use collapsed::collapsed_stacks;
 pub use flamegraph::flamegraph_svg;
-pub use html::report_html;
+pub use html::{report_html, report_html_with};
 pub use perfetto::perfetto_trace;

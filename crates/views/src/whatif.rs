@@ -118,7 +118,7 @@ pub fn whatif_text(w: &WhatIf, top: usize) -> String {
         }
     }
     if !w.suggestions.is_empty() {
-        let _ = writeln!(out, "  suggestions (ranked by the low end of the gain):");
+        let _ = writeln!(out, "  suggestions (medium and high confidence first, then by the low end of the gain):");
         for (i, e) in w.suggestions.iter().take(top).enumerate() {
             row(&mut out, format!("{}", i + 1), e);
         }
@@ -128,4 +128,69 @@ pub fn whatif_text(w: &WhatIf, top: usize) -> String {
         );
     }
     out
+}
+
+/// The what-if section of the HTML report: calibration, the critical path's
+/// composition as a bar, and the top suggestions.
+pub fn whatif_html(w: &WhatIf) -> String {
+    use crate::html::esc;
+    let mut h = String::new();
+    let c = &w.calibration;
+    let _ = write!(
+        h,
+        "<section id=\"whatif\"><h2>What-if</h2><p class=\"muted small\">Model calibration: simulated {} vs recorded {} ({:+.1}%). \
+Estimates are ratios against the simulated run; every one carries its range and confidence (docs/whatif.md).</p>",
+        esc(&human_ns(c.simulated_ns)),
+        esc(&human_ns(c.observed_ns)),
+        (c.simulated_ns as f64 - c.observed_ns as f64) / c.observed_ns.max(1) as f64 * 100.0
+    );
+    let total: u64 = w.critical_path.iter().map(|p| p.ns).sum();
+    if total > 0 {
+        const COLOURS: [&str; 6] = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948"];
+        h.push_str("<h3>Critical path</h3><div style=\"display:flex;height:22px;width:100%;border:1px solid #ccc\">");
+        for (i, p) in w.critical_path.iter().take(6).enumerate() {
+            let pct = p.ns as f64 / total as f64 * 100.0;
+            let _ = write!(
+                h,
+                "<div title=\"{} {} {} ({:.1}%)\" style=\"width:{pct:.2}%;background:{}\"></div>",
+                p.kind.as_str(),
+                esc(&p.target),
+                esc(&human_ns(p.ns)),
+                pct,
+                COLOURS[i % COLOURS.len()]
+            );
+        }
+        h.push_str("</div><ul class=\"small\">");
+        for (i, p) in w.critical_path.iter().take(6).enumerate() {
+            let _ = write!(
+                h,
+                "<li><span style=\"color:{}\">■</span> {} {}: {} ({:.1}%)</li>",
+                COLOURS[i % COLOURS.len()],
+                p.kind.as_str(),
+                esc(&p.target),
+                esc(&human_ns(p.ns)),
+                p.ns as f64 / total as f64 * 100.0
+            );
+        }
+        h.push_str("</ul>");
+    }
+    if !w.suggestions.is_empty() {
+        h.push_str("<h3>Suggestions</h3><table class=\"grid\"><thead><tr><th>#</th><th>change</th><th>estimated</th><th>gain [range]</th><th>confidence</th><th>why not high</th><th>site</th></tr></thead><tbody>");
+        for (i, e) in w.suggestions.iter().take(5).enumerate() {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                i + 1,
+                esc(&e.edit),
+                esc(&e.estimated_ns.map(human_ns).unwrap_or_default()),
+                esc(&gain_str(e)),
+                e.confidence.as_str(),
+                esc(e.reasons.first().map_or("", String::as_str)),
+                esc(e.sites.first().map_or("", String::as_str))
+            );
+        }
+        h.push_str("</tbody></table><p class=\"muted small\">Verify: make one change, record again, then <code>weft compare before.weft after.weft --edit EDIT</code>.</p>");
+    }
+    h.push_str("</section>\n");
+    h
 }

@@ -386,9 +386,15 @@ pub fn whatif(g: &ExecGraph, edits: &[Edit], combine: bool, search: bool) -> Wha
             );
             suggestions.push(s);
         }
+        // Medium and high confidence first (a low one is a lead, not advice), then by
+        // the low end of the range.
         suggestions.sort_by(|a, b| {
             let k = |x: &Estimate| x.gain_lo.unwrap_or(0.0);
-            k(b).total_cmp(&k(a)).then(b.confidence.cmp(&a.confidence))
+            let trusted = |x: &Estimate| x.confidence >= Confidence::Medium;
+            trusted(b)
+                .cmp(&trusted(a))
+                .then(k(b).total_cmp(&k(a)))
+                .then(b.confidence.cmp(&a.confidence))
         });
         suggestions.retain(|s| s.gain_hi.unwrap_or(0.0) >= 1.02);
         suggestions.truncate(10);

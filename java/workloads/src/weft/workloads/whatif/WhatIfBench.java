@@ -92,7 +92,7 @@ public final class WhatIfBench {
     }
 
     /** A pipeline stage thread: takes from `in` (or generates), burns, puts to `out`. */
-    static final class Stage extends Thread {
+    static class Stage extends Thread {
         final BlockingQueue<Long> in, out;
         final long items, work;
         long acc;
@@ -111,6 +111,17 @@ public final class WhatIfBench {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** The stages have their own classes, so an edit can name one (`faster:...$Middle:50%`). */
+    static final class First extends Stage {
+        First(BlockingQueue<Long> in, BlockingQueue<Long> out, long items, long work) { super("stage-1", in, out, items, work); }
+    }
+    static final class Middle extends Stage {
+        Middle(BlockingQueue<Long> in, BlockingQueue<Long> out, long items, long work) { super("stage-2", in, out, items, work); }
+    }
+    static final class Last extends Stage {
+        Last(BlockingQueue<Long> in, BlockingQueue<Long> out, long items, long work) { super("stage-3", in, out, items, work); }
     }
 
     public static void main(String[] args) throws Exception {
@@ -219,9 +230,9 @@ public final class WhatIfBench {
         long w1 = num(kv, "w1", 20000), w2 = num(kv, "w2", 40000), w3 = num(kv, "w3", 20000);
         int cap = (int) num(kv, "cap", 64);
         BlockingQueue<Long> q1 = new ArrayBlockingQueue<>(cap), q2 = new ArrayBlockingQueue<>(cap);
-        Stage s1 = new Stage("stage-1", null, q1, items, w1);
-        Stage s2 = new Stage("stage-2", q1, q2, items, w2);
-        Stage s3 = new Stage("stage-3", q2, null, items, w3);
+        Stage s1 = new First(null, q1, items, w1);
+        Stage s2 = new Middle(q1, q2, items, w2);
+        Stage s3 = new Last(q2, null, items, w3);
         s1.start(); s2.start(); s3.start();
         s1.join(); s2.join(); s3.join();
         return s3.acc;
