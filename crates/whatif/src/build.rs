@@ -136,6 +136,16 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
     for p in thread_pool.values() {
         g.pools[*p as usize].threads += 1;
     }
+    // A fork-join pool has its parallelism in workers even when fewer ran a task.
+    for t in &a.forkjoin.threads {
+        if let (Some(&p), Some(fp)) = (
+            thread_pool.get(&t.thread),
+            a.forkjoin.pools.iter().find(|x| x.pool == t.pool),
+        ) {
+            let pool = &mut g.pools[p as usize];
+            pool.threads = pool.threads.max(fp.parallelism);
+        }
+    }
 
     // ---- strands ----
     // (thread, begin, end, strand) of every strand, to place marks.
@@ -452,8 +462,11 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
                 continue;
             }
             let st = &g.strands[sid as usize];
-            if let (Runs::Pool(p), Some((_, spawned))) = (st.runs, spawn_at[sid as usize]) {
-                if prev_end.is_none_or(|pe| pe <= spawned) && b >= spawned {
+            // A worker's first task also waited for the thread to be created: not a pickup.
+            if let (Runs::Pool(p), Some((_, spawned)), Some(pe)) =
+                (st.runs, spawn_at[sid as usize], prev_end)
+            {
+                if pe <= spawned && b >= spawned {
                     pickups[p as usize].push(b - spawned);
                 }
             }
@@ -560,12 +573,17 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
     for t in wall_per_thread.keys() {
         factor.entry(*t).or_insert(mean_factor);
     }
-    // Background load: when threads waited for a core (factor < 0.9), other
-    // processes' runnable threads shared the cores. Under processor sharing each of
-    // the R program threads computing got P / (R + L): L = P / factor − R, with R the
-    // mean number of program threads computing while any was.
+    // Capacity: when the program's threads waited for a core (factor < 0.9) while
+    // other processes ran, the cores it actually got is its CPU rate while its
+    // threads computed. The kernel shares CPU between sessions (autogroups), not
+    // threads: that capacity does not grow with more program threads.
+    g.cores_effective = g.cores as f64;
     if mean_factor < 0.9 && wall_sum > 0 {
-        let mut iv: Vec<(u64, u64)> = compute_walls.iter().map(|&(_, b, e)| (b, e)).collect();
+        let mut iv: Vec<(u64, u64)> = compute_walls
+            .iter()
+            .filter(|(t, _, _)| m.threads.get(t).and_then(|i| i.cpu_ns).is_some())
+            .map(|&(_, b, e)| (b, e))
+            .collect();
         iv.sort_unstable();
         let mut union = 0u64;
         let mut cur: Option<(u64, u64)> = None;
@@ -582,11 +600,10 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
         if let Some((cb, ce)) = cur {
             union += ce - cb;
         }
-        let all_wall: u64 = compute_walls.iter().map(|&(_, b, e)| e - b).sum();
         if union > 0 {
-            let r = all_wall as f64 / union as f64;
-            g.background_threads = (g.cores as f64 / mean_factor.max(0.01) - r).max(0.0);
+            g.cores_effective = (cpu_sum as f64 / union as f64).clamp(0.05, g.cores as f64);
         }
+        g.cpu_share = mean_factor;
     }
     for (s, &(first, len)) in firsts.iter().enumerate() {
         let st = &mut g.strands[s];

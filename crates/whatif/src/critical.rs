@@ -103,12 +103,14 @@ pub fn critical_path(g: &ExecGraph) -> Vec<PathPart> {
                 Op::Acquire(l) => add(PathKind::Lock, &g.locks[l as usize].id, dur),
                 Op::Await(c) => {
                     let t = &g.strands[c as usize];
-                    if t.observed_end_ns > b && t.observed_end_ns <= end_t && t.len > 0 {
-                        // Waited for c: the path continues in c at its end.
+                    // Waited for c (which may record its end a little after the
+                    // waiter returned: the result is set before the run's end probe):
+                    // the path continues in c at its end.
+                    if t.observed_end_ns > b && t.len > 0 {
                         add(PathKind::Wait, class, end_t.saturating_sub(t.observed_end_ns));
                         cur = c;
                         upto = t.len;
-                        end_t = t.observed_end_ns;
+                        end_t = t.observed_end_ns.min(end_t);
                         jumped = true;
                         break;
                     }

@@ -106,9 +106,11 @@ pub struct ExecGraph {
     pub classes: Vec<String>,
     /// CPUs the program ran on (the trace header).
     pub cores: u32,
-    /// Runnable threads of other processes sharing the cores, on average
-    /// (docs/whatif.md §Cores): 0 when the program's threads never waited for a core.
-    pub background_threads: f64,
+    /// Cores the program actually got (docs/whatif.md §Cores): the recorded count,
+    /// or less when its threads waited for a core while other processes ran; 0 = unset.
+    pub cores_effective: f64,
+    /// CPU time / wall of the program's compute (1 = never waited for a core).
+    pub cpu_share: f64,
     /// Length of the recorded window (ns).
     pub observed_ns: u64,
     pub waits: WaitTotals,

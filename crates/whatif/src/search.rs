@@ -74,36 +74,48 @@ pub struct WhatIf {
 }
 
 /// Sensitivity variants (WHATIF.md §6.3): join policy, lock grant order, steal seed.
-const VARIANTS: [SimParams; 5] = [
+const VARIANTS: [SimParams; 6] = [
     SimParams {
         fj_help: true,
         lock_fifo: true,
         seed: 1,
         latency_scale: 1.0,
+        idle_machine: false,
     },
     SimParams {
         fj_help: false,
         lock_fifo: true,
         seed: 1,
         latency_scale: 1.0,
+        idle_machine: false,
     },
     SimParams {
         fj_help: true,
         lock_fifo: false,
         seed: 2,
         latency_scale: 1.0,
+        idle_machine: false,
     },
     SimParams {
         fj_help: true,
         lock_fifo: true,
         seed: 3,
         latency_scale: 0.5,
+        idle_machine: false,
     },
     SimParams {
         fj_help: true,
         lock_fifo: true,
         seed: 1,
         latency_scale: 2.0,
+        idle_machine: false,
+    },
+    SimParams {
+        fj_help: true,
+        lock_fifo: true,
+        seed: 1,
+        latency_scale: 1.0,
+        idle_machine: true,
     },
 ];
 
@@ -229,10 +241,17 @@ pub fn estimate(g: &ExecGraph, base: &Baseline, edits: &[Edit], label: &str) -> 
     }
     if width > 0.25 {
         low = true;
-        e.reasons.push("the join policy, lock grant order, steal order or wake-up latency changes the answer".into());
+        e.reasons.push("the model's choices (join policy, lock grant order, steal order, wake-up latency, machine load) change the answer".into());
     } else if width > 0.10 {
         medium = true;
-        e.reasons.push("the join policy, lock grant order, steal order or wake-up latency changes the answer".into());
+        e.reasons.push("the model's choices (join policy, lock grant order, steal order, wake-up latency, machine load) change the answer".into());
+    }
+    if g.cpu_share > 0.0 && g.cpu_share < 0.9 {
+        medium = true;
+        e.reasons.push(format!(
+            "the machine was loaded: the program's threads got {:.0}% of the CPU they asked for; the estimate keeps that capacity, the range's other end assumes all cores",
+            g.cpu_share * 100.0
+        ));
     }
     if g.lost_records > 0 {
         medium = true;

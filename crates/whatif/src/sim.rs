@@ -61,6 +61,9 @@ pub struct SimParams {
     pub seed: u64,
     /// Multiplies the measured wake-up and pickup latencies.
     pub latency_scale: f64,
+    /// Ignore the load the recording saw: the program gets all its cores (the
+    /// optimistic end of a range on a loaded machine, docs/whatif.md §Cores).
+    pub idle_machine: bool,
 }
 
 impl Default for SimParams {
@@ -70,6 +73,7 @@ impl Default for SimParams {
             lock_fifo: true,
             seed: 1,
             latency_scale: 1.0,
+            idle_machine: false,
         }
     }
 }
@@ -168,7 +172,20 @@ struct Sim<'a> {
 
 /// Runs mode S on the graph with an overlay.
 pub fn simulate(g: &ExecGraph, ov: &Overlay, p: SimParams) -> SimResult {
-    let cores = ov.cores.unwrap_or(g.cores.max(1) as f64).max(0.01);
+    // The capacity the program got; `cores:N` gives N CPUs, of which a loaded
+    // machine still gives it no more than it got (its share does not grow).
+    let recorded = g.cores.max(1) as f64;
+    let got = if g.cores_effective > 0.0 && !p.idle_machine {
+        g.cores_effective.min(recorded)
+    } else {
+        recorded
+    };
+    let cores = match ov.cores {
+        Some(n) if got < recorded => n.min(got),
+        Some(n) => n,
+        None => got,
+    }
+    .max(0.01);
     let mut lock_base = Vec::with_capacity(g.locks.len());
     let mut nlocks = 0u32;
     for l in 0..g.locks.len() {
@@ -264,10 +281,9 @@ impl Sim<'_> {
         self.timers.push(Reverse((F(at), self.seq, ctx, kind)));
     }
 
-    /// Progress rate of each computing context: processor sharing of the cores
-    /// with the background load's threads.
+    /// Progress rate of each computing context: processor sharing of the cores.
     fn rate(&self) -> f64 {
-        let r = self.running.len() as f64 + self.g.background_threads;
+        let r = self.running.len() as f64;
         if r <= self.cores {
             1.0
         } else {
