@@ -106,7 +106,9 @@ pub fn run(args: WhatIfArgs) -> Result<u8, CliError> {
     }
     let w = weft_whatif::whatif(&g, &edits, args.combine, edits.is_empty());
     if args.json {
-        print(&to_json(&serde_json::json!({ "whatif": weft_views::whatif_json(&w) }))?);
+        print(&to_json(
+            &serde_json::json!({ "whatif": weft_views::whatif_json(&w) }),
+        )?);
     } else {
         print(&weft_views::whatif_text(&w, 10));
     }

@@ -52,8 +52,15 @@ fn a_pool_of_one_worker_gains_from_a_second_and_the_json_has_the_fields() {
         for k in ["estimated_ns", "gain", "gain_lo", "gain_hi"] {
             assert!(e[k].is_number(), "{k}: {e}");
         }
-        assert!(["high", "medium", "low"].contains(&e["confidence"].as_str().unwrap_or("")), "{e}");
-        assert!(e["gain_lo"].as_f64() <= e["gain"].as_f64() && e["gain"].as_f64() <= e["gain_hi"].as_f64(), "{e}");
+        assert!(
+            ["high", "medium", "low"].contains(&e["confidence"].as_str().unwrap_or("")),
+            "{e}"
+        );
+        assert!(
+            e["gain_lo"].as_f64() <= e["gain"].as_f64()
+                && e["gain"].as_f64() <= e["gain_hi"].as_f64(),
+            "{e}"
+        );
     }
     assert_eq!(est[0]["edit"], "pool:pool-1=2");
     // Independent tasks, one worker -> two: a gain whatever the machine's load
@@ -62,7 +69,10 @@ fn a_pool_of_one_worker_gains_from_a_second_and_the_json_has_the_fields() {
     // Fewer cores never help; the tasks made faster always do.
     assert!(est[1]["gain"].as_f64().unwrap_or(9.0) < 1.0, "{}", est[1]);
     assert!(est[2]["gain"].as_f64().unwrap_or(0.0) > 1.0, "{}", est[2]);
-    assert!(w["critical_path"].as_array().is_some_and(|c| !c.is_empty()), "{w}");
+    assert!(
+        w["critical_path"].as_array().is_some_and(|c| !c.is_empty()),
+        "{w}"
+    );
 
     // Without --edit: ranked suggestions with the fields.
     let s = whatif_json(&trace, &[]);
@@ -70,7 +80,16 @@ fn a_pool_of_one_worker_gains_from_a_second_and_the_json_has_the_fields() {
     assert!(!sug.is_empty(), "{s}");
     for (i, x) in sug.iter().enumerate() {
         assert_eq!(x["rank"], i + 1);
-        for k in ["kind", "target", "sites", "verify", "gain", "gain_lo", "gain_hi", "confidence"] {
+        for k in [
+            "kind",
+            "target",
+            "sites",
+            "verify",
+            "gain",
+            "gain_lo",
+            "gain_hi",
+            "confidence",
+        ] {
             assert!(!x[k].is_null(), "{k}: {x}");
         }
     }
@@ -87,11 +106,21 @@ fn a_pool_of_one_worker_gains_from_a_second_and_the_json_has_the_fields() {
         assert_no_panic(&r, "weft whatif bad edit");
         assert_eq!(r.status.code(), Some(2), "{bad}: {}", r.describe());
         let line = r.stderr.trim();
-        assert!(!line.contains('\n') && line.contains(bad) && line.contains(names), "{bad}: {line}");
+        assert!(
+            !line.contains('\n') && line.contains(bad) && line.contains(names),
+            "{bad}: {line}"
+        );
     }
 
     // compare: a trace against itself measures x1.0 and prints the estimate beside it.
-    let r = weft_cmd(&["compare", &trace, &trace, "--edit", "pool:pool-1=2", "--json"]);
+    let r = weft_cmd(&[
+        "compare",
+        &trace,
+        &trace,
+        "--edit",
+        "pool:pool-1=2",
+        "--json",
+    ]);
     assert!(r.status.success(), "{}", r.describe());
     let c: Value = serde_json::from_str(&r.stdout).expect("compare json");
     assert_eq!(c["compare"]["measured_gain"].as_f64(), Some(1.0));
@@ -100,15 +129,27 @@ fn a_pool_of_one_worker_gains_from_a_second_and_the_json_has_the_fields() {
 
 #[test]
 fn a_task_waited_for_at_once_can_be_inlined_and_a_lock_named_by_its_class() {
-    let trace = record("inline", &["inline", "steps=200", "work=20000", "between=20000"]);
+    let trace = record(
+        "inline",
+        &["inline", "steps=200", "work=20000", "between=20000"],
+    );
     let j = whatif_json(&trace, &["inline:weft.workloads.whatif.WhatIfBench$Step"]);
     let e = &j["whatif"]["estimates"][0];
     assert!(e["gain"].is_number(), "{e}");
     let trace = record(
         "lock",
-        &["lock", "threads=2", "iters=200", "inside=200000", "outside=2000"],
+        &[
+            "lock",
+            "threads=2",
+            "iters=200",
+            "inside=200000",
+            "outside=2000",
+        ],
     );
-    let j = whatif_json(&trace, &["lock:weft.workloads.whatif.WhatIfBench$SharedLock:remove"]);
+    let j = whatif_json(
+        &trace,
+        &["lock:weft.workloads.whatif.WhatIfBench$SharedLock:remove"],
+    );
     let e = &j["whatif"]["estimates"][0];
     // Lock edits are never high: uncontended holds are not recorded.
     assert_ne!(e["confidence"], "high", "{e}");

@@ -729,11 +729,7 @@ pub fn report_html(a: &Analysis, title: &str) -> String {
 }
 
 /// The HTML report with the what-if section (suggestions, critical path) when given.
-pub fn report_html_with(
-    a: &Analysis,
-    title: &str,
-    whatif: Option<&weft_whatif::WhatIf>,
-) -> String {
+pub fn report_html_with(a: &Analysis, title: &str, whatif: Option<&weft_whatif::WhatIf>) -> String {
     let m = &a.model;
     let mut h = String::with_capacity(1 << 20);
     let data = page_data(a).to_string().replace("</", "<\\/");

@@ -118,7 +118,10 @@ pub fn whatif_text(w: &WhatIf, top: usize) -> String {
         }
     }
     if !w.suggestions.is_empty() {
-        let _ = writeln!(out, "  suggestions (medium and high confidence first, then by the low end of the gain):");
+        let _ = writeln!(
+            out,
+            "  suggestions (medium and high confidence first, then by the low end of the gain):"
+        );
         for (i, e) in w.suggestions.iter().take(top).enumerate() {
             row(&mut out, format!("{}", i + 1), e);
         }
@@ -146,7 +149,9 @@ Estimates are ratios against the simulated run; every one carries its range and 
     );
     let total: u64 = w.critical_path.iter().map(|p| p.ns).sum();
     if total > 0 {
-        const COLOURS: [&str; 6] = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948"];
+        const COLOURS: [&str; 6] = [
+            "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
+        ];
         h.push_str("<h3>Critical path</h3><div style=\"display:flex;height:22px;width:100%;border:1px solid #ccc\">");
         for (i, p) in w.critical_path.iter().take(6).enumerate() {
             let pct = p.ns as f64 / total as f64 * 100.0;

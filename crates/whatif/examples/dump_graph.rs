@@ -30,7 +30,11 @@ fn main() {
             s.observed_begin_ns,
             s.observed_end_ns,
             s.root_start_ns,
-            g.ops_of(i as u32).iter().zip(&g.op_begin[s.first as usize..]).take(12).collect::<Vec<_>>()
+            g.ops_of(i as u32)
+                .iter()
+                .zip(&g.op_begin[s.first as usize..])
+                .take(12)
+                .collect::<Vec<_>>()
         );
     }
 }

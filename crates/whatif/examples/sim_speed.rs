@@ -29,7 +29,13 @@ fn fj_tree(g: &mut ExecGraph, depth: u32) -> u32 {
     let b = fj_tree(g, depth - 1);
     g.push_strand(
         strand(Runs::Pool(0), 1),
-        &[Op::Compute(100), Op::Spawn(a), Op::Spawn(b), Op::Await(b), Op::Await(a)],
+        &[
+            Op::Compute(100),
+            Op::Spawn(a),
+            Op::Spawn(b),
+            Op::Await(b),
+            Op::Await(a),
+        ],
     )
 }
 
@@ -43,10 +49,25 @@ fn main() {
         cores: 2,
         classes: vec!["main".into(), "Fj".into(), "Task".into()],
         pools: vec![
-            Pool { id: "fj".into(), forkjoin: true, threads: 2, pickup_ns: 0 },
-            Pool { id: "pool".into(), forkjoin: false, threads: 2, pickup_ns: 20_000 },
+            Pool {
+                id: "fj".into(),
+                forkjoin: true,
+                threads: 2,
+                pickup_ns: 0,
+            },
+            Pool {
+                id: "pool".into(),
+                forkjoin: false,
+                threads: 2,
+                pickup_ns: 20_000,
+            },
         ],
-        locks: vec![Lock { id: "L@1".into(), class: "L".into(), holds_chained: 0, holds_assumed: 0 }],
+        locks: vec![Lock {
+            id: "L@1".into(),
+            class: "L".into(),
+            holds_chained: 0,
+            holds_assumed: 0,
+        }],
         wake_ns: 10_000,
         ..ExecGraph::default()
     };
@@ -60,7 +81,12 @@ fn main() {
             .map(|_| {
                 g.push_strand(
                     strand(Runs::Pool(1), 2),
-                    &[Op::Compute(5_000), Op::Acquire(0), Op::Compute(500), Op::Release(0)],
+                    &[
+                        Op::Compute(5_000),
+                        Op::Acquire(0),
+                        Op::Compute(500),
+                        Op::Release(0),
+                    ],
                 )
             })
             .collect();

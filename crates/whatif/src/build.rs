@@ -153,15 +153,15 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
     let mut exec_strand: HashMap<usize, StrandId> = HashMap::default();
     let mut spawn_at: Vec<Option<(ThreadIndex, u64)>> = Vec::new();
     let add = |g: &mut ExecGraph,
-                   placed: &mut Vec<(ThreadIndex, u64, u64, StrandId)>,
-                   spawn_at: &mut Vec<Option<(ThreadIndex, u64)>>,
-                   class: &str,
-                   runs: Runs,
-                   thread: ThreadIndex,
-                   begin: u64,
-                   end: u64,
-                   site: Option<String>,
-                   spawn: Option<(ThreadIndex, u64)>| {
+               placed: &mut Vec<(ThreadIndex, u64, u64, StrandId)>,
+               spawn_at: &mut Vec<Option<(ThreadIndex, u64)>>,
+               class: &str,
+               runs: Runs,
+               thread: ThreadIndex,
+               begin: u64,
+               end: u64,
+               site: Option<String>,
+               spawn: Option<(ThreadIndex, u64)>| {
         let class = g.class_index(class);
         let site = site.map(|s| match g.sites.iter().position(|x| *x == s) {
             Some(i) => i as u32,
@@ -218,7 +218,10 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
             }
             (Runs::Thread, start_of.get(&i).copied())
         } else if is_pool_task(i) {
-            (Runs::Pool(thread_pool[&x.thread]), submit_of.get(&i).copied())
+            (
+                Runs::Pool(thread_pool[&x.thread]),
+                submit_of.get(&i).copied(),
+            )
         } else {
             continue;
         };
@@ -291,15 +294,16 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
 
     // ---- marks ----
     let mut marks: Vec<Vec<Dated>> = vec![Vec::new(); g.strands.len()];
-    let put = |marks: &mut Vec<Vec<Dated>>, t: ThreadIndex, start: u64, end: u64, mark: Mark| -> bool {
-        match innermost(t, start) {
-            Some(s) => {
-                marks[s as usize].push(Dated { start, end, mark });
-                true
+    let put =
+        |marks: &mut Vec<Vec<Dated>>, t: ThreadIndex, start: u64, end: u64, mark: Mark| -> bool {
+            match innermost(t, start) {
+                Some(s) => {
+                    marks[s as usize].push(Dated { start, end, mark });
+                    true
+                }
+                None => false,
             }
-            None => false,
-        }
-    };
+        };
     // Spawns: a strand whose spawner is not a strand starts by itself.
     let mut roots: Vec<(StrandId, u64)> = Vec::new();
     for (s, sp) in spawn_at.iter().enumerate() {
@@ -328,7 +332,9 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
                 continue;
             }
             match r {
-                Record::FjJoinBegin { ts, usage } => fj_open.entry(*t).or_default().push((*ts, *usage)),
+                Record::FjJoinBegin { ts, usage } => {
+                    fj_open.entry(*t).or_default().push((*ts, *usage))
+                }
                 Record::FjJoinEnd { ts } => {
                     if let Some((b, u)) = fj_open.entry(*t).or_default().pop() {
                         fj_joins.push((*t, b, *ts, u));
@@ -362,9 +368,10 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
             continue;
         }
         let target = e.from.and_then(|x| {
-            exec_strand.get(&x).copied().or_else(|| {
-                innermost(execs[x].thread, execs[x].begin_ns)
-            })
+            exec_strand
+                .get(&x)
+                .copied()
+                .or_else(|| innermost(execs[x].thread, execs[x].begin_ns))
         });
         let begin = task_joins
             .get(&e.to_thread)
@@ -380,8 +387,8 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
         put(&mut marks, e.to_thread, begin, e.to_ns, mark);
     }
     // A strand run nested in another on the same thread: the outer waited for it there.
-    for s in 0..g.strands.len() {
-        if let Some(outer) = enclosing[s] {
+    for (s, outer) in enclosing.iter().enumerate() {
+        if let Some(outer) = *outer {
             let st = &g.strands[s];
             marks[outer as usize].push(Dated {
                 start: st.observed_begin_ns,
@@ -435,7 +442,13 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
                     b.end_ns + median
                 }
             };
-            if put(&mut marks, b.thread, b.start_ns, b.end_ns, Mark::Blocked(li as u32)) {
+            if put(
+                &mut marks,
+                b.thread,
+                b.start_ns,
+                b.end_ns,
+                Mark::Blocked(li as u32),
+            ) {
                 // The release goes to the strand that acquired, clamped to its end.
                 if let Some(s) = innermost(b.thread, b.end_ns) {
                     let e = end.min(g.strands[s as usize].observed_end_ns);
@@ -498,7 +511,12 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
         .map(|s| s.observed_begin_ns)
         .min()
         .unwrap_or(0);
-    let t_end = g.strands.iter().map(|s| s.observed_end_ns).max().unwrap_or(t0);
+    let t_end = g
+        .strands
+        .iter()
+        .map(|s| s.observed_end_ns)
+        .max()
+        .unwrap_or(t0);
     g.observed_ns = t_end - t0;
     let mut all_ops: Vec<Op> = Vec::new();
     let mut op_begin: Vec<u64> = Vec::new();

@@ -65,12 +65,14 @@ pub fn critical_path(g: &ExecGraph) -> Vec<PathPart> {
             .rev()
             .filter(|&&p| p != s)
             .map(|&p| (p, &g.strands[p as usize]))
-            .find(|(_, p)| p.observed_end_ns <= st.observed_begin_ns && p.observed_begin_ns < st.observed_begin_ns)
+            .find(|(_, p)| {
+                p.observed_end_ns <= st.observed_begin_ns
+                    && p.observed_begin_ns < st.observed_begin_ns
+            })
             .filter(|(_, p)| p.observed_end_ns > spawned)
             .map(|(p, _)| p)
     };
-    let Some(last) = (0..g.strands.len()).max_by_key(|&s| (g.strands[s].observed_end_ns, s))
-    else {
+    let Some(last) = (0..g.strands.len()).max_by_key(|&s| (g.strands[s].observed_end_ns, s)) else {
         return Vec::new();
     };
     let mut add = |k: PathKind, t: &str, ns: u64| {
@@ -98,7 +100,9 @@ pub fn critical_path(g: &ExecGraph) -> Vec<PathPart> {
             let b = g.op_begin[i];
             let dur = end_t.saturating_sub(b);
             match g.ops[i] {
-                Op::Compute(_) | Op::Spawn(_) | Op::Release(_) => add(PathKind::Compute, class, dur),
+                Op::Compute(_) | Op::Spawn(_) | Op::Release(_) => {
+                    add(PathKind::Compute, class, dur)
+                }
                 Op::Delay(_) => add(PathKind::Delay, class, dur),
                 Op::Acquire(l) => add(PathKind::Lock, &g.locks[l as usize].id, dur),
                 Op::Await(c) => {
@@ -107,7 +111,11 @@ pub fn critical_path(g: &ExecGraph) -> Vec<PathPart> {
                     // waiter returned: the result is set before the run's end probe):
                     // the path continues in c at its end.
                     if t.observed_end_ns > b && t.len > 0 {
-                        add(PathKind::Wait, class, end_t.saturating_sub(t.observed_end_ns));
+                        add(
+                            PathKind::Wait,
+                            class,
+                            end_t.saturating_sub(t.observed_end_ns),
+                        );
                         cur = c;
                         upto = t.len;
                         end_t = t.observed_end_ns.min(end_t);
@@ -163,7 +171,7 @@ pub fn critical_path(g: &ExecGraph) -> Vec<PathPart> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::{Strand, Pool};
+    use crate::graph::{Pool, Strand};
 
     #[test]
     fn the_path_follows_the_awaited_task_and_its_queue_wait() {
@@ -171,7 +179,12 @@ mod tests {
         // t queued 10..30 on pool p, runs 30..100.
         let mut g = ExecGraph {
             classes: vec!["main".into(), "T".into()],
-            pools: vec![Pool { id: "p".into(), forkjoin: false, threads: 1, pickup_ns: 0 }],
+            pools: vec![Pool {
+                id: "p".into(),
+                forkjoin: false,
+                threads: 1,
+                pickup_ns: 0,
+            }],
             ..ExecGraph::default()
         };
         let mk = |class, runs, b, e| Strand {
@@ -195,7 +208,11 @@ mod tests {
         g.op_begin[mb + 1] = 10;
         g.op_begin[mb + 2] = 10;
         let p = critical_path(&g);
-        let get = |k: PathKind, t: &str| p.iter().find(|x| x.kind == k && x.target == t).map(|x| x.ns);
+        let get = |k: PathKind, t: &str| {
+            p.iter()
+                .find(|x| x.kind == k && x.target == t)
+                .map(|x| x.ns)
+        };
         assert_eq!(get(PathKind::Compute, "T"), Some(70));
         assert_eq!(get(PathKind::Queue, "p"), Some(20));
         assert_eq!(get(PathKind::Compute, "main"), Some(10));

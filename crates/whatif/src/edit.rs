@@ -41,15 +41,22 @@ fn percent(text: &str, p: &str) -> Result<f64, String> {
         .strip_suffix('%')
         .and_then(|n| n.parse::<f64>().ok())
         .filter(|v| v.is_finite() && *v >= 0.0 && *v < 100.0)
-        .ok_or_else(|| err(text, &format!("`{p}` is not a percentage P% with 0 <= P < 100")))?;
+        .ok_or_else(|| {
+            err(
+                text,
+                &format!("`{p}` is not a percentage P% with 0 <= P < 100"),
+            )
+        })?;
     Ok(v / 100.0)
 }
 
 fn count(text: &str, p: &str, what: &str) -> Result<u32, String> {
-    p.parse::<u32>()
-        .ok()
-        .filter(|n| *n >= 1)
-        .ok_or_else(|| err(text, &format!("`{p}` is not a {what} (a whole number >= 1)")))
+    p.parse::<u32>().ok().filter(|n| *n >= 1).ok_or_else(|| {
+        err(
+            text,
+            &format!("`{p}` is not a {what} (a whole number >= 1)"),
+        )
+    })
 }
 
 /// Splits `NAME:param` at the last `:` (names may contain `:`, e.g. lambdas).
@@ -193,7 +200,9 @@ impl Edit {
                     let mut names: Vec<&str> = g
                         .strands
                         .iter()
-                        .filter(|s| matches!(s.runs, Runs::Pool(p) if !g.pools[p as usize].forkjoin))
+                        .filter(
+                            |s| matches!(s.runs, Runs::Pool(p) if !g.pools[p as usize].forkjoin),
+                        )
                         .map(|s| g.classes[s.class as usize].as_str())
                         .collect();
                     names.sort_unstable();
@@ -326,7 +335,9 @@ fn refine(g: &ExecGraph, class: u32, levels: u32) -> ExecGraph {
     let leaves: Vec<StrandId> = (0..g.strands.len() as StrandId)
         .filter(|&s| {
             let st = &g.strands[s as usize];
-            st.class == class && is_fj(g, st) && g.ops_of(s).iter().all(|o| matches!(o, Op::Compute(_)))
+            st.class == class
+                && is_fj(g, st)
+                && g.ops_of(s).iter().all(|o| matches!(o, Op::Compute(_)))
         })
         .collect();
     for s in leaves {
@@ -372,9 +383,18 @@ mod tests {
     #[test]
     fn the_grammar_parses_every_kind() {
         let k = |s: &str| Edit::parse(s).map(|e| e.kind);
-        assert_eq!(k("lock:Foo@12:remove"), Ok(EditKind::LockRemove("Foo@12".into())));
-        assert_eq!(k("lock:Foo:shorten=30%"), Ok(EditKind::LockShorten("Foo".into(), 0.3)));
-        assert_eq!(k("lock:Foo:split=4"), Ok(EditKind::LockSplit("Foo".into(), 4)));
+        assert_eq!(
+            k("lock:Foo@12:remove"),
+            Ok(EditKind::LockRemove("Foo@12".into()))
+        );
+        assert_eq!(
+            k("lock:Foo:shorten=30%"),
+            Ok(EditKind::LockShorten("Foo".into(), 0.3))
+        );
+        assert_eq!(
+            k("lock:Foo:split=4"),
+            Ok(EditKind::LockSplit("Foo".into(), 4))
+        );
         assert_eq!(
             k("inline:Outer$$Lambda[main:42]"),
             Ok(EditKind::Inline("Outer$$Lambda[main:42]".into()))
@@ -383,10 +403,16 @@ mod tests {
             k("fj-coarsen:Outer$$Lambda[main:42]:levels=2"),
             Ok(EditKind::FjCoarsen("Outer$$Lambda[main:42]".into(), 2))
         );
-        assert_eq!(k("fj-refine:Fib:levels=3"), Ok(EditKind::FjRefine("Fib".into(), 3)));
+        assert_eq!(
+            k("fj-refine:Fib:levels=3"),
+            Ok(EditKind::FjRefine("Fib".into(), 3))
+        );
         assert_eq!(k("pool:pool-1=4"), Ok(EditKind::Pool("pool-1".into(), 4)));
         assert_eq!(k("cores:1"), Ok(EditKind::Cores(1)));
-        assert_eq!(k("faster:a.B:25%"), Ok(EditKind::Faster("a.B".into(), 0.25)));
+        assert_eq!(
+            k("faster:a.B:25%"),
+            Ok(EditKind::Faster("a.B".into(), 0.25))
+        );
     }
 
     #[test]

@@ -183,8 +183,9 @@ pub fn estimate(g: &ExecGraph, base: &Baseline, edits: &[Edit], label: &str) -> 
             return e;
         }
     };
-    if base.makespans.iter().any(|&m| m == 0) {
-        e.reasons.push("the recorded run has no task or thread activity to simulate".into());
+    if base.makespans.contains(&0) {
+        e.reasons
+            .push("the recorded run has no task or thread activity to simulate".into());
         return e;
     }
     let mut gains = Vec::new();
@@ -226,18 +227,30 @@ pub fn estimate(g: &ExecGraph, base: &Baseline, edits: &[Edit], label: &str) -> 
     let mut medium = false;
     if e0 > 0.10 {
         low = true;
-        e.reasons.push(format!("the simulated baseline is {:.0}% off the recorded time", e0 * 100.0));
+        e.reasons.push(format!(
+            "the simulated baseline is {:.0}% off the recorded time",
+            e0 * 100.0
+        ));
     } else if e0 > 0.05 {
         medium = true;
-        e.reasons.push(format!("the simulated baseline is {:.0}% off the recorded time", e0 * 100.0));
+        e.reasons.push(format!(
+            "the simulated baseline is {:.0}% off the recorded time",
+            e0 * 100.0
+        ));
     }
     let share = base.anchored_share;
     if share > 0.20 {
         low = true;
-        e.reasons.push(format!("wait ends not matched ({:.0}% of the critical path)", share * 100.0));
+        e.reasons.push(format!(
+            "wait ends not matched ({:.0}% of the critical path)",
+            share * 100.0
+        ));
     } else if share > 0.05 {
         medium = true;
-        e.reasons.push(format!("wait ends not matched ({:.0}% of the critical path)", share * 100.0));
+        e.reasons.push(format!(
+            "wait ends not matched ({:.0}% of the critical path)",
+            share * 100.0
+        ));
     }
     if width > 0.25 {
         low = true;
@@ -255,13 +268,15 @@ pub fn estimate(g: &ExecGraph, base: &Baseline, edits: &[Edit], label: &str) -> 
     }
     if g.lost_records > 0 {
         medium = true;
-        e.reasons.push(format!("{} records were lost", g.lost_records));
+        e.reasons
+            .push(format!("{} records were lost", g.lost_records));
     }
     for x in edits {
         match &x.kind {
             EditKind::FjRefine(..) => {
                 low = true;
-                e.reasons.push("the finer fork-join tree is synthesised, not recorded".into());
+                e.reasons
+                    .push("the finer fork-join tree is synthesised, not recorded".into());
             }
             EditKind::LockRemove(_) | EditKind::LockShorten(..) | EditKind::LockSplit(..) => {
                 medium = true;
@@ -275,7 +290,10 @@ pub fn estimate(g: &ExecGraph, base: &Baseline, edits: &[Edit], label: &str) -> 
             }
             EditKind::Cores(n) if *n > g.cores => {
                 low = true;
-                e.reasons.push(format!("extrapolated beyond the {} recorded cores", g.cores));
+                e.reasons.push(format!(
+                    "extrapolated beyond the {} recorded cores",
+                    g.cores
+                ));
             }
             EditKind::Cores(_) | EditKind::Pool(..) => {
                 medium = true;
@@ -318,7 +336,11 @@ pub fn candidates(g: &ExecGraph) -> Vec<(Edit, String, Vec<String>)> {
     let mut out: Vec<(String, String, Vec<String>)> = Vec::new();
     for l in g.locks.iter().take(5) {
         out.push((format!("lock:{}:remove", l.id), l.id.clone(), Vec::new()));
-        out.push((format!("lock:{}:shorten=50%", l.id), l.id.clone(), Vec::new()));
+        out.push((
+            format!("lock:{}:shorten=50%", l.id),
+            l.id.clone(),
+            Vec::new(),
+        ));
     }
     // Executor classes whose tasks were awaited.
     let mut awaited = vec![false; g.strands.len()];
@@ -340,9 +362,18 @@ pub fn candidates(g: &ExecGraph) -> Vec<(Edit, String, Vec<String>)> {
             Some(c) => c.2 += w,
             None => classes.push((s.class, fj, w)),
         }
-        if !fj && awaited[i] && !out.iter().any(|o| o.0 == format!("inline:{}", g.classes[s.class as usize])) {
+        if !fj
+            && awaited[i]
+            && !out
+                .iter()
+                .any(|o| o.0 == format!("inline:{}", g.classes[s.class as usize]))
+        {
             let c = &g.classes[s.class as usize];
-            let sites = s.site.and_then(|x| g.site_frame(x)).map(|x| vec![x.to_string()]).unwrap_or_default();
+            let sites = s
+                .site
+                .and_then(|x| g.site_frame(x))
+                .map(|x| vec![x.to_string()])
+                .unwrap_or_default();
             out.push((format!("inline:{c}"), c.clone(), sites));
         }
     }
@@ -356,16 +387,28 @@ pub fn candidates(g: &ExecGraph) -> Vec<(Edit, String, Vec<String>)> {
                 .max()
                 .unwrap_or(0);
             if max_h >= 2 {
-                out.push((format!("fj-coarsen:{name}:levels=2"), name.clone(), Vec::new()));
+                out.push((
+                    format!("fj-coarsen:{name}:levels=2"),
+                    name.clone(),
+                    Vec::new(),
+                ));
             }
-            out.push((format!("fj-refine:{name}:levels=1"), name.clone(), Vec::new()));
+            out.push((
+                format!("fj-refine:{name}:levels=1"),
+                name.clone(),
+                Vec::new(),
+            ));
         }
     }
     for p in &g.pools {
-        out.push((format!("pool:{}={}", p.id, p.threads * 2), p.id.clone(), Vec::new()));
+        out.push((
+            format!("pool:{}={}", p.id, p.threads * 2),
+            p.id.clone(),
+            Vec::new(),
+        ));
     }
     out.push((format!("cores:{}", g.cores * 2), "cores".into(), Vec::new()));
-    classes.sort_by(|a, b| b.2.cmp(&a.2));
+    classes.sort_by_key(|c| std::cmp::Reverse(c.2));
     for &(c, _, _) in classes.iter().take(3) {
         let name = &g.classes[c as usize];
         out.push((format!("faster:{name}:20%"), name.clone(), Vec::new()));
@@ -385,7 +428,11 @@ pub fn whatif(g: &ExecGraph, edits: &[Edit], combine: bool, search: bool) -> Wha
         .map(|e| estimate(g, &base, std::slice::from_ref(e), &e.text))
         .collect();
     if combine && edits.len() > 1 {
-        let label = edits.iter().map(|e| e.text.as_str()).collect::<Vec<_>>().join(" + ");
+        let label = edits
+            .iter()
+            .map(|e| e.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" + ");
         let mut c = estimate(g, &base, edits, &label);
         c.kind = "combination";
         estimates.push(c);

@@ -270,7 +270,13 @@ pub fn simulate(g: &ExecGraph, ov: &Overlay, p: SimParams) -> SimResult {
         strand_end_ns: s
             .end
             .iter()
-            .map(|e| if e.is_nan() { u64::MAX } else { e.round() as u64 })
+            .map(|e| {
+                if e.is_nan() {
+                    u64::MAX
+                } else {
+                    e.round() as u64
+                }
+            })
             .collect(),
     }
 }
@@ -376,7 +382,10 @@ impl Sim<'_> {
     fn push_frame(&mut self, c: u32, strand: StrandId) {
         let st = &self.g.strands[strand as usize];
         self.state[strand as usize] = State::Running;
-        if let (Some(p), true) = (self.ctxs[c as usize].pool, self.ctxs[c as usize].stack.is_empty()) {
+        if let (Some(p), true) = (
+            self.ctxs[c as usize].pool,
+            self.ctxs[c as usize].stack.is_empty(),
+        ) {
             let p = p as usize;
             self.busy[p] += 1;
             self.peak_busy[p] = self.peak_busy[p].max(self.busy[p]);

@@ -120,7 +120,12 @@ fn lock_graph(k: usize, n: usize, o: u64, h: u64) -> ExecGraph {
     });
     let mut body = Vec::new();
     for _ in 0..n {
-        body.extend([Op::Compute(o), Op::Acquire(0), Op::Compute(h), Op::Release(0)]);
+        body.extend([
+            Op::Compute(o),
+            Op::Acquire(0),
+            Op::Compute(h),
+            Op::Release(0),
+        ]);
     }
     let kids: Vec<u32> = (0..k)
         .map(|_| g.push_strand(strand(Runs::Thread, None, 1), &body))
@@ -217,8 +222,14 @@ fn a_pool_that_waits_on_itself_deadlocks_and_says_so() {
         pickup_ns: 0,
     });
     let b = g.push_strand(strand(Runs::Pool(0), None, 1), &[Op::Compute(10)]);
-    let a = g.push_strand(strand(Runs::Pool(0), None, 1), &[Op::Spawn(b), Op::Await(b)]);
-    g.push_strand(strand(Runs::Thread, Some(0), 0), &[Op::Spawn(a), Op::Await(a)]);
+    let a = g.push_strand(
+        strand(Runs::Pool(0), None, 1),
+        &[Op::Spawn(b), Op::Await(b)],
+    );
+    g.push_strand(
+        strand(Runs::Thread, Some(0), 0),
+        &[Op::Spawn(a), Op::Await(a)],
+    );
     let r = simulate(&g, &Overlay::identity(&g), SimParams::default());
     assert!(r.deadlock);
     let mut ov = Overlay::identity(&g);
