@@ -569,27 +569,56 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
         compute(&mut all_ops, &mut op_begin, cursor, st.observed_end_ns);
         firsts.push((first, all_ops.len() as u32 - first));
     }
-    // Compute ops are walls; a thread's CPU time (when its end was recorded) says how
-    // much of that wall was on a core: the rest was waiting for one. Threads whose
-    // CPU time is unknown (main) get the mean factor of the others.
-    let mut factor: HashMap<ThreadIndex, f64> = HashMap::default();
-    let (mut cpu_sum, mut wall_sum) = (0u64, 0u64);
+    // Compute ops are walls. Their CPU demand (WHATIF.md §1.5): the wall times the
+    // thread's on-CPU share over the op, on-CPU / (on-CPU + run-queue), from its
+    // schedstat readings; a thread without readings: its CPU time at thread end over
+    // its compute wall; else the mean of the measured ops.
+    let measured = |t: &ThreadIndex| {
+        m.threads
+            .get(t)
+            .is_some_and(|i| i.sched.len() >= 2 || i.cpu_ns.is_some())
+    };
+    let mut thread_factor: HashMap<ThreadIndex, f64> = HashMap::default();
     for (t, wall) in &wall_per_thread {
         if let Some(cpu) = m.threads.get(t).and_then(|i| i.cpu_ns) {
             if *wall > 0 {
-                factor.insert(*t, (cpu as f64 / *wall as f64).min(1.0));
-                cpu_sum += cpu.min(*wall);
-                wall_sum += wall;
+                thread_factor.insert(*t, (cpu as f64 / *wall as f64).min(1.0));
+            }
+        }
+    }
+    let (mut cpu_sum, mut wall_sum) = (0f64, 0u64);
+    let mut unmeasured: Vec<usize> = Vec::new();
+    for (s, &(first, len)) in firsts.iter().enumerate() {
+        let t = g.strands[s].thread;
+        let info = m.threads.get(&t);
+        for i in first as usize..(first + len) as usize {
+            let Op::Compute(n) = all_ops[i] else { continue };
+            let from = op_begin[i] + t0;
+            let k = info
+                .and_then(|ti| ti.sched_between(from, from + n))
+                .filter(|(c, r)| c + r > 0)
+                .map(|(c, r)| c as f64 / (c + r) as f64)
+                .or_else(|| thread_factor.get(&t).copied());
+            match k {
+                Some(k) => {
+                    let d = n as f64 * k;
+                    cpu_sum += d;
+                    wall_sum += n;
+                    all_ops[i] = Op::Compute(d.round() as u64);
+                }
+                None => unmeasured.push(i),
             }
         }
     }
     let mean_factor = if wall_sum > 0 {
-        cpu_sum as f64 / wall_sum as f64
+        cpu_sum / wall_sum as f64
     } else {
         1.0
     };
-    for t in wall_per_thread.keys() {
-        factor.entry(*t).or_insert(mean_factor);
+    for i in unmeasured {
+        if let Op::Compute(n) = all_ops[i] {
+            all_ops[i] = Op::Compute((n as f64 * mean_factor).round() as u64);
+        }
     }
     // Capacity: when the program's threads waited for a core (factor < 0.9) while
     // other processes ran, the cores it actually got is its CPU rate while its
@@ -599,7 +628,7 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
     if mean_factor < 0.9 && wall_sum > 0 {
         let mut iv: Vec<(u64, u64)> = compute_walls
             .iter()
-            .filter(|(t, _, _)| m.threads.get(t).and_then(|i| i.cpu_ns).is_some())
+            .filter(|(t, _, _)| measured(t))
             .map(|&(_, b, e)| (b, e))
             .collect();
         iv.sort_unstable();
@@ -619,7 +648,7 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
             union += ce - cb;
         }
         if union > 0 {
-            g.cores_effective = (cpu_sum as f64 / union as f64).clamp(0.05, g.cores as f64);
+            g.cores_effective = (cpu_sum / union as f64).clamp(0.05, g.cores as f64);
         }
         g.cpu_share = mean_factor;
     }
@@ -629,13 +658,6 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
         st.len = len;
         st.observed_begin_ns -= t0;
         st.observed_end_ns -= t0;
-        if let Some(&k) = factor.get(&st.thread) {
-            for op in &mut all_ops[first as usize..(first + len) as usize] {
-                if let Op::Compute(n) = op {
-                    *n = (*n as f64 * k).round() as u64;
-                }
-            }
-        }
     }
     for (s, at) in roots {
         g.strands[s as usize].root_start_ns = Some(at.saturating_sub(t0));
