@@ -596,7 +596,8 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
             let from = op_begin[i] + t0;
             let k = info
                 .and_then(|ti| ti.sched_between(from, from + n))
-                .filter(|(c, r)| c + r > 0)
+                // Kernels without schedstats report 0 on-CPU: no reading then.
+                .filter(|(c, _)| *c > 0)
                 .map(|(c, r)| c as f64 / (c + r) as f64)
                 .or_else(|| thread_factor.get(&t).copied());
             match k {
