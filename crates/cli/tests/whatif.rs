@@ -63,11 +63,21 @@ fn a_pool_of_one_worker_gains_from_a_second_and_the_json_has_the_fields() {
         );
     }
     assert_eq!(est[0]["edit"], "pool:pool-1=2");
-    // Independent tasks, one worker -> two: a gain whatever the machine's load
-    // (processor sharing with L background threads gives the tasks 2(1+L)/(2+L)).
-    assert!(est[0]["gain"].as_f64().unwrap_or(0.0) > 1.05, "{}", est[0]);
+    // Independent tasks, one worker -> two: the idle-machine end of the range gains
+    // (the point estimate keeps the capacity the program got, which on a loaded machine
+    // may be less than one core: docs/whatif.md §Cores).
+    assert!(
+        est[0]["gain_hi"].as_f64().unwrap_or(0.0) > 1.05,
+        "{}",
+        est[0]
+    );
+    assert!(est[0]["gain"].as_f64().unwrap_or(0.0) > 0.95, "{}", est[0]);
     // Fewer cores never help; the tasks made faster always do.
-    assert!(est[1]["gain"].as_f64().unwrap_or(9.0) < 1.0, "{}", est[1]);
+    assert!(
+        est[1]["gain"].as_f64().unwrap_or(9.0) <= 1.0 + 1e-9,
+        "{}",
+        est[1]
+    );
     assert!(est[2]["gain"].as_f64().unwrap_or(0.0) > 1.0, "{}", est[2]);
     assert!(
         w["critical_path"].as_array().is_some_and(|c| !c.is_empty()),
