@@ -225,40 +225,42 @@ pub fn estimate(g: &ExecGraph, base: &Baseline, edits: &[Edit], label: &str) -> 
     let width = (hi - lo) / gain;
     let mut low = false;
     let mut medium = false;
-    if e0 > 0.10 {
-        low = true;
-        e.reasons.push(format!(
+    // A measure above `low_above` makes the estimate low, above `medium_above` medium.
+    let mut grade = |x: f64, medium_above: f64, low_above: f64, reason: String| {
+        if x > low_above {
+            low = true;
+        } else if x > medium_above {
+            medium = true;
+        } else {
+            return;
+        }
+        e.reasons.push(reason);
+    };
+    grade(
+        e0,
+        0.05,
+        0.10,
+        format!(
             "the simulated baseline is {:.0}% off the recorded time",
             e0 * 100.0
-        ));
-    } else if e0 > 0.05 {
-        medium = true;
-        e.reasons.push(format!(
-            "the simulated baseline is {:.0}% off the recorded time",
-            e0 * 100.0
-        ));
-    }
+        ),
+    );
     let share = base.anchored_share;
-    if share > 0.20 {
-        low = true;
-        e.reasons.push(format!(
+    grade(
+        share,
+        0.05,
+        0.20,
+        format!(
             "wait ends not matched ({:.0}% of the critical path)",
             share * 100.0
-        ));
-    } else if share > 0.05 {
-        medium = true;
-        e.reasons.push(format!(
-            "wait ends not matched ({:.0}% of the critical path)",
-            share * 100.0
-        ));
-    }
-    if width > 0.25 {
-        low = true;
-        e.reasons.push("the model's choices (join policy, lock grant order, steal order, wake-up latency, machine load) change the answer".into());
-    } else if width > 0.10 {
-        medium = true;
-        e.reasons.push("the model's choices (join policy, lock grant order, steal order, wake-up latency, machine load) change the answer".into());
-    }
+        ),
+    );
+    grade(
+        width,
+        0.10,
+        0.25,
+        "the model's choices (join policy, lock grant order, steal order, wake-up latency, machine load) change the answer".into(),
+    );
     if g.cpu_share > 0.0 && g.cpu_share < 0.9 {
         medium = true;
         e.reasons.push(format!(

@@ -25,6 +25,15 @@ fn graph(cores: u32) -> ExecGraph {
     }
 }
 
+fn add_pool(g: &mut ExecGraph, forkjoin: bool, threads: u32) {
+    g.pools.push(Pool {
+        id: "p".into(),
+        forkjoin,
+        threads,
+        pickup_ns: 0,
+    });
+}
+
 fn run(g: &ExecGraph) -> u64 {
     simulate(g, &Overlay::identity(g), SimParams::default()).makespan_ns
 }
@@ -60,12 +69,7 @@ fn k_threads_on_p_cores_share_them() {
 
 fn pool_graph(workers: u32, tasks: usize, w: u64) -> ExecGraph {
     let mut g = graph(8);
-    g.pools.push(Pool {
-        id: "pool-1".into(),
-        forkjoin: false,
-        threads: workers,
-        pickup_ns: 0,
-    });
+    add_pool(&mut g, false, workers);
     let kids: Vec<u32> = (0..tasks)
         .map(|_| g.push_strand(strand(Runs::Pool(0), None, 1), &[Op::Compute(w)]))
         .collect();
@@ -92,12 +96,7 @@ fn inline_runs_a_task_on_the_submitter() {
     // main: compute 10, submit t (50), compute 20, await t. Pool of 1.
     // As recorded: t runs in parallel: 10 + max(20, 50) = 60. Inline: 10 + 50 + 20 = 80.
     let mut g = graph(2);
-    g.pools.push(Pool {
-        id: "p".into(),
-        forkjoin: false,
-        threads: 1,
-        pickup_ns: 0,
-    });
+    add_pool(&mut g, false, 1);
     let t = g.push_strand(strand(Runs::Pool(0), None, 1), &[Op::Compute(50)]);
     g.push_strand(
         strand(Runs::Thread, Some(0), 0),
@@ -187,12 +186,7 @@ fn fj_tree(g: &mut ExecGraph, depth: u32, leaf: u64) -> u32 {
 fn fork_join_work_is_shared_by_the_workers() {
     // 16 leaves of 100 on 2 workers, 2 cores: work 1600 / 2 = 800 (no overheads).
     let mut g = graph(2);
-    g.pools.push(Pool {
-        id: "fj".into(),
-        forkjoin: true,
-        threads: 2,
-        pickup_ns: 0,
-    });
+    add_pool(&mut g, true, 2);
     let root = fj_tree(&mut g, 4, 100);
     g.push_strand(
         strand(Runs::Thread, Some(0), 0),
@@ -215,12 +209,7 @@ fn fork_join_work_is_shared_by_the_workers() {
 fn a_pool_that_waits_on_itself_deadlocks_and_says_so() {
     // One worker; task a submits b to the same pool and waits for it.
     let mut g = graph(2);
-    g.pools.push(Pool {
-        id: "p".into(),
-        forkjoin: false,
-        threads: 1,
-        pickup_ns: 0,
-    });
+    add_pool(&mut g, false, 1);
     let b = g.push_strand(strand(Runs::Pool(0), None, 1), &[Op::Compute(10)]);
     let a = g.push_strand(
         strand(Runs::Pool(0), None, 1),
