@@ -23,6 +23,7 @@ pub mod options;
 mod plumbing;
 mod schedstat;
 mod sink;
+mod vthreads;
 
 use std::ffi::{c_char, c_void, CStr};
 use std::fs::{File, OpenOptions};
@@ -298,6 +299,7 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     cb.set(jvmti::EVENT_GC_START, on_gc_start as *const c_void);
     cb.set(jvmti::EVENT_GC_FINISH, on_gc_finish as *const c_void);
     let lock_events = locks::setup(jvmti, &mut cb);
+    let vthread_events = vthreads::setup(jvmti, agent::JDK_MAJOR.load(Ordering::Relaxed), &mut cb);
     let events = [
         jvmti::EVENT_VM_INIT,
         jvmti::EVENT_VM_DEATH,
@@ -311,7 +313,12 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     let setup = jvmti
         .set_event_callbacks(&cb)
         .and_then(|_| events.iter().try_for_each(|&e| jvmti.enable_event(e)))
-        .and_then(|_| lock_events.iter().try_for_each(|&e| jvmti.enable_event(e)));
+        .and_then(|_| lock_events.iter().try_for_each(|&e| jvmti.enable_event(e)))
+        .and_then(|_| {
+            vthread_events
+                .iter()
+                .try_for_each(|&e| jvmti.enable_event(e))
+        });
     if let Err(e) = setup {
         sink::set_recording(false);
         remove_temp_dir();

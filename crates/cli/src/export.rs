@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use weft_analysis::Analysis;
-use weft_trace::Trace;
 
 use crate::CliError;
 
@@ -31,8 +30,8 @@ pub struct ExportArgs {
     pub html: Option<PathBuf>,
 }
 
-/// Reads and analyses a trace, with the CLI's error messages.
-pub fn load(trace: &Path) -> Result<(Trace, Analysis), CliError> {
+/// Reads a trace into its model and analyses it, with the CLI's error messages.
+pub fn load(trace: &Path) -> Result<Analysis, CliError> {
     if !trace.exists() {
         return Err(CliError::new(format!(
             "trace {} does not exist (record one with `weft record -o {} -- java …`)",
@@ -40,10 +39,8 @@ pub fn load(trace: &Path) -> Result<(Trace, Analysis), CliError> {
             trace.display()
         )));
     }
-    let data = weft_trace::read_trace(trace)
-        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
-    let analysis = weft_analysis::analyze(&data);
-    Ok((data, analysis))
+    let model = crate::report::read_model(trace)?;
+    Ok(weft_analysis::analyze_model(model))
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
@@ -54,17 +51,12 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
 }
 
 /// Writes the HTML report of an analysed trace.
-pub fn write_html(
-    trace: &Path,
-    data: &Trace,
-    analysis: &Analysis,
-    out: &Path,
-) -> Result<(), CliError> {
+pub fn write_html(trace: &Path, analysis: &Analysis, out: &Path) -> Result<(), CliError> {
     let title = trace.file_name().map_or_else(
         || trace.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let w = crate::whatif::for_report(data, analysis).and_then(Result::ok);
+    let w = crate::whatif::for_report(analysis).and_then(Result::ok);
     write(
         out,
         weft_views::report_html_with(analysis, &title, w.as_ref()).as_bytes(),
@@ -82,26 +74,12 @@ pub fn run(args: ExportArgs) -> Result<u8, CliError> {
             "nothing to export: give --perfetto, --chrome, --collapsed, --flamegraph or --html FILE",
         ));
     }
-    let (trace, analysis) = load(&args.trace)?;
-    let needs_flows = args.perfetto.is_some() || args.chrome.is_some();
-    let submitters = if needs_flows {
-        weft_analysis::timeline::submitter_threads(&trace, &analysis.tasks)
-    } else {
-        Vec::new()
-    };
-    // The HTML's what-if section needs the records; the other exports free them first.
-    if let Some(p) = &args.html {
-        write_html(&args.trace, &trace, &analysis, p)?;
-    }
-    drop(trace);
+    let analysis = load(&args.trace)?;
     if let Some(p) = &args.perfetto {
-        write(p, &weft_views::perfetto_trace(&analysis, &submitters))?;
+        write(p, &weft_views::perfetto_trace(&analysis))?;
     }
     if let Some(p) = &args.chrome {
-        write(
-            p,
-            weft_views::chrome_trace(&analysis, &submitters).as_bytes(),
-        )?;
+        write(p, weft_views::chrome_trace(&analysis).as_bytes())?;
     }
     if let Some(p) = &args.collapsed {
         write(p, weft_views::collapsed_stacks(&analysis).as_bytes())?;
@@ -112,6 +90,9 @@ pub fn run(args: ExportArgs) -> Result<u8, CliError> {
             args.trace.display()
         );
         write(p, weft_views::flamegraph_svg(&analysis, &title).as_bytes())?;
+    }
+    if let Some(p) = &args.html {
+        write_html(&args.trace, &analysis, p)?;
     }
     Ok(0)
 }

@@ -49,10 +49,9 @@ const REPORT_SEARCH_MAX_OPS: usize = 300_000;
 /// run has nothing to estimate, an error when it is too large to search in a
 /// report's time.
 pub fn for_report(
-    data: &weft_trace::Trace,
     analysis: &weft_analysis::Analysis,
 ) -> Option<Result<weft_whatif::WhatIf, String>> {
-    let g = weft_whatif::build::build(data, analysis);
+    let g = weft_whatif::build::build(analysis);
     if g.strands.is_empty() {
         return None;
     }
@@ -73,8 +72,8 @@ fn parse_edits(texts: &[String]) -> Result<Vec<Edit>, CliError> {
 }
 
 fn graph_of(path: &Path) -> Result<weft_whatif::ExecGraph, CliError> {
-    let (trace, analysis) = crate::export::load(path)?;
-    let g = weft_whatif::build::build(&trace, &analysis);
+    let analysis = crate::export::load(path)?;
+    let g = weft_whatif::build::build(&analysis);
     if g.strands.is_empty() {
         return Err(CliError::new(format!(
             "{}: no thread or task activity to estimate",

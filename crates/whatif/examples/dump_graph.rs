@@ -16,7 +16,7 @@ fn main() {
         }
     };
     let a = weft_analysis::analyze(&trace);
-    let g = weft_whatif::build::build(&trace, &a);
+    let g = weft_whatif::build::build(&a);
     println!(
         "cores {} effective {:.2} cpu share {:.2} observed {} ns wake {} ns pools {:?}",
         g.cores, g.cores_effective, g.cpu_share, g.observed_ns, g.wake_ns, g.pools

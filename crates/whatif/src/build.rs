@@ -1,16 +1,17 @@
 //! The one place that turns the analyses into an [`ExecGraph`] (docs/whatif.md
 //! §Graph). It reads the analysis outputs (task executions and their edges,
 //! fork-join usages, lock blocked periods and waits, threads) and, for what
-//! those do not keep, the decoded records (fork-join and task join intervals).
-//! When the execution model lands, this module is what moves onto it.
+//! those do not keep, the model's per-thread events (fork-join and task join
+//! intervals).
 
 use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap as HashMap;
 
 use weft_analysis::edges::EdgeKind;
+use weft_analysis::events::EventKind;
 use weft_analysis::{Analysis, TaskKind};
-use weft_trace::{Record, ThreadIndex, Trace, GLOBAL_THREAD};
+use weft_trace::ThreadIndex;
 
 use crate::graph::{ExecGraph, Lock, Op, Pool, PoolId, Runs, Strand, StrandId};
 
@@ -67,7 +68,7 @@ pub fn pool_name(thread_name: &str) -> String {
 }
 
 /// Builds the execution graph of a trace and its analysis.
-pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
+pub fn build(a: &Analysis) -> ExecGraph {
     let m = &a.model;
     let execs = &a.tasks.executions;
     let mut g = ExecGraph {
@@ -321,29 +322,25 @@ pub fn build(trace: &Trace, a: &Analysis) -> ExecGraph {
             roots.push((s, at));
         }
     }
-    // Fork-join joins and task joins (gets, Thread.join), from the records.
+    // Fork-join joins and task joins (gets, Thread.join), from the model's events.
     let mut fj_joins: Vec<(ThreadIndex, u64, u64, u64)> = Vec::new();
     let mut task_joins: HashMap<ThreadIndex, Vec<(u64, u64)>> = HashMap::default();
-    {
-        let mut fj_open: HashMap<ThreadIndex, Vec<(u64, u64)>> = HashMap::default();
-        let mut open: HashMap<ThreadIndex, Vec<u64>> = HashMap::default();
-        for (t, r) in &trace.records {
-            if *t == GLOBAL_THREAD {
-                continue;
-            }
-            match r {
-                Record::FjJoinBegin { ts, usage } => {
-                    fj_open.entry(*t).or_default().push((*ts, *usage))
-                }
-                Record::FjJoinEnd { ts } => {
-                    if let Some((b, u)) = fj_open.entry(*t).or_default().pop() {
-                        fj_joins.push((*t, b, *ts, u));
+    for te in &m.events {
+        let t = te.thread;
+        let mut fj_open: Vec<(u64, u64)> = Vec::new();
+        let mut open: Vec<u64> = Vec::new();
+        for ev in te.iter() {
+            match ev.kind {
+                EventKind::FjJoinBegin => fj_open.push((ev.ts, ev.a)),
+                EventKind::FjJoinEnd => {
+                    if let Some((b, u)) = fj_open.pop() {
+                        fj_joins.push((t, b, ev.ts, u));
                     }
                 }
-                Record::JoinBegin { ts, .. } => open.entry(*t).or_default().push(*ts),
-                Record::JoinEnd { ts, .. } => {
-                    if let Some(b) = open.entry(*t).or_default().pop() {
-                        task_joins.entry(*t).or_default().push((b, *ts));
+                EventKind::JoinBegin => open.push(ev.ts),
+                EventKind::JoinEnd => {
+                    if let Some(b) = open.pop() {
+                        task_joins.entry(t).or_default().push((b, ev.ts));
                     }
                 }
                 _ => {}

@@ -5,7 +5,7 @@
 //!
 //! The small API other analyses use (docs/whatif.md §API):
 //! ```ignore
-//! let g = weft_whatif::build::build(&trace, &analysis);   // the graph
+//! let g = weft_whatif::build::build(&analysis);            // the graph
 //! let base = weft_whatif::sim::simulate(&g, &Overlay::identity(&g), SimParams::default());
 //! let edit = weft_whatif::edit::Edit::parse("lock:L@1:remove")?;
 //! let ov = edit.overlay(&g)?;                              // an overlay, never a copy
