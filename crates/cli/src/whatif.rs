@@ -51,6 +51,14 @@ const REPORT_SEARCH_MAX_OPS: usize = 300_000;
 pub fn for_report(
     analysis: &weft_analysis::Analysis,
 ) -> Option<Result<weft_whatif::WhatIf, String>> {
+    // Each strand gives a few ops: a run with this many executions is too large to
+    // search, and not worth building the graph for in a report.
+    let strands = analysis.tasks.executions.len() + analysis.forkjoin.usages.len();
+    if strands > REPORT_SEARCH_MAX_OPS / 3 {
+        return Some(Err(format!(
+            "What-if: {strands} task executions are too many to search in the report; run `weft whatif TRACE`"
+        )));
+    }
     let g = weft_whatif::build::build(analysis);
     if g.strands.is_empty() {
         return None;
