@@ -516,7 +516,7 @@ pub fn capture_site(jni: Jni, kind: SiteKind, class_id: u32, obj: jobject) -> u3
         i += 1;
     }
     match kind {
-        SiteKind::Submit | SiteKind::Fork => i += 1, // the wrapper
+        SiteKind::Submit | SiteKind::Fork => i += 1, // the instrumented method itself
         SiteKind::Created => {
             let oc = if obj.is_null() {
                 std::ptr::null_mut()

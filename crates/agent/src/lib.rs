@@ -21,6 +21,7 @@ mod locks;
 mod natives;
 pub mod offline;
 pub mod options;
+pub mod pipeline;
 mod plumbing;
 mod probe_jar;
 mod schedstat;
@@ -573,83 +574,40 @@ unsafe extern "system" fn on_class_file_load_hook(
     }
 }
 
-/// Decides and applies the instrumentation of one class; None keeps the original bytes.
+/// Decides and applies the instrumentation of one class at first load (the pipeline
+/// shared with the offline transform); None keeps the original bytes.
 fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
-    use weft_classfile::{instrument, summarize, Instrumentation, WrapRequest};
-    let summary = summarize(bytes).ok()?;
+    let summary = weft_classfile::summarize(bytes).ok()?;
     if summary.name == AQS {
         AQS_SEEN.store(true, Ordering::Relaxed);
     }
-    if decide::skip_class(&summary.name) {
-        return None;
-    }
     let major = agent::JDK_MAJOR.load(Ordering::Relaxed);
-    let pl = plumbing::find(major, &summary.name);
-    let decision = {
-        let mut h = lock(&HIERARCHY);
-        let h = h.get_or_insert_with(decide::Hierarchy::default);
-        h.add(&summary);
-        decide::decide(&summary, h, pl.is_some())
+    let outcome = pipeline::transform(
+        bytes,
+        &summary,
+        major,
+        pipeline::Load::First,
+        |s, is_plumbing| {
+            let mut h = lock(&HIERARCHY);
+            let h = h.get_or_insert_with(decide::Hierarchy::default);
+            h.add(s);
+            decide::decide(s, h, is_plumbing)
+        },
+    );
+    let pipeline::Outcome::Changed(t) = outcome else {
+        return None;
     };
-    let fj_fields = forkjoin::fields(&summary.name);
-    if decision.wraps.is_empty() && !decision.creation {
-        if fj_fields.is_empty() {
-            return None;
-        }
-        return forkjoin::add_fields(&summary.name, bytes, &fj_fields);
-    }
-    let mut wraps = Vec::new();
-    let mut kinds = Vec::new();
-    for w in &decision.wraps {
-        let id = if w.kind == forkjoin::KIND {
-            forkjoin::new_probe(&w.name)?
-        } else if w.loop_body {
-            agent::new_probe_with_code(agent::LOOP_BODY_CODE, None)?
-        } else {
-            agent::new_probe(w.kind, pl)?
-        };
-        kinds.push((id, w.kind, w.name.clone(), w.descriptor.clone()));
-        wraps.push(WrapRequest {
-            name: w.name.clone(),
-            descriptor: w.descriptor.clone(),
-            probe_id: id,
-            pass_arg0: w.pass_arg0,
-            hooks: forkjoin::hooks(w),
+    let class = summary.name.replace('/', ".");
+    for p in t.probed {
+        sink::emit_global(&Record::ProbeDef {
+            id: p.id as u32,
+            kind: p.kind,
+            class: class.as_str().into(),
+            method: p.method.into(),
+            descriptor: p.descriptor.into(),
         });
     }
-    let ctor = if decision.creation {
-        agent::new_probe(weft_trace::ProbeKind::Creation, None)
-    } else {
-        None
-    };
-    let mut what = Instrumentation {
-        wraps,
-        constructor_probe: ctor,
-    };
-    let result = match instrument(bytes, &what) {
-        Ok(r) => r,
-        Err(_) if what.constructor_probe.is_some() => {
-            what.constructor_probe = None;
-            instrument(bytes, &what).ok()?
-        }
-        Err(_) => return None,
-    };
-    if result.wrapped.is_empty() && result.constructors == 0 {
-        return None;
-    }
-    let class = summary.name.replace('/', ".");
-    for (id, kind, m, d) in kinds {
-        if result.wrapped.iter().any(|(n, dd)| *n == m && *dd == d) {
-            sink::emit_global(&Record::ProbeDef {
-                id: id as u32,
-                kind,
-                class: class.as_str().into(),
-                method: m.into(),
-                descriptor: d.into(),
-            });
-        }
-    }
-    if let (Some(id), true) = (what.constructor_probe, result.constructors > 0) {
+    if let Some(id) = t.creation {
         sink::emit_global(&Record::ProbeDef {
             id: id as u32,
             kind: weft_trace::ProbeKind::Creation,
@@ -658,10 +616,8 @@ fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
             descriptor: "".into(),
         });
     }
-    if !fj_fields.is_empty() {
-        // ForkJoinTask: the usage-state field of the fork-join probes. Without it
-        // the wrappers are useless (FjProbe stays off), so keep the class as is.
-        return forkjoin::add_fields(&summary.name, &result.bytes, &fj_fields);
+    if t.fields_added {
+        forkjoin::fields_added(&summary.name);
     }
-    Some(result.bytes)
+    Some(t.bytes)
 }
