@@ -70,7 +70,11 @@ pub fn write_html(trace: &Path, analysis: &Analysis, out: &Path) -> Result<(), C
         || trace.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    write(out, weft_views::report_html(analysis, &title).as_bytes())
+    let w = crate::whatif::for_report(analysis).and_then(Result::ok);
+    write(
+        out,
+        weft_views::report_html_with(analysis, &title, w.as_ref()).as_bytes(),
+    )
 }
 
 pub fn run(args: ExportArgs) -> Result<u8, CliError> {

@@ -70,7 +70,21 @@ pub fn render(trace: &std::path::Path, json: bool) -> Result<String, CliError> {
         s.push('\n');
         Ok(s)
     } else {
-        Ok(weft_views::report_text(&analysis))
+        let mut text = weft_views::report_text(&analysis);
+        match crate::whatif::for_report(&analysis) {
+            Some(Ok(w)) => {
+                text.push('\n');
+                text.push_str(&weft_views::whatif_text(&w, 3));
+            }
+            Some(Err(msg)) => {
+                text.push('\n');
+                text.push_str(&msg);
+                text.push('\n');
+            }
+            None => {}
+        }
+        stage("whatif");
+        Ok(text)
     }
 }
 

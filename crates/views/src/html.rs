@@ -722,6 +722,11 @@ fn locks_section(a: &Analysis) -> String {
 
 /// The whole report as one HTML document.
 pub fn report_html(a: &Analysis, title: &str) -> String {
+    report_html_with(a, title, None)
+}
+
+/// The HTML report with the what-if section (suggestions, critical path) when given.
+pub fn report_html_with(a: &Analysis, title: &str, whatif: Option<&weft_whatif::WhatIf>) -> String {
     let m = &a.model;
     let mut h = String::with_capacity(1 << 20);
     let data = page_data(a).to_string().replace("</", "<\\/");
@@ -790,6 +795,9 @@ pub fn report_html(a: &Analysis, title: &str) -> String {
         h.push_str(&finding_html(f));
     }
     h.push_str("</section>\n");
+    if let Some(w) = whatif {
+        h.push_str(&crate::whatif::whatif_html(w));
+    }
 
     // ---- timeline + CPU (drawn by the script) ----
     h.push_str(

@@ -12,13 +12,15 @@ mod html;
 mod json;
 mod perfetto;
 mod text;
+mod whatif;
 
 pub use json::{report_json, REPORT_VERSION};
 pub use text::report_text;
+pub use whatif::{whatif_json, whatif_text};
 
 // Issue 5: HTML report and exports (docs/views.md).
 pub use chrome::chrome_trace;
 pub use collapsed::collapsed_stacks;
 pub use flamegraph::flamegraph_svg;
-pub use html::report_html;
+pub use html::{report_html, report_html_with};
 pub use perfetto::perfetto_trace;
