@@ -9,6 +9,7 @@ pub mod findings;
 pub mod forkjoin;
 pub mod locks;
 pub mod model;
+pub mod speedups;
 pub mod tasks;
 pub mod timeline;
 
@@ -30,6 +31,19 @@ pub struct Analysis {
     pub locks: locks::LockAnalysis,
     /// Fork-join computations (docs/forkjoin.md).
     pub forkjoin: forkjoin::ForkJoinAnalysis,
+    /// Possible speedups (docs/speedups.md); without a baseline run until the
+    /// CLI adds one ([`Analysis::with_baseline`]).
+    pub speedups: speedups::Speedups,
+}
+
+impl Analysis {
+    /// The possible speedups again, with the overhead terms from `baseline`, the
+    /// analysis of a one-worker or sequential run of the same program.
+    pub fn with_baseline(mut self, baseline: &Analysis) -> Analysis {
+        let base = speedups::baseline_work(&speedups::gather(&baseline.model, &baseline.locks));
+        self.speedups = speedups::compute(&speedups::gather(&self.model, &self.locks), Some(base));
+        self
+    }
 }
 
 /// Run every analysis on a trace.
@@ -44,6 +58,7 @@ pub fn analyze(trace: &Trace) -> Analysis {
     let cpu = CpuProfile::build(&model);
     let findings = findings::find(&model, &tasks, &cpu);
     let locks = locks::analyze_locks(trace, &model);
+    let speedups = speedups::analyze(&model, &locks);
     Analysis {
         model,
         tasks,
@@ -51,6 +66,7 @@ pub fn analyze(trace: &Trace) -> Analysis {
         findings,
         locks,
         forkjoin,
+        speedups,
     }
 }
 
