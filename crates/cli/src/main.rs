@@ -9,6 +9,7 @@ mod export;
 mod live;
 mod record;
 mod report;
+mod speedups;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,6 +29,8 @@ enum Command {
     Record(record::RecordArgs),
     /// Print the report of a trace (text, or --json).
     Report(report::ReportArgs),
+    /// How much faster the program could be if one limitation were gone (upper bounds).
+    Speedups(speedups::SpeedupsArgs),
     /// Export a trace for other tools: Perfetto, Chrome trace JSON, collapsed stacks, flame graph, HTML.
     Export(export::ExportArgs),
     /// Compile the bundled sample program with javac, record it and print its report.
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Record(args) => record::run(args),
         Command::Report(args) => report::run(args),
+        Command::Speedups(args) => speedups::run(args),
         Command::Export(args) => export::run(args),
         Command::Demo { output } => demo::run(&output),
     };

@@ -11,9 +11,14 @@ mod forkjoin_text;
 mod html;
 mod json;
 mod perfetto;
+mod speedups_html;
+mod speedups_json;
+mod speedups_text;
 mod text;
 
 pub use json::{report_json, REPORT_VERSION};
+pub use speedups_json::speedups_json;
+pub use speedups_text::speedups_full_text;
 pub use text::report_text;
 
 // Issue 5: HTML report and exports (docs/views.md).
