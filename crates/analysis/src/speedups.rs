@@ -71,6 +71,9 @@ pub struct SpeedupInput {
     /// CPUs the JVM could use (header `cpus`), for the oversubscription estimate
     /// when the trace has no schedstat points.
     pub cpus: Option<u32>,
+    /// The sampler's cumulative process CPU time, `(ts, ns)` by time: how much CPU
+    /// the process actually got (other processes and cgroup limits included).
+    pub process_cpu: Vec<(u64, u64)>,
     pub threads: Vec<ThreadTimeline>,
     /// Stop-the-world GC pauses.
     pub gc: Vec<(u64, u64)>,
@@ -118,6 +121,11 @@ pub fn gather(model: &Model, locks: &LockAnalysis) -> SpeedupInput {
         window: None,
         window_source: "run".into(),
         cpus: model.cpus,
+        process_cpu: model
+            .samples
+            .iter()
+            .map(|x| (x.ts_ns, x.process_cpu_ns))
+            .collect(),
         threads: threads.into_values().collect(),
         gc: model
             .gc_pauses
@@ -421,7 +429,15 @@ fn clip(s: u64, e: u64, w: (u64, u64)) -> Option<(u64, u64)> {
 
 /// Sweeps the timelines over `window`: raw sections (cut where a thread resumes
 /// from a wait, and where nobody participates) and totals.
-fn sweep(input: &SpeedupInput, window: (u64, u64)) -> (Vec<RawSection>, Totals, bool) {
+/// `caps`: from each `(ts, B)` on, the process can use `B` CPUs (sorted by ts;
+/// before the first, the header's CPU count). `profile`: collects the number of
+/// threads wanting a CPU over time, `(start, end, n)`.
+fn sweep(
+    input: &SpeedupInput,
+    window: (u64, u64),
+    caps: &[(u64, f64)],
+    mut profile: Option<&mut Vec<(u64, u64, u32)>>,
+) -> (Vec<RawSection>, Totals, bool) {
     let n = input.threads.len();
     let mut ev: Vec<(u64, usize, EvKind)> = Vec::new();
     let mut measured = false;
@@ -471,15 +487,26 @@ fn sweep(input: &SpeedupInput, window: (u64, u64)) -> (Vec<RawSection>, Totals, 
     let mut tot = Totals::default();
     let mut prev = window.0;
     let mut k = 0;
+    let mut cap_at = 0usize;
     while k < ev.len() {
         let t = ev[k].0;
         // Accumulate [prev, t).
         if t > prev {
             let dt = (t - prev) as f64;
+            while cap_at < caps.len() && caps[cap_at].0 <= prev {
+                cap_at += 1;
+            }
+            let cpus = match cap_at {
+                0 => cpus,
+                i => Some(caps[i - 1].1),
+            };
             if gc_depth > 0 {
                 tot.gc += dt;
             } else {
                 let n_active = st.iter().filter(|s| s.active()).count();
+                if let Some(p) = profile.as_deref_mut() {
+                    p.push((prev, t, n_active as u32));
+                }
                 let others = st
                     .iter()
                     .zip(&root)
@@ -641,7 +668,8 @@ pub struct BaselineWork {
 /// sequential one), from its input.
 pub fn baseline_work(input: &SpeedupInput) -> BaselineWork {
     let (window, _) = window_of(input);
-    let (_, tot, _) = sweep(input, window);
+    let caps = cpu_caps(input, window);
+    let (_, tot, _) = sweep(input, window, &caps, None);
     let (first, last) = (
         tot.first_participation.unwrap_or(window.0),
         tot.last_participation,
@@ -651,6 +679,72 @@ pub fn baseline_work(input: &SpeedupInput) -> BaselineWork {
         parallel: (tot.total_cpu - tot.root_alone_cpu).max(0.0),
         observed_ns: last.saturating_sub(first),
     }
+}
+
+/// The CPUs the process could use in each sampler interval: the `B` for which
+/// processor sharing (each of n threads wanting a CPU gets min(1, B/n)) gives
+/// the CPU time the process was measured to get; the header's CPU count when the
+/// process got at least what its threads wanted. On a machine shared with other
+/// work, B is below the CPU count, and a thread that runs alone runs faster than
+/// two side by side.
+fn cpu_caps(input: &SpeedupInput, window: (u64, u64)) -> Vec<(u64, f64)> {
+    let Some(cpus) = input.cpus.map(|c| c.max(1) as f64) else {
+        return Vec::new();
+    };
+    if input.process_cpu.len() < 2 {
+        return Vec::new();
+    }
+    let mut profile = Vec::new();
+    sweep(input, window, &[], Some(&mut profile));
+    let mut caps = Vec::new();
+    let mut seg = 0usize;
+    for w in input.process_cpu.windows(2) {
+        let ((a, c0), (b, c1)) = (w[0], w[1]);
+        if b <= a {
+            continue;
+        }
+        while seg < profile.len() && profile[seg].1 <= a {
+            seg += 1;
+        }
+        let overlaps: Vec<(f64, f64)> = profile[seg..]
+            .iter()
+            .take_while(|p| p.0 < b)
+            .filter_map(|p| {
+                let d = p.1.min(b).saturating_sub(p.0.max(a));
+                (d > 0 && p.2 > 0).then_some((p.2 as f64, d as f64))
+            })
+            .collect();
+        let used = |cap: f64| overlaps.iter().map(|(n, d)| n.min(cap) * d).sum::<f64>();
+        let got = c1.saturating_sub(c0) as f64;
+        let cap = if overlaps.is_empty() || used(cpus) <= got {
+            cpus
+        } else {
+            // used() increases with the cap: bisect.
+            let (mut lo, mut hi) = (0.0, cpus);
+            for _ in 0..40 {
+                let mid = (lo + hi) / 2.0;
+                if used(mid) < got {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            hi.max(0.01 * cpus)
+        };
+        caps.push((a, cap));
+        // After the last sample, the header's count again.
+        caps.push((b, cpus));
+    }
+    caps.sort_by(|x, y| x.0.cmp(&y.0));
+    // A tick's start replaces the previous tick's end marker at the same time.
+    let mut out: Vec<(u64, f64)> = Vec::with_capacity(caps.len());
+    for c in caps {
+        match out.last_mut() {
+            Some(l) if l.0 == c.0 => *l = if c.1 < l.1 { c } else { *l },
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 fn window_of(input: &SpeedupInput) -> ((u64, u64), bool) {
@@ -722,7 +816,8 @@ fn ratio(a: f64, b: f64) -> Option<f64> {
 /// one-worker or sequential run of the same program), the overhead terms too.
 pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups {
     let (given, explicit) = window_of(input);
-    let (raw, tot, measured) = sweep(input, given);
+    let caps = cpu_caps(input, given);
+    let (raw, tot, measured) = sweep(input, given, &caps, None);
     // Without a --window the run is from the first to the last moment an
     // application thread did something (idle daemon threads do not stretch it).
     let window = if explicit {

@@ -31,6 +31,7 @@ fn input(threads: Vec<ThreadTimeline>, cpus: Option<u32>) -> SpeedupInput {
         window: None,
         window_source: "run".into(),
         cpus,
+        process_cpu: Vec::new(),
         threads,
         gc: Vec::new(),
     }
