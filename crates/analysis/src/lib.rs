@@ -15,7 +15,7 @@ pub mod timeline;
 
 pub use cpu::{CpuPoint, CpuProfile, WindowStats};
 pub use findings::{human_ns, FieldValue, Finding, FindingKind};
-pub use model::{GcPause, Loss, Model, ProbeDef, Sample, ThreadInfo};
+pub use model::{GcPause, Loss, Model, ProbeDef, Sample, SchedPoint, ThreadInfo};
 pub use tasks::{Distribution, SitePair, TaskAnalysis, TaskClassStats, TaskExecution, TaskKind};
 
 use weft_trace::Trace;
