@@ -17,10 +17,11 @@ use std::collections::BTreeMap;
 use weft_trace::ThreadIndex;
 
 use crate::locks::LockAnalysis;
+pub use crate::model::SchedPoint;
 use crate::model::Model;
 
-/// A thread counts in a section's team (`#T_j`) when its time there (running,
-/// runnable or blocked) is at least this share of the section's busiest thread:
+/// A thread counts in a section's team (`#T_j`) when its work there (on-CPU, or
+/// blocked on a lock) is at least this share of the section's busiest thread's:
 /// a main thread that spends microseconds submitting tasks is not a member of a
 /// two-worker team (it would make a balanced section read 0.67).
 pub const TEAM_MIN_SHARE: f64 = 0.05;
@@ -31,15 +32,6 @@ pub const RESIDUAL_WARN: f64 = 0.10;
 
 /// Most sections listed one by one (the totals cover all of them).
 pub const MAX_SECTIONS_LISTED: usize = 10_000;
-
-/// One cumulative schedstat point of a thread (on-CPU and run-queue time since
-/// the thread started), from the agent's per-thread sampler.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SchedPoint {
-    pub ts_ns: u64,
-    pub on_cpu_ns: u64,
-    pub runq_ns: u64,
-}
 
 /// One application thread, as the possible-speedups analysis sees it.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -98,6 +90,7 @@ pub fn gather(model: &Model, locks: &LockAnalysis) -> SpeedupInput {
                     root: info.is_some_and(|t| t.is_main(model)),
                     start_ns: s,
                     end_ns: e,
+                    sched: info.map(|t| sched_from_start(t, model)).unwrap_or_default(),
                     ..ThreadTimeline::default()
                 },
             )
@@ -133,6 +126,27 @@ pub fn gather(model: &Model, locks: &LockAnalysis) -> SpeedupInput {
             .map(|g| (g.start_ns, g.end_ns))
             .collect(),
     }
+}
+
+/// A thread's schedstat readings; for a thread whose start was observed (not
+/// main, which began before the JVM was up), a first reading of zero at its start:
+/// schedstat counts from the OS thread's creation, just before `ThreadStart`.
+fn sched_from_start(t: &crate::model::ThreadInfo, model: &Model) -> Vec<SchedPoint> {
+    let mut v = t.sched.clone();
+    if let (Some(start), Some(first), false) = (t.start_ns, v.first(), t.is_main(model)) {
+        if first.ts_ns > start {
+            v.insert(
+                0,
+                SchedPoint {
+                    ts_ns: start,
+                    on_cpu_ns: 0,
+                    runq_ns: 0,
+                    timeslices: 0,
+                },
+            );
+        }
+    }
+    v
 }
 
 /// Sorted, merged intervals (a nested or overlapping record pair counts once).
@@ -343,6 +357,9 @@ pub struct Speedups {
     pub sections_total: usize,
     /// Eq. 11 at other core counts with the efficiencies held (an extrapolation).
     pub across_cores: Vec<CoresPoint>,
+    /// Per application thread over the window: (name, running + runnable ns,
+    /// on-CPU ns, lock-blocked ns).
+    pub per_thread: Vec<(String, f64, f64, f64)>,
 }
 
 /// Possible speedups at `cores` cores, efficiencies held at their measured values.
@@ -390,8 +407,8 @@ enum EvKind {
     BlockEnd,
     GcStart,
     GcEnd,
-    /// On-CPU share of the thread's running time from here on (schedstat).
-    Share(f64),
+    /// The thread enters schedstat interval k (`LAST`: past its last reading).
+    Tick(i64),
 }
 
 /// Sweep state of one thread.
@@ -400,8 +417,12 @@ struct State {
     alive: bool,
     waiting: bool,
     blocked: bool,
-    share: Option<f64>,
+    /// Schedstat interval: [`BEFORE_FIRST`], k, or [`AFTER_LAST`].
+    tick: i64,
 }
+
+const BEFORE_FIRST: i64 = -1;
+const AFTER_LAST: i64 = -2;
 
 impl State {
     fn participating(&self) -> bool {
@@ -427,17 +448,30 @@ fn clip(s: u64, e: u64, w: (u64, u64)) -> Option<(u64, u64)> {
     (e > s).then_some((s, e))
 }
 
-/// Sweeps the timelines over `window`: raw sections (cut where a thread resumes
-/// from a wait, and where nobody participates) and totals.
-/// `caps`: from each `(ts, B)` on, the process can use `B` CPUs (sorted by ts;
-/// before the first, the header's CPU count). `profile`: collects the number of
-/// threads wanting a CPU over time, `(start, end, n)`.
+/// How a sweep shares CPUs among the threads that want one.
+#[derive(Default)]
+struct Shares<'a> {
+    /// From each `(ts, B)` on, the process can use `B` CPUs (sorted by ts; before
+    /// the first, the header's CPU count). Each of n threads wanting a CPU gets
+    /// the weight min(1, B/n).
+    caps: &'a [(u64, f64)],
+    /// Per thread and schedstat interval: the factor that makes the weights add
+    /// up to the measured on-CPU time (1 where unknown).
+    factors: Option<&'a [Vec<f64>]>,
+    /// Collects Σ weight × time per thread and schedstat interval.
+    weights: Option<&'a mut Vec<Vec<f64>>>,
+    /// Collects the number of threads wanting a CPU over time, `(start, end, n)`.
+    profile: Option<&'a mut Vec<(u64, u64, u32)>>,
+}
+
+/// Sweeps the timelines over `window`: raw sections (cut where a thread starts or
+/// resumes from a wait, and where nobody participates) and totals.
 fn sweep(
     input: &SpeedupInput,
     window: (u64, u64),
-    caps: &[(u64, f64)],
-    mut profile: Option<&mut Vec<(u64, u64, u32)>>,
+    mut shares: Shares,
 ) -> (Vec<RawSection>, Totals, bool) {
+    let caps = shares.caps;
     let n = input.threads.len();
     let mut ev: Vec<(u64, usize, EvKind)> = Vec::new();
     let mut measured = false;
@@ -459,15 +493,15 @@ fn sweep(
                 ev.push((be, i, EvKind::BlockEnd));
             }
         }
-        // The share of (on-CPU + run-queue) time spent on a CPU between two points
-        // applies to the thread's running time between them.
-        for w in t.sched.windows(2) {
-            let on = w[1].on_cpu_ns.saturating_sub(w[0].on_cpu_ns) as f64;
-            let rq = w[1].runq_ns.saturating_sub(w[0].runq_ns) as f64;
-            if on + rq > 0.0 && w[1].ts_ns > w[0].ts_ns {
+        // Schedstat interval k is [sched[k], sched[k+1]).
+        for (k, w) in t.sched.windows(2).enumerate() {
+            if w[1].on_cpu_ns > w[0].on_cpu_ns && w[1].ts_ns > w[0].ts_ns {
                 measured = true;
-                ev.push((w[0].ts_ns.max(window.0), i, EvKind::Share(on / (on + rq))));
             }
+            ev.push((w[0].ts_ns.max(window.0), i, EvKind::Tick(k as i64)));
+        }
+        if let Some(last) = t.sched.last() {
+            ev.push((last.ts_ns.max(window.0), i, EvKind::Tick(AFTER_LAST)));
         }
     }
     for &(s, e) in &input.gc {
@@ -480,7 +514,13 @@ fn sweep(
     let root: Vec<bool> = input.threads.iter().map(|t| t.root).collect();
     let cpus = input.cpus.map(|c| c.max(1) as f64);
 
-    let mut st = vec![State::default(); n];
+    let mut st = vec![
+        State {
+            tick: BEFORE_FIRST,
+            ..State::default()
+        };
+        n
+    ];
     let mut gc_depth = 0u32;
     let mut sections: Vec<RawSection> = Vec::new();
     let mut open: Option<RawSection> = None;
@@ -504,9 +544,13 @@ fn sweep(
                 tot.gc += dt;
             } else {
                 let n_active = st.iter().filter(|s| s.active()).count();
-                if let Some(p) = profile.as_deref_mut() {
+                if let Some(p) = shares.profile.as_deref_mut() {
                     p.push((prev, t, n_active as u32));
                 }
+                let weight = match cpus {
+                    Some(p) => (p / n_active.max(1) as f64).min(1.0),
+                    None => 1.0,
+                };
                 let others = st
                     .iter()
                     .zip(&root)
@@ -521,11 +565,19 @@ fn sweep(
                             a.blk += dt;
                             continue;
                         }
-                        let share = match (s.share, cpus) {
-                            (Some(x), _) => x,
-                            (None, Some(p)) => (p / n_active as f64).min(1.0),
-                            (None, None) => 1.0,
-                        };
+                        // Outside the readings, the nearest interval's factor.
+                        let factor = shares.factors.and_then(|f| match s.tick {
+                            BEFORE_FIRST => f[i].first(),
+                            AFTER_LAST => f[i].last(),
+                            k => f[i].get(k as usize),
+                        });
+                        let factor = factor.copied().unwrap_or(1.0);
+                        if let (Some(w), true) = (shares.weights.as_deref_mut(), s.tick >= 0) {
+                            if let Some(x) = w[i].get_mut(s.tick as usize) {
+                                *x += weight * dt;
+                            }
+                        }
+                        let share = (weight * factor).min(1.0);
                         a.act += dt;
                         a.cpu += dt * share;
                         tot.total_cpu += dt * share;
@@ -548,7 +600,12 @@ fn sweep(
                     st[i].alive = true;
                     resumed.push(i);
                 }
-                EvKind::AliveEnd => st[i] = State::default(),
+                EvKind::AliveEnd => {
+                    st[i] = State {
+                        tick: st[i].tick,
+                        ..State::default()
+                    }
+                }
                 EvKind::WaitStart => st[i].waiting = true,
                 EvKind::WaitEnd => {
                     st[i].waiting = false;
@@ -558,7 +615,7 @@ fn sweep(
                 }
                 EvKind::BlockStart => st[i].blocked = true,
                 EvKind::BlockEnd => st[i].blocked = false,
-                EvKind::Share(x) => st[i].share = Some(x),
+                EvKind::Tick(k) => st[i].tick = k,
             }
             k += 1;
         }
@@ -594,15 +651,20 @@ fn sweep(
     (sections, tot, measured)
 }
 
-/// Team members of a section: threads with at least [`TEAM_MIN_SHARE`] of the busiest one's time.
+/// Team members of a section: threads with at least [`TEAM_MIN_SHARE`] of the
+/// busiest one's work. Work is on-CPU time (a thread that sat in the run queue
+/// waiting to park did no work), plus blocked time at the section's CPU rate (a
+/// thread blocked on a lock most of the section is still in the team).
 fn team(per: &[Acc]) -> Vec<usize> {
-    let part = |a: &Acc| a.act + a.blk;
-    let max = per.iter().map(part).fold(0.0, f64::max);
+    let (cpu, act): (f64, f64) = per.iter().fold((0.0, 0.0), |s, a| (s.0 + a.cpu, s.1 + a.act));
+    let rate = if act > 0.0 { cpu / act } else { 1.0 };
+    let work = |a: &Acc| a.cpu + a.blk * rate;
+    let max = per.iter().map(work).fold(0.0, f64::max);
     if max <= 0.0 {
         return Vec::new();
     }
     (0..per.len())
-        .filter(|&i| part(&per[i]) > 0.0 && part(&per[i]) >= TEAM_MIN_SHARE * max)
+        .filter(|&i| work(&per[i]) > 0.0 && work(&per[i]) >= TEAM_MIN_SHARE * max)
         .collect()
 }
 
@@ -613,45 +675,50 @@ struct Classified {
     serial_active: f64,
 }
 
-/// A section whose team is one thread is serial, unless that thread carried on
-/// from a parallel section right before it (the tail of an imbalanced section,
-/// split off by another thread's brief resume): then it belongs to that section.
+/// A cut where only threads that then do (next to) nothing resumed is not a
+/// meeting point: a main thread returning from one `get` to call the next, a
+/// pool thread starting and parking at once. Such a section is merged into the
+/// one before (so the tail of an imbalanced section, where one thread works on
+/// alone, stays in it). Then a section whose team is one thread is serial.
 fn classify(raw: Vec<RawSection>) -> Classified {
     let mut out = Classified {
         parallel: Vec::new(),
         serial_cpu: 0.0,
         serial_active: 0.0,
     };
-    // Whether the last section pushed was parallel (and is the last in `parallel`).
-    let mut last_parallel_end: Option<u64> = None;
-    for sec in raw {
+    let mut finish = |sec: RawSection| {
         let members = team(&sec.per);
         if members.len() >= 2 {
-            last_parallel_end = Some(sec.end);
             out.parallel.push((sec, members));
-            continue;
+        } else {
+            out.serial_cpu += sec.per.iter().map(|a| a.cpu).sum::<f64>();
+            out.serial_active += sec.per.iter().map(|a| a.act).fold(0.0, f64::max);
         }
-        let carried_on = members.len() == 1
-            && last_parallel_end == Some(sec.start)
-            && !sec.resumed.contains(&members[0])
-            && out
-                .parallel
-                .last()
-                .is_some_and(|(_, m)| m.contains(&members[0]));
-        if carried_on {
-            let (last, _) = out.parallel.last_mut().expect("a parallel section");
-            for (a, b) in last.per.iter_mut().zip(&sec.per) {
-                a.act += b.act;
-                a.cpu += b.cpu;
-                a.blk += b.blk;
+    };
+    let mut cur: Option<RawSection> = None;
+    for sec in raw {
+        match cur.as_mut() {
+            Some(c) if c.end == sec.start && {
+                let members = team(&sec.per);
+                !sec.resumed.iter().any(|r| members.contains(r))
+            } =>
+            {
+                for (a, b) in c.per.iter_mut().zip(&sec.per) {
+                    a.act += b.act;
+                    a.cpu += b.cpu;
+                    a.blk += b.blk;
+                }
+                c.end = sec.end;
             }
-            last.end = sec.end;
-            last_parallel_end = Some(sec.end);
-            continue;
+            _ => {
+                if let Some(c) = cur.replace(sec) {
+                    finish(c);
+                }
+            }
         }
-        out.serial_cpu += sec.per.iter().map(|a| a.cpu).sum::<f64>();
-        out.serial_active += sec.per.iter().map(|a| a.act).fold(0.0, f64::max);
-        last_parallel_end = None;
+    }
+    if let Some(c) = cur {
+        finish(c);
     }
     out
 }
@@ -668,8 +735,7 @@ pub struct BaselineWork {
 /// sequential one), from its input.
 pub fn baseline_work(input: &SpeedupInput) -> BaselineWork {
     let (window, _) = window_of(input);
-    let caps = cpu_caps(input, window);
-    let (_, tot, _) = sweep(input, window, &caps, None);
+    let (_, tot, _) = sweep_measured(input, window);
     let (first, last) = (
         tot.first_participation.unwrap_or(window.0),
         tot.last_participation,
@@ -695,7 +761,14 @@ fn cpu_caps(input: &SpeedupInput, window: (u64, u64)) -> Vec<(u64, f64)> {
         return Vec::new();
     }
     let mut profile = Vec::new();
-    sweep(input, window, &[], Some(&mut profile));
+    sweep(
+        input,
+        window,
+        Shares {
+            profile: Some(&mut profile),
+            ..Shares::default()
+        },
+    );
     let mut caps = Vec::new();
     let mut seg = 0usize;
     for w in input.process_cpu.windows(2) {
@@ -745,6 +818,71 @@ fn cpu_caps(input: &SpeedupInput, window: (u64, u64)) -> Vec<(u64, f64)> {
         }
     }
     out
+}
+
+/// The sweep with CPU shares: processor sharing under the per-interval caps,
+/// scaled per thread and schedstat interval to the measured on-CPU time.
+fn sweep_measured(input: &SpeedupInput, window: (u64, u64)) -> (Vec<RawSection>, Totals, bool) {
+    let caps = cpu_caps(input, window);
+    if input.threads.iter().all(|t| t.sched.len() < 2) {
+        return sweep(
+            input,
+            window,
+            Shares {
+                caps: &caps,
+                ..Shares::default()
+            },
+        );
+    }
+    let mut weights: Vec<Vec<f64>> = input
+        .threads
+        .iter()
+        .map(|t| vec![0.0; t.sched.len().saturating_sub(1)])
+        .collect();
+    sweep(
+        input,
+        window,
+        Shares {
+            caps: &caps,
+            weights: Some(&mut weights),
+            ..Shares::default()
+        },
+    );
+    let factors: Vec<Vec<f64>> = input
+        .threads
+        .iter()
+        .zip(&weights)
+        .map(|(t, w)| {
+            t.sched
+                .windows(2)
+                .zip(w)
+                .map(|(p, &wsum)| {
+                    // The part of the interval inside the thread's lifetime and the
+                    // window (main's first interval began before AppStart).
+                    let (a, b) = (p[0].ts_ns, p[1].ts_ns);
+                    let inside = clip(a, b, (t.start_ns.max(window.0), t.end_ns.min(window.1)))
+                        .map_or(0, |(s, e)| e - s);
+                    let on = p[1].on_cpu_ns.saturating_sub(p[0].on_cpu_ns) as f64
+                        * inside as f64
+                        / (b - a).max(1) as f64;
+                    if wsum > 0.0 {
+                        on / wsum
+                    } else {
+                        1.0
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    sweep(
+        input,
+        window,
+        Shares {
+            caps: &caps,
+            factors: Some(&factors),
+            ..Shares::default()
+        },
+    )
 }
 
 fn window_of(input: &SpeedupInput) -> ((u64, u64), bool) {
@@ -816,8 +954,7 @@ fn ratio(a: f64, b: f64) -> Option<f64> {
 /// one-worker or sequential run of the same program), the overhead terms too.
 pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups {
     let (given, explicit) = window_of(input);
-    let caps = cpu_caps(input, given);
-    let (raw, tot, measured) = sweep(input, given, &caps, None);
+    let (raw, tot, measured) = sweep_measured(input, given);
     // Without a --window the run is from the first to the last moment an
     // application thread did something (idle daemon threads do not stretch it).
     let window = if explicit {
@@ -841,6 +978,19 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
         .map(|(i, _)| i)
         .collect::<std::collections::BTreeSet<_>>()
         .len();
+    let mut per_thread: Vec<(String, f64, f64, f64)> = input
+        .threads
+        .iter()
+        .map(|t| (t.name.clone(), 0.0, 0.0, 0.0))
+        .collect();
+    for sec in &raw {
+        for (p, a) in per_thread.iter_mut().zip(&sec.per) {
+            p.1 += a.act;
+            p.2 += a.cpu;
+            p.3 += a.blk;
+        }
+    }
+    per_thread.retain(|p| p.1 + p.3 > 0.0);
     let c = classify(raw);
 
     let mut q = Quantities {
@@ -1014,6 +1164,7 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
         sections,
         sections_total,
         across_cores,
+        per_thread,
     }
 }
 

@@ -293,6 +293,7 @@ fn oversubscription_measured() {
         ts_ns: i * MS,
         on_cpu_ns: i * 3 * MS / 4,
         runq_ns: i * MS / 4,
+        timeslices: i,
     };
     let mut threads = vec![waits(th(0, "main", true, 0, 8), &[(0, 8)])];
     for i in 1..=2 {
@@ -488,4 +489,17 @@ fn disjoint_merges_nested_and_touching() {
         disjoint(vec![(5, 6), (1, 3), (2, 4), (4, 5), (8, 8)]),
         vec![(1, 6)]
     );
+}
+
+#[test]
+#[ignore]
+fn debug_dump() {
+    let p = std::env::var("WEFT_DUMP").unwrap();
+    let t = weft_trace::read_trace(std::path::Path::new(&p)).unwrap();
+    let a = crate::analyze(&t);
+    for th in a.model.threads.values() {
+        eprintln!("{} start {:?} {:?}", th.display_name(), th.start_ns, th.sched.iter().take(4).map(|p| (p.ts_ns/1000000, p.on_cpu_ns/1000000, p.runq_ns/1000000)).collect::<Vec<_>>());
+    }
+    let i = gather(&a.model, &a.locks);
+    for th in &i.threads { eprintln!("{} {} {} waits {:?}", th.name, th.start_ns/1000000, th.end_ns/1000000, th.waits.iter().take(3).map(|w| (w.0/1000000, w.1/1000000)).collect::<Vec<_>>()); }
 }

@@ -46,6 +46,9 @@ pub fn speedups_json(s: &Speedups) -> Value {
             "time_ns": l.time_ns.map(|t| t as u64),
             "simulated_gain": l.simulated_gain,
         })).collect::<Vec<_>>(),
+        "per_thread": s.per_thread.iter().map(|(n, act, cpu, blk)| json!({
+            "thread": n, "active_ns": *act as u64, "cpu_ns": *cpu as u64, "blocked_ns": *blk as u64,
+        })).collect::<Vec<_>>(),
         "sections_total": s.sections_total,
         "sections": s.sections.iter().map(|x| json!({
             "start_ns": x.start_ns,

@@ -20,8 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <ul>
  * <li>{@code parallel_fraction} = parallel CPU ÷ (serial CPU + parallel CPU); serial
- *     CPU is the main thread's CPU from the main class's initialiser to the end,
- *     minus what it recorded as parallel work;
+ *     CPU is the main thread's on-CPU time (schedstat) from the main class's
+ *     initialiser to the end, minus what it recorded as parallel work;
  * <li>{@code load_balance} = Σ_sections (CPU_j ÷ team) ÷ Σ_sections max_thread CPU;
  * <li>{@code lock_contention} = 1 − blocked ÷ (running + blocked) in the parallel
  *     work (running = wall time of the work minus its blocked time);
@@ -29,18 +29,37 @@ import java.util.concurrent.ConcurrentHashMap;
  * </ul>
  */
 final class Ledger {
-    static final ThreadMXBean MX = ManagementFactory.getThreadMXBean();
-    /** nanoTime and main's CPU when the workload's class was initialised. */
+    /** nanoTime and main's on-CPU time when the workload's class was initialised. */
     static long t0, mainCpu0;
     static volatile long sink;
 
+    /** Loaded on first use: initialising the management classes costs main tens of ms of CPU. */
+    private static final class Mx {
+        static final ThreadMXBean MX = ManagementFactory.getThreadMXBean();
+    }
+
+    /** Call first in the main class's static initialiser. */
     static void start() {
         t0 = System.nanoTime();
-        mainCpu0 = cpu();
+        mainCpu0 = schedstatCpu();
     }
 
     static long cpu() {
-        return MX.getCurrentThreadCpuTime();
+        return Mx.MX.getCurrentThreadCpuTime();
+    }
+
+    /**
+     * The calling thread's on-CPU ns from /proc/thread-self/schedstat: main's
+     * serial CPU is counted from the class initialiser, before the management
+     * classes are loaded (which {@link #cpu()} would leave out). 0 off Linux.
+     */
+    static long schedstatCpu() {
+        try {
+            String s = new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("/proc/thread-self/schedstat")));
+            return Long.parseLong(s.substring(0, s.indexOf(' ')));
+        } catch (Exception | Error e) {
+            return 0;
+        }
     }
 
     /** Deterministic CPU work: {@code units} × 1000 steps of a 64-bit LCG (~1.3 µs a unit here). */
@@ -89,7 +108,7 @@ final class Ledger {
     /** Prints the truth; call on main when the work is done. */
     void print(String knob) {
         long elapsed = System.nanoTime() - t0;
-        long mainCpu = cpu() - mainCpu0;
+        long mainCpu = schedstatCpu() - mainCpu0;
         long mainId = Thread.currentThread().getId();
         double par = 0, mainPar = 0, balanced = 0, busiest = 0, busiestWall = 0, running = 0, blocked = 0;
         for (Map<Long, long[]> sec : new TreeMap<>(sections).values()) {
