@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use weft_trace::ThreadIndex;
 
 use crate::locks::LockAnalysis;
-pub use crate::model::SchedPoint;
 use crate::model::Model;
+pub use crate::model::SchedPoint;
 
 /// A thread counts in a section's team (`#T_j`) when its work there (on-CPU, or
 /// blocked on a lock) is at least this share of the section's busiest thread's:
@@ -551,10 +551,7 @@ fn sweep(
                     Some(p) => (p / n_active.max(1) as f64).min(1.0),
                     None => 1.0,
                 };
-                let others = st
-                    .iter()
-                    .zip(&root)
-                    .any(|(s, &r)| !r && s.participating());
+                let others = st.iter().zip(&root).any(|(s, &r)| !r && s.participating());
                 if let Some(sec) = open.as_mut() {
                     for (i, s) in st.iter().enumerate() {
                         if !s.participating() {
@@ -656,7 +653,9 @@ fn sweep(
 /// waiting to park did no work), plus blocked time at the section's CPU rate (a
 /// thread blocked on a lock most of the section is still in the team).
 fn team(per: &[Acc]) -> Vec<usize> {
-    let (cpu, act): (f64, f64) = per.iter().fold((0.0, 0.0), |s, a| (s.0 + a.cpu, s.1 + a.act));
+    let (cpu, act): (f64, f64) = per
+        .iter()
+        .fold((0.0, 0.0), |s, a| (s.0 + a.cpu, s.1 + a.act));
     let rate = if act > 0.0 { cpu / act } else { 1.0 };
     let work = |a: &Acc| a.cpu + a.blk * rate;
     let max = per.iter().map(work).fold(0.0, f64::max);
@@ -698,10 +697,11 @@ fn classify(raw: Vec<RawSection>) -> Classified {
     let mut cur: Option<RawSection> = None;
     for sec in raw {
         match cur.as_mut() {
-            Some(c) if c.end == sec.start && {
-                let members = team(&sec.per);
-                !sec.resumed.iter().any(|r| members.contains(r))
-            } =>
+            Some(c)
+                if c.end == sec.start && {
+                    let members = team(&sec.per);
+                    !sec.resumed.iter().any(|r| members.contains(r))
+                } =>
             {
                 for (a, b) in c.per.iter_mut().zip(&sec.per) {
                     a.act += b.act;
@@ -862,8 +862,7 @@ fn sweep_measured(input: &SpeedupInput, window: (u64, u64)) -> (Vec<RawSection>,
                     let (a, b) = (p[0].ts_ns, p[1].ts_ns);
                     let inside = clip(a, b, (t.start_ns.max(window.0), t.end_ns.min(window.1)))
                         .map_or(0, |(s, e)| e - s);
-                    let on = p[1].on_cpu_ns.saturating_sub(p[0].on_cpu_ns) as f64
-                        * inside as f64
+                    let on = p[1].on_cpu_ns.saturating_sub(p[0].on_cpu_ns) as f64 * inside as f64
                         / (b - a).max(1) as f64;
                     if wsum > 0.0 {
                         on / wsum
@@ -962,7 +961,8 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
     } else {
         (
             tot.first_participation.unwrap_or(given.0),
-            tot.last_participation.max(tot.first_participation.unwrap_or(given.0)),
+            tot.last_participation
+                .max(tot.first_participation.unwrap_or(given.0)),
         )
     };
     let cpu_source = if measured {
@@ -974,7 +974,12 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
     };
     let busy_threads = raw
         .iter()
-        .flat_map(|s| s.per.iter().enumerate().filter(|(_, a)| a.act + a.blk > 0.0))
+        .flat_map(|s| {
+            s.per
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| a.act + a.blk > 0.0)
+        })
         .map(|(i, _)| i)
         .collect::<std::collections::BTreeSet<_>>()
         .len();
@@ -1091,7 +1096,10 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
         None => (work, ratio(q.cpu_parallel, work), None, None, "none"),
     };
     let lb = ratio(q.balanced_cpu, q.busiest_cpu);
-    let lc = ratio(q.active_parallel, q.active_parallel + q.lock_blocked_parallel);
+    let lc = ratio(
+        q.active_parallel,
+        q.active_parallel + q.lock_blocked_parallel,
+    );
     let cores = ratio(q.busiest_cpu, q.busiest_active);
     let cores_serial = ratio(q.cpu_serial, q.active_serial).unwrap_or(1.0);
     let threads_effective = ratio(q.cpu_parallel, q.balanced_cpu).unwrap_or(0.0);
@@ -1117,7 +1125,9 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
         threads: threads_effective,
         gc: q.gc,
     });
-    let calculated = model.map(|m| m.time()).filter(|t| t.is_finite() && *t > 0.0);
+    let calculated = model
+        .map(|m| m.time())
+        .filter(|t| t.is_finite() && *t > 0.0);
     let residual = calculated.and_then(|c| ratio(observed_ns as f64 - c, observed_ns as f64));
     let lines = Limitation::ALL
         .iter()

@@ -158,10 +158,7 @@ fn serial_prologue() {
 fn rotating_imbalance_is_seen_per_section() {
     let rounds = 10u64;
     let threads = s_input_threads(rounds);
-    let s = compute(
-        &input(threads.clone(), Some(2)),
-        None,
-    );
+    let s = compute(&input(threads.clone(), Some(2)), None);
     assert_eq!(s.status, Status::Ok);
     assert_eq!(s.sections_total, rounds as usize);
     for sec in &s.sections {
@@ -304,7 +301,10 @@ fn oversubscription_measured() {
     let s = compute(&input(threads, Some(2)), None);
     assert_eq!(s.cpu_source, CpuSource::Measured);
     assert!(close(s.efficiencies.cores.unwrap(), 0.75));
-    assert!(close(gain(&s, Limitation::Oversubscription).unwrap(), 4.0 / 3.0));
+    assert!(close(
+        gain(&s, Limitation::Oversubscription).unwrap(),
+        4.0 / 3.0
+    ));
 }
 
 /// A GC pause stops everyone: it is G, not work, and the GC line removes it.
@@ -358,7 +358,10 @@ fn baseline_overheads() {
     assert!(close(s.calculated_ns.unwrap(), (12 * MS) as f64));
     assert!(close(gain(&s, Limitation::Overhead).unwrap(), 1.2));
     assert!(close(
-        s.line(Limitation::Overhead).unwrap().possible_speedup.unwrap(),
+        s.line(Limitation::Overhead)
+            .unwrap()
+            .possible_speedup
+            .unwrap(),
         1.6
     ));
     let g = gomes(&s.efficiencies, s.threads_effective);
@@ -498,8 +501,33 @@ fn debug_dump() {
     let t = weft_trace::read_trace(std::path::Path::new(&p)).unwrap();
     let a = crate::analyze(&t);
     for th in a.model.threads.values() {
-        eprintln!("{} start {:?} {:?}", th.display_name(), th.start_ns, th.sched.iter().take(4).map(|p| (p.ts_ns/1000000, p.on_cpu_ns/1000000, p.runq_ns/1000000)).collect::<Vec<_>>());
+        eprintln!(
+            "{} start {:?} {:?}",
+            th.display_name(),
+            th.start_ns,
+            th.sched
+                .iter()
+                .take(4)
+                .map(|p| (
+                    p.ts_ns / 1000000,
+                    p.on_cpu_ns / 1000000,
+                    p.runq_ns / 1000000
+                ))
+                .collect::<Vec<_>>()
+        );
     }
     let i = gather(&a.model, &a.locks);
-    for th in &i.threads { eprintln!("{} {} {} waits {:?}", th.name, th.start_ns/1000000, th.end_ns/1000000, th.waits.iter().take(3).map(|w| (w.0/1000000, w.1/1000000)).collect::<Vec<_>>()); }
+    for th in &i.threads {
+        eprintln!(
+            "{} {} {} waits {:?}",
+            th.name,
+            th.start_ns / 1000000,
+            th.end_ns / 1000000,
+            th.waits
+                .iter()
+                .take(3)
+                .map(|w| (w.0 / 1000000, w.1 / 1000000))
+                .collect::<Vec<_>>()
+        );
+    }
 }

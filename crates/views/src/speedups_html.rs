@@ -37,7 +37,7 @@ fn bars_svg(s: &Speedups) -> String {
             rows.push((format!("no {}", l.remove.label()), p, colour(l.remove)));
         }
     }
-    rows.push((format!("ideal ({ideal:.1} threads)"), ideal, 9));
+    rows.push((format!("ideal ({ideal:.1} threads)"), ideal, 7));
     let max = rows.iter().map(|r| r.1).fold(1.0, f64::max);
     let (w, lw, rh) = (640.0, 170.0, 22.0);
     let h = rows.len() as f64 * rh + 8.0;
@@ -167,6 +167,18 @@ Each is an <b>upper bound</b>: removing one limitation can raise another. {} {} 
     h.push_str(&bars_svg(s));
     h.push_str("<h3>Across core counts</h3><p class=\"muted small\">Eq. 11 with the efficiencies held at their measured values and one thread per core: an extrapolation. Thick: current; dashed: ideal; one line per limitation removed (colours as above).</p>");
     h.push_str(&cores_svg(s));
+    h.push_str("<div class=\"muted small\"><span class=\"sw c0\"></span> current");
+    for l in Limitation::ALL {
+        if l != Limitation::Oversubscription {
+            let _ = write!(
+                h,
+                " · <span class=\"sw c{}\"></span> no {}",
+                colour(l),
+                l.label()
+            );
+        }
+    }
+    h.push_str(" · - - ideal</div>");
     h.push_str("</section>\n");
     h
 }

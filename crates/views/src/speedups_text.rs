@@ -40,7 +40,9 @@ pub fn speedups_text(out: &mut String, s: &Speedups) {
         "none" => "one trace, no baseline run".to_string(),
         k => format!("baseline run: {}", k.replace('_', " ")),
     };
-    let cpus = s.cpus.map_or("CPUs unknown".to_string(), |c| format!("{c} CPUs"));
+    let cpus = s
+        .cpus
+        .map_or("CPUs unknown".to_string(), |c| format!("{c} CPUs"));
     let _ = writeln!(
         out,
         "\nPossible speedups ({} {}, {cpus}, {} threads; {base})",
@@ -55,7 +57,9 @@ pub fn speedups_text(out: &mut String, s: &Speedups) {
         return;
     }
     let e = &s.efficiencies;
-    let residual = s.residual.map_or("-".into(), |r| format!("{:+.0}%", r * 100.0));
+    let residual = s
+        .residual
+        .map_or("-".into(), |r| format!("{:+.0}%", r * 100.0));
     let _ = writeln!(
         out,
         "  calculated {} vs observed {} (residual {residual})",
@@ -109,9 +113,15 @@ pub fn speedups_full_text(s: &Speedups) -> String {
         ("C_s   serial work (on CPU)", q.cpu_serial),
         ("A_s   serial path (running + runnable)", q.active_serial),
         ("C_p   parallel work (on CPU)", q.cpu_parallel),
-        ("B_p   blocked on locks in parallel sections", q.lock_blocked_parallel),
+        (
+            "B_p   blocked on locks in parallel sections",
+            q.lock_blocked_parallel,
+        ),
         ("M_cpu busiest threads' work, per section", q.busiest_cpu),
-        ("M_act busiest threads' running + runnable", q.busiest_active),
+        (
+            "M_act busiest threads' running + runnable",
+            q.busiest_active,
+        ),
         ("G     GC pauses", q.gc),
         ("T_1   reference work", s.reference_ns),
     ] {
@@ -158,7 +168,11 @@ pub fn speedups_full_text(s: &Speedups) -> String {
         .unwrap_or_default();
     let _ = write!(out, "  {:>5} {:>8}", "cores", "current");
     for n in &names {
-        let _ = write!(out, " {:>9}", format!("no {n}").chars().take(9).collect::<String>());
+        let _ = write!(
+            out,
+            " {:>9}",
+            format!("no {n}").chars().take(9).collect::<String>()
+        );
     }
     let _ = writeln!(out, " {:>6}", "ideal");
     for p in &s.across_cores {
