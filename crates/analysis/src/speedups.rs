@@ -437,6 +437,10 @@ impl State {
 #[derive(Debug, Clone, Copy, Default)]
 struct Totals {
     gc: f64,
+    /// Σ CPUs available × time, and the time, over the instants some thread was
+    /// active (only where the CPU count is known).
+    capacity_time: f64,
+    active_time: f64,
     root_alone_cpu: f64,
     total_cpu: f64,
     first_participation: Option<u64>,
@@ -551,6 +555,10 @@ fn sweep(
                     Some(p) => (p / n_active.max(1) as f64).min(1.0),
                     None => 1.0,
                 };
+                if let (Some(p), true) = (cpus, n_active > 0) {
+                    tot.capacity_time += p * dt;
+                    tot.active_time += dt;
+                }
                 let others = st.iter().zip(&root).any(|(s, &r)| !r && s.participating());
                 if let Some(sec) = open.as_mut() {
                     for (i, s) in st.iter().enumerate() {
@@ -808,7 +816,7 @@ fn cpu_caps(input: &SpeedupInput, window: (u64, u64)) -> Vec<(u64, f64)> {
         // After the last sample, the header's count again.
         caps.push((b, cpus));
     }
-    caps.sort_by(|x, y| x.0.cmp(&y.0));
+    caps.sort_by_key(|x| x.0);
     // A tick's start replaces the previous tick's end marker at the same time.
     let mut out: Vec<(u64, f64)> = Vec::with_capacity(caps.len());
     for c in caps {
@@ -910,9 +918,28 @@ struct Eq11 {
     cpu_serial: f64,
     threads: f64,
     gc: f64,
+    /// The CPUs the process could use, on average while it had work (measured
+    /// per sampler interval); `None` when unknown.
+    capacity: Option<f64>,
 }
 
 impl Eq11 {
+    /// A line's time: eq. 11, but never below all the work done at the CPUs the
+    /// process could get. Removing imbalance or a lock does not give a process
+    /// that already used all the CPU it could get any more of it; only the
+    /// oversubscription line (a core per thread) lifts that bound.
+    fn line_time(&self, l: Limitation) -> f64 {
+        let e = self.without(l);
+        let t = e.time();
+        match (l, self.capacity) {
+            (Limitation::Oversubscription, _) | (_, None) => t,
+            (_, Some(b)) => {
+                let work = (1.0 - e.pf) * e.t1 / e.so + e.pf * e.t1 / e.po;
+                t.max(e.gc + work / b)
+            }
+        }
+    }
+
     fn time(&self) -> f64 {
         let serial = (1.0 - self.pf) * self.t1 / (self.so * self.cpu_serial);
         let parallel = if self.pf > 0.0 {
@@ -1124,6 +1151,7 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
         cpu_serial: cores_serial,
         threads: threads_effective,
         gc: q.gc,
+        capacity: ratio(tot.capacity_time, tot.active_time),
     });
     let calculated = model
         .map(|m| m.time())
@@ -1138,7 +1166,7 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
             };
             let t = model
                 .filter(|_| available)
-                .map(|m| m.without(l).time())
+                .map(|m| m.line_time(l))
                 .filter(|t| t.is_finite() && *t > 0.0);
             Line {
                 remove: l,
@@ -1191,10 +1219,10 @@ fn across_cores(m: &Eq11, cpus: Option<u32>, team: f64, baseline: bool) -> Vec<C
             at.threads = p as f64;
             at.cpu = 1.0;
             at.cpu_serial = 1.0;
-            let speedup = |e: &Eq11| ratio(e.t1, e.time());
+            at.capacity = Some(p as f64);
             CoresPoint {
                 cores: p,
-                current: speedup(&at).unwrap_or(0.0),
+                current: ratio(at.t1, at.time()).unwrap_or(0.0),
                 removed: Limitation::ALL
                     .iter()
                     .filter(|&&l| l != Limitation::Oversubscription)
@@ -1202,7 +1230,7 @@ fn across_cores(m: &Eq11, cpus: Option<u32>, team: f64, baseline: bool) -> Vec<C
                         let v = if l == Limitation::Overhead && !baseline {
                             None
                         } else {
-                            speedup(&at.without(l))
+                            ratio(at.t1, at.line_time(l))
                         };
                         (l, v)
                     })

@@ -135,7 +135,7 @@ pub fn speedups_full_text(s: &Speedups) -> String {
         s.cpu_source.as_str()
     );
     let mut longest: Vec<_> = s.sections.iter().collect();
-    longest.sort_by(|a, b| b.busiest_ns.cmp(&a.busiest_ns));
+    longest.sort_by_key(|b| std::cmp::Reverse(b.busiest_ns));
     let _ = writeln!(
         out,
         "\nParallel sections: {} (between the points where threads meet); the longest:",
