@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 
 use weft_trace::ThreadIndex;
 
+use crate::cpu::merge_intervals;
 use crate::locks::LockAnalysis;
 use crate::model::Model;
 pub use crate::model::SchedPoint;
@@ -107,8 +108,9 @@ pub fn gather(model: &Model, locks: &LockAnalysis) -> SpeedupInput {
         }
     }
     for t in threads.values_mut() {
-        t.waits = disjoint(std::mem::take(&mut t.waits));
-        t.blocked = disjoint(std::mem::take(&mut t.blocked));
+        // A nested or overlapping record pair counts once.
+        t.waits = merge_intervals(&t.waits);
+        t.blocked = merge_intervals(&t.blocked);
     }
     SpeedupInput {
         window: None,
@@ -147,20 +149,6 @@ fn sched_from_start(t: &crate::model::ThreadInfo, model: &Model) -> Vec<SchedPoi
         }
     }
     v
-}
-
-/// Sorted, merged intervals (a nested or overlapping record pair counts once).
-fn disjoint(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
-    v.retain(|&(s, e)| e > s);
-    v.sort_unstable();
-    let mut out: Vec<(u64, u64)> = Vec::with_capacity(v.len());
-    for (s, e) in v {
-        match out.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => out.push((s, e)),
-        }
-    }
-    out
 }
 
 /// Why there are no possible speedups, or `Ok`.

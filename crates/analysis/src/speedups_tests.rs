@@ -402,6 +402,34 @@ fn lines_never_slower_than_calculated() {
     all_finite(&s);
 }
 
+/// The process got half a CPU (other work on the machine): the CPUs it could
+/// use are found from its measured CPU time (B = 0.5), a thread running alone
+/// ran twice as fast as two side by side, and balancing the work would not have
+/// helped (the work at 0.5 CPU takes the observed time); only more cores would.
+#[test]
+fn lines_are_bounded_by_the_cpu_the_process_got() {
+    let mut i = input(
+        vec![
+            waits(th(0, "main", true, 0, 10), &[(0, 10)]),
+            th(1, "w0", false, 0, 10),
+            th(2, "w1", false, 0, 5),
+        ],
+        Some(2),
+    );
+    i.process_cpu = vec![(0, 0), (10 * MS, 5 * MS)];
+    let s = compute(&i, None);
+    assert_eq!(s.status, Status::Ok);
+    let cpu: Vec<f64> = s.per_thread.iter().map(|p| p.2 / MS as f64).collect();
+    assert!(close(cpu[0], 3.75) && close(cpu[1], 1.25), "{cpu:?}");
+    assert!((s.efficiencies.load_balance.unwrap() - 2.5 / 3.75).abs() < 1e-9);
+    assert!(close(s.efficiencies.cores.unwrap(), 0.375));
+    assert!(close(gain(&s, Limitation::Imbalance).unwrap(), 1.0));
+    assert!(close(
+        gain(&s, Limitation::Oversubscription).unwrap(),
+        10.0 / 3.75
+    ));
+}
+
 /// Two threads that never work at the same time: no parallel section, a
 /// statement, no NaN.
 #[test]
@@ -484,50 +512,4 @@ fn window_clips() {
     assert_eq!(s.observed_ns, 8 * MS);
     assert!(close(s.quantities.cpu_serial, (2 * MS) as f64));
     assert!(close(s.quantities.cpu_parallel, (12 * MS) as f64));
-}
-
-#[test]
-fn disjoint_merges_nested_and_touching() {
-    assert_eq!(
-        disjoint(vec![(5, 6), (1, 3), (2, 4), (4, 5), (8, 8)]),
-        vec![(1, 6)]
-    );
-}
-
-#[test]
-#[ignore]
-fn debug_dump() {
-    let p = std::env::var("WEFT_DUMP").unwrap();
-    let t = weft_trace::read_trace(std::path::Path::new(&p)).unwrap();
-    let a = crate::analyze(&t);
-    for th in a.model.threads.values() {
-        eprintln!(
-            "{} start {:?} {:?}",
-            th.display_name(),
-            th.start_ns,
-            th.sched
-                .iter()
-                .take(4)
-                .map(|p| (
-                    p.ts_ns / 1000000,
-                    p.on_cpu_ns / 1000000,
-                    p.runq_ns / 1000000
-                ))
-                .collect::<Vec<_>>()
-        );
-    }
-    let i = gather(&a.model, &a.locks);
-    for th in &i.threads {
-        eprintln!(
-            "{} {} {} waits {:?}",
-            th.name,
-            th.start_ns / 1000000,
-            th.end_ns / 1000000,
-            th.waits
-                .iter()
-                .take(3)
-                .map(|w| (w.0 / 1000000, w.1 / 1000000))
-                .collect::<Vec<_>>()
-        );
-    }
 }
