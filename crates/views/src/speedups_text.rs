@@ -43,12 +43,16 @@ pub fn speedups_text(out: &mut String, s: &Speedups) {
     let cpus = s
         .cpus
         .map_or("CPUs unknown".to_string(), |c| format!("{c} CPUs"));
+    let team = if s.status == Status::Ok {
+        format!(", team of {:.1} threads", s.threads_effective)
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "\nPossible speedups ({} {}, {cpus}, {} threads; {base})",
+        "\nPossible speedups ({} {}, {cpus}{team}; {base})",
         s.window_source,
         human_ns(s.observed_ns),
-        s.threads
     );
     if s.status != Status::Ok {
         for n in &s.notes {
