@@ -7,7 +7,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
@@ -26,7 +25,8 @@ pub static STARTED: AtomicBool = AtomicBool::new(false);
 pub static LIVE: AtomicBool = AtomicBool::new(false);
 static DISABLED: AtomicBool = AtomicBool::new(false);
 pub static JDK_MAJOR: AtomicU32 = AtomicU32::new(17);
-pub static TEMP_DIR: Mutex<Option<PathBuf>> = Mutex::new(None);
+/// Our descriptor of the in-memory jar of probe classes (crates/agent/src/probe_jar.rs).
+pub static PROBE_JAR: Mutex<Option<std::fs::File>> = Mutex::new(None);
 
 pub fn disabled() -> bool {
     DISABLED.load(Ordering::Relaxed)

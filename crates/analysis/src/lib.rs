@@ -5,17 +5,20 @@
 
 pub mod cpu;
 pub mod edges;
+pub mod events;
 pub mod findings;
 pub mod forkjoin;
+pub mod graph;
 pub mod locks;
 pub mod model;
 pub mod speedups;
 pub mod tasks;
 pub mod timeline;
+pub mod vthreads;
 
 pub use cpu::{CpuPoint, CpuProfile, WindowStats};
 pub use findings::{human_ns, FieldValue, Finding, FindingKind};
-pub use model::{GcPause, Loss, Model, ProbeDef, Sample, SchedPoint, ThreadInfo};
+pub use model::{GcPause, Loss, Model, ModelBuilder, ProbeDef, Sample, SchedPoint, ThreadInfo};
 pub use tasks::{Distribution, SitePair, TaskAnalysis, TaskClassStats, TaskExecution, TaskKind};
 
 use weft_trace::Trace;
@@ -31,6 +34,8 @@ pub struct Analysis {
     pub locks: locks::LockAnalysis,
     /// Fork-join computations (docs/forkjoin.md).
     pub forkjoin: forkjoin::ForkJoinAnalysis,
+    /// Virtual threads and where they were pinned (JDK 21+; docs/virtual-threads.md).
+    pub virtual_threads: vthreads::VirtualThreadAnalysis,
     /// Possible speedups (docs/speedups.md); without a baseline run until the
     /// CLI adds one ([`Analysis::with_baseline`]).
     pub speedups: speedups::Speedups,
@@ -46,19 +51,33 @@ impl Analysis {
     }
 }
 
-/// Run every analysis on a trace.
+/// Run every analysis on a trace read into memory (builds its [`Model`] first).
 pub fn analyze(trace: &Trace) -> Analysis {
-    let model = Model::build(trace);
-    // ForkJoinTask executions come from the fork-join records (docs/forkjoin.md).
-    let tasks = match forkjoin::task_view(trace, &model) {
-        Some((t, m)) => tasks::analyze_tasks(&t, &m),
-        None => tasks::analyze_tasks(trace, &model),
-    };
-    let forkjoin = forkjoin::analyze(trace, &model);
+    analyze_model(Model::build(trace))
+}
+
+/// Run every analysis on a model. Analyses read the model only (docs/model.md).
+pub fn analyze_model(model: Model) -> Analysis {
+    analyze_model_staged(model, |_| {})
+}
+
+/// [`analyze_model`], calling `stage(name)` after each analysis (for the
+/// benchmark's per-stage times and memory).
+pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analysis {
+    let tasks = tasks::analyze_tasks(&model);
+    stage("tasks");
+    let forkjoin = forkjoin::analyze(&model);
+    stage("forkjoin");
     let cpu = CpuProfile::build(&model);
-    let findings = findings::find(&model, &tasks, &cpu);
-    let locks = locks::analyze_locks(trace, &model);
+    let mut findings = findings::find(&model, &tasks, &cpu);
+    stage("cpu+findings");
+    let locks = locks::analyze_locks(&model);
+    stage("locks");
+    let virtual_threads = vthreads::analyze_virtual_threads(&model);
+    findings.extend(findings::virtual_thread_findings(&virtual_threads));
+    stage("virtual threads");
     let speedups = speedups::analyze(&model, &locks);
+    stage("speedups");
     Analysis {
         model,
         tasks,
@@ -66,6 +85,7 @@ pub fn analyze(trace: &Trace) -> Analysis {
         findings,
         locks,
         forkjoin,
+        virtual_threads,
         speedups,
     }
 }

@@ -76,9 +76,12 @@ pub struct SpeedupInput {
 /// blocked periods as the lock analysis defines them (docs/locks.md), GC pauses
 /// and the CPU count from the model.
 pub fn gather(model: &Model, locks: &LockAnalysis) -> SpeedupInput {
+    // Virtual threads run on carrier threads, which are counted: their time is
+    // the carriers' (and there can be 100,000 of them).
     let mut threads: BTreeMap<ThreadIndex, ThreadTimeline> = locks
         .lifetimes
         .iter()
+        .filter(|(th, _)| !model.threads.get(th).is_some_and(|t| t.virtual_thread))
         .map(|(&th, &(s, e))| {
             let info = model.threads.get(&th);
             (

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use weft_analysis::Analysis;
-use weft_trace::Trace;
 
 use crate::CliError;
 
@@ -31,8 +30,8 @@ pub struct ExportArgs {
     pub html: Option<PathBuf>,
 }
 
-/// Reads and analyses a trace, with the CLI's error messages.
-pub fn load(trace: &Path) -> Result<(Trace, Analysis), CliError> {
+/// Reads a trace into its model and analyses it, with the CLI's error messages.
+pub fn load(trace: &Path) -> Result<Analysis, CliError> {
     if !trace.exists() {
         return Err(CliError::new(format!(
             "trace {} does not exist (record one with `weft record -o {} -- java …`)",
@@ -40,16 +39,28 @@ pub fn load(trace: &Path) -> Result<(Trace, Analysis), CliError> {
             trace.display()
         )));
     }
-    let data = weft_trace::read_trace(trace)
-        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
-    let analysis = weft_analysis::analyze(&data);
-    Ok((data, analysis))
+    let model = crate::report::read_model(trace)?;
+    Ok(weft_analysis::analyze_model(model))
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    std::fs::write(path, bytes)
-        .map_err(|e| CliError::new(format!("cannot write {}: {e}", path.display())))?;
+    crate::files::write_file(path, bytes, "the export")?;
     eprintln!("weft: wrote {} ({} bytes)", path.display(), bytes.len());
+    Ok(())
+}
+
+/// Refuses outputs that would overwrite the input trace, or each other.
+pub fn check_outputs(trace: &Path, outputs: &[&Path]) -> Result<(), CliError> {
+    for (i, out) in outputs.iter().enumerate() {
+        crate::files::check_not_input(out, trace)?;
+        crate::files::check_writable_target(out, "the export")?;
+        if outputs[..i].iter().any(|o| o == out) {
+            return Err(CliError::new(format!(
+                "{} is given for two exports",
+                out.display()
+            )));
+        }
+    }
     Ok(())
 }
 
@@ -73,22 +84,23 @@ pub fn run(args: ExportArgs) -> Result<u8, CliError> {
             "nothing to export: give --perfetto, --chrome, --collapsed, --flamegraph or --html FILE",
         ));
     }
-    let (trace, analysis) = load(&args.trace)?;
-    let needs_flows = args.perfetto.is_some() || args.chrome.is_some();
-    let submitters = if needs_flows {
-        weft_analysis::timeline::submitter_threads(&trace, &analysis.tasks)
-    } else {
-        Vec::new()
-    };
-    drop(trace);
+    let outputs: Vec<&Path> = [
+        &args.perfetto,
+        &args.chrome,
+        &args.collapsed,
+        &args.flamegraph,
+        &args.html,
+    ]
+    .into_iter()
+    .filter_map(|o| o.as_deref())
+    .collect();
+    check_outputs(&args.trace, &outputs)?;
+    let analysis = load(&args.trace)?;
     if let Some(p) = &args.perfetto {
-        write(p, &weft_views::perfetto_trace(&analysis, &submitters))?;
+        write(p, &weft_views::perfetto_trace(&analysis))?;
     }
     if let Some(p) = &args.chrome {
-        write(
-            p,
-            weft_views::chrome_trace(&analysis, &submitters).as_bytes(),
-        )?;
+        write(p, weft_views::chrome_trace(&analysis).as_bytes())?;
     }
     if let Some(p) = &args.collapsed {
         write(p, weft_views::collapsed_stacks(&analysis).as_bytes())?;

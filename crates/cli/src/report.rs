@@ -1,6 +1,5 @@
 //! `weft report`: read a trace, analyse it, print a view.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -21,15 +20,13 @@ pub struct ReportArgs {
 
 pub fn run(args: ReportArgs) -> Result<u8, CliError> {
     if let Some(out) = &args.html {
-        let (_, analysis) = crate::export::load(&args.trace)?;
+        crate::export::check_outputs(&args.trace, &[out])?;
+        let analysis = crate::export::load(&args.trace)?;
         crate::export::write_html(&args.trace, &analysis, out)?;
         return Ok(0);
     }
     let text = render(&args.trace, args.json)?;
-    let mut out = std::io::stdout().lock();
-    // A closed pipe (`weft report x | head`) is not an error worth a message.
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
+    crate::files::write_stdout(&text)?;
     Ok(0)
 }
 
@@ -42,11 +39,32 @@ pub fn render(trace: &std::path::Path, json: bool) -> Result<String, CliError> {
             trace.display()
         )));
     }
-    let trace_data = weft_trace::read_trace(trace)
-        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
-    let analysis = weft_analysis::analyze(&trace_data);
+    // WEFT_REPORT_STAGES=1: time and peak memory after each stage, on stderr
+    // (bench/report_speed.sh).
+    let stages = std::env::var_os("WEFT_REPORT_STAGES").is_some();
+    let t0 = std::time::Instant::now();
+    let mut stage = |name: &str| {
+        if stages {
+            eprintln!(
+                "weft: stage {name:<14} {:>8.3} s  peak RSS {}",
+                t0.elapsed().as_secs_f64(),
+                peak_rss().unwrap_or_else(|| "?".into())
+            );
+        }
+    };
+    let model = read_model(trace)?;
+    stage("model");
+    if stages {
+        eprintln!(
+            "weft: model: {} events, {} threads",
+            model.event_count(),
+            model.threads.len()
+        );
+    }
+    let analysis = weft_analysis::analyze_model_staged(model, &mut stage);
     if json {
         let value = weft_views::report_json(&analysis);
+        stage("json");
         let mut s = serde_json::to_string_pretty(&value)
             .map_err(|e| CliError::new(format!("cannot encode the report as JSON: {e}")))?;
         s.push('\n');
@@ -54,4 +72,24 @@ pub fn render(trace: &std::path::Path, json: bool) -> Result<String, CliError> {
     } else {
         Ok(weft_views::report_text(&analysis))
     }
+}
+
+/// The model of a trace file (docs/model.md): the trace's records are read and
+/// turned into the model in one pass, and only the model is kept.
+pub fn read_model(trace: &std::path::Path) -> Result<weft_analysis::Model, CliError> {
+    let (model, warnings) = weft_analysis::Model::read_with_warnings(trace)
+        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
+    // Damage the reader skipped or corrected is also in the report (a loss per
+    // skipped block); these lines say it where the user is looking.
+    for w in warnings {
+        eprintln!("weft: warning: {}: {w}", trace.display());
+    }
+    Ok(model)
+}
+
+/// The process's peak resident set (`VmHWM` of /proc/self/status), as written there.
+fn peak_rss() -> Option<String> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    Some(line["VmHWM:".len()..].trim().to_string())
 }

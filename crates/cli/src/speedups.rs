@@ -22,9 +22,9 @@ pub struct SpeedupsArgs {
 }
 
 pub fn run(args: SpeedupsArgs) -> Result<u8, CliError> {
-    let (_, mut analysis) = crate::export::load(&args.trace)?;
+    let mut analysis = crate::export::load(&args.trace)?;
     if let Some(b) = &args.baseline {
-        let (_, base) = crate::export::load(b)?;
+        let base = crate::export::load(b)?;
         analysis = analysis.with_baseline(&base);
     }
     let text = if args.json {
