@@ -11,6 +11,7 @@ pub mod forkjoin;
 pub mod graph;
 pub mod locks;
 pub mod model;
+pub mod speedups;
 pub mod tasks;
 pub mod timeline;
 pub mod vthreads;
@@ -35,6 +36,19 @@ pub struct Analysis {
     pub forkjoin: forkjoin::ForkJoinAnalysis,
     /// Virtual threads and where they were pinned (JDK 21+; docs/virtual-threads.md).
     pub virtual_threads: vthreads::VirtualThreadAnalysis,
+    /// Possible speedups (docs/speedups.md); without a baseline run until the
+    /// CLI adds one ([`Analysis::with_baseline`]).
+    pub speedups: speedups::Speedups,
+}
+
+impl Analysis {
+    /// The possible speedups again, with the overhead terms from `baseline`, the
+    /// analysis of a one-worker or sequential run of the same program.
+    pub fn with_baseline(mut self, baseline: &Analysis) -> Analysis {
+        let base = speedups::baseline_work(&speedups::gather(&baseline.model, &baseline.locks));
+        self.speedups = speedups::compute(&speedups::gather(&self.model, &self.locks), Some(base));
+        self
+    }
 }
 
 /// Run every analysis on a trace read into memory (builds its [`Model`] first).
@@ -62,6 +76,8 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
     let virtual_threads = vthreads::analyze_virtual_threads(&model);
     findings.extend(findings::virtual_thread_findings(&virtual_threads));
     stage("virtual threads");
+    let speedups = speedups::analyze(&model, &locks);
+    stage("speedups");
     Analysis {
         model,
         tasks,
@@ -70,6 +86,7 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
         locks,
         forkjoin,
         virtual_threads,
+        speedups,
     }
 }
 

@@ -134,6 +134,7 @@ pub fn report_json(a: &Analysis) -> Value {
         "findings": findings,
         "locks": locks_json(&a.locks),
         "forkjoin": crate::forkjoin_json::forkjoin_json(&a.forkjoin),
+        "speedups": crate::speedups_json::speedups_json(&a.speedups),
     })
 }
 

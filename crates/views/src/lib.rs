@@ -11,10 +11,15 @@ mod forkjoin_text;
 mod html;
 mod json;
 mod perfetto;
+mod speedups_html;
+mod speedups_json;
+mod speedups_text;
 mod text;
 mod whatif;
 
 pub use json::{report_json, REPORT_VERSION};
+pub use speedups_json::speedups_json;
+pub use speedups_text::speedups_full_text;
 pub use text::report_text;
 pub use whatif::{whatif_json, whatif_text};
 
