@@ -21,6 +21,8 @@ mod natives;
 pub mod offline;
 pub mod options;
 mod plumbing;
+mod sampling;
+mod sampling_signal;
 mod sink;
 
 use std::ffi::{c_char, c_void, CStr};
@@ -297,6 +299,7 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     cb.set(jvmti::EVENT_GC_START, on_gc_start as *const c_void);
     cb.set(jvmti::EVENT_GC_FINISH, on_gc_finish as *const c_void);
     let lock_events = locks::setup(jvmti, &mut cb);
+    sampling::setup(jvmti, &mut cb, opt_str);
     let events = [
         jvmti::EVENT_VM_INIT,
         jvmti::EVENT_VM_DEATH,
@@ -380,6 +383,7 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         );
         p.header
             .set(hk::TICKS_PER_SEC, format!("{:.1}", p.clock.ticks_per_sec()));
+        sampling::header(&mut p.header);
         p.header.set(
             "jvm.major",
             agent::JDK_MAJOR.load(Ordering::Relaxed).to_string(),
@@ -403,6 +407,7 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         sink::emit_global(&sink::sample());
         record_thread_start(jvmti, jni, thread);
         LIVE.store(true, Ordering::SeqCst);
+        sampling::start(jvmti, jni, env);
         if !agent::disabled() {
             agent::set_probe_on(jni, true);
         }
@@ -416,6 +421,9 @@ unsafe extern "system" fn on_vm_death(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv) {
         if let Some(jni) = jni {
             agent::set_probe_on(jni, false);
             forkjoin::flush_all(jni);
+            if let Some(jvmti) = agent::jvmti() {
+                sampling::finish(jvmti, jni);
+            }
         }
         LIVE.store(false, Ordering::SeqCst);
         sink::set_recording(false);
@@ -451,11 +459,13 @@ unsafe extern "system" fn on_thread_start(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv
         }
         record_thread_start(jvmti, jni, thread);
         forkjoin::thread_start(jni);
+        sampling::thread_start(env);
         Ok(())
     })
 }
 
 unsafe extern "system" fn on_thread_end(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, _thread: jobject) {
+    sampling::thread_end();
     if !LIVE.load(Ordering::Relaxed) {
         return;
     }

@@ -14,7 +14,8 @@ mod record;
 pub use codec::{encode_file_header, BlockEncoder, FORMAT_VERSION, MAGIC};
 pub use reader::{read_trace, read_trace_bytes, Clock, Trace, TraceError};
 pub use record::{
-    lock_flags, lock_kind, wait_kind, LossReason, ProbeKind, Record, ThreadIndex, GLOBAL_THREAD,
+    frame_kind, lock_flags, lock_kind, sample_mode, thread_state, wait_kind, LossReason, ProbeKind,
+    Record, ThreadIndex, GLOBAL_THREAD,
 };
 
 /// Header of a trace: free-form key/value pairs, so that later versions can add
