@@ -9,6 +9,7 @@ pub mod findings;
 pub mod forkjoin;
 pub mod locks;
 pub mod model;
+pub mod profile;
 pub mod tasks;
 pub mod timeline;
 
@@ -30,6 +31,8 @@ pub struct Analysis {
     pub locks: locks::LockAnalysis,
     /// Fork-join computations (docs/forkjoin.md).
     pub forkjoin: forkjoin::ForkJoinAnalysis,
+    /// Sampled stacks tied to tasks and locks (docs/sampling.md).
+    pub profile: profile::Profile,
 }
 
 /// Run every analysis on a trace.
@@ -44,6 +47,7 @@ pub fn analyze(trace: &Trace) -> Analysis {
     let cpu = CpuProfile::build(&model);
     let findings = findings::find(&model, &tasks, &cpu);
     let locks = locks::analyze_locks(trace, &model);
+    let profile = profile::Profile::build(trace, &model, &tasks, &locks);
     Analysis {
         model,
         tasks,
@@ -51,6 +55,7 @@ pub fn analyze(trace: &Trace) -> Analysis {
         findings,
         locks,
         forkjoin,
+        profile,
     }
 }
 

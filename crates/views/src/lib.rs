@@ -11,6 +11,7 @@ mod forkjoin_text;
 mod html;
 mod json;
 mod perfetto;
+mod sampled;
 mod text;
 
 pub use json::{report_json, REPORT_VERSION};
@@ -22,3 +23,5 @@ pub use collapsed::collapsed_stacks;
 pub use flamegraph::flamegraph_svg;
 pub use html::report_html;
 pub use perfetto::perfetto_trace;
+// Issue 19: sampled stacks (docs/sampling.md).
+pub use sampled::{profile_collapsed, profile_flamegraph, profile_speedscope};
