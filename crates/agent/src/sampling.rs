@@ -271,8 +271,6 @@ struct Interner {
 }
 
 static INTERNER: Mutex<Option<Interner>> = Mutex::new(None);
-/// Samples whose walk failed (AsyncGetCallTrace error), for the end message.
-static BROKEN: AtomicU64 = AtomicU64::new(0);
 
 impl Interner {
     fn frame(&mut self, key: (usize, i32, u8)) -> u32 {
@@ -283,8 +281,13 @@ impl Interner {
     fn add(&mut self, e: &sig::Entry) {
         self.scratch.clear();
         if e.num_frames <= 0 {
-            BROKEN.fetch_add(1, Ordering::Relaxed);
-            let f = self.frame((0, e.num_frames, frame_kind::BROKEN));
+            // 0 and -3: the thread was not in Java code (no frame to walk).
+            let kind = if matches!(e.num_frames, 0 | -3) {
+                frame_kind::NO_JAVA
+            } else {
+                frame_kind::BROKEN
+            };
+            let f = self.frame((0, e.num_frames, kind));
             self.scratch.push(f);
         } else {
             let n = (e.num_frames as usize).min(sig::MAX_FRAMES);
@@ -462,7 +465,7 @@ impl Names {
             class: class.into(),
             method: method.into(),
         };
-        if kind == frame_kind::BROKEN {
+        if kind == frame_kind::BROKEN || kind == frame_kind::NO_JAVA {
             return def(kind, "", walk_error(bci), 0);
         }
         if method == 0 {

@@ -43,7 +43,10 @@ impl Frame {
     /// `package.Class.method`, with `:line` when asked (and known).
     pub fn name(&self, lines: bool) -> String {
         if self.kind == frame_kind::BROKEN {
-            return format!("[broken stack: {}]", self.method);
+            return format!("[broken:{}]", self.method);
+        }
+        if self.kind == frame_kind::NO_JAVA {
+            return format!("[not_in_Java:{}]", self.method);
         }
         let mut s = if self.class.is_empty() {
             self.method.clone()
@@ -114,6 +117,9 @@ pub struct Profile {
     /// Samples whose walk failed (AsyncGetCallTrace error), per mode.
     pub cpu_broken: u64,
     pub wall_broken: u64,
+    /// CPU samples taken while the thread had no Java frame (in the VM, or native
+    /// code outside any Java call): not failed walks.
+    pub cpu_not_in_java: u64,
     /// Per task class, by CPU samples (most first).
     pub task_classes: Vec<TaskClassProfile>,
     /// Per contended lock with holder samples (most first).
@@ -139,12 +145,12 @@ impl Profile {
         }
     }
 
-    fn is_broken(&self, stack: u32) -> bool {
+    fn leaf_kind(&self, stack: u32) -> Option<u8> {
         self.stacks
             .get(&stack)
             .and_then(|s| s.first())
             .and_then(|f| self.frames.get(f))
-            .is_some_and(|f| f.kind == frame_kind::BROKEN)
+            .map(|f| f.kind)
     }
 
     /// Names of a stack's frames, root first (an unknown id shows as such).
@@ -172,7 +178,12 @@ impl Profile {
     }
 
     /// Builds the profile and ties samples to executions and locks.
-    pub fn build(trace: &Trace, model: &Model, tasks: &TaskAnalysis, locks: &LockAnalysis) -> Profile {
+    pub fn build(
+        trace: &Trace,
+        model: &Model,
+        tasks: &TaskAnalysis,
+        locks: &LockAnalysis,
+    ) -> Profile {
         let mut p = Profile {
             cpu_period_ns: trace.header.get_u64("sampling.cpu_period_ns").unwrap_or(0),
             wall_period_ns: trace.header.get_u64("sampling.wall_period_ns").unwrap_or(0),
@@ -226,11 +237,13 @@ impl Profile {
         p.samples.sort_by_key(|s| (s.thread, s.ts_ns));
         for i in 0..p.samples.len() {
             let s = p.samples[i];
-            let broken = p.is_broken(s.stack);
+            let kind = p.leaf_kind(s.stack);
+            let broken = kind == Some(frame_kind::BROKEN);
             match s.mode {
                 Mode::Cpu => {
                     p.cpu_samples += 1;
                     p.cpu_broken += broken as u64;
+                    p.cpu_not_in_java += (kind == Some(frame_kind::NO_JAVA)) as u64;
                 }
                 Mode::Wall => {
                     p.wall_samples += 1;

@@ -127,11 +127,7 @@ pub fn run(args: ExportArgs) -> Result<u8, CliError> {
                 write(p, s.as_bytes())?;
             }
             if let Some(p) = &args.flamegraph {
-                let title = format!(
-                    "weft — {} samples ({})",
-                    mode.name(),
-                    args.trace.display()
-                );
+                let title = format!("weft — {} samples ({})", mode.name(), args.trace.display());
                 let svg =
                     weft_views::profile_flamegraph(&analysis, mode, args.lines, &filter, &title)
                         .map_err(CliError::new)?;

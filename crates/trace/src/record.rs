@@ -362,6 +362,10 @@ pub mod frame_kind {
     pub const NATIVE: u8 = 1;
     /// A walk that failed: `method` names the reason; the stack has only this frame.
     pub const BROKEN: u8 = 2;
+    /// A sample taken while the thread had no Java frame to walk (in the VM or in
+    /// native code before any Java call): `method` names the reason; the stack has
+    /// only this frame. Not a failed walk.
+    pub const NO_JAVA: u8 = 3;
 }
 
 /// Low 4 bits of [`Record::StackSample::mode_state`].

@@ -131,6 +131,7 @@ pub fn report_json(a: &Analysis) -> Value {
         "findings": findings,
         "locks": locks_json(&a.locks),
         "forkjoin": crate::forkjoin_json::forkjoin_json(&a.forkjoin),
+        "profile": crate::sampled::profile_json(&a.profile),
     })
 }
 

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use serde_json::json;
-use weft_analysis::profile::{Mode, SampleFilter};
+use weft_analysis::profile::{Mode, Profile, SampleFilter};
 use weft_analysis::Analysis;
 
 /// A frame as a collapsed-stack token: no `;` (the separator), space or newline
@@ -17,9 +17,7 @@ fn token(s: &str) -> String {
 fn lines_of(a: &Analysis, mode: Mode, lines: bool, filter: &SampleFilter) -> Vec<(String, u64)> {
     let p = &a.profile;
     let mut by: HashMap<String, u64> = HashMap::new();
-    for (frames, n) in p.collapsed(mode, lines, |s| {
-        filter.keeps(s, &a.model, &a.tasks)
-    }) {
+    for (frames, n) in p.collapsed(mode, lines, |s| filter.keeps(s, &a.model, &a.tasks)) {
         let t: Vec<String> = frames.split(';').map(token).collect();
         *by.entry(t.join(";")).or_default() += n;
     }
@@ -125,4 +123,86 @@ pub fn profile_speedscope(a: &Analysis, mode: Mode, lines: bool, filter: &Sample
         "profiles": profiles,
     })
     .to_string()
+}
+
+fn methods_json(v: &[weft_analysis::profile::MethodShare]) -> serde_json::Value {
+    v.iter()
+        .map(|m| json!({ "method": m.method, "samples": m.samples, "share": m.share }))
+        .collect()
+}
+
+/// The `profile` object of the JSON report.
+pub fn profile_json(p: &Profile) -> serde_json::Value {
+    json!({
+        "cpu_period_ns": p.cpu_period_ns,
+        "wall_period_ns": p.wall_period_ns,
+        "cpu_samples": p.cpu_samples,
+        "wall_samples": p.wall_samples,
+        "cpu_broken": p.cpu_broken,
+        "wall_broken": p.wall_broken,
+        "cpu_broken_share": p.broken_share(Mode::Cpu),
+        "wall_broken_share": p.broken_share(Mode::Wall),
+        "cpu_not_in_java": p.cpu_not_in_java,
+        "task_classes": p.task_classes.iter().map(|c| json!({
+            "class": c.class,
+            "cpu_samples": c.cpu_samples,
+            "cpu_ns": c.cpu_ns,
+            "top_methods": methods_json(&c.top_methods),
+        })).collect::<Vec<_>>(),
+        "lock_holders": p.lock_holders.iter().map(|l| json!({
+            "lock": l.lock,
+            "holder_samples": l.holder_samples,
+            "top_methods": methods_json(&l.top_methods),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The "Sampled stacks" section of the text report.
+pub fn profile_text(out: &mut String, p: &Profile) {
+    use std::fmt::Write as _;
+    if p.is_empty() {
+        return;
+    }
+    let ms = |ns: u64| ns as f64 / 1e6;
+    let _ = writeln!(
+        out,
+        "\nSampled stacks: {} CPU samples (every ~{:.1} ms of CPU), {} wall samples (every ~{:.0} ms); broken walks {:.1}% (CPU), {:.1}% (wall); CPU samples outside Java code {}",
+        p.cpu_samples,
+        ms(p.cpu_period_ns),
+        p.wall_samples,
+        ms(p.wall_period_ns),
+        100.0 * p.broken_share(Mode::Cpu),
+        100.0 * p.broken_share(Mode::Wall),
+        p.cpu_not_in_java,
+    );
+    if !p.task_classes.is_empty() {
+        let _ = writeln!(
+            out,
+            "  Where task classes spend their CPU (self, top 5 methods):"
+        );
+    }
+    for c in p.task_classes.iter().take(10) {
+        let _ = writeln!(
+            out,
+            "  {} ({} samples, ~{:.0} ms)",
+            c.class,
+            c.cpu_samples,
+            ms(c.cpu_ns)
+        );
+        for m in &c.top_methods {
+            let _ = writeln!(out, "    {:5.1}%  {}", 100.0 * m.share, m.method);
+        }
+    }
+    if !p.lock_holders.is_empty() {
+        let _ = writeln!(
+            out,
+            "  What lock holders ran while others waited (CPU samples):"
+        );
+    }
+    for l in p.lock_holders.iter().take(10) {
+        let _ = writeln!(out, "  {} ({} samples)", l.lock, l.holder_samples);
+        for m in &l.top_methods {
+            let _ = writeln!(out, "    {:5.1}%  {}", 100.0 * m.share, m.method);
+        }
+    }
 }
