@@ -46,7 +46,7 @@ impl Default for SampleOptions {
 
 /// Whether an agent option key belongs to this engine (options.rs skips them).
 pub fn is_option(key: &str) -> bool {
-    matches!(key, "cpusample" | "wallsample" | "nosample")
+    matches!(key, "cpusample" | "wallsample" | "nosample" | "samplefault")
 }
 
 fn parse_period(key: &str, v: &str) -> Result<u64, String> {
@@ -88,6 +88,7 @@ pub fn parse_options(s: Option<&str>) -> Result<SampleOptions, String> {
                     wall_ns: 0,
                 }
             }
+            "samplefault" => sig::FAULT_TEST.store(true, Ordering::Relaxed),
             _ => {}
         }
     }
@@ -217,11 +218,21 @@ pub fn start(jvmti: Jvmti, jni: Jni, env: *mut JNIEnv) {
     if !ENABLED.load(Ordering::Relaxed) {
         return;
     }
-    if let Ok(classes) = jvmti.get_loaded_classes() {
-        for c in classes {
-            let _ = jvmti.get_class_methods(c);
-            jni.delete_local_ref(c);
+    if jni.push_local_frame(LOCAL_REFS) {
+        if let Ok(classes) = jvmti.get_loaded_classes() {
+            for c in classes {
+                let _ = jvmti.get_class_methods(c);
+            }
         }
+        jni.pop_local_frame();
+    }
+    // After the JVM's handlers (installed before VMInit): every fault that is
+    // not in a walk goes on to them. Under -Xcheck:jni the JVM checks that its
+    // SIGSEGV handler is still in place and prints a warning on stdout: the
+    // program's output would change, so the walk runs unprotected there.
+    if !checks_jni() && !sig::install_fault_handler() {
+        switch_off("cannot install the crash protection of the stack walker");
+        return;
     }
     let (tx, rx) = channel::<()>();
     let spawned = std::thread::Builder::new()
@@ -237,6 +248,26 @@ pub fn start(jvmti: Jvmti, jni: Jni, env: *mut JNIEnv) {
     sig::ACTIVE.store(true, Ordering::SeqCst);
     thread_start(env);
 }
+
+/// Whether the JVM runs with -Xcheck:jni (its command line or the option
+/// variables every JVM reads).
+fn checks_jni() -> bool {
+    let cmdline = std::fs::read("/proc/self/cmdline").unwrap_or_default();
+    let in_args = cmdline.split(|&b| b == 0).any(|a| a == b"-Xcheck:jni");
+    in_args
+        || ["JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"]
+            .iter()
+            .filter_map(std::env::var_os)
+            .any(|v| {
+                v.to_string_lossy()
+                    .split_whitespace()
+                    .any(|a| a == "-Xcheck:jni")
+            })
+}
+
+/// Local references a JVMTI call may hand back at once (every loaded class);
+/// HotSpot refuses more than -XX:MaxJNILocalCapacity (65,536 by default).
+const LOCAL_REFS: i32 = 65_536;
 
 /// Registers the current Java thread (ThreadStart, and the VMInit thread).
 pub fn thread_start(env: *mut JNIEnv) {
@@ -342,12 +373,24 @@ fn os_state(tid: u32) -> u8 {
     }
 }
 
+/// Faults of the stack walker after which sampling stops (each was recovered).
+const MAX_FAULTS: u64 = 10;
+
 fn sampler_main(stop: std::sync::mpsc::Receiver<()>) {
     let wall = sig::wall_period_ns();
     let rng = AtomicU64::new(crate::clock::tsc() | 1);
     let mut next_wall = Instant::now() + Duration::from_nanos(sig::jitter(&rng, wall.max(1)));
     let my_tid = sig::gettid();
     loop {
+        let faults = sig::FAULTS.load(Ordering::Relaxed);
+        if faults >= MAX_FAULTS {
+            switch_off(&format!(
+                "the stack walker faulted {faults} times (recovered each time)"
+            ));
+            sig::close_all();
+            drain_once();
+            return;
+        }
         let now = Instant::now();
         if wall > 0 && now >= next_wall && sink::recording() {
             for s in sig::threads() {
@@ -394,9 +437,17 @@ pub fn finish(jvmti: Jvmti, jni: Jni) {
     let Some(it) = lock(&INTERNER).take() else {
         return;
     };
+    let framed = jni.push_local_frame(LOCAL_REFS);
+    if !framed {
+        jni.check_clear();
+    }
     let mut names = Names::new(jvmti, jni);
     for (&(method, bci, kind), &id) in &it.frames {
         sink::emit_global(&names.frame_def(id, method, bci, kind));
+    }
+    drop(names);
+    if framed {
+        jni.pop_local_frame();
     }
     for (frames, &id) in &it.stacks {
         sink::emit_global(&Record::StackDef {
@@ -434,6 +485,7 @@ fn walk_error(code: i32) -> &'static str {
         -8 => "thread_exit",
         -9 => "deopt",
         -10 => "safepoint",
+        sig::WALK_FAULTED => "walk_faulted",
         _ => "unknown_error",
     }
 }
@@ -533,15 +585,13 @@ impl Names {
     }
 
     fn loaded_classes(&mut self) -> &HashMap<String, jclass> {
-        let (jvmti, jni) = (self.jvmti, self.jni);
+        let jvmti = self.jvmti;
         self.by_sig.get_or_insert_with(|| {
             let mut m = HashMap::new();
+            // Local references, freed with the caller's local frame.
             for c in jvmti.get_loaded_classes().unwrap_or_default() {
-                match jvmti.get_class_signature(c) {
-                    Ok(s) => {
-                        m.insert(s, c);
-                    }
-                    Err(_) => jni.delete_local_ref(c),
+                if let Ok(s) = jvmti.get_class_signature(c) {
+                    m.insert(s, c);
                 }
             }
             m

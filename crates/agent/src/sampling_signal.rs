@@ -53,6 +53,29 @@ type Agct = unsafe extern "C" fn(*mut CallTrace, i32, *mut c_void);
 
 static AGCT: AtomicUsize = AtomicUsize::new(0);
 
+// crates/agent/src/walk_guard.c (sigsetjmp cannot be written in Rust).
+extern "C" {
+    fn weft_protected_walk(
+        walk: Agct,
+        trace: *mut CallTrace,
+        depth: i32,
+        uc: *mut c_void,
+        jb: *mut c_void,
+    ) -> i32;
+    fn weft_jump_back(jb: *mut c_void) -> !;
+    fn weft_jmpbuf_size() -> usize;
+    fn weft_faulting_walk(trace: *mut CallTrace, depth: i32, uc: *mut c_void);
+}
+
+/// Bytes kept per thread for its sigjmp_buf (glibc x86_64 needs 200).
+const JMPBUF_BYTES: usize = 512;
+
+/// Walks that faulted and were recovered from.
+pub static FAULTS: AtomicU64 = AtomicU64::new(0);
+
+/// Test hook (agent option `samplefault`): every walk faults, to check recovery.
+pub static FAULT_TEST: AtomicBool = AtomicBool::new(false);
+
 /// Finds AsyncGetCallTrace in libjvm.so (exported, not in any header).
 pub fn resolve_agct() -> bool {
     let name = c"AsyncGetCallTrace";
@@ -95,7 +118,14 @@ pub struct ThreadSlot {
     /// OS state read by the sampler thread just before it sent a wall signal.
     pub wall_state: AtomicU8,
     busy: AtomicBool,
+    /// The thread is inside the protected walk: a fault jumps back to `jump`.
+    in_walk: AtomicBool,
+    jump: std::cell::UnsafeCell<[u64; JMPBUF_BYTES / 8]>,
 }
+
+// SAFETY: `jump` is only touched by the slot's own thread (its signal handlers);
+// every other field is atomic.
+unsafe impl Sync for ThreadSlot {}
 
 impl ThreadSlot {
     const fn new() -> ThreadSlot {
@@ -107,6 +137,8 @@ impl ThreadSlot {
             rng: AtomicU64::new(0),
             wall_state: AtomicU8::new(0),
             busy: AtomicBool::new(false),
+            in_walk: AtomicBool::new(false),
+            jump: std::cell::UnsafeCell::new([0; JMPBUF_BYTES / 8]),
         }
     }
     pub fn live(&self) -> bool {
@@ -518,15 +550,33 @@ fn take_sample(sig: i32, uc: *mut c_void) {
             Some((pos, e)) => {
                 // SAFETY: `e` is the cell this handler claimed; AsyncGetCallTrace is
                 // HotSpot's signal-safe walker, given this thread's JNIEnv, a buffer
-                // of MAX_FRAMES frames and the signal's ucontext.
+                // of MAX_FRAMES frames and the signal's ucontext; it runs under
+                // sigsetjmp (walk_guard.c) with the slot's jump buffer, so a fault
+                // inside it returns here (on_fault) instead of killing the JVM.
                 unsafe {
-                    let f: Agct = std::mem::transmute::<usize, Agct>(agct);
+                    let f: Agct = if FAULT_TEST.load(Ordering::Relaxed) {
+                        weft_faulting_walk
+                    } else {
+                        std::mem::transmute::<usize, Agct>(agct)
+                    };
                     let mut trace = CallTrace {
                         env,
                         num_frames: 0,
                         frames: (*e).frames.as_mut_ptr(),
                     };
-                    f(&mut trace, MAX_FRAMES as i32, uc);
+                    slot.in_walk.store(true, Ordering::SeqCst);
+                    let faulted = weft_protected_walk(
+                        f,
+                        &mut trace,
+                        MAX_FRAMES as i32,
+                        uc,
+                        slot.jump.get() as *mut c_void,
+                    ) != 0;
+                    slot.in_walk.store(false, Ordering::SeqCst);
+                    if faulted {
+                        FAULTS.fetch_add(1, Ordering::Relaxed);
+                        trace.num_frames = WALK_FAULTED;
+                    }
                     (*e).num_frames = trace.num_frames;
                     (*e).ts = clock::now();
                     (*e).thread = slot.index.load(Ordering::Relaxed);
@@ -547,6 +597,90 @@ fn take_sample(sig: i32, uc: *mut c_void) {
         }
     }
     slot.busy.store(false, Ordering::Release);
+}
+
+/// `num_frames` of a walk that faulted (recovered by the fault handler).
+pub const WALK_FAULTED: i32 = -100;
+
+/// The fault handlers found before ours (chained to for every fault not in a walk).
+static PREV_SEGV: AtomicUsize = AtomicUsize::new(0);
+static PREV_BUS: AtomicUsize = AtomicUsize::new(0);
+
+struct PrevAction(libc::sigaction);
+
+/// Installs the SIGSEGV/SIGBUS handler that recovers from a fault inside a walk
+/// (after the JVM's own handlers: every other fault is passed to them).
+pub fn install_fault_handler() -> bool {
+    // SAFETY: weft_jmpbuf_size has no preconditions.
+    if unsafe { weft_jmpbuf_size() } > JMPBUF_BYTES {
+        return false;
+    }
+    for (sig, prev) in [(libc::SIGSEGV, &PREV_SEGV), (libc::SIGBUS, &PREV_BUS)] {
+        // SAFETY: zeroed sigactions are valid; the old action is kept (leaked on
+        // purpose: the handler may chain to it until the process ends).
+        let ok = unsafe {
+            let old = Box::into_raw(Box::new(PrevAction(std::mem::zeroed())));
+            let mut r = libc::sigaction(sig, std::ptr::null(), &mut (*old).0);
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction =
+                on_fault as extern "C" fn(i32, *mut libc::siginfo_t, *mut c_void) as usize;
+            // The JVM's own flags (stack, restart), plus SA_SIGINFO for us.
+            sa.sa_flags = ((*old).0.sa_flags | libc::SA_SIGINFO) & !libc::SA_RESETHAND;
+            sa.sa_mask = (*old).0.sa_mask;
+            prev.store(old as usize, Ordering::SeqCst);
+            if r == 0 {
+                r = libc::sigaction(sig, &sa, std::ptr::null_mut());
+            }
+            r == 0
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+extern "C" fn on_fault(sig: i32, info: *mut libc::siginfo_t, uc: *mut c_void) {
+    if let Some(slot) = find(gettid()) {
+        if slot.in_walk.swap(false, Ordering::SeqCst) {
+            // SAFETY: the slot's jump buffer was filled by weft_protected_walk on
+            // this thread, which is still running below us on this stack.
+            unsafe { weft_jump_back(slot.jump.get() as *mut c_void) };
+        }
+    }
+    let prev = if sig == libc::SIGBUS {
+        &PREV_BUS
+    } else {
+        &PREV_SEGV
+    };
+    let p = prev.load(Ordering::SeqCst) as *const PrevAction;
+    if p.is_null() {
+        return;
+    }
+    // SAFETY: p is the leaked previous action; calling it as the kernel would
+    // (three arguments with SA_SIGINFO, one without), or restoring the default
+    // action so that the faulting instruction, run again, ends the process as
+    // it would have without us.
+    unsafe {
+        let a = &(*p).0;
+        match a.sa_sigaction {
+            libc::SIG_IGN => {}
+            libc::SIG_DFL => {
+                let mut dfl: libc::sigaction = std::mem::zeroed();
+                dfl.sa_sigaction = libc::SIG_DFL;
+                libc::sigaction(sig, &dfl, std::ptr::null_mut());
+            }
+            h if a.sa_flags & libc::SA_SIGINFO != 0 => {
+                let f: extern "C" fn(i32, *mut libc::siginfo_t, *mut c_void) =
+                    std::mem::transmute(h);
+                f(sig, info, uc);
+            }
+            h => {
+                let f: extern "C" fn(i32) = std::mem::transmute(h);
+                f(sig);
+            }
+        }
+    }
 }
 
 /// Sends a wall-clock signal to a thread (the sampler thread).
