@@ -297,6 +297,8 @@ struct Interner {
     /// (jmethodID, bci, kind) -> frame id; for broken walks (0, error code, BROKEN).
     frames: HashMap<(usize, i32, u8), u32>,
     stacks: HashMap<Vec<u32>, u32>,
+    /// Stack of each thread's last wall sample (by trace thread index).
+    last_wall: HashMap<u32, u32>,
     samples: u64,
     scratch: Vec<u32>,
 }
@@ -341,6 +343,9 @@ impl Interner {
             }
         };
         self.samples += 1;
+        if e.mode_state & 0xF == weft_trace::sample_mode::WALL {
+            self.last_wall.insert(e.thread, stack);
+        }
         sink::emit_global(&Record::StackSample {
             ts: e.ts,
             thread: e.thread,
@@ -373,6 +378,36 @@ fn os_state(tid: u32) -> u8 {
     }
 }
 
+/// CPU a thread may use between two wall samples and still count as "not run
+/// since" (going back to sleep after the last wall signal costs a few µs).
+const IDLE_SLACK_NS: u64 = 50_000;
+
+/// A wall sample of a thread that has not run since its last one, without
+/// waking it: the same stack again (async-profiler does the same for idle threads).
+fn repeat_wall(s: &sig::ThreadSlot, tid: u32, state: u8) -> bool {
+    let after = s.cpu_after_wall.load(Ordering::Relaxed);
+    let Some(now) = sig::cpu_of(tid) else {
+        return false;
+    };
+    if after == 0 || now.saturating_sub(after) > IDLE_SLACK_NS {
+        return false;
+    }
+    let index = s.index.load(Ordering::Relaxed);
+    let mut g = lock(&INTERNER);
+    let it = g.get_or_insert_with(Interner::default);
+    let Some(&stack) = it.last_wall.get(&index) else {
+        return false;
+    };
+    it.samples += 1;
+    sink::emit_global(&Record::StackSample {
+        ts: crate::clock::now(),
+        thread: index,
+        stack,
+        mode_state: weft_trace::sample_mode::WALL | (state << 4),
+    });
+    true
+}
+
 /// Faults of the stack walker after which sampling stops (each was recovered).
 const MAX_FAULTS: u64 = 10;
 
@@ -401,7 +436,11 @@ fn sampler_main(stop: std::sync::mpsc::Receiver<()>) {
                 if tid == my_tid {
                     continue;
                 }
-                s.wall_state.store(os_state(tid), Ordering::Relaxed);
+                let state = os_state(tid);
+                if state != weft_trace::thread_state::RUNNING && repeat_wall(s, tid, state) {
+                    continue;
+                }
+                s.wall_state.store(state, Ordering::Relaxed);
                 sig::signal_wall(tid);
             }
             next_wall = Instant::now() + Duration::from_nanos(sig::jitter(&rng, wall));

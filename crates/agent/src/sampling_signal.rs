@@ -117,6 +117,9 @@ pub struct ThreadSlot {
     rng: AtomicU64,
     /// OS state read by the sampler thread just before it sent a wall signal.
     pub wall_state: AtomicU8,
+    /// The thread's CPU time (ns) at the end of its last wall sample: a thread
+    /// that has not run since is not signalled again (its stack is the same).
+    pub cpu_after_wall: AtomicU64,
     busy: AtomicBool,
     /// The thread is inside the protected walk: a fault jumps back to `jump`.
     in_walk: AtomicBool,
@@ -136,6 +139,7 @@ impl ThreadSlot {
             fd: AtomicI32::new(-1),
             rng: AtomicU64::new(0),
             wall_state: AtomicU8::new(0),
+            cpu_after_wall: AtomicU64::new(0),
             busy: AtomicBool::new(false),
             in_walk: AtomicBool::new(false),
             jump: std::cell::UnsafeCell::new([0; JMPBUF_BYTES / 8]),
@@ -204,6 +208,7 @@ pub fn register(env: *mut c_void, index: u32, period_ns: u64) -> bool {
             Ordering::Relaxed,
         );
         s.busy.store(false, Ordering::Relaxed);
+        s.cpu_after_wall.store(0, Ordering::Relaxed);
         s.fd.store(-1, Ordering::Relaxed);
         s.tid.store(tid, Ordering::Release);
         if period_ns > 0 {
@@ -589,6 +594,11 @@ fn take_sample(sig: i32, uc: *mut c_void) {
             }
         }
     }
+    if sig == WALL_SIGNAL {
+        // clock_gettime is async-signal-safe.
+        slot.cpu_after_wall
+            .store(clock::thread_cpu_ns(), Ordering::Relaxed);
+    }
     if sig == CPU_SIGNAL {
         let fd = slot.fd.load(Ordering::Acquire);
         let p = CPU_PERIOD_NS.load(Ordering::Relaxed);
@@ -694,6 +704,19 @@ pub fn signal_wall(tid: u32) -> bool {
             WALL_SIGNAL,
         ) == 0
     }
+}
+
+/// CPU time (ns) of thread `tid` of this process (the kernel's per-thread CPU clock).
+pub fn cpu_of(tid: u32) -> Option<u64> {
+    // MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED) of the kernel's posix-cpu-timers.
+    let clock = ((!(tid as i32)) << 3) | 6;
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: valid out-pointer; an exited thread gives EINVAL.
+    let r = unsafe { libc::clock_gettime(clock, &mut ts) };
+    (r == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
 }
 
 pub fn wall_period_ns() -> u64 {

@@ -41,10 +41,12 @@ public final class Splits {
         }
     }
 
+    /** Sleeps until the deadline (in one sleep: a sleeping thread uses no CPU). */
     static void nap(long deadline) {
-        while (System.nanoTime() < deadline) {
+        long left;
+        while ((left = deadline - System.nanoTime()) > 0) {
             try {
-                Thread.sleep(5);
+                Thread.sleep(left / 1_000_000L + 1);
             } catch (InterruptedException e) {
                 return;
             }
