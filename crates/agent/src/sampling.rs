@@ -382,9 +382,14 @@ fn os_state(tid: u32) -> u8 {
 /// since" (going back to sleep after the last wall signal costs a few µs).
 const IDLE_SLACK_NS: u64 = 50_000;
 
+/// Threads signalled per wall tick at most (each costs a /proc read and a walk):
+/// with more busy threads, they are taken in turn.
+const WALL_SIGNALS_PER_TICK: usize = 128;
+
 /// A wall sample of a thread that has not run since its last one, without
-/// waking it: the same stack again (async-profiler does the same for idle threads).
-fn repeat_wall(s: &sig::ThreadSlot, tid: u32, state: u8) -> bool {
+/// waking it or reading /proc: the same stack and state again (async-profiler
+/// does the same for idle threads).
+fn repeat_wall(s: &sig::ThreadSlot, tid: u32) -> bool {
     let after = s.cpu_after_wall.load(Ordering::Relaxed);
     let Some(now) = sig::cpu_of(tid) else {
         return false;
@@ -399,6 +404,11 @@ fn repeat_wall(s: &sig::ThreadSlot, tid: u32, state: u8) -> bool {
         return false;
     };
     it.samples += 1;
+    // It has not run since: not running now, whatever it was then.
+    let state = match s.wall_state.load(Ordering::Relaxed) {
+        weft_trace::thread_state::RUNNING => weft_trace::thread_state::SLEEPING,
+        other => other,
+    };
     sink::emit_global(&Record::StackSample {
         ts: crate::clock::now(),
         thread: index,
@@ -416,6 +426,7 @@ fn sampler_main(stop: std::sync::mpsc::Receiver<()>) {
     let rng = AtomicU64::new(crate::clock::tsc() | 1);
     let mut next_wall = Instant::now() + Duration::from_nanos(sig::jitter(&rng, wall.max(1)));
     let my_tid = sig::gettid();
+    let mut start = 0;
     loop {
         let faults = sig::FAULTS.load(Ordering::Relaxed);
         if faults >= MAX_FAULTS {
@@ -428,20 +439,25 @@ fn sampler_main(stop: std::sync::mpsc::Receiver<()>) {
         }
         let now = Instant::now();
         if wall > 0 && now >= next_wall && sink::recording() {
-            for s in sig::threads() {
+            let slots = sig::threads();
+            let mut signalled = 0;
+            for k in 0..slots.len() {
+                let s = &slots[(start + k) % slots.len()];
                 if !s.live() {
                     continue;
                 }
                 let tid = s.tid.load(Ordering::Acquire);
-                if tid == my_tid {
+                if tid == my_tid || repeat_wall(s, tid) {
                     continue;
                 }
-                let state = os_state(tid);
-                if state != weft_trace::thread_state::RUNNING && repeat_wall(s, tid, state) {
-                    continue;
+                if signalled == WALL_SIGNALS_PER_TICK {
+                    // The others first at the next tick.
+                    start = (start + k) % slots.len();
+                    break;
                 }
-                s.wall_state.store(state, Ordering::Relaxed);
+                s.wall_state.store(os_state(tid), Ordering::Relaxed);
                 sig::signal_wall(tid);
+                signalled += 1;
             }
             next_wall = Instant::now() + Duration::from_nanos(sig::jitter(&rng, wall));
         }
@@ -481,8 +497,19 @@ pub fn finish(jvmti: Jvmti, jni: Jni) {
         jni.check_clear();
     }
     let mut names = Names::new(jvmti, jni);
+    // Frame id -> (class, method, is a wrapped original `m$weft`).
+    let mut methods: HashMap<u32, (Box<str>, Box<str>, bool)> = HashMap::new();
     for (&(method, bci, kind), &id) in &it.frames {
-        sink::emit_global(&names.frame_def(id, method, bci, kind));
+        let mut def = names.frame_def(id, method, bci, kind);
+        if let Record::FrameDef { class, method, .. } = &mut def {
+            let original = method.strip_suffix(weft_classfile::RENAME_SUFFIX);
+            let renamed = original.is_some();
+            if let Some(o) = original {
+                *method = o.into();
+            }
+            methods.insert(id, (class.clone(), method.clone(), renamed));
+        }
+        sink::emit_global(&def);
     }
     drop(names);
     if framed {
@@ -491,7 +518,7 @@ pub fn finish(jvmti: Jvmti, jni: Jni) {
     for (frames, &id) in &it.stacks {
         sink::emit_global(&Record::StackDef {
             id,
-            frames: frames.clone(),
+            frames: without_wrappers(frames, &methods),
         });
     }
     let dropped = sig::DROPPED.load(Ordering::Relaxed);
@@ -505,6 +532,27 @@ pub fn finish(jvmti: Jvmti, jni: Jni) {
             reason: LossReason::Other(SAMPLES_DROPPED),
         });
     }
+}
+
+/// A stack without weft's wrapper frames: an instrumented method `m` is a wrapper
+/// that calls the original, renamed `m$weft` (crates/classfile); the stack shows
+/// the original under its own name, once.
+fn without_wrappers(
+    frames: &[u32],
+    methods: &HashMap<u32, (Box<str>, Box<str>, bool)>,
+) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::with_capacity(frames.len());
+    for &f in frames {
+        let wraps_previous = out.last().and_then(|p| methods.get(p)).is_some_and(|p| {
+            p.2 && methods
+                .get(&f)
+                .is_some_and(|m| !m.2 && m.0 == p.0 && m.1 == p.1)
+        });
+        if !wraps_previous {
+            out.push(f);
+        }
+    }
+    out
 }
 
 /// Loss reason code of samples dropped (ring full or thread table full).
