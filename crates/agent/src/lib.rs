@@ -421,12 +421,12 @@ unsafe extern "system" fn on_vm_death(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv) {
         if let Some(jni) = jni {
             agent::set_probe_on(jni, false);
             forkjoin::flush_all(jni);
-            if let Some(jvmti) = agent::jvmti() {
-                sampling::finish(jvmti, jni);
-            }
         }
         LIVE.store(false, Ordering::SeqCst);
         sink::set_recording(false);
+        if let (Some(jni), Some(jvmti)) = (jni, agent::jvmti()) {
+            sampling::finish(jvmti, jni);
+        }
         sink::push_global_force(&sink::calibration());
         sink::push_global_force(&Record::End { ts: clock::now() });
         sink::finish();

@@ -346,7 +346,7 @@ impl Interner {
         if e.mode_state & 0xF == weft_trace::sample_mode::WALL {
             self.last_wall.insert(e.thread, stack);
         }
-        sink::emit_global(&Record::StackSample {
+        emit(&Record::StackSample {
             ts: e.ts,
             thread: e.thread,
             stack,
@@ -409,7 +409,7 @@ fn repeat_wall(s: &sig::ThreadSlot, tid: u32) -> bool {
         weft_trace::thread_state::RUNNING => weft_trace::thread_state::SLEEPING,
         other => other,
     };
-    sink::emit_global(&Record::StackSample {
+    emit(&Record::StackSample {
         ts: crate::clock::now(),
         thread: index,
         stack,
@@ -428,6 +428,12 @@ fn sampler_main(stop: std::sync::mpsc::Receiver<()>) {
     let my_tid = sig::gettid();
     let mut start = 0;
     loop {
+        if crate::agent::disabled() {
+            // The agent switched itself off (and said so): no more samples.
+            sig::ACTIVE.store(false, Ordering::SeqCst);
+            sig::close_all();
+            return;
+        }
         let faults = sig::FAULTS.load(Ordering::Relaxed);
         if faults >= MAX_FAULTS {
             switch_off(&format!(
@@ -477,9 +483,11 @@ fn sampler_main(stop: std::sync::mpsc::Receiver<()>) {
 // ---------------------------------------------------------------- VMDeath
 
 /// Stops sampling, drains the ring and writes the frame and stack definitions
-/// (names resolved now, on this JVM thread).
+/// (names resolved now, on this JVM thread). Called at VMDeath after recording
+/// stopped, before the last blocks are written.
 pub fn finish(jvmti: Jvmti, jni: Jni) {
     sig::ACTIVE.store(false, Ordering::SeqCst);
+    FINISHING.store(true, Ordering::SeqCst);
     if !ENABLED.load(Ordering::Relaxed) && lock(&STOP).is_none() {
         return;
     }
@@ -487,6 +495,9 @@ pub fn finish(jvmti: Jvmti, jni: Jni) {
     if let Some((tx, h)) = lock(&STOP).take() {
         let _ = tx.send(());
         let _ = h.join();
+    }
+    if crate::agent::disabled() {
+        return;
     }
     drain_once();
     let Some(it) = lock(&INTERNER).take() else {
@@ -509,14 +520,14 @@ pub fn finish(jvmti: Jvmti, jni: Jni) {
             }
             methods.insert(id, (class.clone(), method.clone(), renamed));
         }
-        sink::emit_global(&def);
+        emit(&def);
     }
     drop(names);
     if framed {
         jni.pop_local_frame();
     }
     for (frames, &id) in &it.stacks {
-        sink::emit_global(&Record::StackDef {
+        emit(&Record::StackDef {
             id,
             frames: without_wrappers(frames, &methods),
         });
@@ -524,7 +535,7 @@ pub fn finish(jvmti: Jvmti, jni: Jni) {
     let dropped = sig::DROPPED.load(Ordering::Relaxed);
     if dropped > 0 {
         let now = crate::clock::now();
-        sink::emit_global(&Record::Loss {
+        emit(&Record::Loss {
             thread: GLOBAL_THREAD,
             from_ts: now,
             to_ts: now,
@@ -553,6 +564,18 @@ fn without_wrappers(
         }
     }
     out
+}
+
+/// The end's drain and definitions are written after the other engines stopped
+/// recording (at VMDeath), so their last records stay as they were without us.
+static FINISHING: AtomicBool = AtomicBool::new(false);
+
+fn emit(r: &Record) {
+    if FINISHING.load(Ordering::Relaxed) {
+        sink::push_global_force(r);
+    } else {
+        sink::emit_global(r);
+    }
 }
 
 /// Loss reason code of samples dropped (ring full or thread table full).

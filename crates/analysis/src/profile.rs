@@ -235,11 +235,14 @@ impl Profile {
             }
         }
         p.samples.sort_by_key(|s| (s.thread, s.ts_ns));
-        for i in 0..p.samples.len() {
-            let s = p.samples[i];
-            let kind = p.leaf_kind(s.stack);
+        let kinds: Vec<(Mode, Option<u8>)> = p
+            .samples
+            .iter()
+            .map(|s| (s.mode, p.leaf_kind(s.stack)))
+            .collect();
+        for (mode, kind) in kinds {
             let broken = kind == Some(frame_kind::BROKEN);
-            match s.mode {
+            match mode {
                 Mode::Cpu => {
                     p.cpu_samples += 1;
                     p.cpu_broken += broken as u64;
@@ -467,5 +470,117 @@ impl SampleFilter {
             }
         }
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::*;
+    use weft_trace::GLOBAL_THREAD;
+
+    fn frame(tb: &mut TB, id: u32, kind: u8, class: &str, method: &str, line: i32) {
+        tb.global(Record::FrameDef {
+            id,
+            kind,
+            line,
+            class: class.into(),
+            method: method.into(),
+        });
+    }
+
+    fn sample(tb: &mut TB, ts: u64, thread: u32, stack: u32, mode_state: u8) {
+        tb.recs.push((
+            GLOBAL_THREAD,
+            Record::StackSample {
+                ts,
+                thread,
+                stack,
+                mode_state,
+            },
+        ));
+    }
+
+    /// Samples are tied to the innermost execution running on their thread;
+    /// collapsed stacks are root first; broken walks are counted, not named.
+    #[test]
+    fn ties_samples_to_executions_and_collapses_stacks() {
+        let mut tb = TB::new();
+        // A pool thread runs a submitted demo.Work (22-52) inside a FutureTask.
+        tb.submit(MAIN, 10, (C_WORK, 7), 0);
+        tb.start(1, 0, C_THREAD, (C_WORKER, 2001));
+        tb.begin(1, 1, P_WORKER_RUN, C_WORKER, 2001);
+        tb.begin_p(1, 20, P_FUTURETASK_RUN, C_FUTURETASK, 300, (C_WORK, 7));
+        tb.run(1, 22, 52, P_WORK_RUN, C_WORK, 7);
+        tb.end(1, 55, P_FUTURETASK_RUN, 300);
+        tb.end(1, 99, P_WORKER_RUN, 2001);
+        tb.thread_end(1, 100);
+        frame(&mut tb, 1, frame_kind::JAVA, "java.lang.Thread", "run", 840);
+        frame(&mut tb, 2, frame_kind::JAVA, "demo.Work", "run", 12);
+        frame(&mut tb, 3, frame_kind::JAVA, "demo.Work", "spin", 30);
+        frame(&mut tb, 4, frame_kind::BROKEN, "", "GC_active", 0);
+        tb.global(Record::StackDef {
+            id: 1,
+            frames: vec![3, 2, 1],
+        });
+        tb.global(Record::StackDef {
+            id: 2,
+            frames: vec![4],
+        });
+        let cpu = sample_mode::CPU | (thread_state::RUNNING << 4);
+        sample(&mut tb, 25, 1, 1, cpu);
+        sample(&mut tb, 30, 1, 1, cpu);
+        sample(&mut tb, 40, 1, 2, cpu);
+        sample(&mut tb, 60, 1, 1, cpu); // after the execution: the thread's own time
+        sample(
+            &mut tb,
+            70,
+            1,
+            1,
+            sample_mode::WALL | (thread_state::SLEEPING << 4),
+        );
+        tb.global(Record::End { ts: 100 });
+        let trace = tb.trace();
+        let a = crate::analyze(&trace);
+        let p = &a.profile;
+        assert_eq!((p.cpu_samples, p.wall_samples, p.cpu_broken), (4, 1, 1));
+        assert!((p.broken_share(Mode::Cpu) - 0.25).abs() < 1e-9);
+        let work = p
+            .task_classes
+            .iter()
+            .find(|c| c.class == "demo.Work")
+            .expect("demo.Work profile");
+        assert_eq!(work.cpu_samples, 3);
+        assert_eq!(work.top_methods[0].method, "demo.Work.spin");
+        assert_eq!(work.top_methods[0].samples, 2);
+        let collapsed = p.collapsed(Mode::Cpu, true, |_| true);
+        assert_eq!(
+            collapsed,
+            vec![
+                ("[broken:GC_active]".to_string(), 1),
+                (
+                    "java.lang.Thread.run:840;demo.Work.run:12;demo.Work.spin:30".to_string(),
+                    3
+                ),
+            ]
+        );
+        let wall = p.collapsed(Mode::Wall, false, |_| true);
+        assert_eq!(
+            wall,
+            vec![(
+                "java.lang.Thread.run;demo.Work.run;demo.Work.spin".to_string(),
+                1
+            )]
+        );
+        let only_work = SampleFilter {
+            thread: None,
+            task_class: Some("Work".into()),
+        };
+        let n: u64 = p
+            .collapsed(Mode::Cpu, false, |s| only_work.keeps(s, &a.model, &a.tasks))
+            .iter()
+            .map(|x| x.1)
+            .sum();
+        assert_eq!(n, 3);
     }
 }
