@@ -600,11 +600,14 @@ fn walk_error(code: i32) -> &'static str {
     }
 }
 
+/// A method's declaring class, name and line table ((bytecode index, line) pairs).
+type MethodInfo = (String, String, Vec<(i64, i32)>);
+
 /// Method, class and line table per jmethodID, resolved once.
 struct Names {
     jvmti: Jvmti,
     jni: Jni,
-    methods: HashMap<usize, Option<(String, String, Vec<(i64, i32)>)>>,
+    methods: HashMap<usize, Option<MethodInfo>>,
     /// Loaded classes by signature (for lambda hosts), built on first need.
     by_sig: Option<HashMap<String, jclass>>,
 }
@@ -656,7 +659,7 @@ impl Names {
         }
     }
 
-    fn resolve(&mut self, m: jmethodID) -> Option<(String, String, Vec<(i64, i32)>)> {
+    fn resolve(&mut self, m: jmethodID) -> Option<MethodInfo> {
         let (name, _) = self.jvmti.get_method_name(m).ok()?;
         let c = self.jvmti.get_method_declaring_class(m).ok()?;
         let sig = self.jvmti.get_class_signature(c).unwrap_or_default();
