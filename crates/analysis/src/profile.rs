@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use weft_trace::{frame_kind, sample_mode, thread_state, Record, ThreadIndex, Trace};
+use weft_trace::{frame_kind, sample_mode, thread_state, Record, ThreadIndex};
 
 use crate::locks::LockAnalysis;
 use crate::model::Model;
@@ -128,6 +128,75 @@ pub struct Profile {
 
 const TOP: usize = 5;
 
+/// The sampled-stack records of a trace (kept by the model builder, one pass).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SampledRecords {
+    pub cpu_period_ns: u64,
+    pub wall_period_ns: u64,
+    pub frames: HashMap<u32, Frame>,
+    /// Frame ids innermost first.
+    pub stacks: HashMap<u32, Vec<u32>>,
+    pub samples: Vec<StackSample>,
+}
+
+impl SampledRecords {
+    pub fn from_header(h: &weft_trace::Header) -> SampledRecords {
+        SampledRecords {
+            cpu_period_ns: h.get_u64("sampling.cpu_period_ns").unwrap_or(0),
+            wall_period_ns: h.get_u64("sampling.wall_period_ns").unwrap_or(0),
+            ..SampledRecords::default()
+        }
+    }
+
+    /// Keeps a sampled-stack record; false for any other record.
+    pub fn record(&mut self, r: &Record) -> bool {
+        match r {
+            Record::FrameDef {
+                id,
+                kind,
+                line,
+                class,
+                method,
+            } => {
+                self.frames.insert(
+                    *id,
+                    Frame {
+                        class: class.to_string(),
+                        method: method.to_string(),
+                        line: *line,
+                        kind: *kind,
+                    },
+                );
+            }
+            Record::StackDef { id, frames } => {
+                self.stacks.insert(*id, frames.clone());
+            }
+            Record::StackSample {
+                ts,
+                thread,
+                stack,
+                mode_state,
+            } => {
+                let mode = if mode_state & 0xF == sample_mode::CPU {
+                    Mode::Cpu
+                } else {
+                    Mode::Wall
+                };
+                self.samples.push(StackSample {
+                    ts_ns: *ts,
+                    thread: *thread,
+                    stack: *stack,
+                    mode,
+                    state: mode_state >> 4,
+                    execution: None,
+                });
+            }
+            _ => return false,
+        }
+        true
+    }
+}
+
 impl Profile {
     pub fn is_empty(&self) -> bool {
         self.samples.is_empty()
@@ -178,62 +247,16 @@ impl Profile {
     }
 
     /// Builds the profile and ties samples to executions and locks.
-    pub fn build(
-        trace: &Trace,
-        model: &Model,
-        tasks: &TaskAnalysis,
-        locks: &LockAnalysis,
-    ) -> Profile {
+    pub fn build(model: &Model, tasks: &TaskAnalysis, locks: &LockAnalysis) -> Profile {
+        let r = &model.sampled;
         let mut p = Profile {
-            cpu_period_ns: trace.header.get_u64("sampling.cpu_period_ns").unwrap_or(0),
-            wall_period_ns: trace.header.get_u64("sampling.wall_period_ns").unwrap_or(0),
+            cpu_period_ns: r.cpu_period_ns,
+            wall_period_ns: r.wall_period_ns,
+            frames: r.frames.clone(),
+            stacks: r.stacks.clone(),
+            samples: r.samples.clone(),
             ..Profile::default()
         };
-        for (_, r) in &trace.records {
-            match r {
-                Record::FrameDef {
-                    id,
-                    kind,
-                    line,
-                    class,
-                    method,
-                } => {
-                    p.frames.insert(
-                        *id,
-                        Frame {
-                            class: class.to_string(),
-                            method: method.to_string(),
-                            line: *line,
-                            kind: *kind,
-                        },
-                    );
-                }
-                Record::StackDef { id, frames } => {
-                    p.stacks.insert(*id, frames.clone());
-                }
-                Record::StackSample {
-                    ts,
-                    thread,
-                    stack,
-                    mode_state,
-                } => {
-                    let mode = if mode_state & 0xF == sample_mode::CPU {
-                        Mode::Cpu
-                    } else {
-                        Mode::Wall
-                    };
-                    p.samples.push(StackSample {
-                        ts_ns: *ts,
-                        thread: *thread,
-                        stack: *stack,
-                        mode,
-                        state: mode_state >> 4,
-                        execution: None,
-                    });
-                }
-                _ => {}
-            }
-        }
         p.samples.sort_by_key(|s| (s.thread, s.ts_ns));
         let kinds: Vec<(Mode, Option<u8>)> = p
             .samples

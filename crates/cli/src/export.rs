@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use weft_analysis::profile::{Mode, SampleFilter};
 use weft_analysis::Analysis;
-use weft_trace::Trace;
 
 use crate::CliError;
 
@@ -56,8 +55,8 @@ fn parse_mode(s: &str) -> Result<Mode, String> {
     }
 }
 
-/// Reads and analyses a trace, with the CLI's error messages.
-pub fn load(trace: &Path) -> Result<(Trace, Analysis), CliError> {
+/// Reads a trace into its model and analyses it, with the CLI's error messages.
+pub fn load(trace: &Path) -> Result<Analysis, CliError> {
     if !trace.exists() {
         return Err(CliError::new(format!(
             "trace {} does not exist (record one with `weft record -o {} -- java …`)",
@@ -65,10 +64,8 @@ pub fn load(trace: &Path) -> Result<(Trace, Analysis), CliError> {
             trace.display()
         )));
     }
-    let data = weft_trace::read_trace(trace)
-        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
-    let analysis = weft_analysis::analyze(&data);
-    Ok((data, analysis))
+    let model = crate::report::read_model(trace)?;
+    Ok(weft_analysis::analyze_model(model))
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
@@ -99,22 +96,12 @@ pub fn run(args: ExportArgs) -> Result<u8, CliError> {
             "nothing to export: give --perfetto, --chrome, --collapsed, --flamegraph, --speedscope or --html FILE",
         ));
     }
-    let (trace, analysis) = load(&args.trace)?;
-    let needs_flows = args.perfetto.is_some() || args.chrome.is_some();
-    let submitters = if needs_flows {
-        weft_analysis::timeline::submitter_threads(&trace, &analysis.tasks)
-    } else {
-        Vec::new()
-    };
-    drop(trace);
+    let analysis = load(&args.trace)?;
     if let Some(p) = &args.perfetto {
-        write(p, &weft_views::perfetto_trace(&analysis, &submitters))?;
+        write(p, &weft_views::perfetto_trace(&analysis))?;
     }
     if let Some(p) = &args.chrome {
-        write(
-            p,
-            weft_views::chrome_trace(&analysis, &submitters).as_bytes(),
-        )?;
+        write(p, weft_views::chrome_trace(&analysis).as_bytes())?;
     }
     let filter = SampleFilter {
         thread: args.thread.clone(),

@@ -52,10 +52,9 @@ pub fn parse_threshold(s: &str) -> Result<f64, String> {
 }
 
 fn analyze(path: &Path, interval_ns: u64) -> Option<(LockAnalysis, u64)> {
-    let trace = weft_trace::read_trace(path).ok()?;
-    let model = Model::build(&trace);
+    let model = Model::read(path).ok()?;
     let horizon = model.duration_ns;
-    Some((analyze_locks_with(&trace, &model, interval_ns), horizon))
+    Some((analyze_locks_with(&model, interval_ns), horizon))
 }
 
 /// The lines of interval `k` (CSP above the threshold), for the locks of `a`.
@@ -64,7 +63,7 @@ pub fn lines_for(a: &LockAnalysis, k: usize, threshold: f64) -> Vec<String> {
     let start = k as u64 * i;
     let mut rows: Vec<(f64, String)> = Vec::new();
     for l in &a.locks {
-        let Some(&(_, csp)) = l.phases.iter().find(|p| p.0 == start) else {
+        let Some(&csp) = l.csp_per_interval.get(k) else {
             continue;
         };
         if csp <= threshold {

@@ -21,7 +21,7 @@ pub struct ReportArgs {
 
 pub fn run(args: ReportArgs) -> Result<u8, CliError> {
     if let Some(out) = &args.html {
-        let (_, analysis) = crate::export::load(&args.trace)?;
+        let analysis = crate::export::load(&args.trace)?;
         crate::export::write_html(&args.trace, &analysis, out)?;
         return Ok(0);
     }
@@ -42,11 +42,32 @@ pub fn render(trace: &std::path::Path, json: bool) -> Result<String, CliError> {
             trace.display()
         )));
     }
-    let trace_data = weft_trace::read_trace(trace)
-        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
-    let analysis = weft_analysis::analyze(&trace_data);
+    // WEFT_REPORT_STAGES=1: time and peak memory after each stage, on stderr
+    // (bench/report_speed.sh).
+    let stages = std::env::var_os("WEFT_REPORT_STAGES").is_some();
+    let t0 = std::time::Instant::now();
+    let mut stage = |name: &str| {
+        if stages {
+            eprintln!(
+                "weft: stage {name:<14} {:>8.3} s  peak RSS {}",
+                t0.elapsed().as_secs_f64(),
+                peak_rss().unwrap_or_else(|| "?".into())
+            );
+        }
+    };
+    let model = read_model(trace)?;
+    stage("model");
+    if stages {
+        eprintln!(
+            "weft: model: {} events, {} threads",
+            model.event_count(),
+            model.threads.len()
+        );
+    }
+    let analysis = weft_analysis::analyze_model_staged(model, &mut stage);
     if json {
         let value = weft_views::report_json(&analysis);
+        stage("json");
         let mut s = serde_json::to_string_pretty(&value)
             .map_err(|e| CliError::new(format!("cannot encode the report as JSON: {e}")))?;
         s.push('\n');
@@ -54,4 +75,18 @@ pub fn render(trace: &std::path::Path, json: bool) -> Result<String, CliError> {
     } else {
         Ok(weft_views::report_text(&analysis))
     }
+}
+
+/// The model of a trace file (docs/model.md): the trace's records are read and
+/// turned into the model in one pass, and only the model is kept.
+pub fn read_model(trace: &std::path::Path) -> Result<weft_analysis::Model, CliError> {
+    weft_analysis::Model::read(trace)
+        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))
+}
+
+/// The process's peak resident set (`VmHWM` of /proc/self/status), as written there.
+fn peak_rss() -> Option<String> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    Some(line["VmHWM:".len()..].trim().to_string())
 }

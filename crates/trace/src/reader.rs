@@ -94,11 +94,11 @@ pub fn read_trace(path: &Path) -> Result<Trace, TraceError> {
     read_trace_bytes(&bytes)
 }
 
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    pos: usize,
+pub(crate) struct Cursor<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) pos: usize,
     /// Offset of `bytes` in the file, for error messages.
-    base: usize,
+    pub(crate) base: usize,
 }
 
 impl<'a> Cursor<'a> {
@@ -109,7 +109,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    fn u8(&mut self) -> Result<u8, TraceError> {
+    pub(crate) fn u8(&mut self) -> Result<u8, TraceError> {
         let b = *self
             .bytes
             .get(self.pos)
@@ -118,7 +118,7 @@ impl<'a> Cursor<'a> {
         Ok(b)
     }
 
-    fn varint(&mut self) -> Result<u64, TraceError> {
+    pub(crate) fn varint(&mut self) -> Result<u64, TraceError> {
         let mut v: u64 = 0;
         for shift in (0..64).step_by(7) {
             let b = self.u8()?;
@@ -130,12 +130,12 @@ impl<'a> Cursor<'a> {
         Err(self.corrupt("varint too long"))
     }
 
-    fn u32v(&mut self) -> Result<u32, TraceError> {
+    pub(crate) fn u32v(&mut self) -> Result<u32, TraceError> {
         let v = self.varint()?;
         u32::try_from(v).map_err(|_| self.corrupt("value out of range"))
     }
 
-    fn take(&mut self, n: usize) -> Result<&'a [u8], TraceError> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], TraceError> {
         let end = self
             .pos
             .checked_add(n)
@@ -152,12 +152,14 @@ impl<'a> Cursor<'a> {
         String::from_utf8(s.to_vec()).map_err(|_| self.corrupt("string is not UTF-8"))
     }
 
-    fn done(&self) -> bool {
+    pub(crate) fn done(&self) -> bool {
         self.pos >= self.bytes.len()
     }
 }
 
-pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
+/// The header of a trace file from its first bytes: (header, offset of the first
+/// block). `bytes` must hold at least the whole header.
+pub(crate) fn parse_header(bytes: &[u8]) -> Result<(Header, usize), TraceError> {
     if bytes.is_empty() {
         return Err(TraceError::Empty);
     }
@@ -174,15 +176,16 @@ pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
     if version != FORMAT_VERSION {
         return Err(TraceError::UnsupportedVersion(version));
     }
-    let hlen = u32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]) as usize;
-    let hsum = u32::from_le_bytes([bytes[14], bytes[15], bytes[16], bytes[17]]);
-    let hend = 18usize.checked_add(hlen).filter(|&e| e <= bytes.len());
+    let hend = 18usize
+        .checked_add(header_len(bytes))
+        .filter(|&e| e <= bytes.len());
     let Some(hend) = hend else {
         return Err(TraceError::Corrupt {
             offset: 18,
             what: "file ends inside the header".into(),
         });
     };
+    let hsum = u32::from_le_bytes([bytes[14], bytes[15], bytes[16], bytes[17]]);
     let hpayload = &bytes[18..hend];
     if checksum(hpayload) != hsum {
         return Err(TraceError::Corrupt {
@@ -202,6 +205,16 @@ pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
         let v = c.string()?;
         header.entries.push((k, v));
     }
+    Ok((header, hend))
+}
+
+/// Length of the header payload, from the first 18 bytes of a file.
+pub(crate) fn header_len(bytes: &[u8]) -> usize {
+    u32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]) as usize
+}
+
+pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
+    let (header, hend) = parse_header(bytes)?;
 
     let mut records = Vec::new();
     let mut truncated = false;
@@ -243,25 +256,15 @@ pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
         pos = end;
     }
     fj.resolve(&mut records);
+    crate::vthreads::demux(&mut records);
 
     if !records.iter().any(|(_, r)| matches!(r, Record::End { .. })) {
         truncated = true;
     }
     let clock = fit_clock(&header, &records);
-    let start_mono = header.get_u64(header_keys::START_MONO_NS).unwrap_or(0);
-    let fj_in_ticks = header.get(header_keys::FORKJOIN_CLOCK) == Some("ticks");
+    let times = TimeConverter::new(&header, clock.clone());
     for (_, r) in records.iter_mut() {
-        let mono = !fj_in_ticks && r.mono_timed();
-        if let Some(ts) = r.ts_mut() {
-            *ts = if mono {
-                ts.saturating_sub(start_mono)
-            } else {
-                clock.to_ns(*ts)
-            };
-        }
-        if let Record::Loss { to_ts, .. } = r {
-            *to_ts = clock.to_ns(*to_ts);
-        }
+        times.convert(r);
     }
     Ok(Trace {
         header,
@@ -272,9 +275,53 @@ pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
     })
 }
 
+/// Converts a record's times, as written, to ns since the start of recording.
+pub(crate) struct TimeConverter {
+    clock: Clock,
+    start_mono: u64,
+    fj_in_ticks: bool,
+}
+
+impl TimeConverter {
+    pub(crate) fn new(header: &Header, clock: Clock) -> TimeConverter {
+        TimeConverter {
+            clock,
+            start_mono: header.get_u64(header_keys::START_MONO_NS).unwrap_or(0),
+            fj_in_ticks: header.get(header_keys::FORKJOIN_CLOCK) == Some("ticks"),
+        }
+    }
+
+    pub(crate) fn convert(&self, r: &mut Record) {
+        let mono = !self.fj_in_ticks && r.mono_timed();
+        if let Some(ts) = r.ts_mut() {
+            *ts = if mono {
+                ts.saturating_sub(self.start_mono)
+            } else {
+                self.clock.to_ns(*ts)
+            };
+        }
+        if let Record::Loss { to_ts, .. } = r {
+            *to_ts = self.clock.to_ns(*to_ts);
+        }
+    }
+}
+
 /// Least-squares fit of mono_ns against ticks over the calibration points;
 /// falls back to the header's start-up estimate.
 fn fit_clock(header: &Header, records: &[(ThreadIndex, Record)]) -> Clock {
+    let calibrations: Vec<(u64, u64)> = records
+        .iter()
+        .filter_map(|(_, r)| match r {
+            Record::Calibration { ts, mono_ns } => Some((*ts, *mono_ns)),
+            _ => None,
+        })
+        .collect();
+    fit_clock_points(header, &calibrations)
+}
+
+/// The clock from the header and the (ticks, mono ns) of the `Calibration`
+/// records, in file order.
+pub(crate) fn fit_clock_points(header: &Header, calibrations: &[(u64, u64)]) -> Clock {
     let start_ticks = header.get_u64(header_keys::START_TICKS).unwrap_or(0);
     let estimate = header
         .get_f64(header_keys::TICKS_PER_SEC)
@@ -285,10 +332,8 @@ fn fit_clock(header: &Header, records: &[(ThreadIndex, Record)]) -> Clock {
     if let Some(m) = header.get_u64(header_keys::START_MONO_NS) {
         pts.push((start_ticks as f64, m as f64));
     }
-    for (_, r) in records {
-        if let Record::Calibration { ts, mono_ns } = r {
-            pts.push((*ts as f64, *mono_ns as f64));
-        }
+    for (ts, mono_ns) in calibrations {
+        pts.push((*ts as f64, *mono_ns as f64));
     }
     if pts.len() >= 2 {
         let n = pts.len() as f64;
@@ -307,7 +352,7 @@ fn fit_clock(header: &Header, records: &[(ThreadIndex, Record)]) -> Clock {
     Clock::new(start_ticks, estimate)
 }
 
-fn decode_block(
+pub(crate) fn decode_block(
     payload: &[u8],
     base: usize,
     out: &mut Vec<(ThreadIndex, Record)>,
@@ -352,7 +397,11 @@ fn decode_block(
     Ok(())
 }
 
-fn decode_record(tag: u8, ts: u64, c: &mut Cursor<'_>) -> Result<Option<Record>, TraceError> {
+pub(crate) fn decode_record(
+    tag: u8,
+    ts: u64,
+    c: &mut Cursor<'_>,
+) -> Result<Option<Record>, TraceError> {
     use Record::*;
     let r = match tag {
         tag::CLASS_DEF => ClassDef {
@@ -482,6 +531,39 @@ fn decode_record(tag: u8, ts: u64, c: &mut Cursor<'_>) -> Result<Option<Record>,
             voluntary_cs: c.varint()?,
             involuntary_cs: c.varint()?,
             live_threads: c.u32v()?,
+        },
+        tag::THREAD_SCHED => ThreadSched {
+            ts,
+            thread: c.u32v()?,
+            on_cpu_ns: c.varint()?,
+            runq_ns: c.varint()?,
+            timeslices: c.varint()?,
+        },
+        tag::VT_START => VtStart {
+            ts,
+            vt: c.varint()?,
+            carrier: c.u32v()?,
+            class_id: c.u32v()?,
+            ident: c.u32v()?,
+        },
+        tag::VT_END => VtEnd {
+            ts,
+            vt: c.varint()?,
+            carrier: c.u32v()?,
+        },
+        tag::VT_MOUNT => VtMount {
+            ts,
+            vt: c.varint()?,
+            carrier: c.u32v()?,
+        },
+        tag::VT_UNMOUNT => VtUnmount {
+            ts,
+            vt: c.varint()?,
+            carrier: c.u32v()?,
+        },
+        tag::VT_PINNED => VtPinned {
+            ts,
+            site: c.u32v()?,
         },
         tag::CALIBRATION => Calibration {
             ts,
