@@ -49,6 +49,15 @@ pub struct RecordArgs {
 
 /// Parses `100ms`, `1s`, `500us` or a plain number of milliseconds into ns.
 pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
+    let ns = parse_ns(s)?;
+    if !(1_000_000..=60_000_000_000).contains(&ns) {
+        return Err(format!("`{}` must be between 1ms and 60s", s.trim()));
+    }
+    Ok(ns)
+}
+
+/// `100ms`, `1s`, `500us` or a plain number of milliseconds, in ns (no range check).
+fn parse_ns(s: &str) -> Result<u64, String> {
     let s = s.trim();
     let (num, mult) = if let Some(n) = s.strip_suffix("ms") {
         (n, 1_000_000u64)
@@ -63,13 +72,8 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("`{s}` is not a duration (examples: 100ms, 1s, 500us)"))?;
-    let ns = v
-        .checked_mul(mult)
-        .ok_or_else(|| format!("`{s}` is too long"))?;
-    if !(1_000_000..=60_000_000_000).contains(&ns) {
-        return Err(format!("`{s}` must be between 1ms and 60s"));
-    }
-    Ok(ns)
+    v.checked_mul(mult)
+        .ok_or_else(|| format!("`{s}` is too long"))
 }
 
 /// `cpu=10ms,wall=50ms` -> the agent's `cpusample=10000us,wallsample=50000us`.
@@ -97,21 +101,7 @@ pub fn parse_sample_spec(s: &str) -> Result<String, String> {
 
 /// A sampling period: 100us..10s.
 fn parse_sample_period(s: &str) -> Result<u64, String> {
-    let (num, mult) = if let Some(n) = s.strip_suffix("ms") {
-        (n, 1_000_000u64)
-    } else if let Some(n) = s.strip_suffix("us") {
-        (n, 1_000)
-    } else if let Some(n) = s.strip_suffix('s') {
-        (n, 1_000_000_000)
-    } else {
-        (s, 1_000_000)
-    };
-    let ns = num
-        .trim()
-        .parse::<u64>()
-        .ok()
-        .and_then(|v| v.checked_mul(mult))
-        .ok_or_else(|| format!("`{s}` is not a period (examples: 10ms, 500us, off)"))?;
+    let ns = parse_ns(s)?;
     if !(100_000..=10_000_000_000).contains(&ns) {
         return Err(format!("`{s}` must be between 100us and 10s"));
     }
