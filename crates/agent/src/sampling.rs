@@ -508,19 +508,8 @@ pub fn finish(jvmti: Jvmti, jni: Jni) {
         jni.check_clear();
     }
     let mut names = Names::new(jvmti, jni);
-    // Frame id -> (class, method, is a wrapped original `m$weft`).
-    let mut methods: HashMap<u32, (Box<str>, Box<str>, bool)> = HashMap::new();
     for (&(method, bci, kind), &id) in &it.frames {
-        let mut def = names.frame_def(id, method, bci, kind);
-        if let Record::FrameDef { class, method, .. } = &mut def {
-            let original = method.strip_suffix(weft_classfile::RENAME_SUFFIX);
-            let renamed = original.is_some();
-            if let Some(o) = original {
-                *method = o.into();
-            }
-            methods.insert(id, (class.clone(), method.clone(), renamed));
-        }
-        emit(&def);
+        emit(&names.frame_def(id, method, bci, kind));
     }
     drop(names);
     if framed {
@@ -529,7 +518,7 @@ pub fn finish(jvmti: Jvmti, jni: Jni) {
     for (frames, &id) in &it.stacks {
         emit(&Record::StackDef {
             id,
-            frames: without_wrappers(frames, &methods),
+            frames: frames.clone(),
         });
     }
     let dropped = sig::DROPPED.load(Ordering::Relaxed);
@@ -543,27 +532,6 @@ pub fn finish(jvmti: Jvmti, jni: Jni) {
             reason: LossReason::Other(SAMPLES_DROPPED),
         });
     }
-}
-
-/// A stack without weft's wrapper frames: an instrumented method `m` is a wrapper
-/// that calls the original, renamed `m$weft` (crates/classfile); the stack shows
-/// the original under its own name, once.
-fn without_wrappers(
-    frames: &[u32],
-    methods: &HashMap<u32, (Box<str>, Box<str>, bool)>,
-) -> Vec<u32> {
-    let mut out: Vec<u32> = Vec::with_capacity(frames.len());
-    for &f in frames {
-        let wraps_previous = out.last().and_then(|p| methods.get(p)).is_some_and(|p| {
-            p.2 && methods
-                .get(&f)
-                .is_some_and(|m| !m.2 && m.0 == p.0 && m.1 == p.1)
-        });
-        if !wraps_previous {
-            out.push(f);
-        }
-    }
-    out
 }
 
 /// The end's drain and definitions are written after the other engines stopped
