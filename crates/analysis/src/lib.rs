@@ -12,6 +12,7 @@ pub mod graph;
 pub mod locks;
 pub mod model;
 pub mod speedups;
+pub mod profile;
 pub mod tasks;
 pub mod timeline;
 pub mod vthreads;
@@ -34,6 +35,8 @@ pub struct Analysis {
     pub locks: locks::LockAnalysis,
     /// Fork-join computations (docs/forkjoin.md).
     pub forkjoin: forkjoin::ForkJoinAnalysis,
+    /// Sampled stacks tied to tasks and locks (docs/sampling.md).
+    pub profile: profile::Profile,
     /// Virtual threads and where they were pinned (JDK 21+; docs/virtual-threads.md).
     pub virtual_threads: vthreads::VirtualThreadAnalysis,
     /// Possible speedups (docs/speedups.md); without a baseline run until the
@@ -73,6 +76,8 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
     stage("cpu+findings");
     let locks = locks::analyze_locks(&model);
     stage("locks");
+    let profile = profile::Profile::build(&model, &tasks, &locks);
+    stage("profile");
     let virtual_threads = vthreads::analyze_virtual_threads(&model);
     findings.extend(findings::virtual_thread_findings(&virtual_threads));
     stage("virtual threads");
@@ -85,6 +90,7 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
         findings,
         locks,
         forkjoin,
+        profile,
         virtual_threads,
         speedups,
     }

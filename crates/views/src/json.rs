@@ -135,6 +135,7 @@ pub fn report_json(a: &Analysis) -> Value {
         "locks": locks_json(&a.locks),
         "forkjoin": crate::forkjoin_json::forkjoin_json(&a.forkjoin),
         "speedups": crate::speedups_json::speedups_json(&a.speedups),
+        "profile": crate::sampled::profile_json(&a.profile),
     })
 }
 

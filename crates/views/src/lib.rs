@@ -14,6 +14,7 @@ mod perfetto;
 mod speedups_html;
 mod speedups_json;
 mod speedups_text;
+mod sampled;
 mod text;
 mod whatif;
 
@@ -29,3 +30,5 @@ pub use collapsed::collapsed_stacks;
 pub use flamegraph::flamegraph_svg;
 pub use html::{report_html, report_html_with};
 pub use perfetto::perfetto_trace;
+// Issue 19: sampled stacks (docs/sampling.md).
+pub use sampled::{profile_collapsed, profile_flamegraph, profile_speedscope};

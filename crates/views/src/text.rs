@@ -221,6 +221,7 @@ pub fn report_text(a: &Analysis) -> String {
         }
     }
     crate::forkjoin_text::forkjoin_text(&mut out, &a.forkjoin);
+    crate::sampled::profile_text(&mut out, &a.profile);
     locks_text(&mut out, &a.locks);
     crate::speedups_text::speedups_text(&mut out, &a.speedups);
     out
