@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn main() {
+    compile_walk_guard();
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let src_dir = manifest.join("../../java/agent/weft");
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
@@ -88,4 +89,35 @@ fn rename_stubs(bytes: &[u8]) -> Vec<u8> {
         }
     }
     out
+}
+
+/// Compiles `src/walk_guard.c` (sigsetjmp around the sampler's stack walk) into a
+/// static library with the system C compiler (`$CC`, else `cc`).
+fn compile_walk_guard() {
+    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
+    let src = manifest.join("src/walk_guard.c");
+    let out = PathBuf::from(env::var("OUT_DIR").unwrap());
+    let obj = out.join("walk_guard.o");
+    println!("cargo:rerun-if-changed={}", src.display());
+    let cc = env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let ok = Command::new(&cc)
+        .args(["-c", "-fPIC", "-O2", "-Wall", "-o"])
+        .arg(&obj)
+        .arg(&src)
+        .status()
+        .unwrap_or_else(|e| {
+            panic!("cannot run the C compiler {cc} (needed for walk_guard.c): {e}")
+        });
+    assert!(ok.success(), "compiling walk_guard.c failed");
+    let lib = out.join("libweft_walk_guard.a");
+    let _ = fs::remove_file(&lib);
+    let ok = Command::new("ar")
+        .arg("crs")
+        .arg(&lib)
+        .arg(&obj)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run ar: {e}"));
+    assert!(ok.success(), "ar failed");
+    println!("cargo:rustc-link-search=native={}", out.display());
+    println!("cargo:rustc-link-lib=static=weft_walk_guard");
 }

@@ -441,3 +441,22 @@ impl Jni {
         Some(r)
     }
 }
+
+// ---------------------------------------------------------------- sampling (docs/sampling.md)
+
+impl Jni {
+    /// PushLocalFrame: room for `capacity` local references (-Xcheck:jni warns
+    /// when a JVMTI call returns more than the current frame's capacity).
+    pub fn push_local_frame(self, capacity: jint) -> bool {
+        let f = jfn!(self, 19, fn(jint) -> jint);
+        // SAFETY: slot 19 is PushLocalFrame; valid env (type invariant).
+        unsafe { f(self.0, capacity) == 0 }
+    }
+
+    /// PopLocalFrame: frees every local reference of the frame.
+    pub fn pop_local_frame(self) {
+        let f = jfn!(self, 20, fn(jobject) -> jobject);
+        // SAFETY: slot 20 is PopLocalFrame; called once per successful push.
+        unsafe { f(self.0, std::ptr::null_mut()) };
+    }
+}

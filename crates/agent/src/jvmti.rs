@@ -564,3 +564,30 @@ impl Jvmti {
         Ok(frames)
     }
 }
+
+// ---------------------------------------------------------------- sampling (docs/sampling.md)
+
+pub const EVENT_CLASS_LOAD: jint = 55;
+pub const EVENT_CLASS_PREPARE: jint = 56;
+pub const EVENT_COMPILED_METHOD_LOAD: jint = 68;
+/// can_generate_compiled_method_load_events.
+pub const CAP_COMPILED_METHOD_LOAD: u32 = 27;
+
+impl Jvmti {
+    /// Every loaded class (local references).
+    pub fn get_loaded_classes(self) -> JvmtiResult<Vec<jclass>> {
+        let f = tfn!(self, 77, fn(*mut jint, *mut *mut jclass));
+        let mut n: jint = 0;
+        let mut p: *mut jclass = std::ptr::null_mut();
+        // SAFETY: slot 77 is GetLoadedClasses; valid out-pointers.
+        check(unsafe { f(self.0, &mut n, &mut p) })?;
+        let v = if p.is_null() || n <= 0 {
+            Vec::new()
+        } else {
+            // SAFETY: JVMTI returned n class references at p.
+            unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec()
+        };
+        self.deallocate(p);
+        Ok(v)
+    }
+}

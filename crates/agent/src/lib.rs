@@ -24,6 +24,8 @@ pub mod options;
 pub mod pipeline;
 mod plumbing;
 mod probe_jar;
+mod sampling;
+mod sampling_signal;
 mod schedstat;
 mod single;
 mod sink;
@@ -330,6 +332,7 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     cb.set(jvmti::EVENT_GC_START, on_gc_start as *const c_void);
     cb.set(jvmti::EVENT_GC_FINISH, on_gc_finish as *const c_void);
     let lock_events = locks::setup(jvmti, &mut cb);
+    sampling::setup(jvmti, &mut cb, opt_str);
     let vthread_events = vthreads::setup(jvmti, agent::JDK_MAJOR.load(Ordering::Relaxed), &mut cb);
     let events = [
         jvmti::EVENT_VM_INIT,
@@ -419,6 +422,7 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         );
         p.header
             .set(hk::TICKS_PER_SEC, format!("{:.1}", p.clock.ticks_per_sec()));
+        sampling::header(&mut p.header);
         p.header.set(
             "jvm.major",
             agent::JDK_MAJOR.load(Ordering::Relaxed).to_string(),
@@ -442,6 +446,7 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         sink::emit_global(&sink::sample());
         record_thread_start(jvmti, jni, thread);
         LIVE.store(true, Ordering::SeqCst);
+        sampling::start(jvmti, jni, env);
         if !agent::disabled() {
             agent::set_probe_on(jni, true);
         }
@@ -460,6 +465,9 @@ unsafe extern "system" fn on_vm_death(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv) {
         schedstat::tick();
         LIVE.store(false, Ordering::SeqCst);
         sink::set_recording(false);
+        if let (Some(jni), Some(jvmti)) = (jni, agent::jvmti()) {
+            sampling::finish(jvmti, jni);
+        }
         sink::push_global_force(&sink::calibration());
         sink::push_global_force(&Record::End { ts: clock::now() });
         sink::finish();
@@ -492,11 +500,13 @@ unsafe extern "system" fn on_thread_start(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv
         }
         record_thread_start(jvmti, jni, thread);
         forkjoin::thread_start(jni);
+        sampling::thread_start(env);
         Ok(())
     })
 }
 
 unsafe extern "system" fn on_thread_end(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, _thread: jobject) {
+    sampling::thread_end();
     if !LIVE.load(Ordering::Relaxed) {
         return;
     }

@@ -58,6 +58,7 @@ pub fn parse(s: Option<&str>) -> Result<Options, String> {
             ("interval", Some(v)) => o.interval = parse_duration(v)?,
             ("lockinterval", Some(v)) => o.lock_interval = parse_duration(v)?,
             ("quiet", None) => o.quiet = true,
+            (k, _) if crate::sampling::is_option(k) => {}
             _ => {
                 return Err(format!(
                 "unknown or malformed option '{item}' (options: out=PATH, interval=100ms, lockinterval=1s, quiet)"
@@ -65,6 +66,7 @@ pub fn parse(s: Option<&str>) -> Result<Options, String> {
             }
         }
     }
+    crate::sampling::parse_options(Some(s))?;
     Ok(o)
 }
 

@@ -296,6 +296,11 @@ pub fn with_encoder(buf: &Mutex<Buf>, mut f: impl FnMut(&mut weft_trace::BlockEn
     }
 }
 
+/// This thread's trace index (creating its state on first use).
+pub fn local_index() -> Option<u32> {
+    with_local(|l| lock(&l.buf).enc.thread())
+}
+
 /// Appends a record to this thread's block and hands the block to the writer.
 pub fn emit_and_flush(r: &Record) {
     let Some(s) = SINK.get() else { return };

@@ -13,6 +13,8 @@ pub mod graph;
 pub mod lock_groups;
 pub mod locks;
 pub mod model;
+pub mod profile;
+pub mod speedups;
 pub mod tasks;
 pub mod timeline;
 pub mod vthreads;
@@ -39,8 +41,23 @@ pub struct Analysis {
     pub lock_groups: Vec<lock_groups::LockGroup>,
     /// Each execution's self time split into running, blocked, waiting and off-CPU.
     pub activity: activity::ActivityAnalysis,
+    /// Sampled stacks tied to tasks and locks (docs/sampling.md).
+    pub profile: profile::Profile,
     /// Virtual threads and where they were pinned (JDK 21+; docs/virtual-threads.md).
     pub virtual_threads: vthreads::VirtualThreadAnalysis,
+    /// Possible speedups (docs/speedups.md); without a baseline run until the
+    /// CLI adds one ([`Analysis::with_baseline`]).
+    pub speedups: speedups::Speedups,
+}
+
+impl Analysis {
+    /// The possible speedups again, with the overhead terms from `baseline`, the
+    /// analysis of a one-worker or sequential run of the same program.
+    pub fn with_baseline(mut self, baseline: &Analysis) -> Analysis {
+        let base = speedups::baseline_work(&speedups::gather(&baseline.model, &baseline.locks));
+        self.speedups = speedups::compute(&speedups::gather(&self.model, &self.locks), Some(base));
+        self
+    }
 }
 
 /// Run every analysis on a trace read into memory (builds its [`Model`] first).
@@ -64,6 +81,8 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
     stage("cpu");
     let locks = locks::analyze_locks(&model);
     stage("locks");
+    let profile = profile::Profile::build(&model, &tasks, &locks);
+    stage("profile");
     let virtual_threads = vthreads::analyze_virtual_threads(&model);
     stage("virtual threads");
     let lock_groups = lock_groups::group(&locks);
@@ -80,6 +99,8 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
         virtual_threads: &virtual_threads,
     });
     stage("findings");
+    let speedups = speedups::analyze(&model, &locks);
+    stage("speedups");
     Analysis {
         model,
         tasks,
@@ -89,7 +110,9 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
         forkjoin,
         lock_groups,
         activity,
+        profile,
         virtual_threads,
+        speedups,
     }
 }
 

@@ -140,6 +140,9 @@ pub struct LockAnalysis {
     /// Names of the counted threads.
     pub counted_threads: Vec<String>,
     pub excluded_threads: Vec<String>,
+    /// Lifetime `[start, end)` of each counted thread, as CSP counts it (main's from
+    /// `AppStart`); the possible-speedups analysis reads the same spans.
+    pub lifetimes: BTreeMap<ThreadIndex, (u64, u64)>,
     /// Every blocked period of the counted threads, by start time.
     pub blocked: Vec<BlockedInterval>,
     /// Every wait of the counted threads, by start time.
@@ -589,6 +592,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
         .sort_by_key(|b| (b.start_ns, b.thread, b.end_ns));
     wait_intervals.sort_by_key(|w| (w.start_ns, w.thread, w.end_ns));
     out.wait_intervals = wait_intervals;
+    out.lifetimes = counted.into_iter().collect();
     out
 }
 

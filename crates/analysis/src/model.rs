@@ -207,6 +207,8 @@ pub struct Model {
     pub app_start_ns: Option<u64>,
     /// The lock interval chosen at record time (header `locks.interval_ns`).
     pub lock_interval_ns: Option<u64>,
+    /// Sampled-stack records, as written (analysed by crates/analysis/src/profile.rs).
+    pub sampled: crate::profile::SampledRecords,
 }
 
 /// What a fork-join push says beyond its usage and class.
@@ -266,6 +268,7 @@ impl ModelBuilder {
                 sample_interval_ns: h.get_u64(header_keys::SAMPLE_INTERVAL_NS),
                 blind_spots: blind_spots(h),
                 lock_interval_ns: h.get_u64(crate::locks::INTERVAL_HEADER),
+                sampled: crate::profile::SampledRecords::from_header(h),
                 ..Model::default()
             },
             gc_events: Vec::new(),
@@ -291,6 +294,9 @@ impl ModelBuilder {
                 t.first_ns = t.first_ns.min(ts);
                 t.last_ns = t.last_ns.max(ts);
             }
+        }
+        if m.sampled.record(rec) {
+            return;
         }
         let ev = |kind: EventKind, ts: u64, a: u64, b: u32, c: u32, flag: u8| Event {
             kind,
@@ -349,6 +355,8 @@ impl ModelBuilder {
                 m.app_start_ns.get_or_insert(*ts);
                 None
             }
+            // Kept in `m.sampled` above.
+            Record::FrameDef { .. } | Record::StackDef { .. } | Record::StackSample { .. } => None,
             Record::ThreadSched {
                 ts,
                 thread: sched_thread,

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use weft_analysis::profile::{Mode, SampleFilter};
 use weft_analysis::Analysis;
 
 use crate::CliError;
@@ -28,6 +29,30 @@ pub struct ExportArgs {
     /// The HTML report (same as `weft report --html FILE`).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Sampled stacks instead of task nesting for --collapsed and --flamegraph:
+    /// `cpu` or `wall` (docs/sampling.md).
+    #[arg(long, value_name = "MODE", value_parser = parse_mode)]
+    pub profile: Option<Mode>,
+    /// speedscope JSON of the sampled stacks (of --profile, default cpu).
+    #[arg(long, value_name = "FILE")]
+    pub speedscope: Option<PathBuf>,
+    /// Frames with their source line (`Class.method:line`) in sampled-stack exports.
+    #[arg(long)]
+    pub lines: bool,
+    /// Only samples of this thread (its name) in sampled-stack exports.
+    #[arg(long, value_name = "NAME")]
+    pub thread: Option<String>,
+    /// Only samples taken inside executions of this task class (full or simple name).
+    #[arg(long, value_name = "CLASS")]
+    pub task_class: Option<String>,
+}
+
+fn parse_mode(s: &str) -> Result<Mode, String> {
+    match s {
+        "cpu" => Ok(Mode::Cpu),
+        "wall" => Ok(Mode::Wall),
+        _ => Err(format!("`{s}` is not a profile (use cpu or wall)")),
+    }
 }
 
 /// Reads a trace into its model and analyses it, with the CLI's error messages.
@@ -83,9 +108,10 @@ pub fn run(args: ExportArgs) -> Result<u8, CliError> {
         && args.collapsed.is_none()
         && args.flamegraph.is_none()
         && args.html.is_none()
+        && args.speedscope.is_none()
     {
         return Err(CliError::new(
-            "nothing to export: give --perfetto, --chrome, --collapsed, --flamegraph or --html FILE",
+            "nothing to export: give --perfetto, --chrome, --collapsed, --flamegraph, --speedscope or --html FILE",
         ));
     }
     let outputs: Vec<&Path> = [
@@ -106,15 +132,41 @@ pub fn run(args: ExportArgs) -> Result<u8, CliError> {
     if let Some(p) = &args.chrome {
         write(p, weft_views::chrome_trace(&analysis).as_bytes())?;
     }
-    if let Some(p) = &args.collapsed {
-        write(p, weft_views::collapsed_stacks(&analysis).as_bytes())?;
+    let filter = SampleFilter {
+        thread: args.thread.clone(),
+        task_class: args.task_class.clone(),
+    };
+    match args.profile {
+        Some(mode) => {
+            if let Some(p) = &args.collapsed {
+                let s = weft_views::profile_collapsed(&analysis, mode, args.lines, &filter);
+                write(p, s.as_bytes())?;
+            }
+            if let Some(p) = &args.flamegraph {
+                let title = format!("weft — {} samples ({})", mode.name(), args.trace.display());
+                let svg =
+                    weft_views::profile_flamegraph(&analysis, mode, args.lines, &filter, &title)
+                        .map_err(CliError::new)?;
+                write(p, &svg)?;
+            }
+        }
+        None => {
+            if let Some(p) = &args.collapsed {
+                write(p, weft_views::collapsed_stacks(&analysis).as_bytes())?;
+            }
+            if let Some(p) = &args.flamegraph {
+                let title = format!(
+                    "weft — task self time by kind, class and site ({})",
+                    args.trace.display()
+                );
+                write(p, weft_views::flamegraph_svg(&analysis, &title).as_bytes())?;
+            }
+        }
     }
-    if let Some(p) = &args.flamegraph {
-        let title = format!(
-            "weft — task self time by kind, class and site ({})",
-            args.trace.display()
-        );
-        write(p, weft_views::flamegraph_svg(&analysis, &title).as_bytes())?;
+    if let Some(p) = &args.speedscope {
+        let mode = args.profile.unwrap_or(Mode::Cpu);
+        let s = weft_views::profile_speedscope(&analysis, mode, args.lines, &filter);
+        write(p, s.as_bytes())?;
     }
     if let Some(p) = &args.html {
         write_html(&args.trace, &analysis, p)?;

@@ -11,6 +11,7 @@ mod files;
 mod live;
 mod record;
 mod report;
+mod speedups;
 mod whatif;
 
 use std::path::PathBuf;
@@ -31,6 +32,8 @@ enum Command {
     Record(record::RecordArgs),
     /// Print the report of a trace (text, or --json).
     Report(report::ReportArgs),
+    /// How much faster the program could be if one limitation were gone (upper bounds).
+    Speedups(speedups::SpeedupsArgs),
     /// Export a trace for other tools: Perfetto, Chrome trace JSON, collapsed stacks, flame graph, HTML.
     Export(export::ExportArgs),
     /// Estimate how much faster the run would be after a change, without running it again.
@@ -84,6 +87,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Record(args) => record::run(args),
         Command::Report(args) => report::run(args),
+        Command::Speedups(args) => speedups::run(args),
         Command::Export(args) => export::run(args),
         Command::Whatif(args) => whatif::run(args),
         Command::Compare(args) => whatif::compare(args),

@@ -36,6 +36,12 @@ pub struct RecordArgs {
     /// Interval of the lock analysis (CSP per interval, --live lines), e.g. 1s, 250ms.
     #[arg(long, default_value = "1s", value_parser = parse_duration_ns)]
     pub lock_interval: u64,
+    /// Stack sampling periods: `cpu=10ms,wall=50ms` (either may be `off`; docs/sampling.md).
+    #[arg(long, value_name = "SPEC", default_value = "cpu=10ms,wall=50ms", value_parser = parse_sample_spec)]
+    pub sample: String,
+    /// No stack sampling (same as --sample cpu=off,wall=off).
+    #[arg(long)]
+    pub no_sample: bool,
     /// The command to run, after `--`: `java …` or a script that starts java.
     #[arg(last = true, required = true, num_args = 1..)]
     pub command: Vec<OsString>,
@@ -43,6 +49,15 @@ pub struct RecordArgs {
 
 /// Parses `100ms`, `1s`, `500us` or a plain number of milliseconds into ns.
 pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
+    let ns = parse_ns(s)?;
+    if !(1_000_000..=60_000_000_000).contains(&ns) {
+        return Err(format!("`{}` must be between 1ms and 60s", s.trim()));
+    }
+    Ok(ns)
+}
+
+/// `100ms`, `1s`, `500us` or a plain number of milliseconds, in ns (no range check).
+fn parse_ns(s: &str) -> Result<u64, String> {
     let s = s.trim();
     let (num, mult) = if let Some(n) = s.strip_suffix("ms") {
         (n, 1_000_000u64)
@@ -57,11 +72,38 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("`{s}` is not a duration (examples: 100ms, 1s, 500us)"))?;
-    let ns = v
-        .checked_mul(mult)
-        .ok_or_else(|| format!("`{s}` is too long"))?;
-    if !(1_000_000..=60_000_000_000).contains(&ns) {
-        return Err(format!("`{s}` must be between 1ms and 60s"));
+    v.checked_mul(mult)
+        .ok_or_else(|| format!("`{s}` is too long"))
+}
+
+/// `cpu=10ms,wall=50ms` -> the agent's `cpusample=10000us,wallsample=50000us`.
+pub fn parse_sample_spec(s: &str) -> Result<String, String> {
+    let mut out = Vec::new();
+    for item in s.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let (k, v) = item
+            .split_once('=')
+            .ok_or_else(|| format!("`{item}`: expected cpu=PERIOD or wall=PERIOD"))?;
+        let key = match k {
+            "cpu" => "cpusample",
+            "wall" => "wallsample",
+            _ => return Err(format!("`{k}` is not a sampling mode (use cpu or wall)")),
+        };
+        let v = if v == "off" {
+            "off".to_string()
+        } else {
+            let ns = parse_sample_period(v)?;
+            format!("{}us", ns / 1000)
+        };
+        out.push(format!("{key}={v}"));
+    }
+    Ok(out.join(","))
+}
+
+/// A sampling period: 100us..10s.
+fn parse_sample_period(s: &str) -> Result<u64, String> {
+    let ns = parse_ns(s)?;
+    if !(100_000..=10_000_000_000).contains(&ns) {
+        return Err(format!("`{s}` must be between 100us and 10s"));
     }
     Ok(ns)
 }
@@ -129,8 +171,13 @@ pub fn run(args: RecordArgs) -> Result<u8, CliError> {
     crate::files::clear_old_trace(&output)?;
     let agent = find_agent(args.agent.as_deref())?;
     // The agent writes the lock interval into the trace header (docs/locks.md).
+    let sample = if args.no_sample {
+        "nosample".to_string()
+    } else {
+        args.sample.clone()
+    };
     let agent_arg = format!(
-        "-agentpath:{}=out={},interval={}us,lockinterval={}us",
+        "-agentpath:{}=out={},interval={}us,lockinterval={}us,{sample}",
         agent.display(),
         output.display(),
         args.interval / 1000,

@@ -54,6 +54,9 @@ pub(crate) mod tag {
     pub const WAIT_BEGIN: u8 = 63;
     pub const WAIT_END: u8 = 64;
     pub const APP_START: u8 = 65;
+    pub const FRAME_DEF: u8 = 80;
+    pub const STACK_DEF: u8 = 81;
+    pub const STACK_SAMPLE: u8 = 82;
 }
 
 pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -525,5 +528,38 @@ fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
         }
         WaitEnd { ts } => (tag::WAIT_END, Some(*ts)),
         AppStart { ts } => (tag::APP_START, Some(*ts)),
+        FrameDef {
+            id,
+            kind,
+            line,
+            class,
+            method,
+        } => {
+            v(out, *id as u64);
+            out.push(*kind);
+            v(out, zigzag(*line as i64));
+            put_str(out, class);
+            put_str(out, method);
+            (tag::FRAME_DEF, None)
+        }
+        StackDef { id, frames } => {
+            v(out, *id as u64);
+            v(out, frames.len() as u64);
+            for f in frames {
+                v(out, *f as u64);
+            }
+            (tag::STACK_DEF, None)
+        }
+        StackSample {
+            ts,
+            thread,
+            stack,
+            mode_state,
+        } => {
+            v(out, *thread as u64);
+            v(out, *stack as u64);
+            out.push(*mode_state);
+            (tag::STACK_SAMPLE, Some(*ts))
+        }
     }
 }

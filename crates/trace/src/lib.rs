@@ -20,7 +20,8 @@ pub use reader::{
     read_trace_with_warnings, Clock, Trace, TraceError,
 };
 pub use record::{
-    lock_flags, lock_kind, wait_kind, LossReason, ProbeKind, Record, ThreadIndex, GLOBAL_THREAD,
+    frame_kind, lock_flags, lock_kind, sample_mode, thread_state, wait_kind, LossReason, ProbeKind,
+    Record, ThreadIndex, GLOBAL_THREAD,
 };
 pub use stream::{stream_trace, RecordSink, StreamEnd};
 pub use vthreads::{is_virtual_thread, VirtualThreadDemux, VIRTUAL_THREAD_BASE};

@@ -778,6 +778,28 @@ pub(crate) fn decode_record(
         },
         tag::WAIT_END => WaitEnd { ts },
         tag::APP_START => AppStart { ts },
+        tag::FRAME_DEF => FrameDef {
+            id: c.u32v()?,
+            kind: c.u8()?,
+            line: unzigzag(c.varint()?) as i32,
+            class: c.string()?.into(),
+            method: c.string()?.into(),
+        },
+        tag::STACK_DEF => {
+            let id = c.u32v()?;
+            let n = c.varint()?;
+            let mut frames = Vec::new();
+            for _ in 0..n {
+                frames.push(c.u32v()?);
+            }
+            StackDef { id, frames }
+        }
+        tag::STACK_SAMPLE => StackSample {
+            ts,
+            thread: c.u32v()?,
+            stack: c.u32v()?,
+            mode_state: c.u8()?,
+        },
         _ => return Ok(None),
     };
     Ok(Some(r))

@@ -384,6 +384,72 @@ pub enum Record {
     AppStart {
         ts: u64,
     },
+
+    // ---- sampled stacks (tags 80–89; docs/sampling.md) ----
+    /// A frame of sampled stacks: method, class and source line, resolved by the
+    /// agent off the signal path. `kind` is a [`frame_kind`].
+    FrameDef {
+        id: u32,
+        kind: u8,
+        line: i32,
+        class: Box<str>,
+        method: Box<str>,
+    },
+    /// A sampled stack: frame ids innermost first.
+    StackDef {
+        id: u32,
+        frames: Vec<u32>,
+    },
+    /// One stack sample of thread `thread` (global block). `mode_state` is a
+    /// [`sample_mode`] in the low 4 bits and a [`thread_state`] in the high 4.
+    StackSample {
+        ts: u64,
+        thread: ThreadIndex,
+        stack: u32,
+        mode_state: u8,
+    },
+}
+
+/// What a [`Record::FrameDef`] is.
+pub mod frame_kind {
+    /// A Java frame (interpreted, compiled or inlined).
+    pub const JAVA: u8 = 0;
+    /// A native method.
+    pub const NATIVE: u8 = 1;
+    /// A walk that failed: `method` names the reason; the stack has only this frame.
+    pub const BROKEN: u8 = 2;
+    /// A sample taken while the thread had no Java frame to walk (in the VM or in
+    /// native code before any Java call): `method` names the reason; the stack has
+    /// only this frame. Not a failed walk.
+    pub const NO_JAVA: u8 = 3;
+}
+
+/// Low 4 bits of [`Record::StackSample::mode_state`].
+pub mod sample_mode {
+    /// On-CPU sample (the thread's own CPU-time timer).
+    pub const CPU: u8 = 1;
+    /// Wall-clock sample (running or not).
+    pub const WALL: u8 = 2;
+}
+
+/// High 4 bits of [`Record::StackSample::mode_state`]: the OS state of the thread
+/// when it was sampled (from /proc; the lock/task state comes from the thread's
+/// own records at the same time).
+pub mod thread_state {
+    pub const UNKNOWN: u8 = 0;
+    pub const RUNNING: u8 = 1;
+    pub const SLEEPING: u8 = 2;
+    /// Uninterruptible sleep: usually I/O.
+    pub const IO: u8 = 3;
+
+    pub fn name(s: u8) -> &'static str {
+        match s {
+            RUNNING => "running",
+            SLEEPING => "sleeping",
+            IO => "io",
+            _ => "unknown",
+        }
+    }
 }
 
 /// `LockDef.kind` codes.
@@ -449,6 +515,8 @@ impl Record {
             | FjJoinBegin { ts, .. }
             | FjJoinEnd { ts } => Some(*ts),
             ClassDef { .. } | ProbeDef { .. } | SiteDef { .. } | LockDef { .. } => None,
+            FrameDef { .. } | StackDef { .. } => None,
+            StackSample { ts, .. } => Some(*ts),
             LockBlock { ts, .. }
             | LockAcquired { ts, .. }
             | WaitBegin { ts, .. }
@@ -506,6 +574,8 @@ impl Record {
             | FjJoinBegin { ts, .. }
             | FjJoinEnd { ts } => Some(ts),
             ClassDef { .. } | ProbeDef { .. } | SiteDef { .. } | LockDef { .. } => None,
+            FrameDef { .. } | StackDef { .. } => None,
+            StackSample { ts, .. } => Some(ts),
             LockBlock { ts, .. }
             | LockAcquired { ts, .. }
             | WaitBegin { ts, .. }

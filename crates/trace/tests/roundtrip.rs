@@ -663,6 +663,52 @@ fn fork_join_runs_take_their_push_class() {
         }));
 }
 
+/// The sampled-stack records (tags 80–82, docs/sampling.md) keep every field;
+/// a sample's time is converted like any other.
+#[test]
+fn sampled_stack_records_round_trip() {
+    use weft_trace::{frame_kind, sample_mode, thread_state};
+    let global = vec![
+        Record::FrameDef {
+            id: 1,
+            kind: frame_kind::JAVA,
+            line: 42,
+            class: "demo.Work$$Lambda/0x1".into(),
+            method: "run".into(),
+        },
+        Record::FrameDef {
+            id: 2,
+            kind: frame_kind::BROKEN,
+            line: -1,
+            class: "".into(),
+            method: "gc_active".into(),
+        },
+        Record::StackDef {
+            id: 7,
+            frames: vec![1, 1, 300_000],
+        },
+        Record::StackDef {
+            id: 8,
+            frames: vec![],
+        },
+        Record::StackSample {
+            ts: 2_000,
+            thread: 3,
+            stack: 7,
+            mode_state: sample_mode::CPU | thread_state::RUNNING << 4,
+        },
+        Record::StackSample {
+            ts: 1_500,
+            thread: 0,
+            stack: 8,
+            mode_state: sample_mode::WALL | thread_state::SLEEPING << 4,
+        },
+    ];
+    let t = round_trip(&identity_clock(), &global, &[]);
+    let got: Vec<Record> = t.records.iter().map(|(_, r)| r.clone()).collect();
+    assert_eq!(got, global);
+}
+
 /// Collects what a stream hands on.
 struct Collect(Vec<(ThreadIndex, Record)>);
 

@@ -814,6 +814,7 @@ pub fn report_html_with(a: &Analysis, title: &str, whatif: Option<&weft_whatif::
     // ---- fork-join (only when the trace has fork-join activity) ----
     h.push_str(&forkjoin_section(a));
     h.push_str(&locks_section(a));
+    h.push_str(&crate::speedups_html::speedups_section(&a.speedups));
 
     // ---- granularity ----
     h.push_str("<section id=\"granularity\"><h2>Task granularity</h2><p class=\"muted small\">Self time of each reported execution, per class (log scale: each bar is a quarter decade). Most time-consuming classes first.</p>");

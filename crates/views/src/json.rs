@@ -154,6 +154,8 @@ pub fn report_json(a: &Analysis) -> Value {
         "findings": findings,
         "locks": locks_json(a),
         "forkjoin": crate::forkjoin_json::forkjoin_json(a),
+        "speedups": crate::speedups_json::speedups_json(&a.speedups),
+        "profile": crate::sampled::profile_json(&a.profile),
     })
 }
 

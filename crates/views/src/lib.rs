@@ -11,10 +11,16 @@ mod forkjoin_text;
 mod html;
 mod json;
 mod perfetto;
+mod sampled;
+mod speedups_html;
+mod speedups_json;
+mod speedups_text;
 mod text;
 mod whatif;
 
 pub use json::{report_json, REPORT_VERSION};
+pub use speedups_json::speedups_json;
+pub use speedups_text::speedups_full_text;
 pub use text::report_text;
 pub use whatif::{whatif_json, whatif_text};
 
@@ -24,3 +30,5 @@ pub use collapsed::collapsed_stacks;
 pub use flamegraph::flamegraph_svg;
 pub use html::{report_html, report_html_with};
 pub use perfetto::perfetto_trace;
+// Issue 19: sampled stacks (docs/sampling.md).
+pub use sampled::{profile_collapsed, profile_flamegraph, profile_speedscope};

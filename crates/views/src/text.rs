@@ -262,7 +262,9 @@ pub fn report_text(a: &Analysis) -> String {
         }
     }
     crate::forkjoin_text::forkjoin_text(&mut out, a);
+    crate::sampled::profile_text(&mut out, &a.profile);
     locks_text(&mut out, a);
+    crate::speedups_text::speedups_text(&mut out, &a.speedups);
     out
 }
 

@@ -1,0 +1,715 @@
+//! The sampling engine (docs/sampling.md): CPU and wall-clock stack samples of
+//! every Java thread, with Java frames from AsyncGetCallTrace.
+//!
+//! - CPU: each Java thread gets a perf_event cpu-clock timer on its own CPU time
+//!   that sends it SIGPROF; the handler walks its stack and re-arms the timer with
+//!   a period drawn around the configured one (no aliasing with periodic programs).
+//! - Wall: the `weft-sampler` thread reads each thread's OS state from /proc and
+//!   sends it SIGVTALRM; the same handler walks the stack.
+//! - The handler only fills a preallocated ring (sampling_signal.rs); the sampler
+//!   thread drains it, interns frames and stacks, and writes `StackSample`
+//!   records; method, class and line are resolved at the end (`FrameDef`,
+//!   `StackDef`), on a JVM thread, never in the handler.
+//!
+//! Not here: what a sample means for tasks and locks (crates/analysis/src/profile.rs
+//! ties samples to the thread's executions and lock waits by time).
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{channel, Sender};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use weft_trace::{frame_kind, Header, LossReason, Record, GLOBAL_THREAD};
+
+use crate::jni::{jclass, jmethodID, jobject, JNIEnv, Jni};
+use crate::jvmti::{self, Callbacks, Jvmti, JvmtiEnvRaw};
+use crate::sampling_signal as sig;
+use crate::sink;
+
+/// Sampling periods (0: that mode is off).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SampleOptions {
+    pub cpu_ns: u64,
+    pub wall_ns: u64,
+}
+
+impl Default for SampleOptions {
+    fn default() -> Self {
+        SampleOptions {
+            cpu_ns: 10_000_000,
+            wall_ns: 50_000_000,
+        }
+    }
+}
+
+/// Whether an agent option key belongs to this engine (options.rs skips them).
+pub fn is_option(key: &str) -> bool {
+    matches!(key, "cpusample" | "wallsample" | "nosample" | "samplefault")
+}
+
+fn parse_period(key: &str, v: &str) -> Result<u64, String> {
+    if v == "off" || v == "0" {
+        return Ok(0);
+    }
+    let (num, mult) = if let Some(n) = v.strip_suffix("ms") {
+        (n, 1_000_000u64)
+    } else if let Some(n) = v.strip_suffix("us") {
+        (n, 1_000)
+    } else if let Some(n) = v.strip_suffix('s') {
+        (n, 1_000_000_000)
+    } else {
+        (v, 1_000_000)
+    };
+    let ns = num
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| format!("bad {key} '{v}' (expected e.g. 10ms, 500us or off)"))?;
+    if !(100_000..=10_000_000_000).contains(&ns) {
+        return Err(format!("{key} '{v}' out of range (100us..10s)"));
+    }
+    Ok(ns)
+}
+
+/// Parses this engine's keys from the agent option string: `cpusample=10ms`,
+/// `wallsample=50ms` (`off` switches a mode off), `nosample` (both off).
+pub fn parse_options(s: Option<&str>) -> Result<SampleOptions, String> {
+    let mut o = SampleOptions::default();
+    for item in s.unwrap_or("").split(',').map(str::trim) {
+        let (k, v) = item.split_once('=').unwrap_or((item, ""));
+        match k {
+            "cpusample" => o.cpu_ns = parse_period(k, v)?,
+            "wallsample" => o.wall_ns = parse_period(k, v)?,
+            "nosample" => {
+                o = SampleOptions {
+                    cpu_ns: 0,
+                    wall_ns: 0,
+                }
+            }
+            "samplefault" => sig::FAULT_TEST.store(true, Ordering::Relaxed),
+            _ => {}
+        }
+    }
+    Ok(o)
+}
+
+static OPTIONS: OnceLock<SampleOptions> = OnceLock::new();
+/// The engine was set up (OnLoad) and not switched off.
+static ENABLED: AtomicBool = AtomicBool::new(false);
+static STOP: Mutex<Option<(Sender<()>, std::thread::JoinHandle<()>)>> = Mutex::new(None);
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Switches sampling off for the rest of the run, with one message.
+fn switch_off(why: &str) {
+    sig::ACTIVE.store(false, Ordering::SeqCst);
+    if ENABLED.swap(false, Ordering::SeqCst) {
+        eprintln!("weft: sampling off: {why}; the rest of the recording goes on");
+    }
+}
+
+// ---------------------------------------------------------------- OnLoad
+
+/// Sets the engine up at OnLoad: capabilities, the class events that make
+/// AsyncGetCallTrace work, the signal handler and the ring. Nothing happens
+/// until VMInit ([`start`]).
+pub fn setup(jvmti: Jvmti, cb: &mut Callbacks, opt_str: Option<&str>) {
+    let opts = parse_options(opt_str).unwrap_or_default();
+    let _ = OPTIONS.set(opts);
+    if opts.cpu_ns == 0 && opts.wall_ns == 0 {
+        return;
+    }
+    if !sig::resolve_agct() {
+        eprintln!("weft: sampling off: AsyncGetCallTrace not found in libjvm.so");
+        return;
+    }
+    // Compiled-method events make the JIT keep debug info at every PC
+    // (as -XX:+DebugNonSafepoints), so compiled frames walk with their inlined methods.
+    let _ = jvmti.add_capabilities(&[jvmti::CAP_COMPILED_METHOD_LOAD]);
+    cb.set(jvmti::EVENT_CLASS_LOAD, on_class_load as *const c_void);
+    cb.set(
+        jvmti::EVENT_CLASS_PREPARE,
+        on_class_prepare as *const c_void,
+    );
+    cb.set(
+        jvmti::EVENT_COMPILED_METHOD_LOAD,
+        on_compiled_method_load as *const c_void,
+    );
+    // AsyncGetCallTrace refuses to walk unless ClassLoad is enabled.
+    if jvmti.enable_event(jvmti::EVENT_CLASS_LOAD).is_err()
+        || jvmti.enable_event(jvmti::EVENT_CLASS_PREPARE).is_err()
+    {
+        eprintln!("weft: sampling off: cannot enable class events");
+        return;
+    }
+    let _ = jvmti.enable_event(jvmti::EVENT_COMPILED_METHOD_LOAD);
+    sig::init_ring();
+    if !sig::install_handler() {
+        eprintln!("weft: sampling off: cannot install the signal handler");
+        return;
+    }
+    sig::set_periods(opts.cpu_ns, opts.wall_ns);
+    ENABLED.store(true, Ordering::SeqCst);
+}
+
+/// Header facts of the sampler (at VMInit).
+pub fn header(h: &mut Header) {
+    let o = OPTIONS.get().copied().unwrap_or_default();
+    let on = ENABLED.load(Ordering::Relaxed);
+    h.set(
+        "sampling.cpu_period_ns",
+        if on { o.cpu_ns } else { 0 }.to_string(),
+    );
+    h.set(
+        "sampling.wall_period_ns",
+        if on { o.wall_ns } else { 0 }.to_string(),
+    );
+}
+
+unsafe extern "system" fn on_class_load(
+    _t: *mut JvmtiEnvRaw,
+    _env: *mut JNIEnv,
+    _thread: jobject,
+    _class: jclass,
+) {
+}
+
+unsafe extern "system" fn on_compiled_method_load(
+    _t: *mut JvmtiEnvRaw,
+    _method: jmethodID,
+    _size: i32,
+    _addr: *const c_void,
+    _map_len: i32,
+    _map: *const c_void,
+    _info: *const c_void,
+) {
+}
+
+/// Creates the class's jmethodIDs now: AsyncGetCallTrace only reports methods
+/// that have one, and cannot create one inside a signal handler.
+unsafe extern "system" fn on_class_prepare(
+    _t: *mut JvmtiEnvRaw,
+    _env: *mut JNIEnv,
+    _thread: jobject,
+    class: jclass,
+) {
+    if !ENABLED.load(Ordering::Relaxed) {
+        return;
+    }
+    let r = std::panic::catch_unwind(|| {
+        if let Some(t) = crate::agent::jvmti() {
+            let _ = t.get_class_methods(class);
+        }
+    });
+    if r.is_err() {
+        switch_off("internal error in ClassPrepare");
+    }
+}
+
+// ---------------------------------------------------------------- VMInit, threads
+
+/// Starts sampling at VMInit: method ids of the classes loaded so far, the
+/// current thread, and the sampler thread.
+pub fn start(jvmti: Jvmti, jni: Jni, env: *mut JNIEnv) {
+    if !ENABLED.load(Ordering::Relaxed) {
+        return;
+    }
+    if jni.push_local_frame(LOCAL_REFS) {
+        if let Ok(classes) = jvmti.get_loaded_classes() {
+            for c in classes {
+                let _ = jvmti.get_class_methods(c);
+            }
+        }
+        jni.pop_local_frame();
+    }
+    // After the JVM's handlers (installed before VMInit): every fault that is
+    // not in a walk goes on to them. Under -Xcheck:jni the JVM checks that its
+    // SIGSEGV handler is still in place and prints a warning on stdout: the
+    // program's output would change, so the walk runs unprotected there.
+    if !checks_jni() && !sig::install_fault_handler() {
+        switch_off("cannot install the crash protection of the stack walker");
+        return;
+    }
+    let (tx, rx) = channel::<()>();
+    let spawned = std::thread::Builder::new()
+        .name("weft-sampler".into())
+        .spawn(move || sampler_main(rx));
+    match spawned {
+        Ok(h) => *lock(&STOP) = Some((tx, h)),
+        Err(e) => {
+            switch_off(&format!("cannot start the sampler thread: {e}"));
+            return;
+        }
+    }
+    sig::ACTIVE.store(true, Ordering::SeqCst);
+    thread_start(env);
+}
+
+/// Whether the JVM runs with -Xcheck:jni (its command line or the option
+/// variables every JVM reads).
+fn checks_jni() -> bool {
+    let cmdline = std::fs::read("/proc/self/cmdline").unwrap_or_default();
+    let in_args = cmdline.split(|&b| b == 0).any(|a| a == b"-Xcheck:jni");
+    in_args
+        || ["JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"]
+            .iter()
+            .filter_map(std::env::var_os)
+            .any(|v| {
+                v.to_string_lossy()
+                    .split_whitespace()
+                    .any(|a| a == "-Xcheck:jni")
+            })
+}
+
+/// Local references a JVMTI call may hand back at once (every loaded class);
+/// HotSpot refuses more than -XX:MaxJNILocalCapacity (65,536 by default).
+const LOCAL_REFS: i32 = 65_536;
+
+/// Registers the current Java thread (ThreadStart, and the VMInit thread).
+pub fn thread_start(env: *mut JNIEnv) {
+    if !ENABLED.load(Ordering::Relaxed) || env.is_null() {
+        return;
+    }
+    let Some(index) = sink::local_index() else {
+        return;
+    };
+    if !sig::register(env as *mut c_void, index, sig::cpu_period_ns()) {
+        sig::DROPPED.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Unregisters the current thread (ThreadEnd): its JNIEnv is about to go.
+pub fn thread_end() {
+    if ENABLED.load(Ordering::Relaxed) {
+        sig::unregister();
+    }
+}
+
+// ---------------------------------------------------------------- sampler thread
+
+/// Frames and stacks seen so far (the sampler thread; the end resolves them).
+#[derive(Default)]
+struct Interner {
+    /// (jmethodID, bci, kind) -> frame id; for broken walks (0, error code, BROKEN).
+    frames: HashMap<(usize, i32, u8), u32>,
+    stacks: HashMap<Vec<u32>, u32>,
+    /// Stack of each thread's last wall sample (by trace thread index).
+    last_wall: HashMap<u32, u32>,
+    samples: u64,
+    scratch: Vec<u32>,
+}
+
+static INTERNER: Mutex<Option<Interner>> = Mutex::new(None);
+
+impl Interner {
+    fn frame(&mut self, key: (usize, i32, u8)) -> u32 {
+        let next = self.frames.len() as u32 + 1;
+        *self.frames.entry(key).or_insert(next)
+    }
+
+    fn add(&mut self, e: &sig::Entry) {
+        self.scratch.clear();
+        if e.num_frames <= 0 {
+            // 0 and -3: the thread was not in Java code (no frame to walk).
+            let kind = if matches!(e.num_frames, 0 | -3) {
+                frame_kind::NO_JAVA
+            } else {
+                frame_kind::BROKEN
+            };
+            let f = self.frame((0, e.num_frames, kind));
+            self.scratch.push(f);
+        } else {
+            let n = (e.num_frames as usize).min(sig::MAX_FRAMES);
+            for f in &e.frames[..n] {
+                let kind = if f.lineno == -3 {
+                    frame_kind::NATIVE
+                } else {
+                    frame_kind::JAVA
+                };
+                let id = self.frame((f.method as usize, f.lineno.max(-1), kind));
+                self.scratch.push(id);
+            }
+        }
+        let next = self.stacks.len() as u32 + 1;
+        let stack = match self.stacks.get(&self.scratch) {
+            Some(&id) => id,
+            None => {
+                self.stacks.insert(self.scratch.clone(), next);
+                next
+            }
+        };
+        self.samples += 1;
+        if e.mode_state & 0xF == weft_trace::sample_mode::WALL {
+            self.last_wall.insert(e.thread, stack);
+        }
+        emit(&Record::StackSample {
+            ts: e.ts,
+            thread: e.thread,
+            stack,
+            mode_state: e.mode_state,
+        });
+    }
+}
+
+fn drain_once() {
+    let mut g = lock(&INTERNER);
+    let it = g.get_or_insert_with(Interner::default);
+    sig::drain(|e| it.add(e));
+}
+
+/// OS state of a thread from /proc (R running, D uninterruptible: I/O, else sleeping).
+fn os_state(tid: u32) -> u8 {
+    use weft_trace::thread_state as ts;
+    let Ok(s) = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")) else {
+        return ts::UNKNOWN;
+    };
+    let state = s
+        .rfind(')')
+        .and_then(|i| s[i + 1..].split_whitespace().next());
+    match state {
+        Some("R") => ts::RUNNING,
+        Some("D") => ts::IO,
+        Some(_) => ts::SLEEPING,
+        None => ts::UNKNOWN,
+    }
+}
+
+/// CPU a thread may use between two wall samples and still count as "not run
+/// since" (going back to sleep after the last wall signal costs a few µs).
+const IDLE_SLACK_NS: u64 = 50_000;
+
+/// Threads signalled per wall tick at most (each costs a /proc read and a walk):
+/// with more busy threads, they are taken in turn.
+const WALL_SIGNALS_PER_TICK: usize = 128;
+
+/// A wall sample of a thread that has not run since its last one, without
+/// waking it or reading /proc: the same stack and state again (async-profiler
+/// does the same for idle threads).
+fn repeat_wall(s: &sig::ThreadSlot, tid: u32) -> bool {
+    let after = s.cpu_after_wall.load(Ordering::Relaxed);
+    let Some(now) = sig::cpu_of(tid) else {
+        return false;
+    };
+    if after == 0 || now.saturating_sub(after) > IDLE_SLACK_NS {
+        return false;
+    }
+    let index = s.index.load(Ordering::Relaxed);
+    let mut g = lock(&INTERNER);
+    let it = g.get_or_insert_with(Interner::default);
+    let Some(&stack) = it.last_wall.get(&index) else {
+        return false;
+    };
+    it.samples += 1;
+    // It has not run since: not running now, whatever it was then.
+    let state = match s.wall_state.load(Ordering::Relaxed) {
+        weft_trace::thread_state::RUNNING => weft_trace::thread_state::SLEEPING,
+        other => other,
+    };
+    emit(&Record::StackSample {
+        ts: crate::clock::now(),
+        thread: index,
+        stack,
+        mode_state: weft_trace::sample_mode::WALL | (state << 4),
+    });
+    true
+}
+
+/// Faults of the stack walker after which sampling stops (each was recovered).
+const MAX_FAULTS: u64 = 10;
+
+fn sampler_main(stop: std::sync::mpsc::Receiver<()>) {
+    let wall = sig::wall_period_ns();
+    let rng = AtomicU64::new(crate::clock::tsc() | 1);
+    let mut next_wall = Instant::now() + Duration::from_nanos(sig::jitter(&rng, wall.max(1)));
+    let my_tid = sig::gettid();
+    let mut start = 0;
+    loop {
+        if crate::agent::disabled() {
+            // The agent switched itself off (and said so): no more samples.
+            sig::ACTIVE.store(false, Ordering::SeqCst);
+            sig::close_all();
+            return;
+        }
+        let faults = sig::FAULTS.load(Ordering::Relaxed);
+        if faults >= MAX_FAULTS {
+            switch_off(&format!(
+                "the stack walker faulted {faults} times (recovered each time)"
+            ));
+            sig::close_all();
+            drain_once();
+            return;
+        }
+        let now = Instant::now();
+        if wall > 0 && now >= next_wall && sink::recording() {
+            let slots = sig::threads();
+            let mut signalled = 0;
+            for k in 0..slots.len() {
+                let s = &slots[(start + k) % slots.len()];
+                if !s.live() {
+                    continue;
+                }
+                let tid = s.tid.load(Ordering::Acquire);
+                if tid == my_tid || repeat_wall(s, tid) {
+                    continue;
+                }
+                if signalled == WALL_SIGNALS_PER_TICK {
+                    // The others first at the next tick.
+                    start = (start + k) % slots.len();
+                    break;
+                }
+                s.wall_state.store(os_state(tid), Ordering::Relaxed);
+                sig::signal_wall(tid);
+                signalled += 1;
+            }
+            next_wall = Instant::now() + Duration::from_nanos(sig::jitter(&rng, wall));
+        }
+        drain_once();
+        let until_wall = if wall > 0 {
+            next_wall.saturating_duration_since(Instant::now())
+        } else {
+            Duration::from_millis(20)
+        };
+        match stop.recv_timeout(until_wall.min(Duration::from_millis(20))) {
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            _ => return,
+        }
+    }
+}
+
+// ---------------------------------------------------------------- VMDeath
+
+/// Stops sampling, drains the ring and writes the frame and stack definitions
+/// (names resolved now, on this JVM thread). Called at VMDeath after recording
+/// stopped, before the last blocks are written.
+pub fn finish(jvmti: Jvmti, jni: Jni) {
+    sig::ACTIVE.store(false, Ordering::SeqCst);
+    FINISHING.store(true, Ordering::SeqCst);
+    if !ENABLED.load(Ordering::Relaxed) && lock(&STOP).is_none() {
+        return;
+    }
+    sig::close_all();
+    if let Some((tx, h)) = lock(&STOP).take() {
+        let _ = tx.send(());
+        let _ = h.join();
+    }
+    if crate::agent::disabled() {
+        return;
+    }
+    drain_once();
+    let Some(it) = lock(&INTERNER).take() else {
+        return;
+    };
+    let framed = jni.push_local_frame(LOCAL_REFS);
+    if !framed {
+        jni.check_clear();
+    }
+    let mut names = Names::new(jvmti, jni);
+    for (&(method, bci, kind), &id) in &it.frames {
+        emit(&names.frame_def(id, method, bci, kind));
+    }
+    drop(names);
+    if framed {
+        jni.pop_local_frame();
+    }
+    for (frames, &id) in &it.stacks {
+        emit(&Record::StackDef {
+            id,
+            frames: frames.clone(),
+        });
+    }
+    let dropped = sig::DROPPED.load(Ordering::Relaxed);
+    if dropped > 0 {
+        let now = crate::clock::now();
+        emit(&Record::Loss {
+            thread: GLOBAL_THREAD,
+            from_ts: now,
+            to_ts: now,
+            records: dropped,
+            reason: LossReason::Other(SAMPLES_DROPPED),
+        });
+    }
+}
+
+/// The end's drain and definitions are written after the other engines stopped
+/// recording (at VMDeath), so their last records stay as they were without us.
+static FINISHING: AtomicBool = AtomicBool::new(false);
+
+fn emit(r: &Record) {
+    if FINISHING.load(Ordering::Relaxed) {
+        sink::push_global_force(r);
+    } else {
+        sink::emit_global(r);
+    }
+}
+
+/// Loss reason code of samples dropped (ring full or thread table full).
+pub const SAMPLES_DROPPED: u8 = 80;
+
+/// Readable AsyncGetCallTrace error codes (HotSpot's forte.cpp).
+fn walk_error(code: i32) -> &'static str {
+    match code {
+        0 => "no_Java_frame",
+        -1 => "no_class_load",
+        -2 => "GC_active",
+        -3 => "unknown_not_Java",
+        -4 => "not_walkable_not_Java",
+        -5 => "unknown_Java",
+        -6 => "not_walkable_Java",
+        -7 => "unknown_state",
+        -8 => "thread_exit",
+        -9 => "deopt",
+        -10 => "safepoint",
+        sig::WALK_FAULTED => "walk_faulted",
+        _ => "unknown_error",
+    }
+}
+
+/// A method's declaring class, name and line table ((bytecode index, line) pairs).
+type MethodInfo = (String, String, Vec<(i64, i32)>);
+
+/// Method, class and line table per jmethodID, resolved once.
+struct Names {
+    jvmti: Jvmti,
+    jni: Jni,
+    methods: HashMap<usize, Option<MethodInfo>>,
+    /// Loaded classes by signature (for lambda hosts), built on first need.
+    by_sig: Option<HashMap<String, jclass>>,
+}
+
+impl Names {
+    fn new(jvmti: Jvmti, jni: Jni) -> Names {
+        Names {
+            jvmti,
+            jni,
+            methods: HashMap::new(),
+            by_sig: None,
+        }
+    }
+
+    fn frame_def(&mut self, id: u32, method: usize, bci: i32, kind: u8) -> Record {
+        let def = |kind, class: &str, method: &str, line| Record::FrameDef {
+            id,
+            kind,
+            line,
+            class: class.into(),
+            method: method.into(),
+        };
+        if kind == frame_kind::BROKEN || kind == frame_kind::NO_JAVA {
+            return def(kind, "", walk_error(bci), 0);
+        }
+        if method == 0 {
+            return def(frame_kind::JAVA, "[unknown]", "[unknown]", 0);
+        }
+        let m = method;
+        if !self.methods.contains_key(&m) {
+            let r = self.resolve(m as jmethodID);
+            self.methods.insert(m, r);
+        }
+        match self.methods.get(&m).and_then(|x| x.as_ref()) {
+            Some((class, name, table)) => {
+                let line = if bci < 0 {
+                    0
+                } else {
+                    table
+                        .iter()
+                        .filter(|e| e.0 <= bci as i64)
+                        .max_by_key(|e| e.0)
+                        .map(|e| e.1)
+                        .unwrap_or(0)
+                };
+                def(kind, class, name, line)
+            }
+            None => def(kind, "[unloaded]", "[unloaded]", 0),
+        }
+    }
+
+    fn resolve(&mut self, m: jmethodID) -> Option<MethodInfo> {
+        let (name, _) = self.jvmti.get_method_name(m).ok()?;
+        let c = self.jvmti.get_method_declaring_class(m).ok()?;
+        let sig = self.jvmti.get_class_signature(c).unwrap_or_default();
+        let class = self.class_name(c, &sig);
+        self.jni.delete_local_ref(c);
+        let table = self.jvmti.get_line_number_table(m).unwrap_or_default();
+        Some((class, name, table))
+    }
+
+    /// The class name as the task report gives it: hidden classes without their
+    /// address, lambdas as `Host$$Lambda[method:line]` (crates/agent/src/lambda.rs).
+    fn class_name(&mut self, c: jclass, sig: &str) -> String {
+        let internal = sig
+            .strip_prefix('L')
+            .and_then(|s| s.strip_suffix(';'))
+            .unwrap_or(sig);
+        // Hidden classes: `pkg/Host$$Lambda$14.0x0000000800c03000` (or `/0x…`, `+0x…`).
+        let hidden_at = internal
+            .rfind(['.', '+', '/'])
+            .filter(|&i| internal[i + 1..].starts_with("0x"));
+        let Some(at) = hidden_at else {
+            return internal.replace('/', ".");
+        };
+        let dotted = format!(
+            "{}/{}",
+            internal[..at].replace('/', "."),
+            &internal[at + 1..]
+        );
+        let host_sig = internal[..at]
+            .find("$$Lambda")
+            .map(|i| format!("L{};", &internal[..i]));
+        let host = host_sig
+            .and_then(|hs| self.loaded_classes().get(&hs).copied())
+            .unwrap_or(std::ptr::null_mut());
+        crate::lambda::lambda_name(self.jvmti, self.jni, c, &dotted, host)
+    }
+
+    fn loaded_classes(&mut self) -> &HashMap<String, jclass> {
+        let jvmti = self.jvmti;
+        self.by_sig.get_or_insert_with(|| {
+            let mut m = HashMap::new();
+            // Local references, freed with the caller's local frame.
+            for c in jvmti.get_loaded_classes().unwrap_or_default() {
+                if let Ok(s) = jvmti.get_class_signature(c) {
+                    m.insert(s, c);
+                }
+            }
+            m
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_sampling_options() {
+        assert_eq!(parse_options(None).unwrap(), SampleOptions::default());
+        let o = parse_options(Some("out=x,cpusample=1ms,wallsample=off")).unwrap();
+        assert_eq!((o.cpu_ns, o.wall_ns), (1_000_000, 0));
+        let o = parse_options(Some("nosample")).unwrap();
+        assert_eq!((o.cpu_ns, o.wall_ns), (0, 0));
+        assert_eq!(
+            parse_options(Some("cpusample=500us")).unwrap().cpu_ns,
+            500_000
+        );
+        assert!(parse_options(Some("cpusample=10x")).is_err());
+        assert!(parse_options(Some("wallsample=20s")).is_err());
+        assert!(is_option("cpusample") && !is_option("interval"));
+    }
+
+    #[test]
+    fn jitter_stays_around_the_period() {
+        let rng = AtomicU64::new(12345);
+        let mut sum = 0u64;
+        for _ in 0..10_000 {
+            let p = sig::jitter(&rng, 10_000_000);
+            assert!((5_000_000..15_000_000).contains(&p));
+            sum += p;
+        }
+        let mean = sum / 10_000;
+        assert!((9_800_000..10_200_000).contains(&mean), "{mean}");
+    }
+}

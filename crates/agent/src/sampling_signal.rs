@@ -1,0 +1,728 @@
+//! The signal side of the sampling engine (crates/agent/src/sampling.rs): per-thread
+//! CPU-time timers, the thread table, the sample ring and the signal handler.
+//!
+//! Everything reachable from [`on_signal`] is async-signal-safe: atomics, plain
+//! stores into memory allocated before the first signal, `gettid`, `ioctl`, the
+//! TSC, and AsyncGetCallTrace (HotSpot's walker made for this). No allocation, no
+//! lock, no thread-local storage (a first TLS access in a dlopen'ed library may
+//! allocate). It is not for resolving names or writing records: that is the
+//! sampler thread's job, off the signal path.
+
+use std::ffi::c_void;
+use std::sync::atomic::{
+    AtomicBool, AtomicI32, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+};
+use std::sync::OnceLock;
+
+use crate::clock;
+
+/// The signal of CPU samples (sent by the thread's perf_event timer).
+pub const CPU_SIGNAL: i32 = libc::SIGPROF;
+/// The signal of wall-clock samples (sent by the sampler thread with tgkill).
+pub const WALL_SIGNAL: i32 = libc::SIGVTALRM;
+
+/// Frames kept per sample (deeper stacks lose their outermost frames).
+pub const MAX_FRAMES: usize = 192;
+/// Samples the ring holds between two drains of the sampler thread.
+const RING_SLOTS: usize = 1024;
+/// Threads sampled at once (a bigger program has its extra threads unsampled, counted).
+const THREAD_SLOTS: usize = 4096;
+const FREE: u32 = 0;
+const GONE: u32 = u32::MAX;
+/// A slot being filled in by `register`.
+const CLAIMED: u32 = u32::MAX - 1;
+
+// ---------------------------------------------------------------- AsyncGetCallTrace
+
+/// ASGCT_CallFrame: `lineno` is the bytecode index of a Java frame, -3 for a native one.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CallFrame {
+    pub lineno: i32,
+    pub method: *mut c_void,
+}
+
+#[repr(C)]
+struct CallTrace {
+    env: *mut c_void,
+    num_frames: i32,
+    frames: *mut CallFrame,
+}
+
+type Agct = unsafe extern "C" fn(*mut CallTrace, i32, *mut c_void);
+
+static AGCT: AtomicUsize = AtomicUsize::new(0);
+
+// crates/agent/src/walk_guard.c (sigsetjmp cannot be written in Rust).
+extern "C" {
+    fn weft_protected_walk(
+        walk: Agct,
+        trace: *mut CallTrace,
+        depth: i32,
+        uc: *mut c_void,
+        jb: *mut c_void,
+    ) -> i32;
+    fn weft_jump_back(jb: *mut c_void) -> !;
+    fn weft_jmpbuf_size() -> usize;
+    fn weft_faulting_walk(trace: *mut CallTrace, depth: i32, uc: *mut c_void);
+}
+
+/// Bytes kept per thread for its sigjmp_buf (glibc x86_64 needs 200).
+const JMPBUF_BYTES: usize = 512;
+
+/// Walks that faulted and were recovered from.
+pub static FAULTS: AtomicU64 = AtomicU64::new(0);
+
+/// Test hook (agent option `samplefault`): every walk faults, to check recovery.
+pub static FAULT_TEST: AtomicBool = AtomicBool::new(false);
+
+/// Finds AsyncGetCallTrace in libjvm.so (exported, not in any header).
+pub fn resolve_agct() -> bool {
+    let name = c"AsyncGetCallTrace";
+    // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name.
+    let mut p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+    if p.is_null() {
+        // The launcher may have loaded libjvm.so privately: open it again by its path.
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+        if let Some(path) = maps
+            .lines()
+            .filter_map(|l| l.split_whitespace().nth(5))
+            .find(|p| p.ends_with("/libjvm.so"))
+        {
+            if let Ok(c) = std::ffi::CString::new(path) {
+                // SAFETY: NUL-terminated path; RTLD_NOLOAD only returns an already loaded library.
+                let h = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOLOAD | libc::RTLD_LAZY) };
+                if !h.is_null() {
+                    // SAFETY: valid handle and name.
+                    p = unsafe { libc::dlsym(h, name.as_ptr()) };
+                }
+            }
+        }
+    }
+    AGCT.store(p as usize, Ordering::SeqCst);
+    !p.is_null()
+}
+
+// ---------------------------------------------------------------- thread table
+
+/// One sampled thread. Written by its own thread (register/unregister) and the
+/// sampler thread (wall state); read by the signal handler on that thread.
+pub struct ThreadSlot {
+    pub tid: AtomicU32,
+    env: AtomicPtr<c_void>,
+    /// Trace thread index of the samples.
+    pub index: AtomicU32,
+    /// perf_event fd of the CPU timer (-1: none).
+    fd: AtomicI32,
+    rng: AtomicU64,
+    /// OS state read by the sampler thread just before it sent a wall signal.
+    pub wall_state: AtomicU8,
+    /// The thread's CPU time (ns) at the end of its last wall sample: a thread
+    /// that has not run since is not signalled again (its stack is the same).
+    pub cpu_after_wall: AtomicU64,
+    busy: AtomicBool,
+    /// The thread is inside the protected walk: a fault jumps back to `jump`.
+    in_walk: AtomicBool,
+    jump: std::cell::UnsafeCell<[u64; JMPBUF_BYTES / 8]>,
+}
+
+// SAFETY: `jump` is only touched by the slot's own thread (its signal handlers);
+// every other field is atomic.
+unsafe impl Sync for ThreadSlot {}
+
+impl ThreadSlot {
+    const fn new() -> ThreadSlot {
+        ThreadSlot {
+            tid: AtomicU32::new(FREE),
+            env: AtomicPtr::new(std::ptr::null_mut()),
+            index: AtomicU32::new(0),
+            fd: AtomicI32::new(-1),
+            rng: AtomicU64::new(0),
+            wall_state: AtomicU8::new(0),
+            cpu_after_wall: AtomicU64::new(0),
+            busy: AtomicBool::new(false),
+            in_walk: AtomicBool::new(false),
+            jump: std::cell::UnsafeCell::new([0; JMPBUF_BYTES / 8]),
+        }
+    }
+    pub fn live(&self) -> bool {
+        let t = self.tid.load(Ordering::Acquire);
+        t != FREE && t != GONE && t != CLAIMED
+    }
+}
+
+static THREADS: [ThreadSlot; THREAD_SLOTS] = [const { ThreadSlot::new() }; THREAD_SLOTS];
+
+pub fn threads() -> &'static [ThreadSlot] {
+    &THREADS
+}
+
+fn home(tid: u32) -> usize {
+    (tid as usize).wrapping_mul(0x9E37_79B1) % THREAD_SLOTS
+}
+
+/// The slot of `tid` (linear probing; stops at a never-used slot).
+fn find(tid: u32) -> Option<&'static ThreadSlot> {
+    let h = home(tid);
+    for i in 0..THREAD_SLOTS {
+        let s = &THREADS[(h + i) % THREAD_SLOTS];
+        match s.tid.load(Ordering::Acquire) {
+            t if t == tid => return Some(s),
+            FREE => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+pub fn gettid() -> u32 {
+    // SAFETY: gettid has no preconditions and is async-signal-safe.
+    unsafe { libc::gettid() as u32 }
+}
+
+/// Registers the current thread (its JNIEnv, trace index) and arms its CPU timer
+/// (`period_ns` 0: no CPU timer). Returns false when the table is full.
+pub fn register(env: *mut c_void, index: u32, period_ns: u64) -> bool {
+    let tid = gettid();
+    if find(tid).is_some() {
+        // A thread of the same tid that ended unseen: its slot is stale.
+        unregister();
+    }
+    let h = home(tid);
+    for i in 0..THREAD_SLOTS {
+        let s = &THREADS[(h + i) % THREAD_SLOTS];
+        let t = s.tid.load(Ordering::Acquire);
+        if t != FREE && t != GONE {
+            continue;
+        }
+        if s.tid
+            .compare_exchange(t, CLAIMED, Ordering::AcqRel, Ordering::Relaxed)
+            .is_err()
+        {
+            continue;
+        }
+        s.env.store(env, Ordering::Relaxed);
+        s.index.store(index, Ordering::Relaxed);
+        s.rng.store(
+            clock::tsc() ^ (tid as u64).rotate_left(32) | 1,
+            Ordering::Relaxed,
+        );
+        s.busy.store(false, Ordering::Relaxed);
+        s.cpu_after_wall.store(0, Ordering::Relaxed);
+        s.fd.store(-1, Ordering::Relaxed);
+        s.tid.store(tid, Ordering::Release);
+        if period_ns > 0 {
+            let fd = open_cpu_timer(tid);
+            if fd >= 0 {
+                s.fd.store(fd, Ordering::Release);
+                arm(s, fd, period_ns);
+            }
+        }
+        return true;
+    }
+    false
+}
+
+/// Forgets the current thread: no sample is taken on it after this returns.
+pub fn unregister() {
+    let Some(s) = find(gettid()) else { return };
+    s.env.store(std::ptr::null_mut(), Ordering::SeqCst);
+    let fd = s.fd.swap(-1, Ordering::SeqCst);
+    s.tid.store(GONE, Ordering::Release);
+    if fd >= 0 {
+        // SAFETY: fd is the perf_event fd this slot owned; closed once (swapped out).
+        unsafe { libc::close(fd) };
+    }
+}
+
+/// Closes every CPU timer (at the end; the handler is already inactive).
+pub fn close_all() {
+    for s in THREADS.iter() {
+        let fd = s.fd.swap(-1, Ordering::SeqCst);
+        if fd >= 0 {
+            // SAFETY: as in unregister.
+            unsafe { libc::close(fd) };
+        }
+    }
+}
+
+// ---------------------------------------------------------------- CPU timers
+
+/// perf_event_attr (PERF_ATTR_SIZE_VER5, 112 bytes).
+#[repr(C)]
+#[derive(Default)]
+struct PerfEventAttr {
+    kind: u32,
+    size: u32,
+    config: u64,
+    sample_period: u64,
+    sample_type: u64,
+    read_format: u64,
+    flags: u64,
+    wakeup_events: u32,
+    bp_type: u32,
+    config1: u64,
+    config2: u64,
+    branch_sample_type: u64,
+    sample_regs_user: u64,
+    sample_stack_user: u32,
+    clockid: i32,
+    sample_regs_intr: u64,
+    aux_watermark: u32,
+    sample_max_stack: u16,
+    reserved: u16,
+}
+
+const PERF_TYPE_SOFTWARE: u32 = 1;
+const PERF_COUNT_SW_CPU_CLOCK: u64 = 0;
+const FLAG_DISABLED: u64 = 1;
+const FLAG_EXCLUDE_KERNEL: u64 = 1 << 5;
+const FLAG_EXCLUDE_HV: u64 = 1 << 6;
+const IOC_REFRESH: libc::c_ulong = 0x2402;
+const IOC_RESET: libc::c_ulong = 0x2403;
+const IOC_PERIOD: libc::c_ulong = 0x4008_2404;
+const F_SETSIG: i32 = 10;
+const F_SETOWN_EX: i32 = 15;
+const F_OWNER_TID: i32 = 0;
+
+#[repr(C)]
+struct FOwnerEx {
+    kind: i32,
+    pid: i32,
+}
+
+/// Whether kernel time is counted (perf_event_paranoid < 2); else only user time ticks.
+pub static COUNTS_KERNEL: AtomicBool = AtomicBool::new(true);
+
+/// A cpu-clock perf_event counting `tid`'s CPU time, delivering CPU_SIGNAL to it on overflow.
+fn open_cpu_timer(tid: u32) -> i32 {
+    let mut attr = PerfEventAttr {
+        kind: PERF_TYPE_SOFTWARE,
+        size: std::mem::size_of::<PerfEventAttr>() as u32,
+        config: PERF_COUNT_SW_CPU_CLOCK,
+        sample_period: 10_000_000,
+        flags: FLAG_DISABLED | FLAG_EXCLUDE_HV,
+        wakeup_events: 1,
+        ..Default::default()
+    };
+    let open = |attr: &PerfEventAttr| {
+        // SAFETY: perf_event_open(attr, pid=tid, cpu=-1, group=-1, flags=0) with a valid attr.
+        unsafe {
+            libc::syscall(
+                libc::SYS_perf_event_open,
+                attr as *const PerfEventAttr,
+                tid as libc::pid_t,
+                -1,
+                -1,
+                0,
+            ) as i32
+        }
+    };
+    let mut fd = -1;
+    if COUNTS_KERNEL.load(Ordering::Relaxed) {
+        fd = open(&attr);
+    }
+    if fd < 0 {
+        attr.flags |= FLAG_EXCLUDE_KERNEL;
+        fd = open(&attr);
+        if fd >= 0 {
+            COUNTS_KERNEL.store(false, Ordering::Relaxed);
+        }
+    }
+    if fd < 0 {
+        return -1;
+    }
+    let owner = FOwnerEx {
+        kind: F_OWNER_TID,
+        pid: tid as i32,
+    };
+    // SAFETY: fcntl on the fd just opened, with valid arguments.
+    let ok = unsafe {
+        libc::fcntl(fd, libc::F_SETFL, libc::O_ASYNC) == 0
+            && libc::fcntl(fd, F_SETSIG, CPU_SIGNAL) == 0
+            && libc::fcntl(fd, F_SETOWN_EX, &owner as *const FOwnerEx) == 0
+    };
+    if !ok {
+        // SAFETY: our fd.
+        unsafe { libc::close(fd) };
+        return -1;
+    }
+    fd
+}
+
+static CPU_PERIOD_NS: AtomicU64 = AtomicU64::new(0);
+static WALL_PERIOD_NS: AtomicU64 = AtomicU64::new(0);
+
+pub fn set_periods(cpu_ns: u64, wall_ns: u64) {
+    CPU_PERIOD_NS.store(cpu_ns, Ordering::SeqCst);
+    WALL_PERIOD_NS.store(wall_ns, Ordering::SeqCst);
+}
+
+/// A period drawn uniformly from [p/2, 3p/2): the mean is p, and no fixed period
+/// aliases with a periodic program.
+pub fn jitter(rng: &AtomicU64, p: u64) -> u64 {
+    let mut x = rng.load(Ordering::Relaxed);
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    rng.store(x, Ordering::Relaxed);
+    p / 2 + x % p.max(1)
+}
+
+/// Sets the next period of a thread's timer and lets it fire once more.
+fn arm(s: &ThreadSlot, fd: i32, p: u64) {
+    let next = jitter(&s.rng, p).max(100_000);
+    // SAFETY: ioctls on a perf_event fd owned by this slot; async-signal-safe syscalls.
+    unsafe {
+        libc::ioctl(fd, IOC_PERIOD, &next as *const u64);
+        libc::ioctl(fd, IOC_RESET, 0);
+        libc::ioctl(fd, IOC_REFRESH, 1);
+    }
+}
+
+// ---------------------------------------------------------------- the ring
+
+/// One sample as the handler leaves it for the sampler thread.
+pub struct Entry {
+    seq: AtomicUsize,
+    pub ts: u64,
+    pub thread: u32,
+    pub mode_state: u8,
+    /// AsyncGetCallTrace's result: frames, or a negative error code.
+    pub num_frames: i32,
+    pub frames: [CallFrame; MAX_FRAMES],
+}
+
+/// A bounded multi-producer single-consumer queue (Vyukov's): producers claim a
+/// cell with one CAS, fill it, and publish it with its sequence number.
+struct Ring {
+    cells: Box<[std::cell::UnsafeCell<Entry>]>,
+    head: AtomicUsize,
+    tail: AtomicUsize,
+}
+
+// SAFETY: a cell is written only by the producer that claimed it (CAS on head) and
+// read only by the single consumer after it was published (seq), see push/pop.
+unsafe impl Sync for Ring {}
+// SAFETY: the jmethodIDs in the cells are process-wide values, not thread-bound.
+unsafe impl Send for Ring {}
+
+static RING: OnceLock<Ring> = OnceLock::new();
+
+/// Samples dropped because the ring was full, or for want of a table slot.
+pub static DROPPED: AtomicU64 = AtomicU64::new(0);
+
+/// Allocates the ring (before any signal).
+pub fn init_ring() {
+    RING.get_or_init(|| {
+        let cells: Vec<std::cell::UnsafeCell<Entry>> = (0..RING_SLOTS)
+            .map(|i| {
+                std::cell::UnsafeCell::new(Entry {
+                    seq: AtomicUsize::new(i),
+                    ts: 0,
+                    thread: 0,
+                    mode_state: 0,
+                    num_frames: 0,
+                    frames: [CallFrame {
+                        lineno: 0,
+                        method: std::ptr::null_mut(),
+                    }; MAX_FRAMES],
+                })
+            })
+            .collect();
+        Ring {
+            cells: cells.into_boxed_slice(),
+            head: AtomicUsize::new(0),
+            tail: AtomicUsize::new(0),
+        }
+    });
+}
+
+impl Ring {
+    /// Claims a free cell (None when full).
+    fn claim(&self) -> Option<(usize, *mut Entry)> {
+        let mut pos = self.head.load(Ordering::Relaxed);
+        for _ in 0..16 {
+            let cell = self.cells.get(pos % RING_SLOTS)?;
+            // SAFETY: seq is an atomic inside the cell; reading it is always allowed.
+            let seq = unsafe { (*cell.get()).seq.load(Ordering::Acquire) };
+            if seq == pos {
+                match self.head.compare_exchange_weak(
+                    pos,
+                    pos + 1,
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => return Some((pos, cell.get())),
+                    Err(p) => pos = p,
+                }
+            } else if seq < pos {
+                return None; // full: the consumer has not freed this cell yet
+            } else {
+                pos = self.head.load(Ordering::Relaxed);
+            }
+        }
+        None
+    }
+
+    fn publish(e: *mut Entry, pos: usize) {
+        // SAFETY: the caller claimed this cell at `pos`.
+        unsafe { (*e).seq.store(pos + 1, Ordering::Release) };
+    }
+}
+
+/// Hands each published sample to `f`, oldest first (the sampler thread only).
+pub fn drain(mut f: impl FnMut(&Entry)) {
+    let Some(r) = RING.get() else { return };
+    loop {
+        let pos = r.tail.load(Ordering::Relaxed);
+        let Some(cell) = r.cells.get(pos % RING_SLOTS) else {
+            return;
+        };
+        let e = cell.get();
+        // SAFETY: seq is atomic; the rest of the cell is read only once seq says it
+        // was published, and handed back (seq = pos + RING_SLOTS) after.
+        unsafe {
+            if (*e).seq.load(Ordering::Acquire) != pos + 1 {
+                return;
+            }
+            f(&*e);
+            (*e).seq.store(pos + RING_SLOTS, Ordering::Release);
+        }
+        r.tail.store(pos + 1, Ordering::Relaxed);
+    }
+}
+
+// ---------------------------------------------------------------- the handler
+
+/// Samples are taken (cleared at the end and when the engine switches itself off).
+pub static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+/// Installs the handler for both signals (SA_RESTART: interrupted system calls go on).
+pub fn install_handler() -> bool {
+    for sig in [CPU_SIGNAL, WALL_SIGNAL] {
+        // SAFETY: a zeroed sigaction is valid; the handler has the SA_SIGINFO signature;
+        // both signals are blocked while it runs, so it never nests.
+        let ok = unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction =
+                on_signal as extern "C" fn(i32, *mut libc::siginfo_t, *mut c_void) as usize;
+            sa.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaddset(&mut sa.sa_mask, CPU_SIGNAL);
+            libc::sigaddset(&mut sa.sa_mask, WALL_SIGNAL);
+            libc::sigaction(sig, &sa, std::ptr::null_mut()) == 0
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+extern "C" fn on_signal(sig: i32, _info: *mut libc::siginfo_t, uc: *mut c_void) {
+    // SAFETY: __errno_location is this thread's errno; restored before returning so
+    // the interrupted code sees its own value.
+    let errno = unsafe { *libc::__errno_location() };
+    take_sample(sig, uc);
+    // SAFETY: as above.
+    unsafe { *libc::__errno_location() = errno };
+}
+
+fn take_sample(sig: i32, uc: *mut c_void) {
+    if !ACTIVE.load(Ordering::Relaxed) {
+        return;
+    }
+    let Some(slot) = find(gettid()) else { return };
+    if slot.busy.swap(true, Ordering::Acquire) {
+        return;
+    }
+    let env = slot.env.load(Ordering::Acquire);
+    let agct = AGCT.load(Ordering::Relaxed);
+    let (mode, state) = if sig == CPU_SIGNAL {
+        (
+            weft_trace::sample_mode::CPU,
+            weft_trace::thread_state::RUNNING,
+        )
+    } else {
+        (
+            weft_trace::sample_mode::WALL,
+            slot.wall_state.load(Ordering::Relaxed),
+        )
+    };
+    if !env.is_null() && agct != 0 {
+        match RING.get().and_then(|r| r.claim()) {
+            Some((pos, e)) => {
+                // SAFETY: `e` is the cell this handler claimed; AsyncGetCallTrace is
+                // HotSpot's signal-safe walker, given this thread's JNIEnv, a buffer
+                // of MAX_FRAMES frames and the signal's ucontext; it runs under
+                // sigsetjmp (walk_guard.c) with the slot's jump buffer, so a fault
+                // inside it returns here (on_fault) instead of killing the JVM.
+                unsafe {
+                    let f: Agct = if FAULT_TEST.load(Ordering::Relaxed) {
+                        weft_faulting_walk
+                    } else {
+                        std::mem::transmute::<usize, Agct>(agct)
+                    };
+                    let mut trace = CallTrace {
+                        env,
+                        num_frames: 0,
+                        frames: (*e).frames.as_mut_ptr(),
+                    };
+                    slot.in_walk.store(true, Ordering::SeqCst);
+                    let faulted = weft_protected_walk(
+                        f,
+                        &mut trace,
+                        MAX_FRAMES as i32,
+                        uc,
+                        slot.jump.get() as *mut c_void,
+                    ) != 0;
+                    slot.in_walk.store(false, Ordering::SeqCst);
+                    if faulted {
+                        FAULTS.fetch_add(1, Ordering::Relaxed);
+                        trace.num_frames = WALK_FAULTED;
+                    }
+                    (*e).num_frames = trace.num_frames;
+                    (*e).ts = clock::now();
+                    (*e).thread = slot.index.load(Ordering::Relaxed);
+                    (*e).mode_state = mode | (state << 4);
+                }
+                Ring::publish(e, pos);
+            }
+            None => {
+                DROPPED.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+    if sig == WALL_SIGNAL {
+        // clock_gettime is async-signal-safe.
+        slot.cpu_after_wall
+            .store(clock::thread_cpu_ns(), Ordering::Relaxed);
+    }
+    if sig == CPU_SIGNAL {
+        let fd = slot.fd.load(Ordering::Acquire);
+        let p = CPU_PERIOD_NS.load(Ordering::Relaxed);
+        if fd >= 0 && p > 0 {
+            arm(slot, fd, p);
+        }
+    }
+    slot.busy.store(false, Ordering::Release);
+}
+
+/// `num_frames` of a walk that faulted (recovered by the fault handler).
+pub const WALK_FAULTED: i32 = -100;
+
+/// The fault handlers found before ours (chained to for every fault not in a walk).
+static PREV_SEGV: AtomicUsize = AtomicUsize::new(0);
+static PREV_BUS: AtomicUsize = AtomicUsize::new(0);
+
+struct PrevAction(libc::sigaction);
+
+/// Installs the SIGSEGV/SIGBUS handler that recovers from a fault inside a walk
+/// (after the JVM's own handlers: every other fault is passed to them).
+pub fn install_fault_handler() -> bool {
+    // SAFETY: weft_jmpbuf_size has no preconditions.
+    if unsafe { weft_jmpbuf_size() } > JMPBUF_BYTES {
+        return false;
+    }
+    for (sig, prev) in [(libc::SIGSEGV, &PREV_SEGV), (libc::SIGBUS, &PREV_BUS)] {
+        // SAFETY: zeroed sigactions are valid; the old action is kept (leaked on
+        // purpose: the handler may chain to it until the process ends).
+        let ok = unsafe {
+            let old = Box::into_raw(Box::new(PrevAction(std::mem::zeroed())));
+            let mut r = libc::sigaction(sig, std::ptr::null(), &mut (*old).0);
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction =
+                on_fault as extern "C" fn(i32, *mut libc::siginfo_t, *mut c_void) as usize;
+            // The JVM's own flags (stack, restart), plus SA_SIGINFO for us.
+            sa.sa_flags = ((*old).0.sa_flags | libc::SA_SIGINFO) & !libc::SA_RESETHAND;
+            sa.sa_mask = (*old).0.sa_mask;
+            prev.store(old as usize, Ordering::SeqCst);
+            if r == 0 {
+                r = libc::sigaction(sig, &sa, std::ptr::null_mut());
+            }
+            r == 0
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+extern "C" fn on_fault(sig: i32, info: *mut libc::siginfo_t, uc: *mut c_void) {
+    if let Some(slot) = find(gettid()) {
+        if slot.in_walk.swap(false, Ordering::SeqCst) {
+            // SAFETY: the slot's jump buffer was filled by weft_protected_walk on
+            // this thread, which is still running below us on this stack.
+            unsafe { weft_jump_back(slot.jump.get() as *mut c_void) };
+        }
+    }
+    let prev = if sig == libc::SIGBUS {
+        &PREV_BUS
+    } else {
+        &PREV_SEGV
+    };
+    let p = prev.load(Ordering::SeqCst) as *const PrevAction;
+    if p.is_null() {
+        return;
+    }
+    // SAFETY: p is the leaked previous action; calling it as the kernel would
+    // (three arguments with SA_SIGINFO, one without), or restoring the default
+    // action so that the faulting instruction, run again, ends the process as
+    // it would have without us.
+    unsafe {
+        let a = &(*p).0;
+        match a.sa_sigaction {
+            libc::SIG_IGN => {}
+            libc::SIG_DFL => {
+                let mut dfl: libc::sigaction = std::mem::zeroed();
+                dfl.sa_sigaction = libc::SIG_DFL;
+                libc::sigaction(sig, &dfl, std::ptr::null_mut());
+            }
+            h if a.sa_flags & libc::SA_SIGINFO != 0 => {
+                let f: extern "C" fn(i32, *mut libc::siginfo_t, *mut c_void) =
+                    std::mem::transmute(h);
+                f(sig, info, uc);
+            }
+            h => {
+                let f: extern "C" fn(i32) = std::mem::transmute(h);
+                f(sig);
+            }
+        }
+    }
+}
+
+/// Sends a wall-clock signal to a thread (the sampler thread).
+pub fn signal_wall(tid: u32) -> bool {
+    // SAFETY: tgkill to a thread of this process; a thread that just exited gives ESRCH.
+    unsafe {
+        libc::syscall(
+            libc::SYS_tgkill,
+            libc::getpid(),
+            tid as libc::pid_t,
+            WALL_SIGNAL,
+        ) == 0
+    }
+}
+
+/// CPU time (ns) of thread `tid` of this process (the kernel's per-thread CPU clock).
+pub fn cpu_of(tid: u32) -> Option<u64> {
+    // MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED) of the kernel's posix-cpu-timers.
+    let clock = ((!(tid as i32)) << 3) | 6;
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: valid out-pointer; an exited thread gives EINVAL.
+    let r = unsafe { libc::clock_gettime(clock, &mut ts) };
+    (r == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+}
+
+pub fn wall_period_ns() -> u64 {
+    WALL_PERIOD_NS.load(Ordering::Relaxed)
+}
+
+pub fn cpu_period_ns() -> u64 {
+    CPU_PERIOD_NS.load(Ordering::Relaxed)
+}

@@ -1,0 +1,609 @@
+//! Sampled stacks (docs/sampling.md): CPU and wall-clock profiles, tied to the
+//! task model and the lock analysis by thread and time.
+//!
+//! A sample belongs to the innermost reported task execution running on its
+//! thread at its time (an aggregated one counts for the execution it is folded
+//! into), and to a contended lock when its thread held that lock while another
+//! thread was blocked on it. Counts are samples; times are samples × period.
+//! Not here: rendering (crates/views: collapsed, flamegraph, speedscope).
+
+use std::collections::HashMap;
+
+use weft_trace::{frame_kind, sample_mode, thread_state, Record, ThreadIndex};
+
+use crate::locks::LockAnalysis;
+use crate::model::Model;
+use crate::tasks::TaskAnalysis;
+
+/// Which samples a profile view shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Cpu,
+    Wall,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Cpu => "cpu",
+            Mode::Wall => "wall",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    pub class: String,
+    pub method: String,
+    pub line: i32,
+    pub kind: u8,
+}
+
+impl Frame {
+    /// `package.Class.method`, with `:line` when asked (and known).
+    pub fn name(&self, lines: bool) -> String {
+        if self.kind == frame_kind::BROKEN {
+            return format!("[broken:{}]", self.method);
+        }
+        if self.kind == frame_kind::NO_JAVA {
+            return format!("[not_in_Java:{}]", self.method);
+        }
+        let mut s = if self.class.is_empty() {
+            self.method.clone()
+        } else {
+            format!("{}.{}", self.class, self.method)
+        };
+        if lines && self.line > 0 {
+            s.push_str(&format!(":{}", self.line));
+        }
+        s
+    }
+}
+
+/// One sample, with what it was tied to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StackSample {
+    pub ts_ns: u64,
+    pub thread: ThreadIndex,
+    pub stack: u32,
+    pub mode: Mode,
+    /// OS state ([`thread_state`]) of a wall sample.
+    pub state: u8,
+    /// Index into `TaskAnalysis::executions` of the reported execution it ran in.
+    pub execution: Option<usize>,
+}
+
+/// Methods a task class (or a lock holder) spent its samples in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MethodShare {
+    /// `package.Class.method` of the innermost Java frame (self time).
+    pub method: String,
+    pub samples: u64,
+    /// Of the group's samples.
+    pub share: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskClassProfile {
+    pub class: String,
+    pub cpu_samples: u64,
+    /// cpu_samples × the CPU period.
+    pub cpu_ns: u64,
+    /// Top 5 methods by self CPU samples.
+    pub top_methods: Vec<MethodShare>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LockHolderProfile {
+    /// The lock's id as the lock analysis names it.
+    pub lock: String,
+    /// CPU samples of the holder while another thread was blocked on the lock.
+    pub holder_samples: u64,
+    pub top_methods: Vec<MethodShare>,
+}
+
+/// The sampled-stack analysis.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Profile {
+    pub cpu_period_ns: u64,
+    pub wall_period_ns: u64,
+    pub frames: HashMap<u32, Frame>,
+    /// Frame ids innermost first.
+    pub stacks: HashMap<u32, Vec<u32>>,
+    /// By thread, then time.
+    pub samples: Vec<StackSample>,
+    pub cpu_samples: u64,
+    pub wall_samples: u64,
+    /// Samples whose walk failed (AsyncGetCallTrace error), per mode.
+    pub cpu_broken: u64,
+    pub wall_broken: u64,
+    /// CPU samples taken while the thread had no Java frame (in the VM, or native
+    /// code outside any Java call): not failed walks.
+    pub cpu_not_in_java: u64,
+    /// Per task class, by CPU samples (most first).
+    pub task_classes: Vec<TaskClassProfile>,
+    /// Per contended lock with holder samples (most first).
+    pub lock_holders: Vec<LockHolderProfile>,
+}
+
+const TOP: usize = 5;
+
+/// The sampled-stack records of a trace (kept by the model builder, one pass).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SampledRecords {
+    pub cpu_period_ns: u64,
+    pub wall_period_ns: u64,
+    pub frames: HashMap<u32, Frame>,
+    /// Frame ids innermost first.
+    pub stacks: HashMap<u32, Vec<u32>>,
+    pub samples: Vec<StackSample>,
+}
+
+impl SampledRecords {
+    pub fn from_header(h: &weft_trace::Header) -> SampledRecords {
+        SampledRecords {
+            cpu_period_ns: h.get_u64("sampling.cpu_period_ns").unwrap_or(0),
+            wall_period_ns: h.get_u64("sampling.wall_period_ns").unwrap_or(0),
+            ..SampledRecords::default()
+        }
+    }
+
+    /// Keeps a sampled-stack record; false for any other record.
+    pub fn record(&mut self, r: &Record) -> bool {
+        match r {
+            Record::FrameDef {
+                id,
+                kind,
+                line,
+                class,
+                method,
+            } => {
+                self.frames.insert(
+                    *id,
+                    Frame {
+                        class: class.to_string(),
+                        method: method.to_string(),
+                        line: *line,
+                        kind: *kind,
+                    },
+                );
+            }
+            Record::StackDef { id, frames } => {
+                self.stacks.insert(*id, frames.clone());
+            }
+            Record::StackSample {
+                ts,
+                thread,
+                stack,
+                mode_state,
+            } => {
+                let mode = if mode_state & 0xF == sample_mode::CPU {
+                    Mode::Cpu
+                } else {
+                    Mode::Wall
+                };
+                self.samples.push(StackSample {
+                    ts_ns: *ts,
+                    thread: *thread,
+                    stack: *stack,
+                    mode,
+                    state: mode_state >> 4,
+                    execution: None,
+                });
+            }
+            _ => return false,
+        }
+        true
+    }
+}
+
+impl Profile {
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
+
+    pub fn broken_share(&self, mode: Mode) -> f64 {
+        let (b, n) = match mode {
+            Mode::Cpu => (self.cpu_broken, self.cpu_samples),
+            Mode::Wall => (self.wall_broken, self.wall_samples),
+        };
+        if n == 0 {
+            0.0
+        } else {
+            b as f64 / n as f64
+        }
+    }
+
+    fn leaf_kind(&self, stack: u32) -> Option<u8> {
+        self.stacks
+            .get(&stack)
+            .and_then(|s| s.first())
+            .and_then(|f| self.frames.get(f))
+            .map(|f| f.kind)
+    }
+
+    /// Names of a stack's frames, root first (an unknown id shows as such).
+    pub fn stack_names(&self, stack: u32, lines: bool) -> Vec<String> {
+        let Some(ids) = self.stacks.get(&stack) else {
+            return vec!["[unknown stack]".to_string()];
+        };
+        ids.iter()
+            .rev()
+            .map(|id| match self.frames.get(id) {
+                Some(f) => f.name(lines),
+                None => "[unknown frame]".to_string(),
+            })
+            .collect()
+    }
+
+    /// The innermost frame's method (`package.Class.method`).
+    pub fn leaf_method(&self, stack: u32) -> String {
+        self.stacks
+            .get(&stack)
+            .and_then(|s| s.first())
+            .and_then(|f| self.frames.get(f))
+            .map(|f| f.name(false))
+            .unwrap_or_else(|| "[unknown frame]".to_string())
+    }
+
+    /// Builds the profile and ties samples to executions and locks.
+    pub fn build(model: &Model, tasks: &TaskAnalysis, locks: &LockAnalysis) -> Profile {
+        let r = &model.sampled;
+        let mut p = Profile {
+            cpu_period_ns: r.cpu_period_ns,
+            wall_period_ns: r.wall_period_ns,
+            frames: r.frames.clone(),
+            stacks: r.stacks.clone(),
+            samples: r.samples.clone(),
+            ..Profile::default()
+        };
+        p.samples.sort_by_key(|s| (s.thread, s.ts_ns));
+        let kinds: Vec<(Mode, Option<u8>)> = p
+            .samples
+            .iter()
+            .map(|s| (s.mode, p.leaf_kind(s.stack)))
+            .collect();
+        for (mode, kind) in kinds {
+            let broken = kind == Some(frame_kind::BROKEN);
+            match mode {
+                Mode::Cpu => {
+                    p.cpu_samples += 1;
+                    p.cpu_broken += broken as u64;
+                    p.cpu_not_in_java += (kind == Some(frame_kind::NO_JAVA)) as u64;
+                }
+                Mode::Wall => {
+                    p.wall_samples += 1;
+                    p.wall_broken += broken as u64;
+                }
+            }
+        }
+        p.tie_to_executions(tasks);
+        p.task_classes = p.task_class_profiles(tasks);
+        p.lock_holders = p.lock_holder_profiles(model, locks);
+        p
+    }
+
+    /// Sets each sample's execution: the innermost reported execution on its
+    /// thread covering its time.
+    fn tie_to_executions(&mut self, tasks: &TaskAnalysis) {
+        let mut by_thread: HashMap<ThreadIndex, Vec<usize>> = HashMap::new();
+        for (i, e) in tasks.executions.iter().enumerate() {
+            by_thread.entry(e.thread).or_default().push(i);
+        }
+        for v in by_thread.values_mut() {
+            v.sort_by_key(|&i| tasks.executions[i].begin_ns);
+        }
+        for s in &mut self.samples {
+            let Some(list) = by_thread.get(&s.thread) else {
+                continue;
+            };
+            let n = list.partition_point(|&i| tasks.executions[i].begin_ns <= s.ts_ns);
+            if n == 0 {
+                continue;
+            }
+            // The latest execution begun by then, or the ancestor of it still running.
+            let mut cur = Some(list[n - 1]);
+            while let Some(i) = cur {
+                let e = &tasks.executions[i];
+                if e.end_ns > s.ts_ns {
+                    break;
+                }
+                cur = e.parent;
+            }
+            // An aggregated execution counts for the one it is folded into.
+            let mut guard = 0;
+            while let Some(i) = cur {
+                let e = &tasks.executions[i];
+                if e.reported || guard > 64 {
+                    break;
+                }
+                guard += 1;
+                cur = e.aggregated_into;
+            }
+            s.execution = cur.filter(|&i| tasks.executions[i].reported);
+        }
+    }
+
+    fn top_methods(&self, samples: impl Iterator<Item = u32>) -> (u64, Vec<MethodShare>) {
+        let mut counts: HashMap<String, u64> = HashMap::new();
+        let mut total = 0;
+        for stack in samples {
+            total += 1;
+            *counts.entry(self.leaf_method(stack)).or_default() += 1;
+        }
+        let mut v: Vec<(String, u64)> = counts.into_iter().collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let top = v
+            .into_iter()
+            .take(TOP)
+            .map(|(method, n)| MethodShare {
+                method,
+                samples: n,
+                share: n as f64 / total.max(1) as f64,
+            })
+            .collect();
+        (total, top)
+    }
+
+    fn task_class_profiles(&self, tasks: &TaskAnalysis) -> Vec<TaskClassProfile> {
+        let mut by_class: HashMap<&str, Vec<u32>> = HashMap::new();
+        for s in &self.samples {
+            if s.mode != Mode::Cpu {
+                continue;
+            }
+            if let Some(i) = s.execution {
+                by_class
+                    .entry(&tasks.executions[i].class)
+                    .or_default()
+                    .push(s.stack);
+            }
+        }
+        let mut out: Vec<TaskClassProfile> = by_class
+            .into_iter()
+            .map(|(class, stacks)| {
+                let (n, top) = self.top_methods(stacks.into_iter());
+                TaskClassProfile {
+                    class: class.to_string(),
+                    cpu_samples: n,
+                    cpu_ns: n * self.cpu_period_ns,
+                    top_methods: top,
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            b.cpu_samples
+                .cmp(&a.cpu_samples)
+                .then_with(|| a.class.cmp(&b.class))
+        });
+        out
+    }
+
+    fn lock_holder_profiles(&self, model: &Model, locks: &LockAnalysis) -> Vec<LockHolderProfile> {
+        let by_name: HashMap<String, ThreadIndex> = model
+            .threads
+            .values()
+            .map(|t| (t.display_name(), t.index))
+            .collect();
+        // Per (lock, holder thread): the merged intervals in which others were blocked.
+        let mut held: HashMap<(usize, ThreadIndex), Vec<(u64, u64)>> = HashMap::new();
+        for b in &locks.blocked {
+            let Some(owner) = b.owner.as_ref().and_then(|o| by_name.get(o)) else {
+                continue;
+            };
+            held.entry((b.lock, *owner))
+                .or_default()
+                .push((b.start_ns, b.end_ns));
+        }
+        let mut per_lock: HashMap<usize, Vec<u32>> = HashMap::new();
+        for ((lock, owner), mut iv) in held {
+            iv.sort();
+            let mut merged: Vec<(u64, u64)> = Vec::new();
+            for (s, e) in iv {
+                match merged.last_mut() {
+                    Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                    _ => merged.push((s, e)),
+                }
+            }
+            let lo = self.samples.partition_point(|s| s.thread < owner);
+            let hi = self.samples.partition_point(|s| s.thread <= owner);
+            for s in &self.samples[lo..hi] {
+                if s.mode != Mode::Cpu {
+                    continue;
+                }
+                let k = merged.partition_point(|iv| iv.0 <= s.ts_ns);
+                if k > 0 && merged[k - 1].1 > s.ts_ns {
+                    per_lock.entry(lock).or_default().push(s.stack);
+                }
+            }
+        }
+        let mut out: Vec<LockHolderProfile> = per_lock
+            .into_iter()
+            .filter_map(|(lock, stacks)| {
+                let name = locks.locks.get(lock)?.id.clone();
+                let (n, top) = self.top_methods(stacks.into_iter());
+                Some(LockHolderProfile {
+                    lock: name,
+                    holder_samples: n,
+                    top_methods: top,
+                })
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            b.holder_samples
+                .cmp(&a.holder_samples)
+                .then_with(|| a.lock.cmp(&b.lock))
+        });
+        out
+    }
+
+    /// Collapsed stacks of one mode: (frames root first joined by `;`, samples),
+    /// sorted by stack. `keep` filters samples (by thread, task class, …).
+    pub fn collapsed(
+        &self,
+        mode: Mode,
+        lines: bool,
+        keep: impl Fn(&StackSample) -> bool,
+    ) -> Vec<(String, u64)> {
+        let mut counts: HashMap<u32, u64> = HashMap::new();
+        for s in self.samples.iter().filter(|s| s.mode == mode && keep(s)) {
+            *counts.entry(s.stack).or_default() += 1;
+        }
+        let mut by_name: HashMap<String, u64> = HashMap::new();
+        for (stack, n) in counts {
+            *by_name
+                .entry(self.stack_names(stack, lines).join(";"))
+                .or_default() += n;
+        }
+        let mut v: Vec<(String, u64)> = by_name.into_iter().collect();
+        v.sort();
+        v
+    }
+
+    /// The state name of a wall sample.
+    pub fn state_name(s: &StackSample) -> &'static str {
+        thread_state::name(s.state)
+    }
+}
+
+/// Which samples an export keeps (`weft export --profile … --thread/--task-class`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SampleFilter {
+    /// Thread name (exact).
+    pub thread: Option<String>,
+    /// Task class (exact, or its simple name after the last `.`).
+    pub task_class: Option<String>,
+}
+
+impl SampleFilter {
+    pub fn keeps(&self, s: &StackSample, model: &Model, tasks: &TaskAnalysis) -> bool {
+        if let Some(t) = &self.thread {
+            let name = model.threads.get(&s.thread).map(|t| t.display_name());
+            if name.as_deref() != Some(t.as_str()) {
+                return false;
+            }
+        }
+        if let Some(c) = &self.task_class {
+            let Some(e) = s.execution.and_then(|i| tasks.executions.get(i)) else {
+                return false;
+            };
+            let class: &str = &e.class;
+            let simple = class.rsplit('.').next().unwrap_or(class);
+            if class != c && simple != c {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::*;
+    use weft_trace::GLOBAL_THREAD;
+
+    fn frame(tb: &mut TB, id: u32, kind: u8, class: &str, method: &str, line: i32) {
+        tb.global(Record::FrameDef {
+            id,
+            kind,
+            line,
+            class: class.into(),
+            method: method.into(),
+        });
+    }
+
+    fn sample(tb: &mut TB, ts: u64, thread: u32, stack: u32, mode_state: u8) {
+        tb.recs.push((
+            GLOBAL_THREAD,
+            Record::StackSample {
+                ts,
+                thread,
+                stack,
+                mode_state,
+            },
+        ));
+    }
+
+    /// Samples are tied to the innermost execution running on their thread;
+    /// collapsed stacks are root first; broken walks are counted, not named.
+    #[test]
+    fn ties_samples_to_executions_and_collapses_stacks() {
+        let mut tb = TB::new();
+        // A pool thread runs a submitted demo.Work (22-52) inside a FutureTask.
+        tb.submit(MAIN, 10, (C_WORK, 7), 0);
+        tb.start(1, 0, C_THREAD, (C_WORKER, 2001));
+        tb.begin(1, 1, P_WORKER_RUN, C_WORKER, 2001);
+        tb.begin_p(1, 20, P_FUTURETASK_RUN, C_FUTURETASK, 300, (C_WORK, 7));
+        tb.run(1, 22, 52, P_WORK_RUN, C_WORK, 7);
+        tb.end(1, 55, P_FUTURETASK_RUN, 300);
+        tb.end(1, 99, P_WORKER_RUN, 2001);
+        tb.thread_end(1, 100);
+        frame(&mut tb, 1, frame_kind::JAVA, "java.lang.Thread", "run", 840);
+        frame(&mut tb, 2, frame_kind::JAVA, "demo.Work", "run", 12);
+        frame(&mut tb, 3, frame_kind::JAVA, "demo.Work", "spin", 30);
+        frame(&mut tb, 4, frame_kind::BROKEN, "", "GC_active", 0);
+        tb.global(Record::StackDef {
+            id: 1,
+            frames: vec![3, 2, 1],
+        });
+        tb.global(Record::StackDef {
+            id: 2,
+            frames: vec![4],
+        });
+        let cpu = sample_mode::CPU | (thread_state::RUNNING << 4);
+        sample(&mut tb, 25, 1, 1, cpu);
+        sample(&mut tb, 30, 1, 1, cpu);
+        sample(&mut tb, 40, 1, 2, cpu);
+        sample(&mut tb, 60, 1, 1, cpu); // after the execution: the thread's own time
+        sample(
+            &mut tb,
+            70,
+            1,
+            1,
+            sample_mode::WALL | (thread_state::SLEEPING << 4),
+        );
+        tb.global(Record::End { ts: 100 });
+        let trace = tb.trace();
+        let a = crate::analyze(&trace);
+        let p = &a.profile;
+        assert_eq!((p.cpu_samples, p.wall_samples, p.cpu_broken), (4, 1, 1));
+        assert!((p.broken_share(Mode::Cpu) - 0.25).abs() < 1e-9);
+        let work = p
+            .task_classes
+            .iter()
+            .find(|c| c.class == "demo.Work")
+            .expect("demo.Work profile");
+        assert_eq!(work.cpu_samples, 3);
+        assert_eq!(work.top_methods[0].method, "demo.Work.spin");
+        assert_eq!(work.top_methods[0].samples, 2);
+        let collapsed = p.collapsed(Mode::Cpu, true, |_| true);
+        assert_eq!(
+            collapsed,
+            vec![
+                ("[broken:GC_active]".to_string(), 1),
+                (
+                    "java.lang.Thread.run:840;demo.Work.run:12;demo.Work.spin:30".to_string(),
+                    3
+                ),
+            ]
+        );
+        let wall = p.collapsed(Mode::Wall, false, |_| true);
+        assert_eq!(
+            wall,
+            vec![(
+                "java.lang.Thread.run;demo.Work.run;demo.Work.spin".to_string(),
+                1
+            )]
+        );
+        let only_work = SampleFilter {
+            thread: None,
+            task_class: Some("Work".into()),
+        };
+        let n: u64 = p
+            .collapsed(Mode::Cpu, false, |s| only_work.keeps(s, &a.model, &a.tasks))
+            .iter()
+            .map(|x| x.1)
+            .sum();
+        assert_eq!(n, 3);
+    }
+}

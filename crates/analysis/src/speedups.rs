@@ -1,0 +1,1242 @@
+//! Possible speedups (issue 18, docs/speedups.md): Gomes' efficiencies and his
+//! eq. 11 in time units, from one trace (and a baseline trace for the overhead
+//! terms), with a busiest thread per parallel section.
+//!
+//! Two steps, so that changes in how the analyses are computed stay local:
+//! - [`gather`] reads the analysis outputs (thread lifetimes, waits and blocked
+//!   periods of the lock analysis, GC pauses and schedstat points of the model)
+//!   into a [`SpeedupInput`]: one timeline per application thread;
+//! - [`compute`] sweeps those timelines, cuts parallel sections where threads
+//!   meet, and evaluates the efficiencies, eq. 11 and the lines.
+//!
+//! Every possible speedup is an upper bound: removing one limitation can raise
+//! another (Gomes §3.6.1). The views say so.
+
+use std::collections::BTreeMap;
+
+use weft_trace::ThreadIndex;
+
+use crate::cpu::merge_intervals;
+use crate::locks::LockAnalysis;
+use crate::model::Model;
+pub use crate::model::SchedPoint;
+
+/// A thread counts in a section's team (`#T_j`) when its work there (on-CPU, or
+/// blocked on a lock) is at least this share of the section's busiest thread's:
+/// a main thread that spends microseconds submitting tasks is not a member of a
+/// two-worker team (it would make a balanced section read 0.67).
+pub const TEAM_MIN_SHARE: f64 = 0.05;
+
+/// `|residual|` above this: the run is not shaped like eq. 11 (pipelines, I/O,
+/// unrecorded synchronisation); the views flag the closed-form lines.
+pub const RESIDUAL_WARN: f64 = 0.10;
+
+/// Most sections listed one by one (the totals cover all of them).
+pub const MAX_SECTIONS_LISTED: usize = 10_000;
+
+/// One application thread, as the possible-speedups analysis sees it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ThreadTimeline {
+    pub thread: ThreadIndex,
+    pub name: String,
+    /// The thread that entered the window (main): a baseline run's serial part is
+    /// its time while no other thread works.
+    pub root: bool,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// Waits that are not lock acquisitions (park, Object.wait, latch, join): the
+    /// thread does not want a CPU. Sorted, disjoint.
+    pub waits: Vec<(u64, u64)>,
+    /// Lock acquisitions that blocked. Sorted, disjoint.
+    pub blocked: Vec<(u64, u64)>,
+    /// Cumulative schedstat points, by time (empty when the trace has none).
+    pub sched: Vec<SchedPoint>,
+}
+
+/// What [`compute`] needs, gathered from an analysis by [`gather`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SpeedupInput {
+    /// `[start, end)` of the window; `None`: from the first to the last moment an
+    /// application thread was doing something.
+    pub window: Option<(u64, u64)>,
+    /// Where the window comes from (`run`, or a `--window` method).
+    pub window_source: String,
+    /// CPUs the JVM could use (header `cpus`), for the oversubscription estimate
+    /// when the trace has no schedstat points.
+    pub cpus: Option<u32>,
+    /// The sampler's cumulative process CPU time, `(ts, ns)` by time: how much CPU
+    /// the process actually got (other processes and cgroup limits included).
+    pub process_cpu: Vec<(u64, u64)>,
+    pub threads: Vec<ThreadTimeline>,
+    /// Stop-the-world GC pauses.
+    pub gc: Vec<(u64, u64)>,
+}
+
+/// The only place that reads analysis outputs: thread lifetimes, waits and
+/// blocked periods as the lock analysis defines them (docs/locks.md), GC pauses
+/// and the CPU count from the model.
+pub fn gather(model: &Model, locks: &LockAnalysis) -> SpeedupInput {
+    // Virtual threads run on carrier threads, which are counted: their time is
+    // the carriers' (and there can be 100,000 of them).
+    let mut threads: BTreeMap<ThreadIndex, ThreadTimeline> = locks
+        .lifetimes
+        .iter()
+        .filter(|(th, _)| !model.threads.get(th).is_some_and(|t| t.virtual_thread))
+        .map(|(&th, &(s, e))| {
+            let info = model.threads.get(&th);
+            (
+                th,
+                ThreadTimeline {
+                    thread: th,
+                    name: info
+                        .map(|t| t.display_name())
+                        .unwrap_or_else(|| format!("thread #{th}")),
+                    root: info.is_some_and(|t| t.is_main(model)),
+                    start_ns: s,
+                    end_ns: e,
+                    sched: info.map(|t| sched_from_start(t, model)).unwrap_or_default(),
+                    ..ThreadTimeline::default()
+                },
+            )
+        })
+        .collect();
+    for w in &locks.wait_intervals {
+        if let Some(t) = threads.get_mut(&w.thread) {
+            t.waits.push((w.start_ns, w.end_ns));
+        }
+    }
+    for b in &locks.blocked {
+        if let Some(t) = threads.get_mut(&b.thread) {
+            t.blocked.push((b.start_ns, b.end_ns));
+        }
+    }
+    for t in threads.values_mut() {
+        // A nested or overlapping record pair counts once.
+        t.waits = merge_intervals(&t.waits);
+        t.blocked = merge_intervals(&t.blocked);
+    }
+    SpeedupInput {
+        window: None,
+        window_source: "run".into(),
+        cpus: model.cpus,
+        process_cpu: model
+            .samples
+            .iter()
+            .map(|x| (x.ts_ns, x.process_cpu_ns))
+            .collect(),
+        threads: threads.into_values().collect(),
+        gc: model
+            .gc_pauses
+            .iter()
+            .map(|g| (g.start_ns, g.end_ns))
+            .collect(),
+    }
+}
+
+/// A thread's schedstat readings; for a thread whose start was observed (not
+/// main, which began before the JVM was up), a first reading of zero at its start:
+/// schedstat counts from the OS thread's creation, just before `ThreadStart`.
+fn sched_from_start(t: &crate::model::ThreadInfo, model: &Model) -> Vec<SchedPoint> {
+    let mut v = t.sched.clone();
+    if let (Some(start), Some(first), false) = (t.start_ns, v.first(), t.is_main(model)) {
+        if first.ts_ns > start {
+            v.insert(
+                0,
+                SchedPoint {
+                    ts_ns: start,
+                    on_cpu_ns: 0,
+                    runq_ns: 0,
+                    timeslices: 0,
+                },
+            );
+        }
+    }
+    v
+}
+
+/// Why there are no possible speedups, or `Ok`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Ok,
+    /// No application thread did anything in the window.
+    NoActivity,
+    /// Only one application thread ran.
+    OneThread,
+    /// Several threads, but never two working at once.
+    NoParallelSection,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::NoActivity => "no_activity",
+            Status::OneThread => "one_thread",
+            Status::NoParallelSection => "no_parallel_section",
+        }
+    }
+}
+
+/// The limitations a line removes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limitation {
+    Serial,
+    Imbalance,
+    Locks,
+    Overhead,
+    Oversubscription,
+    Gc,
+}
+
+impl Limitation {
+    pub const ALL: [Limitation; 6] = [
+        Limitation::Serial,
+        Limitation::Imbalance,
+        Limitation::Locks,
+        Limitation::Overhead,
+        Limitation::Oversubscription,
+        Limitation::Gc,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limitation::Serial => "serial",
+            Limitation::Imbalance => "imbalance",
+            Limitation::Locks => "locks",
+            Limitation::Overhead => "overhead",
+            Limitation::Oversubscription => "oversubscription",
+            Limitation::Gc => "gc",
+        }
+    }
+    /// Words for a report.
+    pub fn label(self) -> &'static str {
+        match self {
+            Limitation::Serial => "serial part",
+            Limitation::Imbalance => "imbalance",
+            Limitation::Locks => "locks",
+            Limitation::Overhead => "overhead",
+            Limitation::Oversubscription => "oversubscription",
+            Limitation::Gc => "GC",
+        }
+    }
+}
+
+/// The efficiencies (each in [0, 1] for a run that behaves as the model says;
+/// `None` where undefined: no parallel section, or no baseline).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Efficiencies {
+    /// E_PF: parallel work ÷ all work (of the baseline run when there is one).
+    pub parallel_fraction: Option<f64>,
+    /// E_LB: per section, mean time per team thread ÷ the busiest thread's, weighted by the busiest time.
+    pub load_balance: Option<f64>,
+    /// E_LC = 1 − blocked ÷ (running + runnable + blocked), in parallel sections.
+    pub lock_contention: Option<f64>,
+    /// E_SO = baseline serial work ÷ this run's serial work.
+    pub serial_overhead: Option<f64>,
+    /// E_PO = baseline parallel work ÷ this run's parallel work.
+    pub parallel_overhead: Option<f64>,
+    /// E_CPU: busiest threads' on-CPU time ÷ their running + runnable time.
+    pub cores: Option<f64>,
+}
+
+/// One possible-speedup line: eq. 11 with one limitation removed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Line {
+    pub remove: Limitation,
+    /// The time eq. 11 gives with that limitation removed.
+    pub time_ns: Option<f64>,
+    /// `calculated / time_ns`: how much faster, relative to the calculated time.
+    pub closed_form_gain: Option<f64>,
+    /// `reference work / time_ns` (Gomes' possible speedup).
+    pub possible_speedup: Option<f64>,
+    /// From removing the limitation in the execution graph (crates/whatif), when
+    /// the simulator is available; `None` until then.
+    pub simulated_gain: Option<f64>,
+}
+
+/// One parallel section: between two points where threads meet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// Team threads (`#T_j`).
+    pub threads: u32,
+    pub load_balance: f64,
+    pub lock_contention: f64,
+    /// The busiest thread's running + runnable time (the section's weight).
+    pub busiest_ns: u64,
+}
+
+/// The time quantities of eq. 11 (ns; CPU shares may be estimated, hence f64).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Quantities {
+    /// C_s: on-CPU work in serial time.
+    pub cpu_serial: f64,
+    /// A_s: running + runnable time of the serial path.
+    pub active_serial: f64,
+    /// C_p: on-CPU work of all threads in parallel sections.
+    pub cpu_parallel: f64,
+    /// A_p: running + runnable time of all threads in parallel sections.
+    pub active_parallel: f64,
+    /// B_p: lock-blocked time in parallel sections.
+    pub lock_blocked_parallel: f64,
+    /// M_cpu = Σ_j max_θ on-CPU time.
+    pub busiest_cpu: f64,
+    /// M_act = Σ_j max_θ running + runnable time.
+    pub busiest_active: f64,
+    /// Σ_j min(C_j / #T_j, M_cpu_j): the busiest time if each section were balanced.
+    pub balanced_cpu: f64,
+    /// G: GC pauses in the window.
+    pub gc: f64,
+    /// Work of the root thread while no other thread works, and all work (for a
+    /// baseline run's split).
+    pub root_alone_cpu: f64,
+    pub total_cpu: f64,
+}
+
+/// Where the CPU shares come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuSource {
+    /// schedstat points (on-CPU and run-queue time per thread).
+    Measured,
+    /// Processor sharing over the header's CPU count: with n threads wanting a CPU
+    /// and P CPUs, each gets min(1, P/n). Other processes are not seen.
+    Estimated,
+    /// Neither: every running thread is taken as on a CPU.
+    Unknown,
+}
+
+impl CpuSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CpuSource::Measured => "schedstat",
+            CpuSource::Estimated => "estimated",
+            CpuSource::Unknown => "unknown",
+        }
+    }
+}
+
+/// The possible-speedups analysis of one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Speedups {
+    pub status: Status,
+    /// A sentence for the user when status is not `Ok` (or a caveat).
+    pub notes: Vec<String>,
+    pub window: (u64, u64),
+    pub window_source: String,
+    pub cpus: Option<u32>,
+    pub cpu_source: CpuSource,
+    /// `none`, or `one_worker` / `sequential` (what the baseline run looked like).
+    pub baseline: &'static str,
+    /// Distinct threads in at least one parallel section's team.
+    pub threads: u32,
+    /// The effective team size of eq. 11 (`C_p / Σ_j C_j/#T_j`).
+    pub threads_effective: f64,
+    pub quantities: Quantities,
+    pub efficiencies: Efficiencies,
+    /// Reference work T_1: this run's work, or the baseline's.
+    pub reference_ns: f64,
+    pub observed_ns: u64,
+    /// The baseline run's window, when given.
+    pub baseline_observed_ns: Option<u64>,
+    /// Eq. 11 with all actual efficiencies.
+    pub calculated_ns: Option<f64>,
+    /// (observed − calculated) ÷ observed.
+    pub residual: Option<f64>,
+    pub lines: Vec<Line>,
+    /// Sections by time (at most [`MAX_SECTIONS_LISTED`]).
+    pub sections: Vec<Section>,
+    pub sections_total: usize,
+    /// Eq. 11 at other core counts with the efficiencies held (an extrapolation).
+    pub across_cores: Vec<CoresPoint>,
+    /// Per application thread over the window: (name, running + runnable ns,
+    /// on-CPU ns, lock-blocked ns).
+    pub per_thread: Vec<(String, f64, f64, f64)>,
+}
+
+/// Possible speedups at `cores` cores, efficiencies held at their measured values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CoresPoint {
+    pub cores: u32,
+    /// Eq. 11 with every efficiency as measured.
+    pub current: f64,
+    /// (limitation, speedup with it removed).
+    pub removed: Vec<(Limitation, Option<f64>)>,
+    /// `cores`.
+    pub ideal: f64,
+}
+
+impl Speedups {
+    pub fn line(&self, l: Limitation) -> Option<&Line> {
+        self.lines.iter().find(|x| x.remove == l)
+    }
+}
+
+/// Per-section accumulators of one thread.
+#[derive(Debug, Clone, Copy, Default)]
+struct Acc {
+    act: f64,
+    cpu: f64,
+    blk: f64,
+}
+
+#[derive(Debug, Clone)]
+struct RawSection {
+    start: u64,
+    end: u64,
+    per: Vec<Acc>,
+    /// Threads that started or whose wait ended at `start`.
+    resumed: Vec<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+enum EvKind {
+    AliveStart,
+    AliveEnd,
+    WaitStart,
+    WaitEnd,
+    BlockStart,
+    BlockEnd,
+    GcStart,
+    GcEnd,
+    /// The thread enters schedstat interval k (`LAST`: past its last reading).
+    Tick(i64),
+}
+
+/// Sweep state of one thread.
+#[derive(Debug, Clone, Copy, Default)]
+struct State {
+    alive: bool,
+    waiting: bool,
+    blocked: bool,
+    /// Schedstat interval: [`BEFORE_FIRST`], k, or [`AFTER_LAST`].
+    tick: i64,
+}
+
+const BEFORE_FIRST: i64 = -1;
+const AFTER_LAST: i64 = -2;
+
+impl State {
+    fn participating(&self) -> bool {
+        self.alive && !self.waiting
+    }
+    fn active(&self) -> bool {
+        self.participating() && !self.blocked
+    }
+}
+
+/// Sweep totals that are not per section.
+#[derive(Debug, Clone, Copy, Default)]
+struct Totals {
+    gc: f64,
+    /// Σ CPUs available × time, and the time, over the instants some thread was
+    /// active (only where the CPU count is known).
+    capacity_time: f64,
+    active_time: f64,
+    root_alone_cpu: f64,
+    total_cpu: f64,
+    first_participation: Option<u64>,
+    last_participation: u64,
+}
+
+fn clip(s: u64, e: u64, w: (u64, u64)) -> Option<(u64, u64)> {
+    let (s, e) = (s.max(w.0), e.min(w.1));
+    (e > s).then_some((s, e))
+}
+
+/// How a sweep shares CPUs among the threads that want one.
+#[derive(Default)]
+struct Shares<'a> {
+    /// From each `(ts, B)` on, the process can use `B` CPUs (sorted by ts; before
+    /// the first, the header's CPU count). Each of n threads wanting a CPU gets
+    /// the weight min(1, B/n).
+    caps: &'a [(u64, f64)],
+    /// Per thread and schedstat interval: the factor that makes the weights add
+    /// up to the measured on-CPU time (1 where unknown).
+    factors: Option<&'a [Vec<f64>]>,
+    /// Collects Σ weight × time per thread and schedstat interval.
+    weights: Option<&'a mut Vec<Vec<f64>>>,
+    /// Collects the number of threads wanting a CPU over time, `(start, end, n)`.
+    profile: Option<&'a mut Vec<(u64, u64, u32)>>,
+}
+
+/// Sweeps the timelines over `window`: raw sections (cut where a thread starts or
+/// resumes from a wait, and where nobody participates) and totals.
+fn sweep(
+    input: &SpeedupInput,
+    window: (u64, u64),
+    mut shares: Shares,
+) -> (Vec<RawSection>, Totals, bool) {
+    let caps = shares.caps;
+    let n = input.threads.len();
+    let mut ev: Vec<(u64, usize, EvKind)> = Vec::new();
+    let mut measured = false;
+    for (i, t) in input.threads.iter().enumerate() {
+        let Some((s, e)) = clip(t.start_ns, t.end_ns, window) else {
+            continue;
+        };
+        ev.push((s, i, EvKind::AliveStart));
+        ev.push((e, i, EvKind::AliveEnd));
+        for &(ws, we) in &t.waits {
+            if let Some((ws, we)) = clip(ws, we, window) {
+                ev.push((ws, i, EvKind::WaitStart));
+                ev.push((we, i, EvKind::WaitEnd));
+            }
+        }
+        for &(bs, be) in &t.blocked {
+            if let Some((bs, be)) = clip(bs, be, window) {
+                ev.push((bs, i, EvKind::BlockStart));
+                ev.push((be, i, EvKind::BlockEnd));
+            }
+        }
+        // Schedstat interval k is [sched[k], sched[k+1]).
+        for (k, w) in t.sched.windows(2).enumerate() {
+            if w[1].on_cpu_ns > w[0].on_cpu_ns && w[1].ts_ns > w[0].ts_ns {
+                measured = true;
+            }
+            ev.push((w[0].ts_ns.max(window.0), i, EvKind::Tick(k as i64)));
+        }
+        if let Some(last) = t.sched.last() {
+            ev.push((last.ts_ns.max(window.0), i, EvKind::Tick(AFTER_LAST)));
+        }
+    }
+    for &(s, e) in &input.gc {
+        if let Some((s, e)) = clip(s, e, window) {
+            ev.push((s, n, EvKind::GcStart));
+            ev.push((e, n, EvKind::GcEnd));
+        }
+    }
+    ev.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+    let root: Vec<bool> = input.threads.iter().map(|t| t.root).collect();
+    let cpus = input.cpus.map(|c| c.max(1) as f64);
+
+    let mut st = vec![
+        State {
+            tick: BEFORE_FIRST,
+            ..State::default()
+        };
+        n
+    ];
+    let mut gc_depth = 0u32;
+    let mut sections: Vec<RawSection> = Vec::new();
+    let mut open: Option<RawSection> = None;
+    let mut tot = Totals::default();
+    let mut prev = window.0;
+    let mut k = 0;
+    let mut cap_at = 0usize;
+    while k < ev.len() {
+        let t = ev[k].0;
+        // Accumulate [prev, t).
+        if t > prev {
+            let dt = (t - prev) as f64;
+            while cap_at < caps.len() && caps[cap_at].0 <= prev {
+                cap_at += 1;
+            }
+            let cpus = match cap_at {
+                0 => cpus,
+                i => Some(caps[i - 1].1),
+            };
+            if gc_depth > 0 {
+                tot.gc += dt;
+            } else {
+                let n_active = st.iter().filter(|s| s.active()).count();
+                if let Some(p) = shares.profile.as_deref_mut() {
+                    p.push((prev, t, n_active as u32));
+                }
+                let weight = match cpus {
+                    Some(p) => (p / n_active.max(1) as f64).min(1.0),
+                    None => 1.0,
+                };
+                if let (Some(p), true) = (cpus, n_active > 0) {
+                    tot.capacity_time += p * dt;
+                    tot.active_time += dt;
+                }
+                let others = st.iter().zip(&root).any(|(s, &r)| !r && s.participating());
+                if let Some(sec) = open.as_mut() {
+                    for (i, s) in st.iter().enumerate() {
+                        if !s.participating() {
+                            continue;
+                        }
+                        let a = &mut sec.per[i];
+                        if s.blocked {
+                            a.blk += dt;
+                            continue;
+                        }
+                        // Outside the readings, the nearest interval's factor.
+                        let factor = shares.factors.and_then(|f| match s.tick {
+                            BEFORE_FIRST => f[i].first(),
+                            AFTER_LAST => f[i].last(),
+                            k => f[i].get(k as usize),
+                        });
+                        let factor = factor.copied().unwrap_or(1.0);
+                        if let (Some(w), true) = (shares.weights.as_deref_mut(), s.tick >= 0) {
+                            if let Some(x) = w[i].get_mut(s.tick as usize) {
+                                *x += weight * dt;
+                            }
+                        }
+                        let share = (weight * factor).min(1.0);
+                        a.act += dt;
+                        a.cpu += dt * share;
+                        tot.total_cpu += dt * share;
+                        if root[i] && !others {
+                            tot.root_alone_cpu += dt * share;
+                        }
+                    }
+                }
+            }
+            prev = t;
+        }
+        // Apply every event at t.
+        let mut resumed: Vec<usize> = Vec::new();
+        while k < ev.len() && ev[k].0 == t {
+            let (_, i, kind) = ev[k];
+            match kind {
+                EvKind::GcStart => gc_depth += 1,
+                EvKind::GcEnd => gc_depth = gc_depth.saturating_sub(1),
+                EvKind::AliveStart => {
+                    st[i].alive = true;
+                    resumed.push(i);
+                }
+                EvKind::AliveEnd => {
+                    st[i] = State {
+                        tick: st[i].tick,
+                        ..State::default()
+                    }
+                }
+                EvKind::WaitStart => st[i].waiting = true,
+                EvKind::WaitEnd => {
+                    st[i].waiting = false;
+                    if st[i].alive {
+                        resumed.push(i);
+                    }
+                }
+                EvKind::BlockStart => st[i].blocked = true,
+                EvKind::BlockEnd => st[i].blocked = false,
+                EvKind::Tick(k) => st[i].tick = k,
+            }
+            k += 1;
+        }
+        let any = st.iter().any(State::participating);
+        if any {
+            tot.first_participation.get_or_insert(t);
+        }
+        // A thread starting (fork) or resuming from a wait (barrier release, join
+        // return, latch open, a pool worker given a task) is a point where threads
+        // meet: the section before ends there.
+        let cut = !resumed.is_empty();
+        if let Some(sec) = open.as_mut() {
+            if cut || !any {
+                sec.end = t;
+                tot.last_participation = t;
+                sections.push(open.take().expect("open section"));
+            }
+        }
+        if any && open.is_none() {
+            open = Some(RawSection {
+                start: t,
+                end: t,
+                per: vec![Acc::default(); n],
+                resumed,
+            });
+        }
+    }
+    if let Some(mut sec) = open.take() {
+        sec.end = prev;
+        tot.last_participation = prev;
+        sections.push(sec);
+    }
+    (sections, tot, measured)
+}
+
+/// Team members of a section: threads with at least [`TEAM_MIN_SHARE`] of the
+/// busiest one's work. Work is on-CPU time (a thread that sat in the run queue
+/// waiting to park did no work), plus blocked time at the section's CPU rate (a
+/// thread blocked on a lock most of the section is still in the team).
+fn team(per: &[Acc]) -> Vec<usize> {
+    let (cpu, act): (f64, f64) = per
+        .iter()
+        .fold((0.0, 0.0), |s, a| (s.0 + a.cpu, s.1 + a.act));
+    let rate = if act > 0.0 { cpu / act } else { 1.0 };
+    let work = |a: &Acc| a.cpu + a.blk * rate;
+    let max = per.iter().map(work).fold(0.0, f64::max);
+    if max <= 0.0 {
+        return Vec::new();
+    }
+    (0..per.len())
+        .filter(|&i| work(&per[i]) > 0.0 && work(&per[i]) >= TEAM_MIN_SHARE * max)
+        .collect()
+}
+
+/// Parallel sections after merging, and the serial sections' totals.
+struct Classified {
+    parallel: Vec<(RawSection, Vec<usize>)>,
+    serial_cpu: f64,
+    serial_active: f64,
+}
+
+/// A cut where only threads that then do (next to) nothing resumed is not a
+/// meeting point: a main thread returning from one `get` to call the next, a
+/// pool thread starting and parking at once. Such a section is merged into the
+/// one before (so the tail of an imbalanced section, where one thread works on
+/// alone, stays in it). Then a section whose team is one thread is serial.
+fn classify(raw: Vec<RawSection>) -> Classified {
+    let mut out = Classified {
+        parallel: Vec::new(),
+        serial_cpu: 0.0,
+        serial_active: 0.0,
+    };
+    let mut finish = |sec: RawSection| {
+        let members = team(&sec.per);
+        if members.len() >= 2 {
+            out.parallel.push((sec, members));
+        } else {
+            out.serial_cpu += sec.per.iter().map(|a| a.cpu).sum::<f64>();
+            out.serial_active += sec.per.iter().map(|a| a.act).fold(0.0, f64::max);
+        }
+    };
+    let mut cur: Option<RawSection> = None;
+    for sec in raw {
+        match cur.as_mut() {
+            Some(c)
+                if c.end == sec.start && {
+                    let members = team(&sec.per);
+                    !sec.resumed.iter().any(|r| members.contains(r))
+                } =>
+            {
+                for (a, b) in c.per.iter_mut().zip(&sec.per) {
+                    a.act += b.act;
+                    a.cpu += b.cpu;
+                    a.blk += b.blk;
+                }
+                c.end = sec.end;
+            }
+            _ => {
+                if let Some(c) = cur.replace(sec) {
+                    finish(c);
+                }
+            }
+        }
+    }
+    if let Some(c) = cur {
+        finish(c);
+    }
+    out
+}
+
+/// The baseline run's work split: the root thread alone (serial), the rest (parallel).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BaselineWork {
+    pub serial: f64,
+    pub parallel: f64,
+    pub observed_ns: u64,
+}
+
+/// The work split of a baseline run (a one-worker run of the same program, or a
+/// sequential one), from its input.
+pub fn baseline_work(input: &SpeedupInput) -> BaselineWork {
+    let (window, _) = window_of(input);
+    let (_, tot, _) = sweep_measured(input, window);
+    let (first, last) = (
+        tot.first_participation.unwrap_or(window.0),
+        tot.last_participation,
+    );
+    BaselineWork {
+        serial: tot.root_alone_cpu,
+        parallel: (tot.total_cpu - tot.root_alone_cpu).max(0.0),
+        observed_ns: last.saturating_sub(first),
+    }
+}
+
+/// The CPUs the process could use in each sampler interval: the `B` for which
+/// processor sharing (each of n threads wanting a CPU gets min(1, B/n)) gives
+/// the CPU time the process was measured to get; the header's CPU count when the
+/// process got at least what its threads wanted. On a machine shared with other
+/// work, B is below the CPU count, and a thread that runs alone runs faster than
+/// two side by side.
+fn cpu_caps(input: &SpeedupInput, window: (u64, u64)) -> Vec<(u64, f64)> {
+    let Some(cpus) = input.cpus.map(|c| c.max(1) as f64) else {
+        return Vec::new();
+    };
+    if input.process_cpu.len() < 2 {
+        return Vec::new();
+    }
+    let mut profile = Vec::new();
+    sweep(
+        input,
+        window,
+        Shares {
+            profile: Some(&mut profile),
+            ..Shares::default()
+        },
+    );
+    let mut caps = Vec::new();
+    let mut seg = 0usize;
+    for w in input.process_cpu.windows(2) {
+        let ((a, c0), (b, c1)) = (w[0], w[1]);
+        if b <= a {
+            continue;
+        }
+        while seg < profile.len() && profile[seg].1 <= a {
+            seg += 1;
+        }
+        let overlaps: Vec<(f64, f64)> = profile[seg..]
+            .iter()
+            .take_while(|p| p.0 < b)
+            .filter_map(|p| {
+                let d = p.1.min(b).saturating_sub(p.0.max(a));
+                (d > 0 && p.2 > 0).then_some((p.2 as f64, d as f64))
+            })
+            .collect();
+        let used = |cap: f64| overlaps.iter().map(|(n, d)| n.min(cap) * d).sum::<f64>();
+        let got = c1.saturating_sub(c0) as f64;
+        let cap = if overlaps.is_empty() || used(cpus) <= got {
+            cpus
+        } else {
+            // used() increases with the cap: bisect.
+            let (mut lo, mut hi) = (0.0, cpus);
+            for _ in 0..40 {
+                let mid = (lo + hi) / 2.0;
+                if used(mid) < got {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            hi.max(0.01 * cpus)
+        };
+        caps.push((a, cap));
+        // After the last sample, the header's count again.
+        caps.push((b, cpus));
+    }
+    caps.sort_by_key(|x| x.0);
+    // A tick's start replaces the previous tick's end marker at the same time.
+    let mut out: Vec<(u64, f64)> = Vec::with_capacity(caps.len());
+    for c in caps {
+        match out.last_mut() {
+            Some(l) if l.0 == c.0 => *l = if c.1 < l.1 { c } else { *l },
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The sweep with CPU shares: processor sharing under the per-interval caps,
+/// scaled per thread and schedstat interval to the measured on-CPU time.
+fn sweep_measured(input: &SpeedupInput, window: (u64, u64)) -> (Vec<RawSection>, Totals, bool) {
+    let caps = cpu_caps(input, window);
+    if input.threads.iter().all(|t| t.sched.len() < 2) {
+        return sweep(
+            input,
+            window,
+            Shares {
+                caps: &caps,
+                ..Shares::default()
+            },
+        );
+    }
+    let mut weights: Vec<Vec<f64>> = input
+        .threads
+        .iter()
+        .map(|t| vec![0.0; t.sched.len().saturating_sub(1)])
+        .collect();
+    sweep(
+        input,
+        window,
+        Shares {
+            caps: &caps,
+            weights: Some(&mut weights),
+            ..Shares::default()
+        },
+    );
+    let factors: Vec<Vec<f64>> = input
+        .threads
+        .iter()
+        .zip(&weights)
+        .map(|(t, w)| {
+            t.sched
+                .windows(2)
+                .zip(w)
+                .map(|(p, &wsum)| {
+                    // The part of the interval inside the thread's lifetime and the
+                    // window (main's first interval began before AppStart).
+                    let (a, b) = (p[0].ts_ns, p[1].ts_ns);
+                    let inside = clip(a, b, (t.start_ns.max(window.0), t.end_ns.min(window.1)))
+                        .map_or(0, |(s, e)| e - s);
+                    let on = p[1].on_cpu_ns.saturating_sub(p[0].on_cpu_ns) as f64 * inside as f64
+                        / (b - a).max(1) as f64;
+                    if wsum > 0.0 {
+                        on / wsum
+                    } else {
+                        1.0
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    sweep(
+        input,
+        window,
+        Shares {
+            caps: &caps,
+            factors: Some(&factors),
+            ..Shares::default()
+        },
+    )
+}
+
+fn window_of(input: &SpeedupInput) -> ((u64, u64), bool) {
+    match input.window {
+        Some(w) => (w, true),
+        None => {
+            let s = input.threads.iter().map(|t| t.start_ns).min().unwrap_or(0);
+            let e = input.threads.iter().map(|t| t.end_ns).max().unwrap_or(0);
+            ((s, e.max(s)), false)
+        }
+    }
+}
+
+/// Eq. 11 in time units (docs/speedups.md §eq. 11): the time of a run of
+/// reference work `t1` with these efficiencies.
+#[derive(Debug, Clone, Copy)]
+struct Eq11 {
+    t1: f64,
+    pf: f64,
+    so: f64,
+    po: f64,
+    lb: f64,
+    lc: f64,
+    cpu: f64,
+    /// The serial part's on-CPU share (runnable time of the serial path).
+    cpu_serial: f64,
+    threads: f64,
+    gc: f64,
+    /// The CPUs the process could use, on average while it had work (measured
+    /// per sampler interval); `None` when unknown.
+    capacity: Option<f64>,
+}
+
+impl Eq11 {
+    /// A line's time: eq. 11, but never below all the work done at the CPUs the
+    /// process could get. Removing imbalance or a lock does not give a process
+    /// that already used all the CPU it could get any more of it; only the
+    /// oversubscription line (a core per thread) lifts that bound.
+    fn line_time(&self, l: Limitation) -> f64 {
+        let e = self.without(l);
+        let t = e.time();
+        match (l, self.capacity) {
+            (Limitation::Oversubscription, _) | (_, None) => t,
+            (_, Some(b)) => {
+                let work = (1.0 - e.pf) * e.t1 / e.so + e.pf * e.t1 / e.po;
+                t.max(e.gc + work / b)
+            }
+        }
+    }
+
+    fn time(&self) -> f64 {
+        let serial = (1.0 - self.pf) * self.t1 / (self.so * self.cpu_serial);
+        let parallel = if self.pf > 0.0 {
+            self.pf * self.t1 / (self.po * self.lb * self.lc * self.cpu * self.threads)
+        } else {
+            0.0
+        };
+        self.gc + serial + parallel
+    }
+
+    fn without(&self, l: Limitation) -> Eq11 {
+        let mut e = *self;
+        match l {
+            Limitation::Serial => e.pf = 1.0,
+            Limitation::Imbalance => e.lb = 1.0,
+            Limitation::Locks => e.lc = 1.0,
+            Limitation::Overhead => {
+                e.so = 1.0;
+                e.po = 1.0
+            }
+            Limitation::Oversubscription => {
+                e.cpu = 1.0;
+                e.cpu_serial = 1.0
+            }
+            Limitation::Gc => e.gc = 0.0,
+        }
+        e
+    }
+}
+
+/// A ratio, `None` when the denominator is zero (never NaN or infinite).
+fn ratio(a: f64, b: f64) -> Option<f64> {
+    let r = a / b;
+    (b > 0.0 && r.is_finite()).then_some(r)
+}
+
+/// The possible speedups of a run; with `baseline` (the work split of a
+/// one-worker or sequential run of the same program), the overhead terms too.
+pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups {
+    let (given, explicit) = window_of(input);
+    let (raw, tot, measured) = sweep_measured(input, given);
+    // Without a --window the run is from the first to the last moment an
+    // application thread did something (idle daemon threads do not stretch it).
+    let window = if explicit {
+        given
+    } else {
+        (
+            tot.first_participation.unwrap_or(given.0),
+            tot.last_participation
+                .max(tot.first_participation.unwrap_or(given.0)),
+        )
+    };
+    let cpu_source = if measured {
+        CpuSource::Measured
+    } else if input.cpus.is_some() {
+        CpuSource::Estimated
+    } else {
+        CpuSource::Unknown
+    };
+    let busy_threads = raw
+        .iter()
+        .flat_map(|s| {
+            s.per
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| a.act + a.blk > 0.0)
+        })
+        .map(|(i, _)| i)
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let mut per_thread: Vec<(String, f64, f64, f64)> = input
+        .threads
+        .iter()
+        .map(|t| (t.name.clone(), 0.0, 0.0, 0.0))
+        .collect();
+    for sec in &raw {
+        for (p, a) in per_thread.iter_mut().zip(&sec.per) {
+            p.1 += a.act;
+            p.2 += a.cpu;
+            p.3 += a.blk;
+        }
+    }
+    per_thread.retain(|p| p.1 + p.3 > 0.0);
+    let c = classify(raw);
+
+    let mut q = Quantities {
+        cpu_serial: c.serial_cpu,
+        active_serial: c.serial_active,
+        gc: tot.gc,
+        root_alone_cpu: tot.root_alone_cpu,
+        total_cpu: tot.total_cpu,
+        ..Quantities::default()
+    };
+    let mut team_threads = std::collections::BTreeSet::new();
+    let mut sections = Vec::new();
+    for (sec, members) in &c.parallel {
+        let cj: f64 = sec.per.iter().map(|a| a.cpu).sum();
+        let aj: f64 = sec.per.iter().map(|a| a.act).sum();
+        let bj: f64 = sec.per.iter().map(|a| a.blk).sum();
+        let mcpu = sec.per.iter().map(|a| a.cpu).fold(0.0, f64::max);
+        let mact = sec.per.iter().map(|a| a.act).fold(0.0, f64::max);
+        let nj = members.len() as f64;
+        let balanced = (cj / nj).min(mcpu);
+        q.cpu_parallel += cj;
+        q.active_parallel += aj;
+        q.lock_blocked_parallel += bj;
+        q.busiest_cpu += mcpu;
+        q.busiest_active += mact;
+        q.balanced_cpu += balanced;
+        team_threads.extend(members.iter().copied());
+        sections.push(Section {
+            start_ns: sec.start,
+            end_ns: sec.end,
+            threads: members.len() as u32,
+            load_balance: ratio(balanced, mcpu).unwrap_or(1.0),
+            lock_contention: ratio(aj, aj + bj).unwrap_or(1.0),
+            busiest_ns: mact as u64,
+        });
+    }
+    let sections_total = sections.len();
+    sections.truncate(MAX_SECTIONS_LISTED);
+
+    let mut notes = Vec::new();
+    let status = if tot.total_cpu <= 0.0 && q.lock_blocked_parallel <= 0.0 {
+        notes.push(
+            "no application thread did anything in the window: there is nothing to speed up"
+                .to_string(),
+        );
+        Status::NoActivity
+    } else if busy_threads <= 1 {
+        notes.push(
+            "only one application thread ran: the program is serial, so no possible speedup \
+             can be estimated from it (a possible speedup needs parallel work to measure)"
+                .to_string(),
+        );
+        Status::OneThread
+    } else if c.parallel.is_empty() {
+        notes.push(
+            "no parallel section: application threads never worked at the same time, so the \
+             whole run is serial (parallel fraction 0) and no possible speedup can be estimated"
+                .to_string(),
+        );
+        Status::NoParallelSection
+    } else {
+        Status::Ok
+    };
+    match cpu_source {
+        CpuSource::Estimated => notes.push(format!(
+            "cores: estimated by processor sharing over {} CPUs (no per-thread schedstat in \
+             the trace; other processes are not seen)",
+            input.cpus.unwrap_or(1)
+        )),
+        CpuSource::Unknown => notes.push(
+            "cores: CPU count unknown and no per-thread schedstat: oversubscription is not \
+             visible"
+                .to_string(),
+        ),
+        CpuSource::Measured => {}
+    }
+
+    let work = q.cpu_serial + q.cpu_parallel;
+    let (reference, pf, so, po, baseline_kind) = match baseline {
+        Some(b) if b.parallel > 0.0 => (
+            b.serial + b.parallel,
+            ratio(b.parallel, b.serial + b.parallel),
+            ratio(b.serial, q.cpu_serial),
+            ratio(b.parallel, q.cpu_parallel),
+            "one_worker",
+        ),
+        Some(b) => {
+            // A sequential baseline (everything on main): the two overheads cannot
+            // be told apart; one ratio for both.
+            notes.push(
+                "the baseline has no work outside its main thread: one overhead ratio is \
+                 applied to both the serial and the parallel part"
+                    .to_string(),
+            );
+            let o = ratio(b.serial, work);
+            (b.serial, ratio(q.cpu_parallel, work), o, o, "sequential")
+        }
+        None => (work, ratio(q.cpu_parallel, work), None, None, "none"),
+    };
+    let lb = ratio(q.balanced_cpu, q.busiest_cpu);
+    let lc = ratio(
+        q.active_parallel,
+        q.active_parallel + q.lock_blocked_parallel,
+    );
+    let cores = ratio(q.busiest_cpu, q.busiest_active);
+    let cores_serial = ratio(q.cpu_serial, q.active_serial).unwrap_or(1.0);
+    let threads_effective = ratio(q.cpu_parallel, q.balanced_cpu).unwrap_or(0.0);
+    let efficiencies = Efficiencies {
+        parallel_fraction: pf.or(Some(0.0)).filter(|_| status != Status::NoActivity),
+        load_balance: lb.filter(|_| status == Status::Ok),
+        lock_contention: lc.filter(|_| status == Status::Ok),
+        serial_overhead: so,
+        parallel_overhead: po,
+        cores: cores.filter(|_| status == Status::Ok),
+    };
+
+    let observed_ns = window.1.saturating_sub(window.0);
+    let model = (status == Status::Ok).then(|| Eq11 {
+        t1: reference,
+        pf: pf.unwrap_or(0.0),
+        so: so.unwrap_or(1.0),
+        po: po.unwrap_or(1.0),
+        lb: lb.unwrap_or(1.0),
+        lc: lc.unwrap_or(1.0),
+        cpu: cores.unwrap_or(1.0),
+        cpu_serial: cores_serial,
+        threads: threads_effective,
+        gc: q.gc,
+        capacity: ratio(tot.capacity_time, tot.active_time),
+    });
+    let calculated = model
+        .map(|m| m.time())
+        .filter(|t| t.is_finite() && *t > 0.0);
+    let residual = calculated.and_then(|c| ratio(observed_ns as f64 - c, observed_ns as f64));
+    let lines = Limitation::ALL
+        .iter()
+        .map(|&l| {
+            let available = match l {
+                Limitation::Overhead => baseline.is_some(),
+                _ => true,
+            };
+            let t = model
+                .filter(|_| available)
+                .map(|m| m.line_time(l))
+                .filter(|t| t.is_finite() && *t > 0.0);
+            Line {
+                remove: l,
+                time_ns: t,
+                closed_form_gain: t.and_then(|t| calculated.and_then(|c| ratio(c, t))),
+                possible_speedup: t.and_then(|t| ratio(reference, t)),
+                simulated_gain: None,
+            }
+        })
+        .collect();
+    let across_cores = model
+        .map(|m| across_cores(&m, input.cpus, threads_effective, baseline.is_some()))
+        .unwrap_or_default();
+
+    Speedups {
+        status,
+        notes,
+        window,
+        window_source: input.window_source.clone(),
+        cpus: input.cpus,
+        cpu_source,
+        baseline: baseline_kind,
+        threads: team_threads.len() as u32,
+        threads_effective,
+        quantities: q,
+        efficiencies,
+        reference_ns: reference,
+        observed_ns,
+        baseline_observed_ns: baseline.map(|b| b.observed_ns),
+        calculated_ns: calculated,
+        residual,
+        lines,
+        sections,
+        sections_total,
+        across_cores,
+        per_thread,
+    }
+}
+
+/// Eq. 11 at 1..=max(8, 2·cpus, team) cores: `#T = cores`, each thread on its own
+/// core (E_CPU = 1), the other efficiencies held at their measured values.
+fn across_cores(m: &Eq11, cpus: Option<u32>, team: f64, baseline: bool) -> Vec<CoresPoint> {
+    let top = 8u32
+        .max(2 * cpus.unwrap_or(1))
+        .max(team.ceil() as u32)
+        .min(256);
+    (1..=top)
+        .map(|p| {
+            let mut at = *m;
+            at.threads = p as f64;
+            at.cpu = 1.0;
+            at.cpu_serial = 1.0;
+            at.capacity = Some(p as f64);
+            CoresPoint {
+                cores: p,
+                current: ratio(at.t1, at.time()).unwrap_or(0.0),
+                removed: Limitation::ALL
+                    .iter()
+                    .filter(|&&l| l != Limitation::Oversubscription)
+                    .map(|&l| {
+                        let v = if l == Limitation::Overhead && !baseline {
+                            None
+                        } else {
+                            ratio(at.t1, at.line_time(l))
+                        };
+                        (l, v)
+                    })
+                    .collect(),
+                ideal: p as f64,
+            }
+        })
+        .collect()
+}
+
+/// The possible speedups of an analysed run (no baseline).
+pub fn analyze(model: &Model, locks: &LockAnalysis) -> Speedups {
+    compute(&gather(model, locks), None)
+}
+
+#[cfg(test)]
+#[path = "speedups_tests.rs"]
+mod tests;

@@ -1,0 +1,515 @@
+//! The formulas of docs/speedups.md on constructed timelines (times in ms units
+//! of 1,000,000 ns so that every expected value is exact).
+
+use super::*;
+
+const MS: u64 = 1_000_000;
+
+fn th(i: u32, name: &str, root: bool, s: u64, e: u64) -> ThreadTimeline {
+    ThreadTimeline {
+        thread: i,
+        name: name.into(),
+        root,
+        start_ns: s * MS,
+        end_ns: e * MS,
+        ..ThreadTimeline::default()
+    }
+}
+
+fn waits(mut t: ThreadTimeline, w: &[(u64, u64)]) -> ThreadTimeline {
+    t.waits = w.iter().map(|&(s, e)| (s * MS, e * MS)).collect();
+    t
+}
+
+fn blocked(mut t: ThreadTimeline, b: &[(u64, u64)]) -> ThreadTimeline {
+    t.blocked = b.iter().map(|&(s, e)| (s * MS, e * MS)).collect();
+    t
+}
+
+fn input(threads: Vec<ThreadTimeline>, cpus: Option<u32>) -> SpeedupInput {
+    SpeedupInput {
+        window: None,
+        window_source: "run".into(),
+        cpus,
+        process_cpu: Vec::new(),
+        threads,
+        gc: Vec::new(),
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+fn gain(s: &Speedups, l: Limitation) -> Option<f64> {
+    s.line(l).and_then(|x| x.closed_form_gain)
+}
+
+/// Gomes' eq. 11 as he writes it, a speedup over the reference work.
+fn gomes(e: &Efficiencies, threads: f64) -> f64 {
+    let pf = e.parallel_fraction.unwrap();
+    let so = e.serial_overhead.unwrap_or(1.0);
+    let po = e.parallel_overhead.unwrap_or(1.0);
+    let par = po * e.load_balance.unwrap() * e.lock_contention.unwrap() * e.cores.unwrap();
+    1.0 / ((1.0 - pf) / so + pf / (par * threads))
+}
+
+/// Every number that leaves the analysis is finite.
+fn all_finite(s: &Speedups) {
+    let e = &s.efficiencies;
+    for v in [
+        e.parallel_fraction,
+        e.load_balance,
+        e.lock_contention,
+        e.serial_overhead,
+        e.parallel_overhead,
+        e.cores,
+        s.calculated_ns,
+        s.residual,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        assert!(v.is_finite(), "{s:?}");
+    }
+    for l in &s.lines {
+        for v in [l.closed_form_gain, l.possible_speedup, l.time_ns]
+            .into_iter()
+            .flatten()
+        {
+            assert!(v.is_finite(), "{l:?}");
+        }
+    }
+    assert!(s.threads_effective.is_finite());
+}
+
+/// Main waits while two workers run balanced, lock-free: every efficiency is 1,
+/// calculated = observed, and every line is ×1 (ideal = #T).
+#[test]
+fn balanced_parallel_run_has_nothing_to_gain() {
+    let s = compute(
+        &input(
+            vec![
+                waits(th(0, "main", true, 0, 10), &[(0, 10)]),
+                th(1, "w1", false, 0, 10),
+                th(2, "w2", false, 0, 10),
+            ],
+            Some(2),
+        ),
+        None,
+    );
+    assert_eq!(s.status, Status::Ok);
+    let e = s.efficiencies;
+    assert_eq!(e.parallel_fraction, Some(1.0));
+    assert_eq!(e.load_balance, Some(1.0));
+    assert_eq!(e.lock_contention, Some(1.0));
+    assert_eq!(e.cores, Some(1.0));
+    assert_eq!((e.serial_overhead, e.parallel_overhead), (None, None));
+    assert_eq!(s.threads, 2);
+    assert!(close(s.threads_effective, 2.0));
+    assert!(close(s.calculated_ns.unwrap(), (10 * MS) as f64));
+    assert_eq!(s.observed_ns, 10 * MS);
+    assert!(close(s.residual.unwrap(), 0.0));
+    for l in &s.lines {
+        if l.remove == Limitation::Overhead {
+            assert_eq!(l.closed_form_gain, None, "no baseline, no overhead line");
+        } else {
+            assert!(close(l.closed_form_gain.unwrap(), 1.0), "{l:?}");
+            assert!(close(l.possible_speedup.unwrap(), 2.0), "{l:?}");
+        }
+    }
+    assert!(close(gomes(&e, s.threads_effective), 2.0));
+    assert_eq!(s.sections.len(), 1);
+    all_finite(&s);
+}
+
+/// Serial prologue of 4 ms on main, then two workers 6 ms each: E_PF = 12/16,
+/// T_calc = 4 + 6, no serial part → 16/2 = 8 ms (×1.25).
+#[test]
+fn serial_prologue() {
+    let s = compute(
+        &input(
+            vec![
+                waits(th(0, "main", true, 0, 10), &[(4, 10)]),
+                th(1, "w1", false, 4, 10),
+                th(2, "w2", false, 4, 10),
+            ],
+            Some(2),
+        ),
+        None,
+    );
+    assert_eq!(s.status, Status::Ok);
+    assert!(close(s.efficiencies.parallel_fraction.unwrap(), 0.75));
+    assert!(close(s.quantities.cpu_serial, (4 * MS) as f64));
+    assert!(close(s.calculated_ns.unwrap(), (10 * MS) as f64));
+    assert!(close(gain(&s, Limitation::Serial).unwrap(), 1.25));
+    assert!(close(gain(&s, Limitation::Imbalance).unwrap(), 1.0));
+    // Eq. 11 as Gomes writes it gives the same speedup as reference / calculated.
+    let g = gomes(&s.efficiencies, s.threads_effective);
+    assert!(close(g, 16.0 / 10.0));
+    all_finite(&s);
+}
+
+/// Two threads meet at a barrier every 2 ms; in each round one of them works
+/// 2 ms and the other 1 ms, the heavy share alternating. Over the run both did
+/// the same work (a global busiest thread sees balance 1.0), but each section
+/// is 0.75 balanced, and the imbalance line is 2/1.5.
+#[test]
+fn rotating_imbalance_is_seen_per_section() {
+    let rounds = 10u64;
+    let threads = s_input_threads(rounds);
+    let s = compute(&input(threads.clone(), Some(2)), None);
+    assert_eq!(s.status, Status::Ok);
+    assert_eq!(s.sections_total, rounds as usize);
+    for sec in &s.sections {
+        assert!(close(sec.load_balance, 0.75), "{sec:?}");
+    }
+    assert!(close(s.efficiencies.load_balance.unwrap(), 0.75));
+    assert!(close(gain(&s, Limitation::Imbalance).unwrap(), 2.0 / 1.5));
+    // The whole-run view Gomes used (§3.6.5) would see no imbalance at all.
+    let per_thread_total = |t: usize| -> u64 {
+        let tl = &threads[t];
+        (tl.end_ns - tl.start_ns) - tl.waits.iter().map(|w| w.1 - w.0).sum::<u64>()
+    };
+    assert_eq!(per_thread_total(1), per_thread_total(2));
+    all_finite(&s);
+}
+
+fn s_input_threads(rounds: u64) -> Vec<ThreadTimeline> {
+    let (mut w0, mut w1) = (Vec::new(), Vec::new());
+    for r in 0..rounds {
+        let t = 2 * r;
+        if r % 2 == 0 {
+            w1.push((t + 1, t + 2));
+        } else {
+            w0.push((t + 1, t + 2));
+        }
+    }
+    let end = 2 * rounds;
+    vec![
+        waits(th(0, "main", true, 0, end), &[(0, end)]),
+        waits(th(1, "w0", false, 0, end), &w0),
+        waits(th(2, "w1", false, 0, end), &w1),
+    ]
+}
+
+/// A static partition: w1 finishes at 5 ms and ends, w0 runs to 10 ms; main's
+/// `get` on w1's result returns at 5 ms (a cut) and it waits again. The tail in
+/// which w0 works alone belongs to the section (imbalance), not to the serial part.
+#[test]
+fn imbalance_tail_stays_in_its_section() {
+    let s = compute(
+        &SpeedupInput {
+            threads: vec![
+                ThreadTimeline {
+                    // Main resumes for 1 µs at 5 ms, between two gets.
+                    waits: vec![(0, 5 * MS), (5 * MS + 1_000, 10 * MS)],
+                    ..th(0, "main", true, 0, 10)
+                },
+                th(1, "w0", false, 0, 10),
+                th(2, "w1", false, 0, 5),
+            ],
+            cpus: Some(2),
+            ..SpeedupInput::default()
+        },
+        None,
+    );
+    assert_eq!(s.status, Status::Ok);
+    assert_eq!(s.sections_total, 1, "{:?}", s.sections);
+    assert!(close(s.efficiencies.parallel_fraction.unwrap(), 1.0));
+    let lb = s.efficiencies.load_balance.unwrap();
+    assert!((lb - 0.75).abs() < 1e-3, "{lb}");
+    assert!((gain(&s, Limitation::Imbalance).unwrap() - 10.0 / 7.5).abs() < 2e-3);
+}
+
+/// A main thread that submits for a few µs inside a two-worker section is not a
+/// member of the team (else a balanced section would read 0.67).
+#[test]
+fn a_brief_submitter_is_not_in_the_team() {
+    let s = compute(
+        &input(
+            vec![
+                ThreadTimeline {
+                    waits: vec![(10_000, 10 * MS)],
+                    ..th(0, "main", true, 0, 10)
+                },
+                th(1, "w1", false, 0, 10),
+                th(2, "w2", false, 0, 10),
+            ],
+            Some(4),
+        ),
+        None,
+    );
+    assert_eq!(s.threads, 2);
+    assert!(close(s.efficiencies.load_balance.unwrap(), 1.0));
+}
+
+/// Each of two workers is blocked 2 ms of 10: E_LC = 16/20, and without the lock
+/// the busiest thread's 8 ms remain (×1.25).
+#[test]
+fn lock_contention() {
+    let s = compute(
+        &input(
+            vec![
+                waits(th(0, "main", true, 0, 10), &[(0, 10)]),
+                blocked(th(1, "w1", false, 0, 10), &[(2, 4)]),
+                blocked(th(2, "w2", false, 0, 10), &[(4, 6)]),
+            ],
+            Some(2),
+        ),
+        None,
+    );
+    assert!(close(s.efficiencies.lock_contention.unwrap(), 0.8));
+    assert!(close(s.sections[0].lock_contention, 0.8));
+    assert!(close(s.calculated_ns.unwrap(), (10 * MS) as f64));
+    assert!(close(gain(&s, Limitation::Locks).unwrap(), 1.25));
+    all_finite(&s);
+}
+
+/// Four threads want a CPU for 10 ms on 2 CPUs: each is on a CPU half the time
+/// (processor sharing), E_CPU = 0.5, and with a core each it would take 5 ms.
+#[test]
+fn oversubscription_estimated() {
+    let mut threads = vec![waits(th(0, "main", true, 0, 10), &[(0, 10)])];
+    for i in 1..=4 {
+        threads.push(th(i, "w", false, 0, 10));
+    }
+    let s = compute(&input(threads, Some(2)), None);
+    assert_eq!(s.cpu_source, CpuSource::Estimated);
+    assert!(close(s.efficiencies.cores.unwrap(), 0.5));
+    assert!(close(s.quantities.cpu_parallel, (20 * MS) as f64));
+    assert!(close(gain(&s, Limitation::Oversubscription).unwrap(), 2.0));
+    assert!(close(s.efficiencies.load_balance.unwrap(), 1.0));
+    all_finite(&s);
+}
+
+/// The same with schedstat points: a thread on a CPU 3 of every 4 ms it wanted one.
+#[test]
+fn oversubscription_measured() {
+    let pts = |i: u64| SchedPoint {
+        ts_ns: i * MS,
+        on_cpu_ns: i * 3 * MS / 4,
+        runq_ns: i * MS / 4,
+        timeslices: i,
+    };
+    let mut threads = vec![waits(th(0, "main", true, 0, 8), &[(0, 8)])];
+    for i in 1..=2 {
+        let mut t = th(i, "w", false, 0, 8);
+        t.sched = (0..=8).map(pts).collect();
+        threads.push(t);
+    }
+    let s = compute(&input(threads, Some(2)), None);
+    assert_eq!(s.cpu_source, CpuSource::Measured);
+    assert!(close(s.efficiencies.cores.unwrap(), 0.75));
+    assert!(close(
+        gain(&s, Limitation::Oversubscription).unwrap(),
+        4.0 / 3.0
+    ));
+}
+
+/// A GC pause stops everyone: it is G, not work, and the GC line removes it.
+#[test]
+fn gc_pause() {
+    let mut i = input(
+        vec![
+            waits(th(0, "main", true, 0, 10), &[(0, 10)]),
+            th(1, "w1", false, 0, 10),
+            th(2, "w2", false, 0, 10),
+        ],
+        Some(2),
+    );
+    i.gc = vec![(4 * MS, 6 * MS)];
+    let s = compute(&i, None);
+    assert!(close(s.quantities.gc, (2 * MS) as f64));
+    assert!(close(s.quantities.cpu_parallel, (16 * MS) as f64));
+    assert!(close(s.calculated_ns.unwrap(), (10 * MS) as f64));
+    assert!(close(gain(&s, Limitation::Gc).unwrap(), 10.0 / 8.0));
+}
+
+/// With a one-worker baseline of 12 ms of work for this run's 16 ms of parallel
+/// work (and the same 4 ms serial), E_PO = 0.75, E_SO = 1, and the overhead line
+/// gives 4 + 12/2 = 10 against 4 + 8 = 12.
+#[test]
+fn baseline_overheads() {
+    let par = input(
+        vec![
+            waits(th(0, "main", true, 0, 12), &[(4, 12)]),
+            th(1, "w1", false, 4, 12),
+            th(2, "w2", false, 4, 12),
+        ],
+        Some(2),
+    );
+    let base = input(
+        vec![
+            waits(th(0, "main", true, 0, 16), &[(4, 16)]),
+            th(1, "w1", false, 4, 16),
+        ],
+        Some(2),
+    );
+    let b = baseline_work(&base);
+    assert!(close(b.serial, (4 * MS) as f64));
+    assert!(close(b.parallel, (12 * MS) as f64));
+    assert_eq!(b.observed_ns, 16 * MS);
+    let s = compute(&par, Some(b));
+    assert_eq!(s.baseline, "one_worker");
+    assert!(close(s.efficiencies.serial_overhead.unwrap(), 1.0));
+    assert!(close(s.efficiencies.parallel_overhead.unwrap(), 0.75));
+    assert!(close(s.efficiencies.parallel_fraction.unwrap(), 0.75));
+    assert!(close(s.calculated_ns.unwrap(), (12 * MS) as f64));
+    assert!(close(gain(&s, Limitation::Overhead).unwrap(), 1.2));
+    assert!(close(
+        s.line(Limitation::Overhead)
+            .unwrap()
+            .possible_speedup
+            .unwrap(),
+        1.6
+    ));
+    let g = gomes(&s.efficiencies, s.threads_effective);
+    assert!(close(g, 16.0 / 12.0));
+}
+
+/// Removing a limitation never makes the run slower while every efficiency is ≤ 1.
+#[test]
+fn lines_never_slower_than_calculated() {
+    let s = compute(
+        &input(
+            vec![
+                waits(th(0, "main", true, 0, 12), &[(3, 12)]),
+                blocked(waits(th(1, "w1", false, 3, 12), &[(9, 10)]), &[(4, 5)]),
+                blocked(th(2, "w2", false, 3, 12), &[(5, 7)]),
+                th(3, "w3", false, 3, 11),
+            ],
+            Some(2),
+        ),
+        None,
+    );
+    assert_eq!(s.status, Status::Ok);
+    for l in &s.lines {
+        if let Some(g) = l.closed_form_gain {
+            assert!(g >= 1.0 - 1e-12, "{l:?}");
+        }
+    }
+    for p in &s.across_cores {
+        assert!(p.current <= p.ideal + 1e-9);
+        // (Without a serial part, the serial work would run with the parallel
+        // part's efficiencies: at one core that is slower, as eq. 11 says.)
+        for (l, v) in &p.removed {
+            if let (Some(v), false) = (v, *l == Limitation::Serial) {
+                assert!(*v >= p.current - 1e-9, "{l:?} at {} cores", p.cores);
+            }
+        }
+    }
+    all_finite(&s);
+}
+
+/// The process got half a CPU (other work on the machine): the CPUs it could
+/// use are found from its measured CPU time (B = 0.5), a thread running alone
+/// ran twice as fast as two side by side, and balancing the work would not have
+/// helped (the work at 0.5 CPU takes the observed time); only more cores would.
+#[test]
+fn lines_are_bounded_by_the_cpu_the_process_got() {
+    let mut i = input(
+        vec![
+            waits(th(0, "main", true, 0, 10), &[(0, 10)]),
+            th(1, "w0", false, 0, 10),
+            th(2, "w1", false, 0, 5),
+        ],
+        Some(2),
+    );
+    i.process_cpu = vec![(0, 0), (10 * MS, 5 * MS)];
+    let s = compute(&i, None);
+    assert_eq!(s.status, Status::Ok);
+    let cpu: Vec<f64> = s.per_thread.iter().map(|p| p.2 / MS as f64).collect();
+    assert!(close(cpu[0], 3.75) && close(cpu[1], 1.25), "{cpu:?}");
+    assert!((s.efficiencies.load_balance.unwrap() - 2.5 / 3.75).abs() < 1e-9);
+    assert!(close(s.efficiencies.cores.unwrap(), 0.375));
+    assert!(close(gain(&s, Limitation::Imbalance).unwrap(), 1.0));
+    assert!(close(
+        gain(&s, Limitation::Oversubscription).unwrap(),
+        10.0 / 3.75
+    ));
+}
+
+/// Two threads that never work at the same time: no parallel section, a
+/// statement, no NaN.
+#[test]
+fn no_parallel_section() {
+    let s = compute(
+        &input(
+            vec![
+                waits(th(0, "main", true, 0, 10), &[(5, 10)]),
+                th(1, "w", false, 5, 10),
+            ],
+            Some(2),
+        ),
+        None,
+    );
+    assert_eq!(s.status, Status::NoParallelSection);
+    assert_eq!(s.efficiencies.parallel_fraction, Some(0.0));
+    assert_eq!(s.efficiencies.load_balance, None);
+    assert_eq!(s.calculated_ns, None);
+    assert!(s.lines.iter().all(|l| l.closed_form_gain.is_none()));
+    assert!(s.notes[0].contains("no parallel section"));
+    all_finite(&s);
+}
+
+#[test]
+fn one_thread_and_nothing_at_all() {
+    let s = compute(&input(vec![th(0, "main", true, 0, 10)], Some(2)), None);
+    assert_eq!(s.status, Status::OneThread);
+    assert!(s.notes[0].contains("only one application thread"));
+    all_finite(&s);
+    let s = compute(&input(Vec::new(), None), None);
+    assert_eq!(s.status, Status::NoActivity);
+    assert_eq!(s.observed_ns, 0);
+    all_finite(&s);
+    // Threads that only wait.
+    let s = compute(
+        &input(
+            vec![
+                waits(th(0, "main", true, 0, 10), &[(0, 10)]),
+                waits(th(1, "w", false, 0, 10), &[(0, 10)]),
+            ],
+            None,
+        ),
+        None,
+    );
+    assert_eq!(s.status, Status::NoActivity);
+    all_finite(&s);
+    // A baseline that did nothing: no overhead ratio, no NaN.
+    let par = input(
+        vec![
+            waits(th(0, "main", true, 0, 10), &[(0, 10)]),
+            th(1, "w1", false, 0, 10),
+            th(2, "w2", false, 0, 10),
+        ],
+        Some(2),
+    );
+    let s = compute(
+        &par,
+        Some(BaselineWork {
+            serial: 0.0,
+            parallel: 0.0,
+            observed_ns: 0,
+        }),
+    );
+    all_finite(&s);
+}
+
+/// An explicit window cuts every timeline.
+#[test]
+fn window_clips() {
+    let mut i = input(
+        vec![
+            waits(th(0, "main", true, 0, 20), &[(4, 20)]),
+            th(1, "w1", false, 4, 20),
+            th(2, "w2", false, 4, 20),
+        ],
+        Some(2),
+    );
+    i.window = Some((2 * MS, 10 * MS));
+    let s = compute(&i, None);
+    assert_eq!(s.observed_ns, 8 * MS);
+    assert!(close(s.quantities.cpu_serial, (2 * MS) as f64));
+    assert!(close(s.quantities.cpu_parallel, (12 * MS) as f64));
+}

