@@ -243,13 +243,17 @@ fn usage_frame(stack: &mut [Frame]) -> Option<&mut Frame> {
 pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     let mut out = ForkJoinAnalysis::default();
     let mut usages: HashMap<u64, Usage> = HashMap::default();
-    let mut order: Vec<u64> = Vec::new();
+    // (push time, usage) of each usage, in first-push order.
+    let mut order: Vec<(u64, u64)> = Vec::new();
     let mut sites: HashMap<u64, u32> = HashMap::default();
     let mut worker_pool: HashMap<ThreadIndex, (u32, u32, u32)> = HashMap::default();
     let mut stacks: HashMap<ThreadIndex, Vec<Frame>> = HashMap::default();
     // Joins outside any run, per thread: (begin, nested time, usage).
     let mut base_joins: HashMap<ThreadIndex, Vec<(u64, u64, u64)>> = HashMap::default();
-    let mut strands: HashMap<u64, Vec<(u64, u64, bool)>> = HashMap::default();
+    // Strand events of all runs in one list; a run's are a range of it (a Vec per
+    // run cost ~100 B per fork-join task).
+    let mut strand_ev: Vec<(u64, u64, bool)> = Vec::new();
+    let mut strands: HashMap<u64, (usize, usize)> = HashMap::default();
     let mut threads: BTreeMap<ThreadIndex, FjThread> = BTreeMap::new();
     let mut cancels: Vec<u64> = Vec::new();
     let mut runs: Vec<(u64, ThreadIndex, u64, u64, u64)> = Vec::new();
@@ -305,7 +309,7 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
                         }
                     };
                     if !usages.contains_key(usage) {
-                        order.push(*usage);
+                        order.push((*ts, *usage));
                     }
                     usages.insert(
                         *usage,
@@ -371,7 +375,10 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
                         let off = p.offset(*ts);
                         p.ev.push((off, f.usage, true));
                     }
-                    strands.insert(f.usage, f.ev);
+                    if !f.ev.is_empty() {
+                        strands.insert(f.usage, (strand_ev.len(), f.ev.len()));
+                        strand_ev.extend_from_slice(&f.ev);
+                    }
                     thread_entry(&mut threads, t);
                     let th = threads.get_mut(&t).expect("inserted");
                     th.executed += 1;
@@ -463,7 +470,11 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
 
     // Trees; computations in the order of their roots' pushes (thread order is
     // not time order).
-    order.sort_by_key(|id| (usages[id].push_ns, *id));
+    for o in order.iter_mut() {
+        o.0 = usages[&o.1].push_ns;
+    }
+    order.sort_unstable();
+    let order: Vec<u64> = order.into_iter().map(|o| o.1).collect();
     let mut children: HashMap<u64, Vec<u64>> = HashMap::default();
     let mut roots: Vec<u64> = Vec::new();
     for id in &order {
@@ -505,7 +516,10 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
             let fork_offset =
                 |forked: &[(u64, u64)], c: u64| forked.iter().rev().find(|f| f.0 == c).map(|f| f.1);
             let mut extra = 0u64;
-            for &(off, c, join) in strands.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+            let strand = strands
+                .get(&id)
+                .map_or(&[][..], |&(from, n)| &strand_ev[from..from + n]);
+            for &(off, c, join) in strand {
                 if !join {
                     forked.push((c, off + extra));
                 } else if let (Some(f), Some(sc)) = (fork_offset(&forked, c), span.get(&c)) {
@@ -606,7 +620,18 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     }
     out.pools = pools.into_values().collect();
     out.threads = threads.into_values().collect();
-    let mut us: Vec<Usage> = order.iter().map(|id| usages[id].clone()).collect();
+    drop(strands);
+    drop(strand_ev);
+    let mut us: Vec<Usage> = Vec::with_capacity(order.len());
+    for id in &order {
+        if let Some(u) = usages.remove(id) {
+            us.push(u);
+        }
+        // Shrink as it empties: the map and the list of usages are the largest parts.
+        if usages.capacity() > 1024 && usages.len() < usages.capacity() / 4 {
+            usages.shrink_to_fit();
+        }
+    }
     us.sort_by_key(|u| (u.push_ns, u.id));
     out.usages = us;
     out

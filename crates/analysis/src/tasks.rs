@@ -85,8 +85,9 @@ pub struct TaskExecution {
     pub submit_thread: Option<ThreadIndex>,
     /// Begin − submission time, for submitted executions.
     pub queue_wait_ns: Option<u64>,
-    pub created_site: Option<String>,
-    pub submitted_site: Option<String>,
+    /// Innermost user frames of the sites; shared by the executions of a site.
+    pub created_site: Option<std::sync::Arc<str>>,
+    pub submitted_site: Option<std::sync::Arc<str>>,
     /// Closed by weft (no end record: thread ended, trace cut, or records lost).
     pub incomplete: bool,
     /// A plumbing execution reported for its inner task (rule 3).
@@ -569,6 +570,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
 
     // ---- build executions: class, kind, creation, aggregation ----
     let mut execs: Vec<TaskExecution> = Vec::with_capacity(kept.len());
+    let mut site_names = SiteNames::default();
     let mut class_names: HashMap<u32, std::sync::Arc<str>> = HashMap::default();
     let mut is_thread_exec: Vec<bool> = Vec::with_capacity(kept.len());
     for (k, &ni) in kept.iter().enumerate() {
@@ -653,8 +655,8 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             submit_ns: submit.map(|s| s.ts),
             submit_thread: submit.map(|s| s.thread),
             queue_wait_ns: submit.map(|s| n.begin.saturating_sub(s.ts)),
-            created_site: creation.and_then(|c| model.site_frame(c.2)),
-            submitted_site: submit.and_then(|s| model.site_frame(s.site)),
+            created_site: creation.and_then(|c| site_names.get(model, c.2)),
+            submitted_site: submit.and_then(|s| site_names.get(model, s.site)),
             incomplete: n.incomplete,
             stand_in,
         });
@@ -683,7 +685,39 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         .iter()
         .map(|m| m.map(|s| (submits[s].thread, submits[s].ts)))
         .collect();
-    out.edges = happens_before(model, &nodes, &kept, &execs, &submitted_by, &created);
+    // What the edges need from the raw executions, so that those are freed first:
+    // the identities each execution stands for (only the ones something joins),
+    // and the Thread object and target of thread executions.
+    let completion_probes = completion_probes(model);
+    let joined = edges::joined_identities(model, &completion_probes);
+    let mut idents = edges::ExecIdents::default();
+    let mut thread_objects: Vec<(usize, Ident, Option<Ident>)> = Vec::new();
+    for (k, &ni) in kept.iter().enumerate() {
+        let n = &nodes[ni];
+        let (inner, extra): (Option<Ident>, &[Ident]) = if n.is_thread {
+            thread_objects.push((k, n.obj, n.target));
+            (None, &[])
+        } else {
+            (n.inner, &n.extra_ids)
+        };
+        idents.push(
+            std::iter::once(n.obj)
+                .chain(inner)
+                .chain(extra.iter().copied())
+                .filter(|id| joined.contains(id)),
+        );
+    }
+    drop(nodes);
+    drop(kept);
+    out.edges = happens_before(
+        model,
+        &execs,
+        &submitted_by,
+        &created,
+        &thread_objects,
+        &idents,
+        &completion_probes,
+    );
     out.incomplete = execs.iter().filter(|e| e.incomplete).count() as u64;
     out.classes = class_stats(&execs);
     out.executions = execs;
@@ -693,11 +727,12 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
 /// Submit, thread-start and join edges (crates/analysis/src/edges.rs).
 fn happens_before(
     model: &Model,
-    nodes: &[Node],
-    kept: &[usize],
     execs: &[TaskExecution],
     submitted_by: &[Option<(ThreadIndex, u64)>],
     created: &HashMap<Ident, Vec<(u64, ThreadIndex, u32)>>,
+    thread_objects: &[(usize, Ident, Option<Ident>)],
+    idents: &edges::ExecIdents,
+    completion_probes: &std::collections::HashSet<u32>,
 ) -> Edges {
     let mut out = Edges::default();
     let mut by_thread: HashMap<ThreadIndex, Vec<usize>> = HashMap::default();
@@ -707,7 +742,6 @@ fn happens_before(
     let mut submit_edges = Vec::new();
     let mut start_edges = Vec::new();
     for (k, e) in execs.iter().enumerate() {
-        let n = &nodes[kept[k]];
         if let Some((sth, sts)) = submitted_by[k] {
             submit_edges.push(Edge {
                 kind: EdgeKind::Submit,
@@ -719,13 +753,16 @@ fn happens_before(
                 to_ns: e.begin_ns,
             });
         }
-        if n.is_thread {
+    }
+    for &(k, obj, target) in thread_objects {
+        let e = &execs[k];
+        {
             // The Thread object's creation, else its target's.
-            let c = std::iter::once(n.obj)
-                .chain(n.target)
+            let c = std::iter::once(obj)
+                .chain(target)
                 .find_map(|id| created.get(&id))
-                .and_then(|v| latest_before(v, n.begin, |c| c.0))
-                .filter(|c| c.0 <= n.begin);
+                .and_then(|v| latest_before(v, e.begin_ns, |c| c.0))
+                .filter(|c| c.0 <= e.begin_ns);
             match c {
                 None => out.unresolved_starts += 1,
                 Some((ts, th, _)) => start_edges.push(Edge {
@@ -744,38 +781,41 @@ fn happens_before(
     start_edges.sort_by_key(|e| (e.to_ns, e.to_thread));
     out.edges.extend(submit_edges);
     out.edges.extend(start_edges);
-    let mut idents = edges::ExecIdents::default();
-    for &ni in kept {
-        let n = &nodes[ni];
-        let (inner, extra): (Option<Ident>, &[Ident]) = if n.is_thread {
-            (None, &[])
-        } else {
-            (n.inner, &n.extra_ids)
-        };
-        idents.push(
-            std::iter::once(n.obj)
-                .chain(inner)
-                .chain(extra.iter().copied()),
-        );
-    }
     let late: Vec<bool> = execs.iter().map(|e| e.stand_in).collect();
-    // CompletableFuture.postComplete probes mark completions (crates/agent/src/joins.rs).
-    let completion_probes: std::collections::HashSet<u32> = model
-        .probes
-        .iter()
-        .filter(|(_, p)| p.kind == ProbeKind::Join && p.method == "postComplete")
-        .map(|(id, _)| *id)
-        .collect();
     edges::resolve_joins(
         model,
-        &completion_probes,
+        completion_probes,
         execs,
-        &idents,
+        idents,
         &late,
         &by_thread,
         &mut out,
     );
     out
+}
+
+/// Join probes whose `JoinBegin` marks a completion: CompletableFuture.postComplete
+/// (crates/agent/src/joins.rs).
+fn completion_probes(model: &Model) -> std::collections::HashSet<u32> {
+    model
+        .probes
+        .iter()
+        .filter(|(_, p)| p.kind == ProbeKind::Join && p.method == "postComplete")
+        .map(|(id, _)| *id)
+        .collect()
+}
+
+/// Site frames by site id, each made once and shared by its executions.
+#[derive(Default)]
+struct SiteNames(HashMap<u32, Option<std::sync::Arc<str>>>);
+
+impl SiteNames {
+    fn get(&mut self, model: &Model, site: u32) -> Option<std::sync::Arc<str>> {
+        self.0
+            .entry(site)
+            .or_insert_with(|| model.site_frame(site).map(Into::into))
+            .clone()
+    }
 }
 
 /// Classes of the plumbing adapters that fork-join runs wrap: their runs are
@@ -862,8 +902,8 @@ fn class_stats(execs: &[TaskExecution]) -> Vec<TaskClassStats> {
         if e.created_site.is_some() || e.submitted_site.is_some() {
             *a.sites
                 .entry(SitePair {
-                    created: e.created_site.clone(),
-                    submitted: e.submitted_site.clone(),
+                    created: e.created_site.as_deref().map(str::to_string),
+                    submitted: e.submitted_site.as_deref().map(str::to_string),
                 })
                 .or_default() += 1;
         }
