@@ -22,3 +22,6 @@ pub use collapsed::collapsed_stacks;
 pub use flamegraph::flamegraph_svg;
 pub use html::report_html;
 pub use perfetto::perfetto_trace;
+
+#[cfg(test)]
+mod tests;
