@@ -244,7 +244,7 @@ fn usage_frame(stack: &mut [Frame]) -> Option<&mut Frame> {
 /// n-th push of a buffer (1, 2, ...), so a usage's slot is its buffer's base plus
 /// n - 1, with no hashing per task (a map per task was most of the report's time
 /// on millions of tasks). Ids of another shape (sparse) get slots from a map.
-enum Slots {
+pub(crate) enum Slots {
     Dense(HashMap<u64, (usize, u64)>),
     Sparse(HashMap<u64, usize>),
 }
@@ -253,7 +253,7 @@ const PUSH_NUMBER_BITS: u32 = 40;
 
 impl Slots {
     /// Slots for the usages the model's pushes name; also their number.
-    fn of_pushes(model: &Model) -> (Slots, usize) {
+    pub(crate) fn of_pushes(model: &Model) -> (Slots, usize) {
         let pushes = || {
             model.events.iter().flat_map(|evs| {
                 (0..evs.len())
@@ -291,7 +291,7 @@ impl Slots {
         }
     }
 
-    fn get(&self, usage: u64) -> Option<usize> {
+    pub(crate) fn get(&self, usage: u64) -> Option<usize> {
         match self {
             Slots::Dense(bases) => {
                 let (b, n) = (
@@ -310,7 +310,6 @@ impl Slots {
 struct UsageTable {
     slots: Slots,
     items: Vec<Usage>,
-    len: usize,
 }
 
 impl UsageTable {
@@ -319,7 +318,6 @@ impl UsageTable {
         UsageTable {
             slots,
             items: vec![Usage::default(); n],
-            len: 0,
         }
     }
 
@@ -338,12 +336,29 @@ impl UsageTable {
         self.get(id).is_some()
     }
 
-    fn insert(&mut self, id: u64, u: Usage) {
+    /// A push: sets the usage's push fields, keeping its run's (a steal's run
+    /// may come before its push in thread order).
+    fn push(&mut self, u: Usage) {
+        if let Some(i) = self.slots.get(u.id) {
+            let old = &mut self.items[i];
+            *old = Usage {
+                run_thread: old.run_thread,
+                begin_ns: old.begin_ns,
+                end_ns: old.end_ns,
+                self_ns: old.self_ns,
+                ..u
+            };
+        }
+    }
+
+    /// A run of `id` on `thread` (kept only if the usage's push is seen).
+    fn run(&mut self, id: u64, thread: ThreadIndex, begin_ns: u64, end_ns: u64, self_ns: u64) {
         if let Some(i) = self.slots.get(id) {
-            if self.items[i].id == 0 {
-                self.len += 1;
-            }
-            self.items[i] = u;
+            let u = &mut self.items[i];
+            u.run_thread = Some(thread);
+            u.begin_ns = begin_ns;
+            u.end_ns = end_ns;
+            u.self_ns = self_ns;
         }
     }
 
@@ -353,11 +368,6 @@ impl UsageTable {
 
     fn values_mut(&mut self) -> impl Iterator<Item = &mut Usage> {
         self.items.iter_mut().filter(|u| u.id != 0)
-    }
-
-    fn take(&mut self, id: &u64) -> Option<Usage> {
-        let i = self.slots.get(*id)?;
-        (self.items[i].id != 0).then(|| std::mem::take(&mut self.items[i]))
     }
 }
 
@@ -385,7 +395,6 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     let mut strands: Vec<(usize, u32)> = vec![(0, 0); usages.items.len()];
     let mut threads: BTreeMap<ThreadIndex, FjThread> = BTreeMap::new();
     let mut cancels: Vec<u64> = Vec::new();
-    let mut runs: Vec<(u64, ThreadIndex, u64, u64, u64)> = Vec::new();
 
     let thread_entry = |threads: &mut BTreeMap<ThreadIndex, FjThread>, t: ThreadIndex| {
         threads.entry(t).or_insert_with(|| FjThread {
@@ -440,20 +449,17 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
                     if !usages.contains_key(usage) {
                         order.push((*ts, *usage));
                     }
-                    usages.insert(
-                        *usage,
-                        Usage {
-                            id: *usage,
-                            class_id: *class_id,
-                            push_thread: t,
-                            push_ns: *ts,
-                            external,
-                            prev,
-                            parent,
-                            pool: if external { pool } else { 0 },
-                            ..Usage::default()
-                        },
-                    );
+                    usages.push(Usage {
+                        id: *usage,
+                        class_id: *class_id,
+                        push_thread: t,
+                        push_ns: *ts,
+                        external,
+                        prev,
+                        parent,
+                        pool: if external { pool } else { 0 },
+                        ..Usage::default()
+                    });
                     if external {
                         out.external_submissions += 1;
                     } else {
@@ -470,6 +476,10 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
                     out.max_nesting = out.max_nesting.max(stack.len() as u32);
                     if *usage == 0 {
                         out.direct_executions += 1;
+                    } else if let Some(u) = usages.get_mut(usage) {
+                        if u.class_id == 0 {
+                            u.class_id = *class_id;
+                        }
                     } else {
                         run_classes.push((*usage, *class_id));
                     }
@@ -512,9 +522,8 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
                     let th = threads.get_mut(&t).expect("inserted");
                     th.executed += 1;
                     th.busy_ns += self_ns;
-                    // Joined with the push after the loop: blocks of different threads
-                    // are not in time order in the file.
-                    runs.push((f.usage, t, f.begin, *ts, self_ns));
+                    // Into the usage's slot, whether or not its push was read yet.
+                    usages.run(f.usage, t, f.begin, *ts, self_ns);
                 }
                 EventKind::FjCancel => cancels.push(e.a),
                 EventKind::FjReinit => out.reinitialized += 1,
@@ -560,12 +569,8 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
             }
         }
     }
-    for (id, t, b, e, self_ns) in runs {
-        if let Some(u) = usages.get_mut(&id) {
-            u.run_thread = Some(t);
-            u.begin_ns = b;
-            u.end_ns = e;
-            u.self_ns = self_ns;
+    for u in usages.values() {
+        if let Some(t) = u.run_thread {
             if u.push_thread != t && !u.external {
                 if let Some(th) = threads.get_mut(&t) {
                     th.stolen += 1;
@@ -792,12 +797,10 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     drop(span_of);
     drop(kids_all);
     drop(kid_start);
-    let mut us: Vec<Usage> = Vec::with_capacity(usages.len);
-    for id in &order {
-        if let Some(u) = usages.take(id) {
-            us.push(u);
-        }
-    }
+    // The table's own list, in place (a second list of usages was the peak).
+    let mut us: Vec<Usage> = std::mem::take(&mut usages.items);
+    us.retain(|u| u.id != 0);
+    drop(order);
     us.sort_by_key(|u| (u.push_ns, u.id));
     out.usages = us;
     out

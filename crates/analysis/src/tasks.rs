@@ -257,6 +257,10 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     // (identity, ts, thread) of forks, sorted: one list, as most objects are forked
     // once (a Vec per object cost ~100 B per fork-join task).
     let mut forked: Vec<(Ident, u64, ThreadIndex)> = Vec::new();
+    // The thread that forked each fork-join usage, by usage slot (a usage is
+    // forked once: its run's creator).
+    let (usage_slots, nslots) = crate::forkjoin::Slots::of_pushes(model);
+    let mut push_thread: Vec<ThreadIndex> = vec![ThreadIndex::MAX; nslots];
     // External fork-join submissions: usage -> the submitted object's identity hash,
     // so the run matches its `Submit` (and joins on the object find it).
     let mut ext_ident: HashMap<u64, u32> = HashMap::default();
@@ -286,7 +290,11 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                     let (c, id) = unobj(e.a);
                     forked.push((object(c, id), e.ts, thread))
                 }
-                EventKind::FjFork => forked.push((fj_key(e.b, e.a, 0), e.ts, thread)),
+                EventKind::FjFork => {
+                    if let Some(i) = usage_slots.get(e.a) {
+                        push_thread[i] = thread;
+                    }
+                }
                 EventKind::FjSubmit => {
                     let ident = match e.c {
                         NONE => 0,
@@ -523,18 +531,18 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         .map(|n| n.plumbing && (n.inner.is_none() || n.resolved))
         .collect();
     out.dropped_plumbing = dropped.iter().filter(|&&d| d).count() as u64;
-    let mut new_index: Vec<Option<usize>> = vec![None; nodes.len()];
+    let mut new_index: Vec<u32> = vec![u32::MAX; nodes.len()];
     let mut kept: Vec<usize> = Vec::new();
     for (i, d) in dropped.iter().enumerate() {
         if !d {
-            new_index[i] = Some(kept.len());
+            new_index[i] = kept.len() as u32;
             kept.push(i);
         }
     }
     let eff_parent = |mut i: usize| -> Option<usize> {
         while let Some(p) = nodes[i].raw_parent {
             if !dropped[p] {
-                return new_index[p];
+                return Some(new_index[p] as usize).filter(|_| new_index[p] != u32::MAX);
             }
             i = p;
         }
@@ -542,10 +550,12 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     };
 
     // ---- submissions matched to executions (FIFO per identity, in begin order) ----
-    let mut order: Vec<usize> = (0..kept.len()).collect();
-    order.sort_by_key(|&k| (nodes[kept[k]].begin, k));
-    let mut matched: Vec<Option<usize>> = vec![None; kept.len()];
+    let mut order: Vec<u32> = (0..kept.len() as u32).collect();
+    order.sort_by_key(|&k| (nodes[kept[k as usize]].begin, k));
+    // The submission matched to each kept execution (NO_SUBMIT: none).
+    let mut matched: Vec<u32> = vec![NO_SUBMIT; kept.len()];
     for &k in &order {
+        let k = k as usize;
         let n = &nodes[kept[k]];
         if n.is_thread {
             continue;
@@ -559,7 +569,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                 if let Some(&s) = q.front() {
                     if submits[s].ts <= n.end {
                         q.pop_front();
-                        matched[k] = Some(s);
+                        matched[k] = s as u32;
                         break;
                     }
                 }
@@ -590,7 +600,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             (cid, TaskKind::Thread)
         } else if stand_in {
             let plumb = model.class_name(n.obj.0);
-            let callable_submit = matched[k]
+            let callable_submit = submit_of(&matched, k)
                 .and_then(|s| model.probes.get(&submits[s].probe))
                 .is_some_and(|p| p.descriptor.starts_with("(Ljava/util/concurrent/Callable;"));
             let kind = if plumb.contains("Callable")
@@ -617,12 +627,17 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             .get(&obj)
             .and_then(|v| latest_before(v, n.begin, |e| e.0));
         let creator = creation.map(|c| c.1).or_else(|| {
+            if obj.1 >> 63 == 1 {
+                // A forked usage's run (see fj_key).
+                let slot = usage_slots.get(obj.1 & !(1 << 63))?;
+                return Some(push_thread[slot]).filter(|&t| t != ThreadIndex::MAX);
+            }
             let from = forked.partition_point(|f| f.0 < obj);
             let to = forked.partition_point(|f| f.0 <= obj);
             latest_before(&forked[from..to], n.begin, |f| f.1).map(|f| f.2)
         });
         let created_here = creator.is_none_or(|t| t == n.thread);
-        let submit = matched[k].map(|s| &submits[s]);
+        let submit = submit_of(&matched, k).map(|s| &submits[s]);
         let submitted = submit.is_some();
         let parent_is_task = parent.is_some_and(|p| !is_thread_exec_at(&nodes, &kept, p));
         // A loop chunk is scheduled work even though nothing submits it: the
@@ -680,11 +695,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             }
         }
     }
-    // (thread, time) of the submission matched to each execution.
-    let submitted_by: Vec<Option<(ThreadIndex, u64)>> = matched
-        .iter()
-        .map(|m| m.map(|s| (submits[s].thread, submits[s].ts)))
-        .collect();
+    drop(order);
     // What the edges need from the raw executions, so that those are freed first:
     // the identities each execution stands for (only the ones something joins),
     // and the Thread object and target of thread executions.
@@ -712,7 +723,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     out.edges = happens_before(
         model,
         &execs,
-        &submitted_by,
+        (&submits, &matched),
         &created,
         &thread_objects,
         &idents,
@@ -728,7 +739,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
 fn happens_before(
     model: &Model,
     execs: &[TaskExecution],
-    submitted_by: &[Option<(ThreadIndex, u64)>],
+    (submits, matched): (&[SubmitRec], &[u32]),
     created: &HashMap<Ident, Vec<(u64, ThreadIndex, u32)>>,
     thread_objects: &[(usize, Ident, Option<Ident>)],
     idents: &edges::ExecIdents,
@@ -742,7 +753,8 @@ fn happens_before(
     let mut submit_edges = Vec::new();
     let mut start_edges = Vec::new();
     for (k, e) in execs.iter().enumerate() {
-        if let Some((sth, sts)) = submitted_by[k] {
+        if let Some((sth, sts)) = submit_of(matched, k).map(|s| (submits[s].thread, submits[s].ts))
+        {
             submit_edges.push(Edge {
                 kind: EdgeKind::Submit,
                 from: edges::innermost_at(execs, &by_thread, sth, sts),
@@ -792,6 +804,14 @@ fn happens_before(
         &mut out,
     );
     out
+}
+
+/// No submission matched (in `matched`).
+const NO_SUBMIT: u32 = u32::MAX;
+
+/// The submission matched to kept execution `k`.
+fn submit_of(matched: &[u32], k: usize) -> Option<usize> {
+    Some(matched[k] as usize).filter(|_| matched[k] != NO_SUBMIT)
 }
 
 /// Join probes whose `JoinBegin` marks a completion: CompletableFuture.postComplete
