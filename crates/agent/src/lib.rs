@@ -21,7 +21,9 @@ mod natives;
 pub mod offline;
 pub mod options;
 mod plumbing;
+mod schedstat;
 mod sink;
+mod vthreads;
 
 use std::ffi::{c_char, c_void, CStr};
 use std::fs::{File, OpenOptions};
@@ -297,6 +299,7 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     cb.set(jvmti::EVENT_GC_START, on_gc_start as *const c_void);
     cb.set(jvmti::EVENT_GC_FINISH, on_gc_finish as *const c_void);
     let lock_events = locks::setup(jvmti, &mut cb);
+    let vthread_events = vthreads::setup(jvmti, agent::JDK_MAJOR.load(Ordering::Relaxed), &mut cb);
     let events = [
         jvmti::EVENT_VM_INIT,
         jvmti::EVENT_VM_DEATH,
@@ -310,7 +313,12 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     let setup = jvmti
         .set_event_callbacks(&cb)
         .and_then(|_| events.iter().try_for_each(|&e| jvmti.enable_event(e)))
-        .and_then(|_| lock_events.iter().try_for_each(|&e| jvmti.enable_event(e)));
+        .and_then(|_| lock_events.iter().try_for_each(|&e| jvmti.enable_event(e)))
+        .and_then(|_| {
+            vthread_events
+                .iter()
+                .try_for_each(|&e| jvmti.enable_event(e))
+        });
     if let Err(e) = setup {
         sink::set_recording(false);
         remove_temp_dir();
@@ -417,6 +425,8 @@ unsafe extern "system" fn on_vm_death(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv) {
             agent::set_probe_on(jni, false);
             forkjoin::flush_all(jni);
         }
+        // The final on-CPU and run-queue totals of the threads still alive.
+        schedstat::tick();
         LIVE.store(false, Ordering::SeqCst);
         sink::set_recording(false);
         sink::push_global_force(&sink::calibration());
@@ -463,6 +473,9 @@ unsafe extern "system" fn on_thread_end(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, 
     guard(jni, "ThreadEnd", || {
         if let Some(jni) = jni {
             forkjoin::thread_end(jni);
+        }
+        if let Some(index) = sink::current_thread_index() {
+            schedstat::finish_current(index);
         }
         sink::emit_and_flush(&agent::thread_end_record());
         sink::end_local();

@@ -222,6 +222,7 @@ pub fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
                 let index = s.next_thread.fetch_add(1, Ordering::Relaxed);
                 let buf = Arc::new(Mutex::new(Buf::new(index)));
                 lock(&s.registry).push(buf.clone());
+                crate::schedstat::track_current(index);
                 h.0 = Some(Local {
                     buf,
                     started: false,
@@ -233,6 +234,11 @@ pub fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
         })
         .ok()
         .flatten()
+}
+
+/// This thread's index in the trace (its buffer is created if it has none).
+pub fn current_thread_index() -> Option<u32> {
+    with_local(|l| lock(&l.buf).enc.thread())
 }
 
 /// Forgets this thread's state after its ThreadEnd (its buffer was flushed):
@@ -405,6 +411,7 @@ fn writer_main(s: &'static Sink, rx: Receiver<Msg>, mut cfg: WriterConfig) {
         if now >= next_sample {
             next_sample = now + cfg.interval;
             emit_global(&sample());
+            crate::schedstat::tick();
         }
         if now >= next_calib {
             next_calib = now + Duration::from_secs(1);

@@ -13,10 +13,11 @@ pub mod locks;
 pub mod model;
 pub mod tasks;
 pub mod timeline;
+pub mod vthreads;
 
 pub use cpu::{CpuPoint, CpuProfile, WindowStats};
 pub use findings::{human_ns, FieldValue, Finding, FindingKind};
-pub use model::{GcPause, Loss, Model, ModelBuilder, ProbeDef, Sample, ThreadInfo};
+pub use model::{GcPause, Loss, Model, ModelBuilder, ProbeDef, Sample, SchedPoint, ThreadInfo};
 pub use tasks::{Distribution, SitePair, TaskAnalysis, TaskClassStats, TaskExecution, TaskKind};
 
 use weft_trace::Trace;
@@ -32,6 +33,8 @@ pub struct Analysis {
     pub locks: locks::LockAnalysis,
     /// Fork-join computations (docs/forkjoin.md).
     pub forkjoin: forkjoin::ForkJoinAnalysis,
+    /// Virtual threads and where they were pinned (JDK 21+; docs/virtual-threads.md).
+    pub virtual_threads: vthreads::VirtualThreadAnalysis,
 }
 
 /// Run every analysis on a trace read into memory (builds its [`Model`] first).
@@ -52,10 +55,13 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
     let forkjoin = forkjoin::analyze(&model);
     stage("forkjoin");
     let cpu = CpuProfile::build(&model);
-    let findings = findings::find(&model, &tasks, &cpu);
+    let mut findings = findings::find(&model, &tasks, &cpu);
     stage("cpu+findings");
     let locks = locks::analyze_locks(&model);
     stage("locks");
+    let virtual_threads = vthreads::analyze_virtual_threads(&model);
+    findings.extend(findings::virtual_thread_findings(&virtual_threads));
+    stage("virtual threads");
     Analysis {
         model,
         tasks,
@@ -63,6 +69,7 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
         findings,
         locks,
         forkjoin,
+        virtual_threads,
     }
 }
 

@@ -43,12 +43,62 @@ pub struct ThreadInfo {
     pub class_id: u32,
     /// Identity of the Thread object.
     pub ident: u32,
+    /// Scheduler statistics read at sampler ticks and at the thread's end,
+    /// sorted by time (empty in traces from agents before `ThreadSched`).
+    pub sched: Vec<SchedPoint>,
+    /// A virtual thread (JDK 21+): its records were demultiplexed from its
+    /// carriers (weft_trace::VIRTUAL_THREAD_BASE); `java_id` is its thread id.
+    pub virtual_thread: bool,
     /// Runnable target (class 0 = none).
     pub target_class_id: u32,
     pub target_ident: u32,
 }
 
+/// A thread's cumulative scheduler statistics at one instant (`ThreadSched`):
+/// time on a CPU and time runnable but waiting for a CPU, since the thread began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SchedPoint {
+    pub ts_ns: u64,
+    pub on_cpu_ns: u64,
+    pub runq_ns: u64,
+    pub timeslices: u64,
+}
+
 impl ThreadInfo {
+    /// On-CPU and run-queue ns of this thread between two instants, interpolated
+    /// linearly between its schedstat readings (the readings are ~one sampler
+    /// interval apart). `None` when the thread has fewer than two readings.
+    pub fn sched_between(&self, from_ns: u64, to_ns: u64) -> Option<(u64, u64)> {
+        if self.sched.len() < 2 || to_ns <= from_ns {
+            return if self.sched.len() < 2 {
+                None
+            } else {
+                Some((0, 0))
+            };
+        }
+        let at = |t: u64| -> (f64, f64) {
+            let p = &self.sched;
+            let i = p.partition_point(|q| q.ts_ns <= t);
+            if i == 0 {
+                return (p[0].on_cpu_ns as f64, p[0].runq_ns as f64);
+            }
+            if i == p.len() {
+                let l = &p[p.len() - 1];
+                return (l.on_cpu_ns as f64, l.runq_ns as f64);
+            }
+            let (a, b) = (&p[i - 1], &p[i]);
+            let span = (b.ts_ns - a.ts_ns).max(1) as f64;
+            let f = (t - a.ts_ns) as f64 / span;
+            (
+                a.on_cpu_ns as f64 + f * b.on_cpu_ns.saturating_sub(a.on_cpu_ns) as f64,
+                a.runq_ns as f64 + f * b.runq_ns.saturating_sub(a.runq_ns) as f64,
+            )
+        };
+        let (c0, r0) = at(from_ns);
+        let (c1, r1) = at(to_ns);
+        Some(((c1 - c0).max(0.0) as u64, (r1 - r0).max(0.0) as u64))
+    }
+
     /// The JVM's main thread, which the agent records at VMInit with a
     /// `ThreadStart` (name `main`, a plain `java.lang.Thread`, no target). Its
     /// start was not observed, so it is not a task execution (docs/task-model.md).
@@ -190,6 +240,9 @@ pub struct ModelBuilder {
     /// Fork-join runs handed on with class 0 (their push not read yet): (thread,
     /// index among the thread's fork-join events).
     unresolved_runs: Vec<(ThreadIndex, usize)>,
+    /// Scheduler readings name their thread from the global block; they are
+    /// attached once every thread is known (they never make a thread).
+    sched: Vec<(ThreadIndex, SchedPoint)>,
 }
 
 impl weft_trace::RecordSink for ModelBuilder {
@@ -218,6 +271,7 @@ impl ModelBuilder {
             max_ts: 0,
             streams: BTreeMap::new(),
             unresolved_runs: Vec::new(),
+            sched: Vec::new(),
         }
     }
 
@@ -292,6 +346,24 @@ impl ModelBuilder {
             }
             Record::AppStart { ts } => {
                 m.app_start_ns.get_or_insert(*ts);
+                None
+            }
+            Record::ThreadSched {
+                ts,
+                thread: sched_thread,
+                on_cpu_ns,
+                runq_ns,
+                timeslices,
+            } => {
+                self.sched.push((
+                    *sched_thread,
+                    SchedPoint {
+                        ts_ns: *ts,
+                        on_cpu_ns: *on_cpu_ns,
+                        runq_ns: *runq_ns,
+                        timeslices: *timeslices,
+                    },
+                ));
                 None
             }
             Record::GcStart { ts } => {
@@ -390,6 +462,43 @@ impl ModelBuilder {
                     ),
                     false,
                 ))
+            }
+            Record::VtStart {
+                ts,
+                vt,
+                carrier,
+                class_id,
+                ident,
+            } => {
+                if let Some(t) = m.threads.get_mut(&thread) {
+                    if t.start_ns.is_none() {
+                        t.name = Some(format!("virtual-{vt}"));
+                        t.start_ns = Some(*ts);
+                        t.java_id = Some(*vt);
+                        t.daemon = true;
+                        t.virtual_thread = true;
+                    }
+                }
+                let a = obj(*class_id, *ident);
+                Some((
+                    ev(EventKind::VtStart, *ts, a, *vt as u32, *carrier, 0),
+                    false,
+                ))
+            }
+            Record::VtEnd { ts, carrier, .. } => {
+                if let Some(t) = m.threads.get_mut(&thread) {
+                    t.end_ns = Some(*ts);
+                }
+                Some((ev(EventKind::VtEnd, *ts, 0, 0, *carrier, 0), false))
+            }
+            Record::VtMount { ts, carrier, .. } => {
+                Some((ev(EventKind::VtMount, *ts, 0, 0, *carrier, 0), false))
+            }
+            Record::VtUnmount { ts, carrier, .. } => {
+                Some((ev(EventKind::VtUnmount, *ts, 0, 0, *carrier, 0), false))
+            }
+            Record::VtPinned { ts, site } => {
+                Some((ev(EventKind::VtPinned, *ts, 0, 0, *site, 0), false))
             }
             Record::ThreadEnd {
                 ts,
@@ -561,6 +670,7 @@ impl ModelBuilder {
             max_ts,
             mut streams,
             unresolved_runs,
+            sched,
         } = self;
         for (thread, i) in unresolved_runs {
             if let Some(s) = streams.get_mut(&thread) {
@@ -573,9 +683,24 @@ impl ModelBuilder {
         m.unknown_records = unknown_records;
         m.duration_ns = max_ts.max(m.end_ns.unwrap_or(0));
         m.samples.sort_by_key(|s| s.ts_ns);
+        for (thread, point) in sched {
+            if let Some(t) = m.threads.get_mut(&thread) {
+                t.sched.push(point);
+            }
+        }
+        for t in m.threads.values_mut() {
+            t.sched.sort_by_key(|p| p.ts_ns);
+        }
         m.events = streams
             .into_values()
-            .map(|(own, fj)| own.merge(fj))
+            .map(|(own, fj)| {
+                let mut e = own.merge(fj);
+                // A virtual thread's records come from several carriers' blocks.
+                if weft_trace::is_virtual_thread(e.thread) {
+                    e.sort_by_time();
+                }
+                e
+            })
             .collect();
         m.inner_tasks.shrink_to_fit();
         m.fj_push_details.shrink_to_fit();
@@ -771,5 +896,36 @@ mod blind_spot_tests {
         assert!(super::blind_spots(&h).is_empty());
         h.set(weft_trace::header_keys::LOCKS_AQS_INSTRUMENTED, "false");
         assert_eq!(super::blind_spots(&h).len(), 1);
+    }
+}
+
+#[cfg(test)]
+mod sched_tests {
+    use super::*;
+
+    fn thread_with(points: &[(u64, u64, u64)]) -> ThreadInfo {
+        ThreadInfo {
+            sched: points
+                .iter()
+                .map(|&(ts_ns, on_cpu_ns, runq_ns)| SchedPoint {
+                    ts_ns,
+                    on_cpu_ns,
+                    runq_ns,
+                    timeslices: 0,
+                })
+                .collect(),
+            ..ThreadInfo::default()
+        }
+    }
+
+    #[test]
+    fn sched_between_interpolates_between_readings() {
+        let t = thread_with(&[(0, 0, 0), (100, 50, 10), (200, 150, 10)]);
+        assert_eq!(t.sched_between(0, 200), Some((150, 10)));
+        assert_eq!(t.sched_between(50, 150), Some((75, 5)));
+        // Outside the readings: clamped to the first and last.
+        assert_eq!(t.sched_between(150, 1_000), Some((50, 0)));
+        assert_eq!(t.sched_between(10, 10), Some((0, 0)));
+        assert_eq!(thread_with(&[(0, 5, 5)]).sched_between(0, 10), None);
     }
 }

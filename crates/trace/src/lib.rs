@@ -11,6 +11,7 @@ pub mod fjevents;
 mod reader;
 mod record;
 mod stream;
+mod vthreads;
 
 pub use codec::{encode_file_header, BlockEncoder, FORMAT_VERSION, MAGIC};
 pub use reader::{read_trace, read_trace_bytes, Clock, Trace, TraceError};
@@ -18,6 +19,7 @@ pub use record::{
     lock_flags, lock_kind, wait_kind, LossReason, ProbeKind, Record, ThreadIndex, GLOBAL_THREAD,
 };
 pub use stream::{stream_trace, RecordSink, StreamEnd};
+pub use vthreads::{is_virtual_thread, VirtualThreadDemux, VIRTUAL_THREAD_BASE};
 
 /// Header of a trace: free-form key/value pairs, so that later versions can add
 /// facts (probe costs, options) without a format break. Well-known keys are

@@ -256,6 +256,7 @@ pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
         pos = end;
     }
     fj.resolve(&mut records);
+    crate::vthreads::demux(&mut records);
 
     if !records.iter().any(|(_, r)| matches!(r, Record::End { .. })) {
         truncated = true;
@@ -530,6 +531,39 @@ pub(crate) fn decode_record(
             voluntary_cs: c.varint()?,
             involuntary_cs: c.varint()?,
             live_threads: c.u32v()?,
+        },
+        tag::THREAD_SCHED => ThreadSched {
+            ts,
+            thread: c.u32v()?,
+            on_cpu_ns: c.varint()?,
+            runq_ns: c.varint()?,
+            timeslices: c.varint()?,
+        },
+        tag::VT_START => VtStart {
+            ts,
+            vt: c.varint()?,
+            carrier: c.u32v()?,
+            class_id: c.u32v()?,
+            ident: c.u32v()?,
+        },
+        tag::VT_END => VtEnd {
+            ts,
+            vt: c.varint()?,
+            carrier: c.u32v()?,
+        },
+        tag::VT_MOUNT => VtMount {
+            ts,
+            vt: c.varint()?,
+            carrier: c.u32v()?,
+        },
+        tag::VT_UNMOUNT => VtUnmount {
+            ts,
+            vt: c.varint()?,
+            carrier: c.u32v()?,
+        },
+        tag::VT_PINNED => VtPinned {
+            ts,
+            site: c.u32v()?,
         },
         tag::CALIBRATION => Calibration {
             ts,

@@ -211,6 +211,57 @@ pub enum Record {
         involuntary_cs: u64,
         live_threads: u32,
     },
+    /// Scheduler statistics of one thread (`/proc/self/task/<tid>/schedstat`),
+    /// cumulative since the thread began: time on a CPU, time runnable but waiting
+    /// for one (run queue), and time slices. Written by the sampler at each tick for
+    /// every live recorded thread, and by the thread itself at its end.
+    ThreadSched {
+        ts: u64,
+        thread: ThreadIndex,
+        on_cpu_ns: u64,
+        runq_ns: u64,
+        timeslices: u64,
+    },
+    // ---- virtual threads (tags 90–93; JDK 21+, docs/trace-format.md) ----
+    // Written in the carrier's block; the reader moves them, and every record
+    // the carrier wrote while the virtual thread was mounted, to the virtual
+    // thread's own stream (thread index `VIRTUAL_THREAD_BASE + n`).
+    /// Virtual thread `vt` (Java thread id) started, mounted on `carrier` (a
+    /// thread index); `class_id`/`ident` are its task (the Runnable it runs; for
+    /// a thread-per-task executor, the executor's wrapper of the submitted task).
+    VtStart {
+        ts: u64,
+        vt: u64,
+        carrier: ThreadIndex,
+        class_id: u32,
+        ident: u32,
+    },
+    /// Virtual thread `vt` ended (still mounted on `carrier`).
+    VtEnd {
+        ts: u64,
+        vt: u64,
+        carrier: ThreadIndex,
+    },
+    /// Virtual thread `vt` was mounted again, on `carrier`.
+    VtMount {
+        ts: u64,
+        vt: u64,
+        carrier: ThreadIndex,
+    },
+    /// Virtual thread `vt` was unmounted from `carrier` (it parked or yielded).
+    VtUnmount {
+        ts: u64,
+        vt: u64,
+        carrier: ThreadIndex,
+    },
+    /// The mounted virtual thread parks its carrier (it is pinned: inside
+    /// `synchronized` on JDK 21-23, or under a native frame); the `WaitBegin`
+    /// that follows is the blocking. `site`: the stack from the first frame
+    /// outside the JDK (a SiteDef, 0 none).
+    VtPinned {
+        ts: u64,
+        site: u32,
+    },
     /// A (ticks, CLOCK_MONOTONIC ns) pair used to convert ticks to ns.
     Calibration {
         ts: u64,
@@ -410,6 +461,12 @@ impl Record {
             | GcStart { ts }
             | GcEnd { ts }
             | Sample { ts, .. }
+            | ThreadSched { ts, .. }
+            | VtStart { ts, .. }
+            | VtEnd { ts, .. }
+            | VtMount { ts, .. }
+            | VtUnmount { ts, .. }
+            | VtPinned { ts, .. }
             | Calibration { ts, .. }
             | End { ts } => Some(*ts),
             Loss { from_ts, .. } => Some(*from_ts),
@@ -461,6 +518,12 @@ impl Record {
             | GcStart { ts }
             | GcEnd { ts }
             | Sample { ts, .. }
+            | ThreadSched { ts, .. }
+            | VtStart { ts, .. }
+            | VtEnd { ts, .. }
+            | VtMount { ts, .. }
+            | VtUnmount { ts, .. }
+            | VtPinned { ts, .. }
             | Calibration { ts, .. }
             | End { ts } => Some(ts),
             Loss { from_ts, .. } => Some(from_ts),

@@ -198,6 +198,9 @@ pub fn stream_trace<S: RecordSink>(
     let mut truncated = false;
     let mut saw_end = false;
     let mut records: Vec<(ThreadIndex, Record)> = Vec::new();
+    // Virtual threads' records move to streams of their own (crate::vthreads);
+    // the sink puts those streams in time order.
+    let mut vthreads = crate::vthreads::VirtualThreadDemux::default();
     loop {
         match blocks.next()? {
             Next::End => break,
@@ -218,7 +221,7 @@ pub fn stream_trace<S: RecordSink>(
                 for (thread, r) in records.iter_mut() {
                     times.convert(r);
                     saw_end |= matches!(r, Record::End { .. });
-                    sink.record(*thread, r);
+                    sink.record(vthreads.thread_of(*thread, r), r);
                 }
             }
         }

@@ -362,12 +362,15 @@ fn finding_kind_label(k: FindingKind) -> &'static str {
         FindingKind::Truncated => "trace cut short",
         FindingKind::UnknownRecords => "unknown records",
         FindingKind::Unbalanced => "unbalanced",
+        FindingKind::VirtualThreadPinned => "virtual threads pinned",
     }
 }
 
 fn finding_html(f: &weft_analysis::Finding) -> String {
     let cls = match f.kind {
-        FindingKind::FineGrained | FindingKind::CoarseGrained => "fnd act",
+        FindingKind::FineGrained
+        | FindingKind::CoarseGrained
+        | FindingKind::VirtualThreadPinned => "fnd act",
         _ => "fnd warn",
     };
     format!(
