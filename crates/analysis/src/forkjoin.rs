@@ -362,6 +362,16 @@ impl UsageTable {
         }
     }
 
+    /// Keeps the usages `keep` says (a usage left out is as if never pushed).
+    fn retain(&mut self, mut keep: impl FnMut(&u64, &mut Usage) -> bool) {
+        for u in self.items.iter_mut().filter(|u| u.id != 0) {
+            let id = u.id;
+            if !keep(&id, u) {
+                *u = Usage::default();
+            }
+        }
+    }
+
     fn values(&self) -> impl Iterator<Item = &Usage> {
         self.items.iter().filter(|u| u.id != 0)
     }
@@ -627,7 +637,7 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
             }
             keep
         });
-        order.retain(|id| usages.contains_key(id));
+        order.retain(|o| usages.contains_key(&o.1));
         threads.retain(|_, th| !scheduler_pools.contains(&th.pool));
         worker_pool.retain(|_, p| !scheduler_pools.contains(&p.0));
     }
