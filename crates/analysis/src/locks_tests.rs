@@ -60,34 +60,26 @@ fn lock(m: &mut Model, id: u32, kind: u8, class: &str) {
 
 fn block(ts: u64, lock: u32, owner_thread: u32, site: u32, flags: u8) -> Event {
     Event {
-        kind: EventKind::LockBlock,
-        ts,
         a: 100 + owner_thread as u64,
         b: lock,
         c: site,
         flag: flags,
+        ..Event::at(EventKind::LockBlock, ts)
     }
 }
 
 fn acquired(ts: u64, lock: u32, parked: bool) -> Event {
     Event {
-        kind: EventKind::LockAcquired,
-        ts,
-        a: 0,
         b: lock,
-        c: 0,
         flag: u8::from(parked),
+        ..Event::at(EventKind::LockAcquired, ts)
     }
 }
 
 fn wait(kind: EventKind, ts: u64, wk: u8) -> Event {
     Event {
-        kind,
-        ts,
-        a: 0,
-        b: 0,
-        c: 0,
         flag: wk,
+        ..Event::at(kind, ts)
     }
 }
 
