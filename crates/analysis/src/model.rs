@@ -159,6 +159,7 @@ pub fn loss_reason_str(r: LossReason) -> String {
         LossReason::BufferOverflow => "buffer_overflow".into(),
         LossReason::WriteFailed => "write_failed".into(),
         LossReason::AgentDisabled => "agent_disabled".into(),
+        LossReason::Corrupt => "corrupt_block".into(),
         LossReason::Other(c) => format!("other_{c}"),
     }
 }
@@ -745,10 +746,20 @@ impl Model {
 
     /// The model of a trace file, built as its records are read (none is kept).
     pub fn read(path: &std::path::Path) -> Result<Model, weft_trace::TraceError> {
-        let (b, end) = weft_trace::stream_trace(path, ModelBuilder::new)?;
-        Ok(b.finish(end.truncated, end.unknown_records, |u| {
+        Model::read_with_warnings(path).map(|(m, _)| m)
+    }
+
+    /// [`Model::read`], and one line per damage the reader skipped or value it
+    /// corrected (skipped blocks are also in the model as losses).
+    pub fn read_with_warnings(
+        path: &std::path::Path,
+    ) -> Result<(Model, Vec<String>), weft_trace::TraceError> {
+        let (b, mut end) = weft_trace::stream_trace(path, ModelBuilder::new)?;
+        let warnings = std::mem::take(&mut end.warnings);
+        let model = b.finish(end.truncated, end.unknown_records, |u| {
             end.fj_usage_class(u)
-        }))
+        });
+        Ok((model, warnings))
     }
 
     /// The events of a thread (empty for a thread without events).

@@ -44,9 +44,23 @@ pub fn load(trace: &Path) -> Result<Analysis, CliError> {
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    std::fs::write(path, bytes)
-        .map_err(|e| CliError::new(format!("cannot write {}: {e}", path.display())))?;
+    crate::files::write_file(path, bytes, "the export")?;
     eprintln!("weft: wrote {} ({} bytes)", path.display(), bytes.len());
+    Ok(())
+}
+
+/// Refuses outputs that would overwrite the input trace, or each other.
+pub fn check_outputs(trace: &Path, outputs: &[&Path]) -> Result<(), CliError> {
+    for (i, out) in outputs.iter().enumerate() {
+        crate::files::check_not_input(out, trace)?;
+        crate::files::check_writable_target(out, "the export")?;
+        if outputs[..i].iter().any(|o| o == out) {
+            return Err(CliError::new(format!(
+                "{} is given for two exports",
+                out.display()
+            )));
+        }
+    }
     Ok(())
 }
 
@@ -70,6 +84,17 @@ pub fn run(args: ExportArgs) -> Result<u8, CliError> {
             "nothing to export: give --perfetto, --chrome, --collapsed, --flamegraph or --html FILE",
         ));
     }
+    let outputs: Vec<&Path> = [
+        &args.perfetto,
+        &args.chrome,
+        &args.collapsed,
+        &args.flamegraph,
+        &args.html,
+    ]
+    .into_iter()
+    .filter_map(|o| o.as_deref())
+    .collect();
+    check_outputs(&args.trace, &outputs)?;
     let analysis = load(&args.trace)?;
     if let Some(p) = &args.perfetto {
         write(p, &weft_views::perfetto_trace(&analysis))?;

@@ -4,8 +4,10 @@
 //! reads a trace, runs the analyses (`weft-analysis`) and prints a view
 //! (`weft-views`). It computes nothing itself.
 
+mod child;
 mod demo;
 mod export;
+mod files;
 mod live;
 mod record;
 mod report;

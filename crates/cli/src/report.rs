@@ -1,6 +1,5 @@
 //! `weft report`: read a trace, analyse it, print a view.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -21,15 +20,13 @@ pub struct ReportArgs {
 
 pub fn run(args: ReportArgs) -> Result<u8, CliError> {
     if let Some(out) = &args.html {
+        crate::export::check_outputs(&args.trace, &[out])?;
         let analysis = crate::export::load(&args.trace)?;
         crate::export::write_html(&args.trace, &analysis, out)?;
         return Ok(0);
     }
     let text = render(&args.trace, args.json)?;
-    let mut out = std::io::stdout().lock();
-    // A closed pipe (`weft report x | head`) is not an error worth a message.
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
+    crate::files::write_stdout(&text)?;
     Ok(0)
 }
 
@@ -81,8 +78,14 @@ pub fn render(trace: &std::path::Path, json: bool) -> Result<String, CliError> {
 /// The model of a trace file (docs/model.md): the trace's records are read and
 /// turned into the model in one pass, and only the model is kept.
 pub fn read_model(trace: &std::path::Path) -> Result<weft_analysis::Model, CliError> {
-    weft_analysis::Model::read(trace)
-        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))
+    let (model, warnings) = weft_analysis::Model::read_with_warnings(trace)
+        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
+    // Damage the reader skipped or corrected is also in the report (a loss per
+    // skipped block); these lines say it where the user is looking.
+    for w in warnings {
+        eprintln!("weft: warning: {}: {w}", trace.display());
+    }
+    Ok(model)
 }
 
 /// The process's peak resident set (`VmHWM` of /proc/self/status), as written there.

@@ -74,6 +74,9 @@ pub enum LossReason {
     WriteFailed,
     /// The agent disabled itself after an internal error.
     AgentDisabled,
+    /// Never written by the agent: the reader skipped a damaged stretch of the
+    /// file (a block whose checksum or records are bad) and stands it in as a loss.
+    Corrupt,
     Other(u8),
 }
 
@@ -83,6 +86,7 @@ impl LossReason {
             LossReason::BufferOverflow => 1,
             LossReason::WriteFailed => 2,
             LossReason::AgentDisabled => 3,
+            LossReason::Corrupt => 4,
             LossReason::Other(c) => c,
         }
     }
@@ -91,6 +95,7 @@ impl LossReason {
             1 => LossReason::BufferOverflow,
             2 => LossReason::WriteFailed,
             3 => LossReason::AgentDisabled,
+            4 => LossReason::Corrupt,
             c => LossReason::Other(c),
         }
     }
