@@ -11,8 +11,8 @@ mod files;
 mod live;
 mod record;
 mod report;
-mod whatif;
 mod speedups;
+mod whatif;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

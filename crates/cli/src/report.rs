@@ -46,8 +46,9 @@ pub fn render(trace: &std::path::Path, json: bool) -> Result<String, CliError> {
     let mut stage = |name: &str| {
         if stages {
             eprintln!(
-                "weft: stage {name:<14} {:>8.3} s  peak RSS {}",
+                "weft: stage {name:<14} {:>8.3} s wall {:>8.2} s CPU  peak RSS {}",
                 t0.elapsed().as_secs_f64(),
+                cpu_seconds().unwrap_or(f64::NAN),
                 peak_rss().unwrap_or_else(|| "?".into())
             );
         }
@@ -106,4 +107,13 @@ fn peak_rss() -> Option<String> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
     Some(line["VmHWM:".len()..].trim().to_string())
+}
+
+/// CPU time (user + system) of this process so far, from /proc/self/stat.
+fn cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces) end at its ')'.
+    let f: Vec<&str> = s[s.rfind(')')? + 1..].split_whitespace().collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
 }

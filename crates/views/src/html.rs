@@ -68,11 +68,11 @@ fn page_data(a: &Analysis) -> Value {
     let rows = timeline::class_rows(&a.tasks);
     let mut sites: Vec<String> = Vec::new();
     let mut site_idx = std::collections::HashMap::new();
-    let mut site_of = |s: &Option<String>| -> i64 {
+    let mut site_of = |s: &Option<std::sync::Arc<str>>| -> i64 {
         match s {
             None => -1,
-            Some(s) => *site_idx.entry(s.clone()).or_insert_with(|| {
-                sites.push(s.clone());
+            Some(s) => *site_idx.entry(s.to_string()).or_insert_with(|| {
+                sites.push(s.to_string());
                 sites.len() as i64 - 1
             }),
         }

@@ -11,10 +11,10 @@ mod forkjoin_text;
 mod html;
 mod json;
 mod perfetto;
+mod sampled;
 mod speedups_html;
 mod speedups_json;
 mod speedups_text;
-mod sampled;
 mod text;
 mod whatif;
 
@@ -32,3 +32,6 @@ pub use html::{report_html, report_html_with};
 pub use perfetto::perfetto_trace;
 // Issue 19: sampled stacks (docs/sampling.md).
 pub use sampled::{profile_collapsed, profile_flamegraph, profile_speedscope};
+
+#[cfg(test)]
+mod tests;
