@@ -49,6 +49,8 @@ struct Pending {
 
 static PENDING: Mutex<Option<Pending>> = Mutex::new(None);
 static HIERARCHY: Mutex<Option<decide::Hierarchy>> = Mutex::new(None);
+/// The window method of option `window=` (set at OnLoad, read by the class hook).
+static WINDOW: std::sync::OnceLock<options::WindowMethod> = std::sync::OnceLock::new();
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -274,6 +276,13 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
         "locks.interval_ns",
         options.lock_interval.as_nanos().to_string(),
     );
+    if let Some(w) = &options.window {
+        header.set(hk::WINDOW_METHOD, w.dotted());
+        if options.window_each_call {
+            header.set(hk::WINDOW_CALLS, "each");
+        }
+        let _ = WINDOW.set(w.clone());
+    }
     *lock(&PENDING) = Some(Pending {
         file,
         path: path_s,
@@ -548,6 +557,12 @@ fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
         h.add(&summary);
         decide::decide(&summary, h, pl.is_some())
     };
+    let mut decision = decision;
+    if let Some(w) = WINDOW.get().filter(|w| w.class == summary.name) {
+        decision
+            .wraps
+            .extend(decide::window_wraps(&summary, &w.method, &decision.wraps));
+    }
     let fj_fields = forkjoin::fields(&summary.name);
     if decision.wraps.is_empty() && !decision.creation {
         if fj_fields.is_empty() {
@@ -558,7 +573,9 @@ fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
     let mut wraps = Vec::new();
     let mut kinds = Vec::new();
     for w in &decision.wraps {
-        let id = if w.kind == forkjoin::KIND {
+        let id = if w.window {
+            0 // the window hooks take no probe id
+        } else if w.kind == forkjoin::KIND {
             forkjoin::new_probe(&w.name)?
         } else if w.loop_body {
             agent::new_probe_with_code(agent::LOOP_BODY_CODE, None)?
@@ -571,7 +588,11 @@ fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
             descriptor: w.descriptor.clone(),
             probe_id: id,
             pass_arg0: w.pass_arg0,
-            hooks: forkjoin::hooks(w),
+            hooks: if w.window {
+                Some(decide::window_hooks())
+            } else {
+                forkjoin::hooks(w)
+            },
         });
     }
     let ctor = if decision.creation {
@@ -596,6 +617,9 @@ fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
     }
     let class = summary.name.replace('/', ".");
     for (id, kind, m, d) in kinds {
+        if id == 0 {
+            continue; // a window wrapper: no ProbeDef
+        }
         if result.wrapped.iter().any(|(n, dd)| *n == m && *dd == d) {
             sink::emit_global(&Record::ProbeDef {
                 id: id as u32,

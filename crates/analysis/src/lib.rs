@@ -11,6 +11,7 @@ pub mod locks;
 pub mod model;
 pub mod tasks;
 pub mod timeline;
+pub mod window;
 
 pub use cpu::{CpuPoint, CpuProfile, WindowStats};
 pub use findings::{human_ns, FieldValue, Finding, FindingKind};
@@ -30,6 +31,20 @@ pub struct Analysis {
     pub locks: locks::LockAnalysis,
     /// Fork-join computations (docs/forkjoin.md).
     pub forkjoin: forkjoin::ForkJoinAnalysis,
+    /// The window the analyses cover (None: the whole recording); see [`window`].
+    pub window: Option<window::Window>,
+}
+
+/// Run every analysis on the part of a trace inside `window` (None: all of it).
+/// The restriction is one step: the trace is cut to the window's ranges
+/// ([`window::restrict`]) and every analysis reads the cut trace.
+pub fn analyze_window(trace: &Trace, window: Option<window::Window>) -> Analysis {
+    let Some(w) = window else {
+        return analyze(trace);
+    };
+    let mut a = analyze(&window::restrict(trace, &w.ranges));
+    a.window = Some(w);
+    a
 }
 
 /// Run every analysis on a trace.
@@ -51,6 +66,7 @@ pub fn analyze(trace: &Trace) -> Analysis {
         findings,
         locks,
         forkjoin,
+        window: None,
     }
 }
 

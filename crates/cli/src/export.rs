@@ -32,7 +32,12 @@ pub struct ExportArgs {
 }
 
 /// Reads and analyses a trace, with the CLI's error messages.
-pub fn load(trace: &Path) -> Result<(Trace, Analysis), CliError> {
+/// Reads and analyses a trace, within the window `sel` selects (the trace's own
+/// window method by default).
+pub fn load(
+    trace: &Path,
+    sel: &weft_analysis::window::Selection,
+) -> Result<(Trace, Analysis), CliError> {
     if !trace.exists() {
         return Err(CliError::new(format!(
             "trace {} does not exist (record one with `weft record -o {} -- java …`)",
@@ -42,7 +47,9 @@ pub fn load(trace: &Path) -> Result<(Trace, Analysis), CliError> {
     }
     let data = weft_trace::read_trace(trace)
         .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
-    let analysis = weft_analysis::analyze(&data);
+    let window = weft_analysis::window::resolve(&data, sel)
+        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
+    let analysis = weft_analysis::analyze_window(&data, window);
     Ok((data, analysis))
 }
 
@@ -73,12 +80,17 @@ pub fn run(args: ExportArgs) -> Result<u8, CliError> {
             "nothing to export: give --perfetto, --chrome, --collapsed, --flamegraph or --html FILE",
         ));
     }
-    let (trace, analysis) = load(&args.trace)?;
+    let (trace, analysis) = load(&args.trace, &Default::default())?;
     let needs_flows = args.perfetto.is_some() || args.chrome.is_some();
-    let submitters = if needs_flows {
-        weft_analysis::timeline::submitter_threads(&trace, &analysis.tasks)
-    } else {
-        Vec::new()
+    // Consumes the trace: it is not kept while the views render.
+    let submitters = match (&analysis.window, needs_flows) {
+        (_, false) => Vec::new(),
+        (None, true) => weft_analysis::timeline::submitter_threads(&trace, &analysis.tasks),
+        // The executions' times are window times: match them in the same cut trace.
+        (Some(w), true) => weft_analysis::timeline::submitter_threads(
+            &weft_analysis::window::restrict(&trace, &w.ranges),
+            &analysis.tasks,
+        ),
     };
     drop(trace);
     if let Some(p) = &args.perfetto {

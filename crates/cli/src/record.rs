@@ -36,6 +36,14 @@ pub struct RecordArgs {
     /// Interval of the lock analysis (CSP per interval, --live lines), e.g. 1s, 250ms.
     #[arg(long, default_value = "1s", value_parser = parse_duration_ns)]
     pub lock_interval: u64,
+    /// Measured window: record each entry and exit of this method (pkg.Class.method,
+    /// every overload, on any thread); reports then cover only the time from its
+    /// first entry to its last exit.
+    #[arg(long, value_name = "CLASS.METHOD")]
+    pub window: Option<String>,
+    /// With --window: each call is its own window (reports cover the calls only).
+    #[arg(long, requires = "window")]
+    pub window_all: bool,
     /// The command to run, after `--`: `java …` or a script that starts java.
     #[arg(last = true, required = true, num_args = 1..)]
     pub command: Vec<OsString>,
@@ -167,13 +175,25 @@ pub fn run(args: RecordArgs) -> Result<u8, CliError> {
     prepare_output(&output)?;
     let agent = find_agent(args.agent.as_deref())?;
     // The agent writes the lock interval into the trace header (docs/locks.md).
-    let agent_arg = format!(
+    let mut agent_arg = format!(
         "-agentpath:{}=out={},interval={}us,lockinterval={}us",
         agent.display(),
         output.display(),
         args.interval / 1000,
         args.lock_interval / 1000
     );
+    if let Some(w) = &args.window {
+        // The agent checks the name (one `weft:` line and no JVM when malformed).
+        if w.contains(',') || w.chars().any(char::is_whitespace) {
+            return Err(CliError::new(format!(
+                "--window {w}: expected pkg.Class.method (e.g. com.example.Main.solve)"
+            )));
+        }
+        agent_arg.push_str(&format!(",window={w}"));
+        if args.window_all {
+            agent_arg.push_str(",windowcalls");
+        }
+    }
     let live = args.live.then(|| {
         crate::live::Live::start(
             &output,

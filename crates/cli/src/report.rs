@@ -17,15 +17,61 @@ pub struct ReportArgs {
     /// Write the HTML report (one self-contained file) to FILE instead of printing.
     #[arg(long, value_name = "FILE", conflicts_with = "json")]
     pub html: Option<PathBuf>,
+    /// Report only from this time of the recording on (e.g. 1.5s, 200ms).
+    #[arg(long, value_name = "DUR", value_parser = parse_offset_ns)]
+    pub from: Option<u64>,
+    /// Report only up to this time of the recording (e.g. 3s).
+    #[arg(long, value_name = "DUR", value_parser = parse_offset_ns)]
+    pub to: Option<u64>,
+    /// With a trace recorded with --window: each call of the window method is its
+    /// own window (default: from the first entry to the last exit).
+    #[arg(long)]
+    pub window_all: bool,
+}
+
+impl ReportArgs {
+    fn selection(&self) -> weft_analysis::window::Selection {
+        weft_analysis::window::Selection {
+            from_ns: self.from,
+            to_ns: self.to,
+            each_call: self.window_all,
+        }
+    }
+}
+
+/// Parses a time of the recording: `1.5s`, `200ms`, `300us`, `2m`, `5000ns` (a
+/// plain number is seconds).
+pub fn parse_offset_ns(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let scale = match unit.trim() {
+        "" | "s" => 1e9,
+        "ms" => 1e6,
+        "us" | "µs" => 1e3,
+        "ns" => 1.0,
+        "m" | "min" => 60e9,
+        _ => return Err(format!("`{s}` is not a time (examples: 1.5s, 200ms, 2m)")),
+    };
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a time (examples: 1.5s, 200ms, 2m)"))?;
+    let ns = v * scale;
+    if !ns.is_finite() || ns >= 1e19 {
+        return Err(format!("`{s}` is too long"));
+    }
+    Ok(ns.round() as u64)
 }
 
 pub fn run(args: ReportArgs) -> Result<u8, CliError> {
     if let Some(out) = &args.html {
-        let (_, analysis) = crate::export::load(&args.trace)?;
+        let (_, analysis) = crate::export::load(&args.trace, &args.selection())?;
         crate::export::write_html(&args.trace, &analysis, out)?;
         return Ok(0);
     }
-    let text = render(&args.trace, args.json)?;
+    let text = render(&args.trace, &args.selection(), args.json)?;
     let mut out = std::io::stdout().lock();
     // A closed pipe (`weft report x | head`) is not an error worth a message.
     let _ = out.write_all(text.as_bytes());
@@ -34,17 +80,12 @@ pub fn run(args: ReportArgs) -> Result<u8, CliError> {
 }
 
 /// The report of a trace as text or JSON.
-pub fn render(trace: &std::path::Path, json: bool) -> Result<String, CliError> {
-    if !trace.exists() {
-        return Err(CliError::new(format!(
-            "trace {} does not exist (record one with `weft record -o {} -- java …`)",
-            trace.display(),
-            trace.display()
-        )));
-    }
-    let trace_data = weft_trace::read_trace(trace)
-        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
-    let analysis = weft_analysis::analyze(&trace_data);
+pub fn render(
+    trace: &std::path::Path,
+    sel: &weft_analysis::window::Selection,
+    json: bool,
+) -> Result<String, CliError> {
+    let (_, analysis) = crate::export::load(trace, sel)?;
     if json {
         let value = weft_views::report_json(&analysis);
         let mut s = serde_json::to_string_pretty(&value)
@@ -53,5 +94,19 @@ pub fn render(trace: &std::path::Path, json: bool) -> Result<String, CliError> {
         Ok(s)
     } else {
         Ok(weft_views::report_text(&analysis))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn times_of_the_recording() {
+        use super::parse_offset_ns as p;
+        assert_eq!(p("1.5s"), Ok(1_500_000_000));
+        assert_eq!(p("200ms"), Ok(200_000_000));
+        assert_eq!(p("2"), Ok(2_000_000_000));
+        assert_eq!(p("2m"), Ok(120_000_000_000));
+        assert_eq!(p("0"), Ok(0));
+        assert!(p("soon").is_err() && p("1h").is_err() && p("-1s").is_err());
     }
 }

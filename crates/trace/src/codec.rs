@@ -42,6 +42,8 @@ pub(crate) mod tag {
     pub const CALIBRATION: u8 = 43;
     pub const LOSS: u8 = 44;
     pub const END: u8 = 45;
+    pub const WINDOW_ENTER: u8 = 46;
+    pub const WINDOW_EXIT: u8 = 47;
     pub const LOCK_DEF: u8 = 60;
     pub const LOCK_BLOCK: u8 = 61;
     pub const LOCK_ACQUIRED: u8 = 62;
@@ -474,5 +476,7 @@ fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
         }
         WaitEnd { ts } => (tag::WAIT_END, Some(*ts)),
         AppStart { ts } => (tag::APP_START, Some(*ts)),
+        WindowEnter { ts } => (tag::WINDOW_ENTER, Some(*ts)),
+        WindowExit { ts } => (tag::WINDOW_EXIT, Some(*ts)),
     }
 }

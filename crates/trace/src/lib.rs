@@ -76,6 +76,12 @@ pub mod header_keys {
     /// record); absent in traces before it (then CLOCK_MONOTONIC ns, converted with
     /// `start.mono_ns`).
     pub const FORKJOIN_CLOCK: &str = "forkjoin.clock";
+    /// The measured window (`weft record --window`): `pkg.Class.method` whose calls
+    /// are recorded as `WindowEnter`/`WindowExit`.
+    pub const WINDOW_METHOD: &str = "window.method";
+    /// `each` when every call of the window method is its own window (`weft record
+    /// --window-all`); absent: one window from the first entry to the last exit.
+    pub const WINDOW_CALLS: &str = "window.calls";
     /// Prefix of probe costs measured at start-up: `probe_cost_ns.<kind>`.
     pub const PROBE_COST_PREFIX: &str = "probe_cost_ns.";
 }

@@ -524,6 +524,8 @@ fn decode_record(tag: u8, ts: u64, c: &mut Cursor<'_>) -> Result<Option<Record>,
         },
         tag::WAIT_END => WaitEnd { ts },
         tag::APP_START => AppStart { ts },
+        tag::WINDOW_ENTER => WindowEnter { ts },
+        tag::WINDOW_EXIT => WindowExit { ts },
         _ => return Ok(None),
     };
     Ok(Some(r))

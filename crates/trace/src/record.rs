@@ -328,6 +328,16 @@ pub enum Record {
     AppStart {
         ts: u64,
     },
+
+    // ---- measured window (tags 46–47; `weft record --window`, docs/trace-format.md) ----
+    /// This thread entered the window method (header `window.method`).
+    WindowEnter {
+        ts: u64,
+    },
+    /// This thread left the window method (normally or by an exception).
+    WindowExit {
+        ts: u64,
+    },
 }
 
 /// `LockDef.kind` codes.
@@ -397,7 +407,9 @@ impl Record {
             | LockAcquired { ts, .. }
             | WaitBegin { ts, .. }
             | WaitEnd { ts }
-            | AppStart { ts } => Some(*ts),
+            | AppStart { ts }
+            | WindowEnter { ts }
+            | WindowExit { ts } => Some(*ts),
             ThreadStart { ts, .. }
             | ThreadEnd { ts, .. }
             | TaskBegin { ts, .. }
@@ -448,7 +460,9 @@ impl Record {
             | LockAcquired { ts, .. }
             | WaitBegin { ts, .. }
             | WaitEnd { ts }
-            | AppStart { ts } => Some(ts),
+            | AppStart { ts }
+            | WindowEnter { ts }
+            | WindowExit { ts } => Some(ts),
             ThreadStart { ts, .. }
             | ThreadEnd { ts, .. }
             | TaskBegin { ts, .. }

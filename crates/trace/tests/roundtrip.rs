@@ -287,6 +287,21 @@ fn lock_and_join_records_round_trip() {
     assert_eq!(t.records[1].1.ts(), Some((1_000_000_000_000 - 1000) / 2));
 }
 
+/// The window records (tags 46–47) keep their times.
+#[test]
+fn window_records_round_trip() {
+    let recs = vec![
+        Record::WindowEnter { ts: 10 },
+        Record::WindowEnter { ts: 20 },
+        Record::WindowExit { ts: 30 },
+        Record::WindowExit { ts: 40 },
+    ];
+    let t = round_trip(&identity_clock(), &[], &recs);
+    assert_eq!(t.unknown_records, 0);
+    let got: Vec<Record> = t.records.iter().map(|(_, r)| r.clone()).collect();
+    assert_eq!(got, recs);
+}
+
 /// The fork-join records (docs/forkjoin.md, tags 27–39) keep every field; their
 /// times are CLOCK_MONOTONIC ns, converted with `start.mono_ns`.
 #[test]

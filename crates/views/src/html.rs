@@ -750,7 +750,10 @@ pub fn report_html(a: &Analysis, title: &str) -> String {
             esc(k)
         );
     };
-    stat("recording", human_ns(m.duration_ns));
+    match &a.window {
+        Some(w) => stat("window", crate::text::window_line(w)),
+        None => stat("recording", human_ns(m.duration_ns)),
+    }
     stat(
         "JVM",
         format!(
