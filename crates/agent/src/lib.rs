@@ -176,6 +176,52 @@ pub unsafe extern "system" fn Agent_OnLoad(
     }
 }
 
+/// Environment variable in which `weft record` gives a directly started `java` the
+/// agent argument for the JVMs it starts in turn (docs/agent.md §Several JVMs).
+pub const CHILD_AGENT_ENV: &str = "WEFT_CHILD_AGENT";
+
+/// Puts the agent into `JAVA_TOOL_OPTIONS` of this process's environment, which
+/// `ProcessBuilder` and `Runtime.exec` pass to the processes the program starts:
+/// a child JVM then records itself (to `<stem>.<pid>.weft`, as out= exists).
+fn propagate_agent_to_children() {
+    let Some(arg) = std::env::var_os(CHILD_AGENT_ENV) else {
+        return;
+    };
+    let arg = arg.to_string_lossy().into_owned();
+    let current = std::env::var("JAVA_TOOL_OPTIONS").unwrap_or_default();
+    if arg.is_empty() || current.contains(&arg) {
+        return;
+    }
+    let options = if current.is_empty() {
+        arg
+    } else {
+        format!("{current} {arg}")
+    };
+    // At OnLoad no Java code has run yet: the JVM reads the environment for
+    // System.getenv / ProcessBuilder later, and no other thread reads it now.
+    std::env::set_var("JAVA_TOOL_OPTIONS", options);
+}
+
+/// This JVM's command line (`/proc/self/cmdline`, arguments joined by spaces).
+fn command_line() -> String {
+    let raw = std::fs::read("/proc/self/cmdline").unwrap_or_default();
+    let args: Vec<String> = raw
+        .split(|b| *b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    let mut line = args.join(" ");
+    if line.len() > 4096 {
+        let mut cut = 4096;
+        while !line.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        line.truncate(cut);
+        line.push('…');
+    }
+    line
+}
+
 fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     let options = match options::parse(opt_str) {
         Ok(o) => o,
@@ -184,6 +230,7 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
             return JNI_ERR;
         }
     };
+    propagate_agent_to_children();
     let Some(env) = env else {
         eprintln!("weft: agent disabled: no JVMTI 11 environment");
         return JNI_OK;
@@ -250,6 +297,7 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     header.set(hk::PID, std::process::id().to_string());
     header.set(hk::AGENT_VERSION, env!("CARGO_PKG_VERSION"));
     header.set(hk::AGENT_OPTIONS, opt_str.unwrap_or(""));
+    header.set(hk::COMMAND_LINE, command_line());
     header.set(hk::START_WALL_NS, wall.to_string());
     header.set(hk::START_TICKS, start_ticks.to_string());
     header.set(hk::START_MONO_NS, start_mono.to_string());

@@ -7,6 +7,7 @@ pub mod cpu;
 pub mod edges;
 pub mod findings;
 pub mod forkjoin;
+pub mod jvms;
 pub mod locks;
 pub mod model;
 pub mod tasks;

@@ -71,7 +71,7 @@ pub fn run(output: &Path) -> Result<u8, CliError> {
             )));
         }
         eprintln!("weft: trace written to {}\n", output.display());
-        let text = crate::report::render(&output, &Default::default(), false)?;
+        let text = crate::report::render(&[output.to_path_buf()], &Default::default(), false)?;
         print!("{text}");
         Ok(0)
     })();

@@ -15,6 +15,10 @@ use clap::Args;
 
 use crate::CliError;
 
+/// The agent's `CHILD_AGENT_ENV` (crates/agent/src/lib.rs): the agent argument the
+/// recorded JVM passes on to the JVMs it starts.
+const CHILD_AGENT_ENV: &str = "WEFT_CHILD_AGENT";
+
 #[derive(Args)]
 pub struct RecordArgs {
     /// Trace file to write.
@@ -222,7 +226,11 @@ pub fn launch(command: &[OsString], agent_arg: &str) -> Result<std::process::Exi
     };
     let mut cmd = Command::new(program);
     if is_java_launcher(program) {
-        cmd.arg(agent_arg).args(rest);
+        // The JVMs it starts get the agent through JAVA_TOOL_OPTIONS, which the
+        // agent puts into this JVM's environment (docs/agent.md §Several JVMs).
+        cmd.arg(agent_arg)
+            .args(rest)
+            .env(CHILD_AGENT_ENV, format!("{agent_arg},quiet"));
     } else {
         let mut opts = std::env::var_os("JAVA_TOOL_OPTIONS").unwrap_or_default();
         if !opts.is_empty() {

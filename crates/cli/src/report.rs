@@ -9,8 +9,10 @@ use crate::CliError;
 
 #[derive(Args)]
 pub struct ReportArgs {
-    /// The trace file written by `weft record`.
-    pub trace: PathBuf,
+    /// The trace file(s) written by `weft record`; several (e.g. `app*.weft`, one per
+    /// JVM) give one report aligned on wall-clock time.
+    #[arg(required = true, num_args = 1..)]
+    pub traces: Vec<PathBuf>,
     /// Print one JSON object instead of the text report.
     #[arg(long)]
     pub json: bool,
@@ -67,11 +69,16 @@ pub fn parse_offset_ns(s: &str) -> Result<u64, String> {
 
 pub fn run(args: ReportArgs) -> Result<u8, CliError> {
     if let Some(out) = &args.html {
-        let (_, analysis) = crate::export::load(&args.trace, &args.selection())?;
-        crate::export::write_html(&args.trace, &analysis, out)?;
+        let [trace] = args.traces.as_slice() else {
+            return Err(CliError::new(
+                "--html takes one trace (several JVMs in one HTML report are not supported yet)",
+            ));
+        };
+        let (_, analysis) = crate::export::load(trace, &args.selection())?;
+        crate::export::write_html(trace, &analysis, out)?;
         return Ok(0);
     }
-    let text = render(&args.trace, &args.selection(), args.json)?;
+    let text = render(&args.traces, &args.selection(), args.json)?;
     let mut out = std::io::stdout().lock();
     // A closed pipe (`weft report x | head`) is not an error worth a message.
     let _ = out.write_all(text.as_bytes());
@@ -79,21 +86,28 @@ pub fn run(args: ReportArgs) -> Result<u8, CliError> {
     Ok(0)
 }
 
-/// The report of a trace as text or JSON.
+/// The report of one or several traces (one per JVM) as text or JSON.
 pub fn render(
-    trace: &std::path::Path,
+    traces: &[PathBuf],
     sel: &weft_analysis::window::Selection,
     json: bool,
 ) -> Result<String, CliError> {
-    let (_, analysis) = crate::export::load(trace, sel)?;
+    use weft_analysis::jvms;
+    let mut list = Vec::with_capacity(traces.len());
+    for path in traces {
+        let (trace, analysis) = crate::export::load(path, sel)?;
+        list.push(jvms::Jvm::new(path.display().to_string(), &trace, analysis));
+    }
+    jvms::check_versions(&list).map_err(CliError::new)?;
+    let all = jvms::combine(list);
     if json {
-        let value = weft_views::report_json(&analysis);
+        let value = weft_views::report_json_jvms(&all);
         let mut s = serde_json::to_string_pretty(&value)
             .map_err(|e| CliError::new(format!("cannot encode the report as JSON: {e}")))?;
         s.push('\n');
         Ok(s)
     } else {
-        Ok(weft_views::report_text(&analysis))
+        Ok(weft_views::report_text_jvms(&all))
     }
 }
 

@@ -57,6 +57,8 @@ pub mod header_keys {
     pub const PID: &str = "pid";
     pub const AGENT_VERSION: &str = "agent.version";
     pub const AGENT_OPTIONS: &str = "agent.options";
+    /// The JVM's command line (`/proc/self/cmdline`, arguments joined by spaces).
+    pub const COMMAND_LINE: &str = "jvm.command_line";
     /// Wall-clock time of the start of recording, ns since the Unix epoch.
     pub const START_WALL_NS: &str = "start.wall_ns";
     /// Clock ticks at the start of recording: time zero of every report.

@@ -10,10 +10,12 @@ mod forkjoin_json;
 mod forkjoin_text;
 mod html;
 mod json;
+mod jvms;
 mod perfetto;
 mod text;
 
 pub use json::{report_json, REPORT_VERSION};
+pub use jvms::{report_json_jvms, report_text_jvms};
 pub use text::report_text;
 
 // Issue 5: HTML report and exports (docs/views.md).
