@@ -12,7 +12,7 @@ mod reader;
 mod record;
 
 pub use codec::{encode_file_header, BlockEncoder, FORMAT_VERSION, MAGIC};
-pub use reader::{read_trace, read_trace_bytes, Clock, Trace, TraceError};
+pub use reader::{read_trace, read_trace_bytes, Clock, Trace, TraceError, TraceTail};
 pub use record::{
     lock_flags, lock_kind, wait_kind, LossReason, ProbeKind, Record, ThreadIndex, GLOBAL_THREAD,
 };

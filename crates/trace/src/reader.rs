@@ -157,18 +157,19 @@ impl<'a> Cursor<'a> {
     }
 }
 
-pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
-    if bytes.is_empty() {
-        return Err(TraceError::Empty);
+/// The file header: `Ok(None)` while `bytes` do not hold all of it yet.
+fn parse_header(bytes: &[u8]) -> Result<Option<(Header, usize)>, TraceError> {
+    if bytes.len() < 8 {
+        if !MAGIC.starts_with(bytes) {
+            return Err(TraceError::NotATrace);
+        }
+        return Ok(None);
     }
-    if bytes.len() < 8 || &bytes[0..8] != MAGIC {
+    if &bytes[0..8] != MAGIC {
         return Err(TraceError::NotATrace);
     }
     if bytes.len() < 18 {
-        return Err(TraceError::Corrupt {
-            offset: bytes.len(),
-            what: "file ends inside the header".into(),
-        });
+        return Ok(None);
     }
     let version = u16::from_le_bytes([bytes[8], bytes[9]]);
     if version != FORMAT_VERSION {
@@ -176,12 +177,8 @@ pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
     }
     let hlen = u32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]) as usize;
     let hsum = u32::from_le_bytes([bytes[14], bytes[15], bytes[16], bytes[17]]);
-    let hend = 18usize.checked_add(hlen).filter(|&e| e <= bytes.len());
-    let Some(hend) = hend else {
-        return Err(TraceError::Corrupt {
-            offset: 18,
-            what: "file ends inside the header".into(),
-        });
+    let Some(hend) = 18usize.checked_add(hlen).filter(|&e| e <= bytes.len()) else {
+        return Ok(None);
     };
     let hpayload = &bytes[18..hend];
     if checksum(hpayload) != hsum {
@@ -202,6 +199,49 @@ pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
         let v = c.string()?;
         header.entries.push((k, v));
     }
+    Ok(Some((header, hend)))
+}
+
+/// The next whole block at `pos`: `(payload range, end)`, `None` if the bytes end
+/// before it does; a checksum mismatch is an error.
+fn next_block(bytes: &[u8], pos: usize) -> Result<Option<(usize, usize)>, TraceError> {
+    if bytes.len() - pos < 8 {
+        return Ok(None);
+    }
+    let len =
+        u32::from_le_bytes([bytes[pos], bytes[pos + 1], bytes[pos + 2], bytes[pos + 3]]) as usize;
+    let sum = u32::from_le_bytes([
+        bytes[pos + 4],
+        bytes[pos + 5],
+        bytes[pos + 6],
+        bytes[pos + 7],
+    ]);
+    let start = pos + 8;
+    let Some(end) = start.checked_add(len).filter(|&e| e <= bytes.len()) else {
+        return Ok(None);
+    };
+    if checksum(&bytes[start..end]) != sum {
+        return Err(TraceError::Corrupt {
+            offset: pos,
+            what: "block checksum mismatch".into(),
+        });
+    }
+    Ok(Some((start, end)))
+}
+
+pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
+    if bytes.is_empty() {
+        return Err(TraceError::Empty);
+    }
+    if bytes.len() < 8 || &bytes[0..8] != MAGIC {
+        return Err(TraceError::NotATrace);
+    }
+    let Some((header, hend)) = parse_header(bytes)? else {
+        return Err(TraceError::Corrupt {
+            offset: bytes.len().min(18),
+            what: "file ends inside the header".into(),
+        });
+    };
 
     let mut records = Vec::new();
     let mut truncated = false;
@@ -209,38 +249,29 @@ pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
     let mut fj = FjEventDecoder::default();
     let mut pos = hend;
     while pos < bytes.len() {
-        if bytes.len() - pos < 8 {
-            truncated = true;
-            break;
-        }
-        let len = u32::from_le_bytes([bytes[pos], bytes[pos + 1], bytes[pos + 2], bytes[pos + 3]])
-            as usize;
-        let sum = u32::from_le_bytes([
-            bytes[pos + 4],
-            bytes[pos + 5],
-            bytes[pos + 6],
-            bytes[pos + 7],
-        ]);
-        let start = pos + 8;
-        let Some(end) = start.checked_add(len).filter(|&e| e <= bytes.len()) else {
-            truncated = true;
-            break;
-        };
-        let payload = &bytes[start..end];
-        if checksum(payload) != sum {
-            // A torn final block (the process died mid-write) is truncation;
-            // a bad block with data after it is corruption.
-            if end == bytes.len() {
+        match next_block(bytes, pos) {
+            Ok(Some((start, end))) => {
+                decode_block(
+                    &bytes[start..end],
+                    start,
+                    &mut records,
+                    &mut unknown,
+                    Some(&mut fj),
+                )?;
+                pos = end;
+            }
+            Ok(None) => {
                 truncated = true;
                 break;
             }
-            return Err(TraceError::Corrupt {
-                offset: pos,
-                what: "block checksum mismatch".into(),
-            });
+            // A torn final block (the process died mid-write) is truncation;
+            // a bad block with data after it is corruption.
+            Err(_) if block_end(bytes, pos) == Some(bytes.len()) => {
+                truncated = true;
+                break;
+            }
+            Err(e) => return Err(e),
         }
-        decode_block(payload, start, &mut records, &mut unknown, &mut fj)?;
-        pos = end;
     }
     fj.resolve(&mut records);
 
@@ -270,6 +301,93 @@ pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
         unknown_records: unknown,
         clock,
     })
+}
+
+/// A trace file read while the agent writes it (`weft record --live`): each
+/// [`poll`](TraceTail::poll) reads only the bytes appended since the last one and
+/// decodes the whole blocks among them, so its cost does not grow with the run.
+/// Times use the header's start-up clock estimate (the whole-file reader refines it
+/// with every `Calibration`); fork-join batches are skipped (counted in `skipped`).
+pub struct TraceTail {
+    file: std::fs::File,
+    /// Bytes read but not decoded yet (a block still being written).
+    pending: Vec<u8>,
+    /// Offset in the file of `pending[0]`.
+    offset: usize,
+    header: Option<Header>,
+    clock: Clock,
+    /// Records not decoded: unknown kinds and fork-join batches.
+    pub skipped: u64,
+    /// Bytes read so far.
+    pub bytes_read: u64,
+}
+
+impl TraceTail {
+    pub fn open(path: &Path) -> Result<TraceTail, TraceError> {
+        let file =
+            std::fs::File::open(path).map_err(|e| TraceError::Io(path.display().to_string(), e))?;
+        Ok(TraceTail {
+            file,
+            pending: Vec::new(),
+            offset: 0,
+            header: None,
+            clock: Clock::new(0, 1.0),
+            skipped: 0,
+            bytes_read: 0,
+        })
+    }
+
+    /// The header, once it has been written.
+    pub fn header(&self) -> Option<&Header> {
+        self.header.as_ref()
+    }
+
+    /// The records of the blocks completed since the last poll (times in ns since
+    /// the start of recording), in file order.
+    pub fn poll(&mut self) -> Result<Vec<(ThreadIndex, Record)>, TraceError> {
+        use std::io::Read;
+        let before = self.pending.len();
+        (&self.file)
+            .read_to_end(&mut self.pending)
+            .map_err(|e| TraceError::Io("trace".into(), e))?;
+        self.bytes_read += (self.pending.len() - before) as u64;
+        let mut pos = 0;
+        if self.header.is_none() {
+            let Some((header, hend)) = parse_header(&self.pending)? else {
+                return Ok(Vec::new());
+            };
+            let start_ticks = header.get_u64(header_keys::START_TICKS).unwrap_or(0);
+            let ns_per_tick = header
+                .get_f64(header_keys::TICKS_PER_SEC)
+                .filter(|t| *t > 0.0)
+                .map_or(1.0, |t| 1e9 / t);
+            self.clock = Clock::new(start_ticks, ns_per_tick);
+            self.header = Some(header);
+            pos = hend;
+        }
+        let mut out = Vec::new();
+        while let Some((start, end)) = next_block(&self.pending, pos)? {
+            decode_block(
+                &self.pending[start..end],
+                self.offset + start,
+                &mut out,
+                &mut self.skipped,
+                None,
+            )?;
+            pos = end;
+        }
+        self.pending.drain(..pos);
+        self.offset += pos;
+        for (_, r) in out.iter_mut() {
+            if let Some(ts) = r.ts_mut() {
+                *ts = self.clock.to_ns(*ts);
+            }
+            if let Record::Loss { to_ts, .. } = r {
+                *to_ts = self.clock.to_ns(*to_ts);
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// Least-squares fit of mono_ns against ticks over the calibration points;
@@ -307,13 +425,22 @@ fn fit_clock(header: &Header, records: &[(ThreadIndex, Record)]) -> Clock {
     Clock::new(start_ticks, estimate)
 }
 
+/// End of the block at `pos` by its length field.
+fn block_end(bytes: &[u8], pos: usize) -> Option<usize> {
+    let len = u32::from_le_bytes(bytes.get(pos..pos + 4)?.try_into().ok()?) as usize;
+    (pos + 8).checked_add(len)
+}
+
+/// Decodes one block's records into `out`; fork-join batches are decoded with
+/// `fj`, or skipped (counted as unknown) without one.
 fn decode_block(
     payload: &[u8],
     base: usize,
     out: &mut Vec<(ThreadIndex, Record)>,
     unknown: &mut u64,
-    fj: &mut FjEventDecoder,
+    fj: Option<&mut FjEventDecoder>,
 ) -> Result<(), TraceError> {
+    let mut fj = fj;
     let mut c = Cursor {
         bytes: payload,
         pos: 0,
@@ -338,6 +465,10 @@ fn decode_block(
             base: base + c.pos - len,
         };
         if t & !HAS_TS == tag::FJ_EVENTS {
+            let Some(fj) = fj.as_deref_mut() else {
+                *unknown += 1;
+                continue;
+            };
             let index = b.u32v()?;
             let at = b.base + b.pos;
             fj.decode(thread, index, &body[b.pos..], out)
