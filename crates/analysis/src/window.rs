@@ -300,7 +300,7 @@ impl Out<'_> {
             if let Record::Loss { to_ts, .. } = &mut r {
                 *to_ts = self.map.map(*to_ts);
             }
-            if let Some(t) = ts_mut(&mut r) {
+            if let Some(t) = r.ts_mut() {
                 *t = mapped;
             }
         }
@@ -315,49 +315,6 @@ impl Out<'_> {
             }
         }
         self.push(thread, r);
-    }
-}
-
-fn ts_mut(r: &mut Record) -> Option<&mut u64> {
-    // Record::ts_mut is private to the trace crate; the variants with a time all
-    // name it `ts` except Loss.
-    use Record::*;
-    match r {
-        Loss { from_ts, .. } => Some(from_ts),
-        ThreadStart { ts, .. }
-        | ThreadEnd { ts, .. }
-        | TaskBegin { ts, .. }
-        | TaskEnd { ts, .. }
-        | Submit { ts, .. }
-        | Created { ts, .. }
-        | Fork { ts, .. }
-        | JoinBegin { ts, .. }
-        | JoinEnd { ts, .. }
-        | FjPush { ts, .. }
-        | FjRunBegin { ts, .. }
-        | FjRunEnd { ts }
-        | FjCancel { ts, .. }
-        | FjReinit { ts, .. }
-        | FjJoinBegin { ts, .. }
-        | FjJoinEnd { ts }
-        | GcStart { ts }
-        | GcEnd { ts }
-        | Sample { ts, .. }
-        | Calibration { ts, .. }
-        | End { ts }
-        | LockBlock { ts, .. }
-        | LockAcquired { ts, .. }
-        | WaitBegin { ts, .. }
-        | WaitEnd { ts }
-        | AppStart { ts }
-        | WindowEnter { ts }
-        | WindowExit { ts } => Some(ts),
-        ClassDef { .. }
-        | ProbeDef { .. }
-        | SiteDef { .. }
-        | LockDef { .. }
-        | FjSite { .. }
-        | FjWorker { .. } => None,
     }
 }
 

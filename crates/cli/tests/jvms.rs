@@ -13,14 +13,6 @@ use serde_json::Value;
 
 const WORK: &str = "weft.workloads.MultiJvm$Work";
 
-fn multi_truth(stdout: &str) -> Value {
-    let line = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("WEFT-MULTI "))
-        .unwrap_or_else(|| panic!("no WEFT-MULTI line in\n{stdout}"));
-    serde_json::from_str(line).expect("WEFT-MULTI json")
-}
-
 fn report(traces: &[PathBuf]) -> Value {
     let mut args = vec!["report".to_string(), "--json".to_string()];
     args.extend(traces.iter().map(|p| p.display().to_string()));
@@ -58,7 +50,7 @@ fn every_jvm_is_recorded_and_reported_together() {
         "{}",
         rec.describe()
     );
-    let truth = multi_truth(&rec.stdout);
+    let truth = tagged_json(&rec.stdout, "WEFT-MULTI ");
     let mut traces: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -11,15 +11,6 @@ use serde_json::Value;
 
 const WINDOW: &str = "weft.workloads.Phases.solve";
 
-/// The `WEFT-PHASE {json}` line of the workload's stdout.
-fn phase_truth(stdout: &str) -> Value {
-    let line = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("WEFT-PHASE "))
-        .unwrap_or_else(|| panic!("no WEFT-PHASE line in\n{stdout}"));
-    serde_json::from_str(line).expect("WEFT-PHASE json")
-}
-
 fn class_executions(report: &Value, suffix: &str) -> Option<u64> {
     report["tasks"]["classes"]
         .as_array()?
@@ -70,7 +61,7 @@ fn the_report_covers_the_window_method_only() {
     );
     assert_no_panic(&rec, "weft record");
     assert!(rec.status.success(), "{}", rec.describe());
-    let phase = phase_truth(&rec.stdout);
+    let phase = tagged_json(&rec.stdout, "WEFT-PHASE ");
     let report = report_json(&trace);
 
     let w = &report["window"];

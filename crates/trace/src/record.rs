@@ -444,7 +444,9 @@ impl Record {
         )
     }
 
-    pub(crate) fn ts_mut(&mut self) -> Option<&mut u64> {
+    /// The record's time, to rewrite it (the reader converts ticks to ns; a
+    /// restricted trace maps times onto its window).
+    pub fn ts_mut(&mut self) -> Option<&mut u64> {
         use Record::*;
         match self {
             FjSite { .. } | FjWorker { .. } => None,
