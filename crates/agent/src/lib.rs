@@ -21,6 +21,7 @@ mod natives;
 pub mod offline;
 pub mod options;
 mod plumbing;
+mod schedstat;
 mod sink;
 
 use std::ffi::{c_char, c_void, CStr};
@@ -474,6 +475,8 @@ unsafe extern "system" fn on_vm_death(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv) {
             agent::set_probe_on(jni, false);
             forkjoin::flush_all(jni);
         }
+        // The final on-CPU and run-queue totals of the threads still alive.
+        schedstat::tick();
         LIVE.store(false, Ordering::SeqCst);
         sink::set_recording(false);
         sink::push_global_force(&sink::calibration());
@@ -520,6 +523,9 @@ unsafe extern "system" fn on_thread_end(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, 
     guard(jni, "ThreadEnd", || {
         if let Some(jni) = jni {
             forkjoin::thread_end(jni);
+        }
+        if let Some(index) = sink::current_thread_index() {
+            schedstat::finish_current(index);
         }
         sink::emit_and_flush(&agent::thread_end_record());
         sink::end_local();

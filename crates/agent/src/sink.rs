@@ -222,6 +222,7 @@ pub fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
                 let index = s.next_thread.fetch_add(1, Ordering::Relaxed);
                 let buf = Arc::new(Mutex::new(Buf::new(index)));
                 lock(&s.registry).push(buf.clone());
+                crate::schedstat::track_current(index);
                 h.0 = Some(Local {
                     buf,
                     started: false,
@@ -230,6 +231,19 @@ pub fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
                 });
             }
             h.0.as_mut().map(f)
+        })
+        .ok()
+        .flatten()
+}
+
+/// This thread's index in the trace, if it has a buffer.
+pub fn current_thread_index() -> Option<u32> {
+    LOCAL
+        .try_with(|cell| {
+            let h = cell.try_borrow().ok()?;
+            let l = h.0.as_ref()?;
+            let b = lock(&l.buf);
+            Some(b.enc.thread())
         })
         .ok()
         .flatten()
@@ -405,6 +419,7 @@ fn writer_main(s: &'static Sink, rx: Receiver<Msg>, mut cfg: WriterConfig) {
         if now >= next_sample {
             next_sample = now + cfg.interval;
             emit_global(&sample());
+            crate::schedstat::tick();
         }
         if now >= next_calib {
             next_calib = now + Duration::from_secs(1);

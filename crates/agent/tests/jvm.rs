@@ -280,6 +280,26 @@ fn executor_tasks_submissions_threads_gc() {
     assert!(ix.count(|r| matches!(r, Record::GcEnd { .. })) >= 1);
     assert!(ix.count(|r| matches!(r, Record::Sample { .. })) >= 1);
     assert!(ix.count(|r| matches!(r, Record::Calibration { .. })) >= 2);
+    // Scheduler statistics: every thread that ended read its own at its end, and
+    // the live ones were read at VMDeath.
+    let sched_threads: std::collections::HashSet<u32> = t
+        .records
+        .iter()
+        .filter_map(|(_, r)| match r {
+            Record::ThreadSched { thread, .. } => Some(*thread),
+            _ => None,
+        })
+        .collect();
+    for (thread, r) in &t.records {
+        if matches!(r, Record::ThreadEnd { .. }) {
+            assert!(
+                sched_threads.contains(thread),
+                "no ThreadSched for {thread}"
+            );
+        }
+    }
+    assert!(t.records.iter().any(|(_, r)| matches!(r,
+        Record::ThreadSched { on_cpu_ns, .. } if *on_cpu_ns > 0)));
     assert!(t.header.get("jvm.version").is_some_and(|v| !v.is_empty()));
     assert!(t.header.get("clock.source").is_some());
 }

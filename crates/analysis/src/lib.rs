@@ -16,7 +16,7 @@ pub mod window;
 
 pub use cpu::{CpuPoint, CpuProfile, WindowStats};
 pub use findings::{human_ns, FieldValue, Finding, FindingKind};
-pub use model::{GcPause, Loss, Model, ProbeDef, Sample, ThreadInfo};
+pub use model::{GcPause, Loss, Model, ProbeDef, Sample, SchedPoint, ThreadInfo};
 pub use tasks::{Distribution, SitePair, TaskAnalysis, TaskClassStats, TaskExecution, TaskKind};
 
 use weft_trace::Trace;

@@ -41,12 +41,59 @@ pub struct ThreadInfo {
     pub class_id: u32,
     /// Identity of the Thread object.
     pub ident: u32,
+    /// Scheduler statistics read at sampler ticks and at the thread's end,
+    /// sorted by time (empty in traces from agents before `ThreadSched`).
+    pub sched: Vec<SchedPoint>,
     /// Runnable target (class 0 = none).
     pub target_class_id: u32,
     pub target_ident: u32,
 }
 
+/// A thread's cumulative scheduler statistics at one instant (`ThreadSched`):
+/// time on a CPU and time runnable but waiting for a CPU, since the thread began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SchedPoint {
+    pub ts_ns: u64,
+    pub on_cpu_ns: u64,
+    pub runq_ns: u64,
+    pub timeslices: u64,
+}
+
 impl ThreadInfo {
+    /// On-CPU and run-queue ns of this thread between two instants, interpolated
+    /// linearly between its schedstat readings (the readings are ~one sampler
+    /// interval apart). `None` when the thread has fewer than two readings.
+    pub fn sched_between(&self, from_ns: u64, to_ns: u64) -> Option<(u64, u64)> {
+        if self.sched.len() < 2 || to_ns <= from_ns {
+            return if self.sched.len() < 2 {
+                None
+            } else {
+                Some((0, 0))
+            };
+        }
+        let at = |t: u64| -> (f64, f64) {
+            let p = &self.sched;
+            let i = p.partition_point(|q| q.ts_ns <= t);
+            if i == 0 {
+                return (p[0].on_cpu_ns as f64, p[0].runq_ns as f64);
+            }
+            if i == p.len() {
+                let l = &p[p.len() - 1];
+                return (l.on_cpu_ns as f64, l.runq_ns as f64);
+            }
+            let (a, b) = (&p[i - 1], &p[i]);
+            let span = (b.ts_ns - a.ts_ns).max(1) as f64;
+            let f = (t - a.ts_ns) as f64 / span;
+            (
+                a.on_cpu_ns as f64 + f * b.on_cpu_ns.saturating_sub(a.on_cpu_ns) as f64,
+                a.runq_ns as f64 + f * b.runq_ns.saturating_sub(a.runq_ns) as f64,
+            )
+        };
+        let (c0, r0) = at(from_ns);
+        let (c1, r1) = at(to_ns);
+        Some(((c1 - c0).max(0.0) as u64, (r1 - r0).max(0.0) as u64))
+    }
+
     /// The JVM's main thread, which the agent records at VMInit with a
     /// `ThreadStart` (name `main`, a plain `java.lang.Thread`, no target). Its
     /// start was not observed, so it is not a task execution (docs/task-model.md).
@@ -158,6 +205,9 @@ impl Model {
             ..Model::default()
         };
         let mut gc_events: Vec<(u64, bool)> = Vec::new();
+        // Scheduler readings name their thread from the global block; they are
+        // attached once every thread is known (they never make a thread).
+        let mut sched: Vec<(ThreadIndex, SchedPoint)> = Vec::new();
         let mut max_ts = 0u64;
         for (thread, rec) in &trace.records {
             if let Some(ts) = rec.ts() {
@@ -236,6 +286,21 @@ impl Model {
                         t.involuntary_cs = Some(*involuntary_cs);
                     }
                 }
+                Record::ThreadSched {
+                    ts,
+                    thread: sched_thread,
+                    on_cpu_ns,
+                    runq_ns,
+                    timeslices,
+                } => sched.push((
+                    *sched_thread,
+                    SchedPoint {
+                        ts_ns: *ts,
+                        on_cpu_ns: *on_cpu_ns,
+                        runq_ns: *runq_ns,
+                        timeslices: *timeslices,
+                    },
+                )),
                 Record::GcStart { ts } => gc_events.push((*ts, true)),
                 Record::GcEnd { ts } => gc_events.push((*ts, false)),
                 Record::Sample {
@@ -275,6 +340,14 @@ impl Model {
         }
         m.duration_ns = max_ts.max(m.end_ns.unwrap_or(0));
         m.samples.sort_by_key(|s| s.ts_ns);
+        for (thread, point) in sched {
+            if let Some(t) = m.threads.get_mut(&thread) {
+                t.sched.push(point);
+            }
+        }
+        for t in m.threads.values_mut() {
+            t.sched.sort_by_key(|p| p.ts_ns);
+        }
         // Pair GC starts and ends in time order; an end without a start is ignored,
         // a start without an end lasts to the end of recording.
         gc_events.sort_by_key(|e| e.0);
@@ -434,5 +507,36 @@ mod blind_spot_tests {
         assert!(super::blind_spots(&h).is_empty());
         h.set(weft_trace::header_keys::LOCKS_AQS_INSTRUMENTED, "false");
         assert_eq!(super::blind_spots(&h).len(), 1);
+    }
+}
+
+#[cfg(test)]
+mod sched_tests {
+    use super::*;
+
+    fn thread_with(points: &[(u64, u64, u64)]) -> ThreadInfo {
+        ThreadInfo {
+            sched: points
+                .iter()
+                .map(|&(ts_ns, on_cpu_ns, runq_ns)| SchedPoint {
+                    ts_ns,
+                    on_cpu_ns,
+                    runq_ns,
+                    timeslices: 0,
+                })
+                .collect(),
+            ..ThreadInfo::default()
+        }
+    }
+
+    #[test]
+    fn sched_between_interpolates_between_readings() {
+        let t = thread_with(&[(0, 0, 0), (100, 50, 10), (200, 150, 10)]);
+        assert_eq!(t.sched_between(0, 200), Some((150, 10)));
+        assert_eq!(t.sched_between(50, 150), Some((75, 5)));
+        // Outside the readings: clamped to the first and last.
+        assert_eq!(t.sched_between(150, 1_000), Some((50, 0)));
+        assert_eq!(t.sched_between(10, 10), Some((0, 0)));
+        assert_eq!(thread_with(&[(0, 5, 5)]).sched_between(0, 10), None);
     }
 }

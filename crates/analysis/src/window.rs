@@ -15,7 +15,8 @@
 //! - waits, lock blocking, joins and GC pauses that overlap the window, cut to it
 //!   (they are time, not work);
 //! - point events (submissions, creations, forks) inside the window;
-//! - CPU samples inside, plus samples interpolated at each range's ends;
+//! - CPU samples and per-thread scheduler readings inside, plus readings
+//!   interpolated at each range's ends;
 //! - the CPU time of a thread that lived partly outside the window, in proportion
 //!   to its lifetime inside (an estimate: the agent reads it once, at thread end).
 
@@ -325,28 +326,50 @@ fn is_main_start(r: &Record) -> bool {
         if matches!(&**name, "main" | "DestroyJavaVM"))
 }
 
-/// Process counters interpolated at time `t` from the samples around it.
-fn sample_at(samples: &[(u64, u64, u64, u64, u32)], t: u64) -> Option<Record> {
-    let i = samples.partition_point(|s| s.0 <= t);
-    let (a, b) = match (i.checked_sub(1).map(|j| samples[j]), samples.get(i)) {
-        (Some(a), Some(b)) => (a, b.to_owned()),
-        (Some(a), None) => (a, a),
-        (None, Some(b)) => (*b, *b),
-        (None, None) => return None,
-    };
-    let f = if b.0 > a.0 {
-        (t.clamp(a.0, b.0) - a.0) as f64 / (b.0 - a.0) as f64
-    } else {
-        0.0
-    };
-    let lerp = |x: u64, y: u64| x + ((y.saturating_sub(x)) as f64 * f).round() as u64;
-    Some(Record::Sample {
-        ts: t,
-        process_cpu_ns: lerp(a.1, b.1),
-        voluntary_cs: lerp(a.2, b.2),
-        involuntary_cs: lerp(a.3, b.3),
-        live_threads: if f < 0.5 { a.4 } else { b.4 },
-    })
+/// Cumulative counters read at times: the process's (`Sample`: CPU, voluntary and
+/// involuntary context switches, live threads) and each thread's (`ThreadSched`:
+/// on-CPU, run-queue, time slices). The restricted trace has them at each range's
+/// ends, interpolated, so that differences over the window are the window's.
+#[derive(Default)]
+struct Counters {
+    /// (ts, values), in file order (sorted by time).
+    points: Vec<(u64, [u64; 4])>,
+}
+
+impl Counters {
+    /// The counters at `t`, linearly between the readings around it (the first or
+    /// last reading outside them).
+    fn at(&self, t: u64) -> Option<[u64; 4]> {
+        let p = &self.points;
+        let i = p.partition_point(|s| s.0 <= t);
+        let (a, b) = match (i.checked_sub(1).map(|j| p[j]), p.get(i)) {
+            (Some(a), Some(b)) => (a, *b),
+            (Some(a), None) => (a, a),
+            (None, Some(b)) => (*b, *b),
+            (None, None) => return None,
+        };
+        let f = if b.0 > a.0 {
+            (t.clamp(a.0, b.0) - a.0) as f64 / (b.0 - a.0) as f64
+        } else {
+            0.0
+        };
+        let mut v = [0u64; 4];
+        for (k, x) in v.iter_mut().enumerate() {
+            *x = a.1[k] + (b.1[k].saturating_sub(a.1[k]) as f64 * f).round() as u64;
+        }
+        Some(v)
+    }
+
+    /// The times to write: each range's ends and the readings inside.
+    fn times(&self, ranges: &[(u64, u64)]) -> Vec<u64> {
+        let mut out = Vec::new();
+        for &(s, e) in ranges {
+            out.push(s);
+            out.extend(self.points.iter().map(|p| p.0).filter(|&t| t > s && t < e));
+            out.push(e);
+        }
+        out
+    }
 }
 
 /// The trace cut to `ranges` (recording time, sorted and disjoint), with its times
@@ -358,7 +381,8 @@ pub fn restrict(trace: &Trace, ranges: &[(u64, u64)]) -> Trace {
         records: Vec::with_capacity(trace.records.len()),
     };
     let mut threads: HashMap<ThreadIndex, ThreadState> = HashMap::new();
-    let mut samples: Vec<(u64, u64, u64, u64, u32)> = Vec::new();
+    let mut samples = Counters::default();
+    let mut sched: std::collections::BTreeMap<ThreadIndex, Counters> = Default::default();
     for (thread, r) in &trace.records {
         let thread = *thread;
         let st = threads.entry(thread).or_default();
@@ -405,13 +429,26 @@ pub fn restrict(trace: &Trace, ranges: &[(u64, u64)]) -> Trace {
                 voluntary_cs,
                 involuntary_cs,
                 live_threads,
-            } => samples.push((
+            } => samples.points.push((
                 *ts,
-                *process_cpu_ns,
-                *voluntary_cs,
-                *involuntary_cs,
-                *live_threads,
+                [
+                    *process_cpu_ns,
+                    *voluntary_cs,
+                    *involuntary_cs,
+                    *live_threads as u64,
+                ],
             )),
+            Record::ThreadSched {
+                ts,
+                thread,
+                on_cpu_ns,
+                runq_ns,
+                timeslices,
+            } => sched
+                .entry(*thread)
+                .or_default()
+                .points
+                .push((*ts, [*on_cpu_ns, *runq_ns, *timeslices, 0])),
             Record::Calibration { .. } => {} // times are already ns
             // main began before the window: kept (named, and not a task).
             Record::ThreadStart { ts, .. } if inside || (is_main_start(r) && map.map(*ts) == 0) => {
@@ -494,18 +531,31 @@ pub fn restrict(trace: &Trace, ranges: &[(u64, u64)]) -> Trace {
             _ => {}
         }
     }
-    // Samples: those inside, and the counters at each range's ends.
-    for &(s, e) in ranges {
-        if let Some(r) = sample_at(&samples, s) {
+    // Counters: the readings inside, and their values at each range's ends.
+    for t in samples.times(ranges) {
+        if let Some(v) = samples.at(t) {
+            let r = Record::Sample {
+                ts: t,
+                process_cpu_ns: v[0],
+                voluntary_cs: v[1],
+                involuntary_cs: v[2],
+                live_threads: v[3] as u32,
+            };
             out.push(GLOBAL_THREAD, r);
         }
-        for smp in samples.iter().filter(|x| x.0 > s && x.0 < e) {
-            if let Some(r) = sample_at(&samples, smp.0) {
+    }
+    for (thread, c) in &sched {
+        for t in c.times(ranges) {
+            if let Some(v) = c.at(t) {
+                let r = Record::ThreadSched {
+                    ts: t,
+                    thread: *thread,
+                    on_cpu_ns: v[0],
+                    runq_ns: v[1],
+                    timeslices: v[2],
+                };
                 out.push(GLOBAL_THREAD, r);
             }
-        }
-        if let Some(r) = sample_at(&samples, e) {
-            out.push(GLOBAL_THREAD, r);
         }
     }
     Trace {
@@ -564,6 +614,15 @@ mod tests {
                 voluntary_cs: 0,
                 involuntary_cs: 0,
                 live_threads: 2,
+            });
+        }
+        for (ts, on_cpu) in [(0, 0), (200, 100), (450, 350)] {
+            tb.global(Record::ThreadSched {
+                ts,
+                thread: MAIN,
+                on_cpu_ns: on_cpu,
+                runq_ns: 0,
+                timeslices: 1,
             });
         }
         on(&mut tb, MAIN, begin(10, 1)); // before: left out
@@ -656,6 +715,16 @@ mod tests {
             .collect();
         assert_eq!(cpu.first(), Some(&(0, 75)));
         assert_eq!(cpu.last(), Some(&(300, 367)));
+        // The thread's scheduler readings: at 100 (50), inside (100 at 200), at 400 (300).
+        let sched: Vec<(u64, u64)> = r
+            .records
+            .iter()
+            .filter_map(|(_, r)| match r {
+                Record::ThreadSched { ts, on_cpu_ns, .. } => Some((*ts, *on_cpu_ns)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sched, vec![(0, 50), (100, 100), (300, 300)]);
     }
 
     #[test]

@@ -44,6 +44,7 @@ pub(crate) mod tag {
     pub const END: u8 = 45;
     pub const WINDOW_ENTER: u8 = 46;
     pub const WINDOW_EXIT: u8 = 47;
+    pub const THREAD_SCHED: u8 = 50;
     pub const LOCK_DEF: u8 = 60;
     pub const LOCK_BLOCK: u8 = 61;
     pub const LOCK_ACQUIRED: u8 = 62;
@@ -420,6 +421,19 @@ fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
             v(out, *involuntary_cs);
             v(out, *live_threads as u64);
             (tag::SAMPLE, Some(*ts))
+        }
+        ThreadSched {
+            ts,
+            thread,
+            on_cpu_ns,
+            runq_ns,
+            timeslices,
+        } => {
+            v(out, *thread as u64);
+            v(out, *on_cpu_ns);
+            v(out, *runq_ns);
+            v(out, *timeslices);
+            (tag::THREAD_SCHED, Some(*ts))
         }
         Calibration { ts, mono_ns } => {
             v(out, *mono_ns);

@@ -614,6 +614,13 @@ fn decode_record(tag: u8, ts: u64, c: &mut Cursor<'_>) -> Result<Option<Record>,
             involuntary_cs: c.varint()?,
             live_threads: c.u32v()?,
         },
+        tag::THREAD_SCHED => ThreadSched {
+            ts,
+            thread: c.u32v()?,
+            on_cpu_ns: c.varint()?,
+            runq_ns: c.varint()?,
+            timeslices: c.varint()?,
+        },
         tag::CALIBRATION => Calibration {
             ts,
             mono_ns: c.varint()?,

@@ -211,6 +211,17 @@ pub enum Record {
         involuntary_cs: u64,
         live_threads: u32,
     },
+    /// Scheduler statistics of one thread (`/proc/self/task/<tid>/schedstat`),
+    /// cumulative since the thread began: time on a CPU, time runnable but waiting
+    /// for one (run queue), and time slices. Written by the sampler at each tick for
+    /// every live recorded thread, and by the thread itself at its end.
+    ThreadSched {
+        ts: u64,
+        thread: ThreadIndex,
+        on_cpu_ns: u64,
+        runq_ns: u64,
+        timeslices: u64,
+    },
     /// A (ticks, CLOCK_MONOTONIC ns) pair used to convert ticks to ns.
     Calibration {
         ts: u64,
@@ -422,6 +433,7 @@ impl Record {
             | GcStart { ts }
             | GcEnd { ts }
             | Sample { ts, .. }
+            | ThreadSched { ts, .. }
             | Calibration { ts, .. }
             | End { ts } => Some(*ts),
             Loss { from_ts, .. } => Some(*from_ts),
@@ -477,6 +489,7 @@ impl Record {
             | GcStart { ts }
             | GcEnd { ts }
             | Sample { ts, .. }
+            | ThreadSched { ts, .. }
             | Calibration { ts, .. }
             | End { ts } => Some(ts),
             Loss { from_ts, .. } => Some(from_ts),

@@ -196,8 +196,8 @@ fn identity_clock() -> Header {
     h
 }
 
-/// The lock records (docs/locks.md, tags 60–65) and the join records (25–26) keep
-/// every field; their times are clock ticks converted to ns.
+/// The lock records (docs/locks.md, tags 60–65), the join records (25–26) and
+/// `ThreadSched` (50) keep every field; their times are clock ticks converted to ns.
 #[test]
 fn lock_and_join_records_round_trip() {
     let global = vec![
@@ -214,6 +214,13 @@ fn lock_and_join_records_round_trip() {
             ident: 0,
         },
         Record::AppStart { ts: 5 },
+        Record::ThreadSched {
+            ts: 6,
+            thread: 3,
+            on_cpu_ns: 1 << 40,
+            runq_ns: 0,
+            timeslices: 12_345,
+        },
     ];
     let recs = vec![
         Record::LockBlock {
