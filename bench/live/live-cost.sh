@@ -26,7 +26,7 @@ while kill -0 "$PID" 2>/dev/null; do
   prev=$now
 done | tee "$DIR/steps.txt"
 wait "$PID" || true
-awk '{v[NR]=$4} END {n=NR; if (n<12) {print "too few steps"; exit}
+awk '{v[NR]=$5} END {n=NR; if (n<12) {print "too few steps"; exit}
   a=0; for(i=1;i<=6;i++) a+=v[i]; b=0; for(i=n-6;i<n;i++) b+=v[i];
   printf "first 6 steps: %.1f ms/s, last 6 steps (before the final one): %.1f ms/s\n", a/6, b/6}' "$DIR/steps.txt"
 echo "live lines: $(grep -c 'CSP' "$DIR/live.err" || true); files in $DIR"

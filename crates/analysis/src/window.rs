@@ -206,16 +206,16 @@ pub fn resolve(trace: &Trace, sel: &Selection) -> Result<Option<Window>, String>
 }
 
 /// Maps recording times onto the ranges laid end to end.
-struct TimeMap<'a> {
-    ranges: &'a [(u64, u64)],
+struct TimeMap {
+    ranges: Vec<(u64, u64)>,
     offsets: Vec<u64>,
 }
 
-impl<'a> TimeMap<'a> {
-    fn new(ranges: &'a [(u64, u64)]) -> TimeMap<'a> {
+impl TimeMap {
+    fn new(ranges: Vec<(u64, u64)>) -> TimeMap {
         let mut offsets = Vec::with_capacity(ranges.len());
         let mut o = 0;
-        for (s, e) in ranges {
+        for (s, e) in &ranges {
             offsets.push(o);
             o += e - s;
         }
@@ -289,12 +289,13 @@ struct ThreadState {
     first_ts: Option<u64>,
 }
 
-struct Out<'a> {
-    map: &'a TimeMap<'a>,
-    records: Vec<(ThreadIndex, Record)>,
+/// Writes records with their times mapped onto the window.
+struct Out<'m, F: FnMut(ThreadIndex, Record)> {
+    map: &'m TimeMap,
+    emit: F,
 }
 
-impl Out<'_> {
+impl<F: FnMut(ThreadIndex, Record)> Out<'_, F> {
     fn push(&mut self, thread: ThreadIndex, mut r: Record) {
         if let Some(ts) = r.ts() {
             let mapped = self.map.map(ts);
@@ -305,7 +306,7 @@ impl Out<'_> {
                 *t = mapped;
             }
         }
-        self.records.push((thread, r));
+        (self.emit)(thread, r);
     }
 
     /// Writes `r` after the thread's open spans still held back (they overlap it).
@@ -372,28 +373,49 @@ impl Counters {
     }
 }
 
-/// The trace cut to `ranges` (recording time, sorted and disjoint), with its times
-/// mapped onto them laid end to end (see the module comment for what is kept).
-pub fn restrict(trace: &Trace, ranges: &[(u64, u64)]) -> Trace {
-    let map = TimeMap::new(ranges);
-    let mut out = Out {
-        map: &map,
-        records: Vec::with_capacity(trace.records.len()),
-    };
-    let mut threads: HashMap<ThreadIndex, ThreadState> = HashMap::new();
-    let mut samples = Counters::default();
-    let mut sched: std::collections::BTreeMap<ThreadIndex, Counters> = Default::default();
-    for (thread, r) in &trace.records {
-        let thread = *thread;
-        let st = threads.entry(thread).or_default();
+/// The restriction as a stream: each record of a trace, in file order, goes
+/// through [`record`](Restriction::record), which writes what the window keeps
+/// (times mapped onto it); [`finish`](Restriction::finish) writes the counters
+/// interpolated at the ranges' ends. Memory: per-thread open spans and the counter
+/// readings, not the records.
+pub struct Restriction {
+    map: TimeMap,
+    threads: HashMap<ThreadIndex, ThreadState>,
+    samples: Counters,
+    sched: std::collections::BTreeMap<ThreadIndex, Counters>,
+}
+
+impl Restriction {
+    /// A restriction to `ranges` (recording time, sorted and disjoint).
+    pub fn new(ranges: Vec<(u64, u64)>) -> Restriction {
+        Restriction {
+            map: TimeMap::new(ranges),
+            threads: HashMap::new(),
+            samples: Counters::default(),
+            sched: Default::default(),
+        }
+    }
+
+    /// Takes the next record of `thread`; `emit` gets what the window keeps.
+    pub fn record(
+        &mut self,
+        thread: ThreadIndex,
+        r: &Record,
+        emit: impl FnMut(ThreadIndex, Record),
+    ) {
+        let mut out = Out {
+            map: &self.map,
+            emit,
+        };
+        let st = self.threads.entry(thread).or_default();
         let Some(ts) = r.ts() else {
             out.push(thread, r.clone()); // definitions
-            continue;
+            return;
         };
         if st.first_ts.is_none() {
             st.first_ts = Some(ts);
         }
-        let inside = map.inside(ts);
+        let inside = self.map.inside(ts);
         if let Some(kind) = span_begin(r) {
             if inside {
                 out.push_flushing(thread, st, r.clone());
@@ -401,7 +423,7 @@ pub fn restrict(trace: &Trace, ranges: &[(u64, u64)]) -> Trace {
             } else {
                 st.spans.push((kind, Some(r.clone())));
             }
-            continue;
+            return;
         }
         if let Some(kind) = span_end(r) {
             match st.spans.iter().rposition(|(k, _)| *k == kind) {
@@ -409,7 +431,7 @@ pub fn restrict(trace: &Trace, ranges: &[(u64, u64)]) -> Trace {
                     let (_, held) = st.spans.remove(i);
                     match held {
                         // Held back and no window time since: not in the window.
-                        Some(b) if map.covered(b.ts().unwrap_or(ts), ts) == 0 => {}
+                        Some(b) if self.map.covered(b.ts().unwrap_or(ts), ts) == 0 => {}
                         Some(b) => {
                             out.push_flushing(thread, st, b);
                             out.push(thread, r.clone());
@@ -420,7 +442,7 @@ pub fn restrict(trace: &Trace, ranges: &[(u64, u64)]) -> Trace {
                 None if inside => out.push_flushing(thread, st, r.clone()),
                 None => {}
             }
-            continue;
+            return;
         }
         match r {
             Record::Sample {
@@ -429,7 +451,7 @@ pub fn restrict(trace: &Trace, ranges: &[(u64, u64)]) -> Trace {
                 voluntary_cs,
                 involuntary_cs,
                 live_threads,
-            } => samples.points.push((
+            } => self.samples.points.push((
                 *ts,
                 [
                     *process_cpu_ns,
@@ -444,14 +466,17 @@ pub fn restrict(trace: &Trace, ranges: &[(u64, u64)]) -> Trace {
                 on_cpu_ns,
                 runq_ns,
                 timeslices,
-            } => sched
+            } => self
+                .sched
                 .entry(*thread)
                 .or_default()
                 .points
                 .push((*ts, [*on_cpu_ns, *runq_ns, *timeslices, 0])),
             Record::Calibration { .. } => {} // times are already ns
             // main began before the window: kept (named, and not a task).
-            Record::ThreadStart { ts, .. } if inside || (is_main_start(r) && map.map(*ts) == 0) => {
+            Record::ThreadStart { ts, .. }
+                if inside || (is_main_start(r) && self.map.map(*ts) == 0) =>
+            {
                 out.push_flushing(thread, st, r.clone())
             }
             Record::ThreadStart { .. } => {}
@@ -463,9 +488,9 @@ pub fn restrict(trace: &Trace, ranges: &[(u64, u64)]) -> Trace {
             } => {
                 let start = st.first_ts.unwrap_or(*ts);
                 let lived = ts.saturating_sub(start);
-                let covered = map.covered(start, *ts);
+                let covered = self.map.covered(start, *ts);
                 if covered == 0 && !inside {
-                    continue; // lived and ended outside the window
+                    return; // lived and ended outside the window
                 }
                 let share = |v: u64| {
                     if lived == 0 || covered >= lived {
@@ -522,7 +547,9 @@ pub fn restrict(trace: &Trace, ranges: &[(u64, u64)]) -> Trace {
             },
             // The program's start, recording's end and losses: cut to the window.
             Record::AppStart { .. } | Record::End { .. } => out.push(thread, r.clone()),
-            Record::Loss { from_ts, to_ts, .. } if inside || map.covered(*from_ts, *to_ts) > 0 => {
+            Record::Loss { from_ts, to_ts, .. }
+                if inside || self.map.covered(*from_ts, *to_ts) > 0 =>
+            {
                 out.push(thread, r.clone())
             }
             Record::Loss { .. } => {}
@@ -531,36 +558,55 @@ pub fn restrict(trace: &Trace, ranges: &[(u64, u64)]) -> Trace {
             _ => {}
         }
     }
-    // Counters: the readings inside, and their values at each range's ends.
-    for t in samples.times(ranges) {
-        if let Some(v) = samples.at(t) {
-            let r = Record::Sample {
-                ts: t,
-                process_cpu_ns: v[0],
-                voluntary_cs: v[1],
-                involuntary_cs: v[2],
-                live_threads: v[3] as u32,
-            };
-            out.push(GLOBAL_THREAD, r);
-        }
-    }
-    for (thread, c) in &sched {
-        for t in c.times(ranges) {
-            if let Some(v) = c.at(t) {
-                let r = Record::ThreadSched {
+
+    /// After the last record: the counter readings inside the window and at its ends.
+    pub fn finish(self, emit: impl FnMut(ThreadIndex, Record)) {
+        let mut out = Out {
+            map: &self.map,
+            emit,
+        };
+        // Counters: the readings inside, and their values at each range's ends.
+        for t in self.samples.times(&self.map.ranges) {
+            if let Some(v) = self.samples.at(t) {
+                let r = Record::Sample {
                     ts: t,
-                    thread: *thread,
-                    on_cpu_ns: v[0],
-                    runq_ns: v[1],
-                    timeslices: v[2],
+                    process_cpu_ns: v[0],
+                    voluntary_cs: v[1],
+                    involuntary_cs: v[2],
+                    live_threads: v[3] as u32,
                 };
                 out.push(GLOBAL_THREAD, r);
             }
         }
+        for (thread, c) in &self.sched {
+            for t in c.times(&self.map.ranges) {
+                if let Some(v) = c.at(t) {
+                    let r = Record::ThreadSched {
+                        ts: t,
+                        thread: *thread,
+                        on_cpu_ns: v[0],
+                        runq_ns: v[1],
+                        timeslices: v[2],
+                    };
+                    out.push(GLOBAL_THREAD, r);
+                }
+            }
+        }
     }
+}
+
+/// The trace cut to `ranges` (recording time, sorted and disjoint), with its times
+/// mapped onto them laid end to end (see the module comment for what is kept).
+pub fn restrict(trace: &Trace, ranges: &[(u64, u64)]) -> Trace {
+    let mut records = Vec::with_capacity(trace.records.len());
+    let mut r = Restriction::new(ranges.to_vec());
+    for (thread, rec) in &trace.records {
+        r.record(*thread, rec, |t, x| records.push((t, x)));
+    }
+    r.finish(|t, x| records.push((t, x)));
     Trace {
         header: trace.header.clone(),
-        records: out.records,
+        records,
         truncated: trace.truncated,
         unknown_records: trace.unknown_records,
         clock: trace.clock.clone(),
