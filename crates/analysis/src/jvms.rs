@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use weft_trace::{header_keys, Trace};
+use weft_trace::{header_keys, Header};
 
 use crate::Analysis;
 
@@ -29,8 +29,8 @@ pub struct Jvm {
 }
 
 impl Jvm {
-    pub fn new(trace_file: String, trace: &Trace, analysis: Analysis) -> Jvm {
-        let h = &trace.header;
+    /// A JVM from its trace's file name and header, and its analysis.
+    pub fn new(trace_file: String, h: &Header, analysis: Analysis) -> Jvm {
         Jvm {
             pid: h.get_u64(header_keys::PID),
             command_line: h.get(header_keys::COMMAND_LINE).unwrap_or("").to_string(),
@@ -253,7 +253,7 @@ mod tests {
         tb.global(Record::End { ts: 1000 });
         let t = tb.trace();
         let a = crate::analyze(&t);
-        Jvm::new(format!("{pid}.weft"), &t, a)
+        Jvm::new(format!("{pid}.weft"), &t.header, a)
     }
 
     #[test]

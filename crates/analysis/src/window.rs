@@ -66,54 +66,78 @@ impl Window {
     }
 }
 
-/// Length of the recording: the `End` time or the largest time seen.
-pub fn recording_ns(trace: &Trace) -> u64 {
-    trace
-        .records
-        .iter()
-        .filter_map(|(_, r)| match r {
-            Record::Loss { to_ts, .. } => Some(*to_ts),
-            r => r.ts(),
-        })
-        .max()
-        .unwrap_or(0)
+/// What the window needs to know of a trace, gathered record by record: the calls
+/// of the window method and the length of the recording.
+#[derive(Default)]
+pub struct WindowCalls {
+    /// Per thread: (enter of the outermost open call, depth).
+    open: HashMap<ThreadIndex, (u64, u32)>,
+    /// (enter, exit) of the outermost calls.
+    calls: Vec<(u64, u64)>,
+    /// The largest time seen.
+    end: u64,
 }
 
-/// Calls of the window method: (enter, exit) of the outermost call per thread; a
-/// call still open at the end of its thread's records lasts to `end`.
-fn window_calls(trace: &Trace, end: u64) -> (Vec<(u64, u64)>, u64) {
-    let mut open: HashMap<ThreadIndex, (u64, u32)> = HashMap::new();
-    let mut calls = Vec::new();
-    for (thread, r) in &trace.records {
+impl WindowCalls {
+    pub fn record(&mut self, thread: ThreadIndex, r: &Record) {
+        let ts = match r {
+            Record::Loss { to_ts, .. } => Some(*to_ts),
+            r => r.ts(),
+        };
+        if let Some(ts) = ts {
+            self.end = self.end.max(ts);
+        }
         match r {
             Record::WindowEnter { ts } => {
-                let e = open.entry(*thread).or_insert((*ts, 0));
-                e.1 += 1;
+                self.open.entry(thread).or_insert((*ts, 0)).1 += 1;
             }
             Record::WindowExit { ts } => {
-                if let Some(e) = open.get_mut(thread) {
+                if let Some(e) = self.open.get_mut(&thread) {
                     e.1 -= 1;
                     if e.1 == 0 {
-                        calls.push((e.0, *ts));
-                        open.remove(thread);
+                        self.calls.push((e.0, *ts));
+                        self.open.remove(&thread);
                     }
                 }
             }
             _ => {}
         }
     }
-    let unfinished = open.len() as u64;
-    calls.extend(open.values().map(|(s, _)| (*s, end)));
-    calls.sort_unstable();
-    (calls, unfinished)
+
+    /// Length of the recording: the `End` time or the largest time seen.
+    pub fn recording_ns(&self) -> u64 {
+        self.end
+    }
+
+    /// The calls, sorted, a call still open at the end lasting to it; and how many
+    /// were still open.
+    fn calls(&self) -> (Vec<(u64, u64)>, u64) {
+        let mut calls = self.calls.clone();
+        calls.extend(self.open.values().map(|(s, _)| (*s, self.end)));
+        calls.sort_unstable();
+        (calls, self.open.len() as u64)
+    }
 }
 
-/// The window a selection gives on a trace: `Ok(None)` when the report covers the
-/// whole recording, an error (one line) for a range outside the trace.
+/// The window a selection gives on a trace: see [`resolve_calls`].
 pub fn resolve(trace: &Trace, sel: &Selection) -> Result<Option<Window>, String> {
-    let end = recording_ns(trace);
-    let method = trace
-        .header
+    let mut calls = WindowCalls::default();
+    for (thread, r) in &trace.records {
+        calls.record(*thread, r);
+    }
+    resolve_calls(&trace.header, &calls, sel)
+}
+
+/// The window a selection gives on a trace (its header and calls): `Ok(None)` when
+/// the report covers the whole recording, an error (one line) for a range outside
+/// the trace.
+pub fn resolve_calls(
+    header: &weft_trace::Header,
+    calls: &WindowCalls,
+    sel: &Selection,
+) -> Result<Option<Window>, String> {
+    let end = calls.recording_ns();
+    let method = header
         .get(header_keys::WINDOW_METHOD)
         .filter(|m| !m.is_empty())
         .map(str::to_string);
@@ -147,7 +171,7 @@ pub fn resolve(trace: &Trace, sel: &Selection) -> Result<Option<Window>, String>
             human(to)
         ));
     }
-    let each_call = sel.each_call || trace.header.get(header_keys::WINDOW_CALLS) == Some("each");
+    let each_call = sel.each_call || header.get(header_keys::WINDOW_CALLS) == Some("each");
     let mut w = Window {
         method: method.clone(),
         each_call,
@@ -159,7 +183,7 @@ pub fn resolve(trace: &Trace, sel: &Selection) -> Result<Option<Window>, String>
     let base = match &method {
         None => vec![(from, to)],
         Some(m) => {
-            let (calls, unfinished) = window_calls(trace, end);
+            let (calls, unfinished) = calls.calls();
             w.calls = calls.len() as u64;
             if calls.is_empty() {
                 w.notes.push(format!(

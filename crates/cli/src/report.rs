@@ -96,7 +96,11 @@ pub fn render(
     let mut list = Vec::with_capacity(traces.len());
     for path in traces {
         let (trace, analysis) = crate::export::load(path, sel)?;
-        list.push(jvms::Jvm::new(path.display().to_string(), &trace, analysis));
+        list.push(jvms::Jvm::new(
+            path.display().to_string(),
+            &trace.header,
+            analysis,
+        ));
     }
     jvms::check_versions(&list).map_err(CliError::new)?;
     let all = jvms::combine(list);
