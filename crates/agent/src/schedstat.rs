@@ -130,6 +130,9 @@ mod tests {
             x = x.wrapping_mul(31).wrapping_add(i);
         }
         assert!(x != 1);
+        // The kernel adds a running thread's time to its total when it is
+        // switched out (or at a tick): sleep once so the burn is accounted.
+        std::thread::sleep(std::time::Duration::from_millis(2));
         match read(&mut e) {
             Some(Record::ThreadSched {
                 thread, on_cpu_ns, ..

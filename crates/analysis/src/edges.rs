@@ -17,12 +17,15 @@
 // Fx: the maps here are keyed by ids and hold one entry per task.
 use rustc_hash::FxHashMap as HashMap;
 
-use weft_trace::{Record, ThreadIndex};
+use weft_trace::ThreadIndex;
 
+use crate::events::{unobj, EventKind};
+use crate::model::Model;
 use crate::tasks::TaskExecution;
 
-/// (class id, identity hash) of an object.
-pub type Ident = (u32, u32);
+/// What an execution stands for: (class id, identity hash) of an object, or for a
+/// fork-join run a key above 2^32 (its usage; see `tasks.rs`).
+pub type Ident = (u32, u64);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EdgeKind {
@@ -131,14 +134,13 @@ impl ExecIdents {
     }
 }
 
-/// Resolves the `JoinBegin`/`JoinEnd` pairs of each thread (`records` per thread in
-/// file order) against the executions' identities (`idents[i]`: every object
+/// Resolves the `JoinBegin`/`JoinEnd` pairs of each thread (the model's events) against the executions' identities (`idents[i]`: every object
 /// execution `i` stands for; for a thread execution, its Thread object) and the
 /// completions (`JoinBegin` of a probe in `completion_probes`: the target was
 /// completed there), and appends `thread_join` / `future_get` edges. A join whose
 /// `JoinEnd` is missing is ignored.
-pub fn resolve_joins<'a>(
-    records: impl IntoIterator<Item = (ThreadIndex, &'a [&'a Record])> + Clone,
+pub fn resolve_joins(
+    model: &Model,
     completion_probes: &std::collections::HashSet<u32>,
     execs: &[TaskExecution],
     idents: &ExecIdents,
@@ -152,16 +154,13 @@ pub fn resolve_joins<'a>(
     // fork-join tasks, which join otherwise).
     let mut completions: HashMap<Ident, Vec<(u64, ThreadIndex)>> = HashMap::default();
     let mut joined: std::collections::HashSet<Ident> = std::collections::HashSet::new();
-    for (thread, recs) in records.clone() {
-        for r in recs {
-            if let Record::JoinBegin {
-                ts,
-                probe,
-                target_class_id,
-                target_ident,
-            } = r
-            {
-                let target = (*target_class_id, *target_ident);
+    for evs in &model.events {
+        let thread = evs.thread;
+        for e in evs.iter() {
+            if e.kind == EventKind::JoinBegin {
+                let (c, id) = unobj(e.a);
+                let target = (c, id as u64);
+                let (ts, probe) = (&e.ts, &e.b);
                 if completion_probes.contains(probe) {
                     completions.entry(target).or_default().push((*ts, thread));
                 } else {
@@ -186,19 +185,18 @@ pub fn resolve_joins<'a>(
         v.sort_unstable();
     }
     let mut joins = Vec::new();
-    for (thread, recs) in records {
+    for evs in &model.events {
+        let thread = evs.thread;
         let mut open: Vec<(u32, Ident)> = Vec::new();
-        for r in recs {
-            match r {
-                Record::JoinBegin { probe, .. } if completion_probes.contains(probe) => {}
-                Record::JoinEnd { probe, .. } if completion_probes.contains(probe) => {}
-                Record::JoinBegin {
-                    probe,
-                    target_class_id,
-                    target_ident,
-                    ..
-                } => open.push((*probe, (*target_class_id, *target_ident))),
-                Record::JoinEnd { ts, probe } => {
+        for e in evs.iter() {
+            let (ts, probe) = (&e.ts, &e.b);
+            match e.kind {
+                EventKind::JoinBegin | EventKind::JoinEnd if completion_probes.contains(probe) => {}
+                EventKind::JoinBegin => {
+                    let (c, id) = unobj(e.a);
+                    open.push((*probe, (c, id as u64)))
+                }
+                EventKind::JoinEnd => {
                     let Some(pos) = open.iter().rposition(|o| o.0 == *probe) else {
                         continue;
                     };
@@ -269,7 +267,7 @@ mod tests {
     #[test]
     fn exec_idents_keep_each_execution_list() {
         let mut ids = ExecIdents::default();
-        ids.push([(1, 10), (2, 20)]);
+        ids.push([(1, 10u64), (2, 20)]);
         ids.push([]);
         ids.push([(3, 30)]);
         assert_eq!(ids.of(0), [(1, 10), (2, 20)]);

@@ -11,8 +11,9 @@ use std::collections::BTreeMap;
 // third of the report time on a million tasks).
 use rustc_hash::FxHashMap as HashMap;
 
-use weft_trace::{Record, ThreadIndex, Trace, GLOBAL_THREAD};
+use weft_trace::ThreadIndex;
 
+use crate::events::{EventKind, NONE};
 use crate::model::Model;
 use crate::tasks::Distribution;
 
@@ -239,7 +240,7 @@ fn usage_frame(stack: &mut [Frame]) -> Option<&mut Frame> {
     stack.iter_mut().rev().find(|f| f.usage != 0)
 }
 
-pub fn analyze(trace: &Trace, model: &Model) -> ForkJoinAnalysis {
+pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     let mut out = ForkJoinAnalysis::default();
     let mut usages: HashMap<u64, Usage> = HashMap::default();
     let mut order: Vec<u64> = Vec::new();
@@ -269,158 +270,158 @@ pub fn analyze(trace: &Trace, model: &Model) -> ForkJoinAnalysis {
         });
     };
 
-    for (thread, rec) in &trace.records {
-        let t = *thread;
-        if t == GLOBAL_THREAD {
-            continue;
-        }
-        match rec {
-            Record::FjWorker {
-                pool,
-                class_id,
-                parallelism,
-            } => {
-                worker_pool.insert(t, (*pool, *class_id, *parallelism));
-            }
-            Record::FjPush {
-                ts,
-                usage,
-                prev,
-                class_id,
-                external,
-                pool,
-                ..
-            } => {
-                let stack = stacks.entry(t).or_default();
-                let parent = if *external {
-                    None
-                } else {
-                    match usage_frame(stack) {
-                        Some(f) => {
-                            let off = f.offset(*ts);
-                            f.ev.push((off, *usage, false));
-                            Some(f.usage)
+    for (t, (pool, class_id, parallelism)) in &model.fj_workers {
+        worker_pool.insert(*t, (*pool, *class_id, *parallelism));
+    }
+    for (usage, site) in &model.fj_sites {
+        sites.insert(*usage, *site);
+    }
+    // The class a run says, for usages whose push did not (applied after the loop:
+    // a steal's run may come before its push in thread order).
+    let mut run_classes: Vec<(u64, u32)> = Vec::new();
+    for evs in &model.events {
+        let t = evs.thread;
+        for e in evs.iter() {
+            let ts = &e.ts;
+            match e.kind {
+                EventKind::FjFork | EventKind::FjSubmit => {
+                    let usage = &e.a;
+                    let class_id = &e.b;
+                    let external = e.kind == EventKind::FjSubmit;
+                    let d = (e.c != NONE).then(|| model.fj_push_details[e.c as usize]);
+                    let prev = d.map_or(0, |d| d.prev);
+                    let pool = d.map_or(0, |d| d.pool);
+                    let stack = stacks.entry(t).or_default();
+                    let parent = if external {
+                        None
+                    } else {
+                        match usage_frame(stack) {
+                            Some(f) => {
+                                let off = f.offset(*ts);
+                                f.ev.push((off, *usage, false));
+                                Some(f.usage)
+                            }
+                            None => None,
                         }
-                        None => None,
+                    };
+                    if !usages.contains_key(usage) {
+                        order.push(*usage);
                     }
-                };
-                if !usages.contains_key(usage) {
-                    order.push(*usage);
-                }
-                usages.insert(
-                    *usage,
-                    Usage {
-                        id: *usage,
-                        class_id: *class_id,
-                        push_thread: t,
-                        push_ns: *ts,
-                        external: *external,
-                        prev: *prev,
-                        parent,
-                        pool: if *external { *pool } else { 0 },
-                        ..Usage::default()
-                    },
-                );
-                if *external {
-                    out.external_submissions += 1;
-                } else {
-                    out.forks += 1;
-                }
-                if *prev != 0 {
-                    out.reused += 1;
-                }
-            }
-            Record::FjSite { usage, site } => {
-                sites.insert(*usage, *site);
-            }
-            Record::FjRunBegin {
-                ts,
-                usage,
-                class_id,
-            } => {
-                let stack = stacks.entry(t).or_default();
-                stack.push(Frame::new(*usage, *ts));
-                out.max_nesting = out.max_nesting.max(stack.len() as u32);
-                if *usage == 0 {
-                    out.direct_executions += 1;
-                } else if let Some(u) = usages.get_mut(usage) {
-                    if u.class_id == 0 {
-                        u.class_id = *class_id;
+                    usages.insert(
+                        *usage,
+                        Usage {
+                            id: *usage,
+                            class_id: *class_id,
+                            push_thread: t,
+                            push_ns: *ts,
+                            external,
+                            prev,
+                            parent,
+                            pool: if external { pool } else { 0 },
+                            ..Usage::default()
+                        },
+                    );
+                    if external {
+                        out.external_submissions += 1;
+                    } else {
+                        out.forks += 1;
+                    }
+                    if prev != 0 {
+                        out.reused += 1;
                     }
                 }
-            }
-            Record::FjRunEnd { ts } => {
-                let stack = stacks.entry(t).or_default();
-                let Some(f) = stack.pop() else { continue };
-                let incl = ts.saturating_sub(f.begin);
-                let js = match stack.last_mut() {
-                    Some(p) => &mut p.joins,
-                    None => base_joins.entry(t).or_default(),
-                };
-                if let Some(j) = js.last_mut() {
-                    if f.begin >= j.0 {
-                        j.1 += incl;
+                EventKind::FjRunBegin => {
+                    let (usage, class_id) = (&e.a, &e.b);
+                    let stack = stacks.entry(t).or_default();
+                    stack.push(Frame::new(*usage, *ts));
+                    out.max_nesting = out.max_nesting.max(stack.len() as u32);
+                    if *usage == 0 {
+                        out.direct_executions += 1;
+                    } else {
+                        run_classes.push((*usage, *class_id));
                     }
                 }
-                if f.usage == 0 {
-                    // Transparent: nested usage runs and join waits count against the
-                    // enclosing usage run.
+                EventKind::FjRunEnd => {
+                    let stack = stacks.entry(t).or_default();
+                    let Some(f) = stack.pop() else { continue };
+                    let incl = ts.saturating_sub(f.begin);
+                    let js = match stack.last_mut() {
+                        Some(p) => &mut p.joins,
+                        None => base_joins.entry(t).or_default(),
+                    };
+                    if let Some(j) = js.last_mut() {
+                        if f.begin >= j.0 {
+                            j.1 += incl;
+                        }
+                    }
+                    if f.usage == 0 {
+                        // Transparent: nested usage runs and join waits count against the
+                        // enclosing usage run.
+                        if let Some(p) = usage_frame(stack) {
+                            p.child += f.child;
+                            p.blocked += f.blocked;
+                        }
+                        continue;
+                    }
+                    let self_ns = incl.saturating_sub(f.child).saturating_sub(f.blocked);
                     if let Some(p) = usage_frame(stack) {
-                        p.child += f.child;
-                        p.blocked += f.blocked;
+                        p.child += incl;
+                        // A run inside a run: the outer one waited for it here (an inline
+                        // join, or helping; only children count, see span below).
+                        let off = p.offset(*ts);
+                        p.ev.push((off, f.usage, true));
                     }
-                    continue;
-                }
-                let self_ns = incl.saturating_sub(f.child).saturating_sub(f.blocked);
-                if let Some(p) = usage_frame(stack) {
-                    p.child += incl;
-                    // A run inside a run: the outer one waited for it here (an inline
-                    // join, or helping; only children count, see span below).
-                    let off = p.offset(*ts);
-                    p.ev.push((off, f.usage, true));
-                }
-                strands.insert(f.usage, f.ev);
-                thread_entry(&mut threads, t);
-                let th = threads.get_mut(&t).expect("inserted");
-                th.executed += 1;
-                th.busy_ns += self_ns;
-                // Joined with the push after the loop: blocks of different threads
-                // are not in time order in the file.
-                runs.push((f.usage, t, f.begin, *ts, self_ns));
-            }
-            Record::FjCancel { usage, .. } => cancels.push(*usage),
-            Record::FjReinit { .. } => out.reinitialized += 1,
-            Record::FjJoinBegin { ts, usage } => {
-                let stack = stacks.entry(t).or_default();
-                let js = match stack.last_mut() {
-                    Some(p) => &mut p.joins,
-                    None => base_joins.entry(t).or_default(),
-                };
-                js.push((*ts, 0, *usage));
-            }
-            Record::FjJoinEnd { ts } => {
-                let stack = stacks.entry(t).or_default();
-                let js = match stack.last_mut() {
-                    Some(p) => &mut p.joins,
-                    None => base_joins.entry(t).or_default(),
-                };
-                if let Some((b, nested, target)) = js.pop() {
-                    let dur = ts.saturating_sub(b);
-                    let blocked = dur.saturating_sub(nested);
-                    // An inner join (join inside a join of the same frame) is part of the outer's.
-                    if let Some(outer) = js.last_mut() {
-                        outer.1 += dur;
-                    }
+                    strands.insert(f.usage, f.ev);
                     thread_entry(&mut threads, t);
-                    threads.get_mut(&t).expect("inserted").join_blocked_ns += blocked;
-                    if let Some(u) = usage_frame(stack) {
-                        u.blocked += blocked;
-                        let off = u.offset(*ts);
-                        u.ev.push((off, target, true));
+                    let th = threads.get_mut(&t).expect("inserted");
+                    th.executed += 1;
+                    th.busy_ns += self_ns;
+                    // Joined with the push after the loop: blocks of different threads
+                    // are not in time order in the file.
+                    runs.push((f.usage, t, f.begin, *ts, self_ns));
+                }
+                EventKind::FjCancel => cancels.push(e.a),
+                EventKind::FjReinit => out.reinitialized += 1,
+                EventKind::FjJoinBegin => {
+                    let usage = &e.a;
+                    let stack = stacks.entry(t).or_default();
+                    let js = match stack.last_mut() {
+                        Some(p) => &mut p.joins,
+                        None => base_joins.entry(t).or_default(),
+                    };
+                    js.push((*ts, 0, *usage));
+                }
+                EventKind::FjJoinEnd => {
+                    let stack = stacks.entry(t).or_default();
+                    let js = match stack.last_mut() {
+                        Some(p) => &mut p.joins,
+                        None => base_joins.entry(t).or_default(),
+                    };
+                    if let Some((b, nested, target)) = js.pop() {
+                        let dur = ts.saturating_sub(b);
+                        let blocked = dur.saturating_sub(nested);
+                        // An inner join (join inside a join of the same frame) is part of the outer's.
+                        if let Some(outer) = js.last_mut() {
+                            outer.1 += dur;
+                        }
+                        thread_entry(&mut threads, t);
+                        threads.get_mut(&t).expect("inserted").join_blocked_ns += blocked;
+                        if let Some(u) = usage_frame(stack) {
+                            u.blocked += blocked;
+                            let off = u.offset(*ts);
+                            u.ev.push((off, target, true));
+                        }
                     }
                 }
+                _ => {}
             }
-            _ => {}
+        }
+    }
+    for (usage, class_id) in run_classes {
+        if let Some(u) = usages.get_mut(&usage) {
+            if u.class_id == 0 {
+                u.class_id = class_id;
+            }
         }
     }
     for (id, t, b, e, self_ns) in runs {
@@ -460,7 +461,9 @@ pub fn analyze(trace: &Trace, model: &Model) -> ForkJoinAnalysis {
         }
     }
 
-    // Trees.
+    // Trees; computations in the order of their roots' pushes (thread order is
+    // not time order).
+    order.sort_by_key(|id| (usages[id].push_ns, *id));
     let mut children: HashMap<u64, Vec<u64>> = HashMap::default();
     let mut roots: Vec<u64> = Vec::new();
     for id in &order {
@@ -609,177 +612,11 @@ pub fn analyze(trace: &Trace, model: &Model) -> ForkJoinAnalysis {
     out
 }
 
-/// Probe id of the task-model executions synthesized from fork-join runs.
-pub const SYNTH_EXEC_PROBE: u32 = 0x0BFF_FFFF;
-
-/// The trace and model the task model (docs/task-model.md) reads when the trace
-/// has fork-join runs: `ForkJoinTask` executions are recorded by the fork-join
-/// probes (doExec), not by `exec` execution probes, so each run (of a usage or a
-/// direct execution; plumbing adapters keep their own probes) becomes a
-/// `TaskBegin`/`TaskEnd` of probe [`SYNTH_EXEC_PROBE`] (method `exec`), and each
-/// fork a `Fork`, merged by time into the thread's records. Identity: the
-/// submitted object's identity hash for external submissions (so submissions
-/// match), else a synthetic value with bit 31 set (never an identity hash).
-/// None when the trace has no fork-join runs.
-pub fn task_view(trace: &Trace, model: &Model) -> Option<(Trace, Model)> {
-    if !trace
-        .records
-        .iter()
-        .any(|(_, r)| matches!(r, Record::FjRunBegin { .. }))
-    {
-        return None;
-    }
-    let mut plumbing: std::collections::HashSet<&str> = model
-        .probes
-        .values()
-        .filter(|p| p.kind == weft_trace::ProbeKind::PlumbingExecution)
-        .map(|p| p.class.as_str())
-        .collect();
-    // JDK 25: the plumbing probes sit on the abstract ForkJoinTask$InterruptibleTask
-    // (crates/agent/src/plumbing.rs); its adapters run under their own class names.
-    if plumbing.contains("java.util.concurrent.ForkJoinTask$InterruptibleTask") {
-        plumbing.extend([
-            "java.util.concurrent.ForkJoinTask$AdaptedInterruptibleRunnable",
-            "java.util.concurrent.ForkJoinTask$AdaptedInterruptibleCallable",
-            "java.util.concurrent.ForkJoinTask$CallableWithTimeout",
-            "java.util.concurrent.ForkJoinTask$RunnableExecuteAction",
-        ]);
-    }
-    // By class id: a name lookup per run allocated a String per task.
-    let plumbing: std::collections::HashSet<u32> = model
-        .classes
-        .iter()
-        .filter(|(_, name)| plumbing.contains(name.as_str()))
-        .map(|(id, _)| *id)
-        .collect();
-    let synth = |u: u64| -> u32 {
-        let h = u.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        0x8000_0000 | ((h >> 33) as u32)
-    };
-    let mut ext_ident: HashMap<u64, u32> = HashMap::default();
-    for (_, r) in &trace.records {
-        if let Record::FjPush {
-            usage,
-            external: true,
-            ident,
-            ..
-        } = r
-        {
-            ext_ident.insert(*usage, *ident);
-        }
-    }
-    let mut per_thread: BTreeMap<ThreadIndex, (Vec<Record>, Vec<Record>)> = BTreeMap::new();
-    let mut global: Vec<(ThreadIndex, Record)> = Vec::new();
-    let mut open: HashMap<ThreadIndex, Vec<Option<u32>>> = HashMap::default();
-    let mut direct = 0u64;
-    for (t, r) in &trace.records {
-        if *t == GLOBAL_THREAD {
-            global.push((*t, r.clone()));
-            continue;
-        }
-        let e = per_thread.entry(*t).or_default();
-        match r {
-            Record::FjPush {
-                ts,
-                usage,
-                class_id,
-                external: false,
-                ..
-            } => e.1.push(Record::Fork {
-                ts: *ts,
-                class_id: *class_id,
-                ident: synth(*usage),
-                site: 0,
-            }),
-            Record::FjRunBegin {
-                ts,
-                usage,
-                class_id,
-            } => {
-                let st = open.entry(*t).or_default();
-                if plumbing.contains(class_id) {
-                    st.push(None);
-                    continue;
-                }
-                let ident = if *usage == 0 {
-                    direct += 1;
-                    synth(direct.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1)
-                } else {
-                    ext_ident
-                        .get(usage)
-                        .copied()
-                        .unwrap_or_else(|| synth(*usage))
-                };
-                st.push(Some(ident));
-                e.1.push(Record::TaskBegin {
-                    ts: *ts,
-                    probe: SYNTH_EXEC_PROBE,
-                    class_id: *class_id,
-                    ident,
-                    inner_class_id: 0,
-                    inner_ident: 0,
-                });
-            }
-            Record::FjRunEnd { ts } => {
-                if let Some(Some(ident)) = open.entry(*t).or_default().pop() {
-                    e.1.push(Record::TaskEnd {
-                        ts: *ts,
-                        probe: SYNTH_EXEC_PROBE,
-                        ident,
-                    });
-                }
-            }
-            _ => e.0.push(r.clone()),
-        }
-    }
-    let mut records = global;
-    records.reserve(per_thread.values().map(|(o, s)| o.len() + s.len()).sum());
-    // Moved, not cloned, and each thread's lists freed once merged: the synthesized
-    // records are as many as the fork-join ones (~200 MB per million tasks).
-    for (t, (orig, syn)) in per_thread {
-        let mut orig = orig.into_iter().peekable();
-        let mut syn = syn.into_iter().peekable();
-        loop {
-            let take_orig = match (orig.peek(), syn.peek()) {
-                (Some(a), Some(b)) => {
-                    a.ts().unwrap_or(0) <= b.ts().unwrap_or(0) || a.ts().is_none()
-                }
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                (None, None) => break,
-            };
-            let next = if take_orig { orig.next() } else { syn.next() };
-            if let Some(r) = next {
-                records.push((t, r));
-            }
-        }
-    }
-    let mut m = model.clone();
-    m.probes.insert(
-        SYNTH_EXEC_PROBE,
-        crate::model::ProbeDef {
-            kind: weft_trace::ProbeKind::Execution,
-            class: "java.util.concurrent.ForkJoinTask".into(),
-            method: "exec".into(),
-            descriptor: "()Z".into(),
-        },
-    );
-    Some((
-        Trace {
-            header: trace.header.clone(),
-            records,
-            truncated: trace.truncated,
-            unknown_records: trace.unknown_records,
-            clock: trace.clock.clone(),
-        },
-        m,
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::testutil::{C_WORK, TB};
+    use weft_trace::Record;
 
     fn push(usage: u64, ts: u64, external: bool) -> Record {
         Record::FjPush {
@@ -831,9 +668,8 @@ mod tests {
         for (t, r) in recs {
             tb.recs.push((t, r));
         }
-        let trace = tb.trace();
-        let model = Model::build(&trace);
-        let f = analyze(&trace, &model);
+        let model = Model::build(&tb.trace());
+        let f = analyze(&model);
         assert_eq!((f.tasks, f.forks, f.external_submissions), (4, 2, 2));
         assert_eq!(f.steals, 1);
         let by = |id: u64| f.usages.iter().find(|u| u.id == id).unwrap().clone();
@@ -879,9 +715,8 @@ mod tests {
         for (t, r) in recs {
             tb.recs.push((t, r));
         }
-        let trace = tb.trace();
-        let model = Model::build(&trace);
-        let f = analyze(&trace, &model);
+        let model = Model::build(&tb.trace());
+        let f = analyze(&model);
         let main = f.threads.iter().find(|t| t.thread == 1).unwrap();
         assert_eq!((main.pool, main.join_blocked_ns), (0, 1000));
         // Worker 2: 200 blocked; busy 890 - 200 = 690; worker 3: 450.

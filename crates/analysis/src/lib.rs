@@ -5,8 +5,10 @@
 
 pub mod cpu;
 pub mod edges;
+pub mod events;
 pub mod findings;
 pub mod forkjoin;
+pub mod graph;
 pub mod jvms;
 pub mod locks;
 pub mod model;
@@ -16,7 +18,7 @@ pub mod window;
 
 pub use cpu::{CpuPoint, CpuProfile, WindowStats};
 pub use findings::{human_ns, FieldValue, Finding, FindingKind};
-pub use model::{GcPause, Loss, Model, ProbeDef, Sample, SchedPoint, ThreadInfo};
+pub use model::{GcPause, Loss, Model, ModelBuilder, ProbeDef, Sample, SchedPoint, ThreadInfo};
 pub use tasks::{Distribution, SitePair, TaskAnalysis, TaskClassStats, TaskExecution, TaskKind};
 
 use weft_trace::Trace;
@@ -48,18 +50,28 @@ pub fn analyze_window(trace: &Trace, window: Option<window::Window>) -> Analysis
     a
 }
 
-/// Run every analysis on a trace.
+/// Run every analysis on a trace read into memory (builds its [`Model`] first).
 pub fn analyze(trace: &Trace) -> Analysis {
-    let model = Model::build(trace);
-    // ForkJoinTask executions come from the fork-join records (docs/forkjoin.md).
-    let tasks = match forkjoin::task_view(trace, &model) {
-        Some((t, m)) => tasks::analyze_tasks(&t, &m),
-        None => tasks::analyze_tasks(trace, &model),
-    };
-    let forkjoin = forkjoin::analyze(trace, &model);
+    analyze_model(Model::build(trace))
+}
+
+/// Run every analysis on a model. Analyses read the model only (docs/model.md).
+pub fn analyze_model(model: Model) -> Analysis {
+    analyze_model_staged(model, |_| {})
+}
+
+/// [`analyze_model`], calling `stage(name)` after each analysis (for the
+/// benchmark's per-stage times and memory).
+pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analysis {
+    let tasks = tasks::analyze_tasks(&model);
+    stage("tasks");
+    let forkjoin = forkjoin::analyze(&model);
+    stage("forkjoin");
     let cpu = CpuProfile::build(&model);
     let findings = findings::find(&model, &tasks, &cpu);
-    let locks = locks::analyze_locks(trace, &model);
+    stage("cpu+findings");
+    let locks = locks::analyze_locks(&model);
+    stage("locks");
     Analysis {
         model,
         tasks,

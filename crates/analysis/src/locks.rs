@@ -15,8 +15,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use weft_trace::{lock_flags, lock_kind, wait_kind, Record, ThreadIndex, Trace, GLOBAL_THREAD};
+use weft_trace::{lock_flags, lock_kind, wait_kind, ThreadIndex};
 
+use crate::events::EventKind;
 use crate::model::Model;
 
 /// Default CSP interval (Free Lunch: 1 s).
@@ -55,6 +56,9 @@ pub struct LockStats {
     pub max_phase_start_ns: u64,
     /// (interval start, CSP) for each interval where the lock was blocked on.
     pub phases: Vec<(u64, f64)>,
+    /// CSP in every interval (0 where nobody blocked on the lock), one value per
+    /// entry of [`LockAnalysis::running_per_interval`]: the series the views draw.
+    pub csp_per_interval: Vec<f64>,
     /// Acquisitions that blocked (monitors: every contended enter; j.u.c.: a park in the slow path).
     pub contended: u64,
     /// Slow-path acquisitions (j.u.c.) including the ones resolved without parking.
@@ -208,17 +212,16 @@ struct Acc {
     events: Vec<(u64, u32, u64)>,
 }
 
-/// The lock analysis of a trace, with the interval from the header or 1 s.
-pub fn analyze_locks(trace: &Trace, model: &Model) -> LockAnalysis {
-    let interval = trace
-        .header
-        .get_u64(INTERVAL_HEADER)
+/// The lock analysis of a model, with the interval chosen at record time or 1 s.
+pub fn analyze_locks(model: &Model) -> LockAnalysis {
+    let interval = model
+        .lock_interval_ns
         .filter(|&i| i >= 1_000_000)
         .unwrap_or(DEFAULT_INTERVAL_NS);
-    analyze_locks_with(trace, model, interval)
+    analyze_locks_with(model, interval)
 }
 
-pub fn analyze_locks_with(trace: &Trace, model: &Model, interval_ns: u64) -> LockAnalysis {
+pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
     let interval = interval_ns.max(1_000_000);
     let end = model.duration_ns.max(1);
     let n = end.div_ceil(interval) as usize;
@@ -226,10 +229,7 @@ pub fn analyze_locks_with(trace: &Trace, model: &Model, interval_ns: u64) -> Loc
         interval_ns: interval,
         ..LockAnalysis::default()
     };
-    let app_start = trace.records.iter().find_map(|(_, r)| match r {
-        Record::AppStart { ts } => Some(*ts),
-        _ => None,
-    });
+    let app_start = model.app_start_ns;
     let counted: HashMap<ThreadIndex, (u64, u64)> = model
         .threads
         .values()
@@ -303,86 +303,74 @@ pub fn analyze_locks_with(trace: &Trace, model: &Model, interval_ns: u64) -> Loc
         }
         *a.per_thread.entry(th).or_default() += d;
     };
-    for (th, rec) in &trace.records {
-        if *th == GLOBAL_THREAD {
-            if let Record::LockDef {
-                id,
-                kind,
-                class,
-                ident,
-            } = rec
-            {
-                let class = crate::model::java_type_name(class);
-                locks.entry(*id).or_default().def = Some((*kind, class, *ident));
-            }
-            continue;
-        }
+    for (id, d) in &model.lock_defs {
+        locks.entry(*id).or_default().def = Some((d.kind, d.class.clone(), d.ident));
+    }
+    for evs in &model.events {
+        let th = &evs.thread;
         let Some(&(tstart, tend)) = counted.get(th) else {
             continue;
         };
-        let o = open.entry(*th).or_insert(Open {
-            block: None,
-            wait: None,
-        });
-        match rec {
-            Record::LockBlock {
-                ts,
-                lock,
-                flags,
-                owner,
-                site,
-            } => {
-                if let Some(b) = o.block.take() {
-                    close_block(&mut locks, *th, b, *ts, false);
+        for e in evs.iter() {
+            let o = open.entry(*th).or_insert(Open {
+                block: None,
+                wait: None,
+            });
+            let ts = &e.ts;
+            match e.kind {
+                EventKind::LockBlock => {
+                    let (lock, flags, owner, site) = (&e.b, &e.flag, &e.a, &e.c);
+                    if let Some(b) = o.block.take() {
+                        close_block(&mut locks, *th, b, *ts, false);
+                    }
+                    o.block = Some((*lock, *ts, *flags, *owner, *site));
+                    let a = locks.entry(*lock).or_default();
+                    if *site != 0 {
+                        *a.sites.entry(*site).or_default() += 1;
+                    }
+                    if *owner != 0 {
+                        *a.owners.entry(*owner).or_default() += 1;
+                    }
+                    a.events.push((*ts, *site, *owner));
                 }
-                o.block = Some((*lock, *ts, *flags, *owner, *site));
-                let a = locks.entry(*lock).or_default();
-                if *site != 0 {
-                    *a.sites.entry(*site).or_default() += 1;
+                EventKind::LockAcquired => {
+                    if let Some(b) = o.block.take() {
+                        let p = e.flag != 0
+                            || locks
+                                .get(&b.0)
+                                .and_then(|a| a.def.as_ref())
+                                .is_some_and(|d| d.0 == lock_kind::MONITOR);
+                        close_block(&mut locks, *th, b, *ts, p);
+                    }
                 }
-                if *owner != 0 {
-                    *a.owners.entry(*owner).or_default() += 1;
+                EventKind::WaitBegin => {
+                    o.wait = Some((e.flag, *ts));
                 }
-                a.events.push((*ts, *site, *owner));
+                EventKind::WaitEnd => {
+                    if let Some((k, s)) = o.wait.take() {
+                        let d = ts.saturating_sub(s);
+                        spread(
+                            &mut running,
+                            interval,
+                            s.max(tstart),
+                            (*ts).min(end).min(tend),
+                            false,
+                        );
+                        let w = waits.entry(k).or_default();
+                        w.0 += 1;
+                        w.1 += d;
+                        w.2 = w.2.max(d);
+                        *w.3.entry(*th).or_default() += d;
+                        wait_intervals.push(WaitInterval {
+                            thread: *th,
+                            kind: wait_kind::name(k),
+                            start_ns: s,
+                            end_ns: (*ts).max(s),
+                        });
+                    }
+                }
+                _ => {}
             }
-            Record::LockAcquired { ts, lock, parked } => {
-                if let Some(b) = o.block.take() {
-                    let p = *parked
-                        || locks
-                            .get(&b.0)
-                            .and_then(|a| a.def.as_ref())
-                            .is_some_and(|d| d.0 == lock_kind::MONITOR);
-                    let _ = lock;
-                    close_block(&mut locks, *th, b, *ts, p);
-                }
-            }
-            Record::WaitBegin { ts, kind, .. } => {
-                o.wait = Some((*kind, *ts));
-            }
-            Record::WaitEnd { ts } => {
-                if let Some((k, s)) = o.wait.take() {
-                    let d = ts.saturating_sub(s);
-                    spread(
-                        &mut running,
-                        interval,
-                        s.max(tstart),
-                        (*ts).min(end).min(tend),
-                        false,
-                    );
-                    let w = waits.entry(k).or_default();
-                    w.0 += 1;
-                    w.1 += d;
-                    w.2 = w.2.max(d);
-                    *w.3.entry(*th).or_default() += d;
-                    wait_intervals.push(WaitInterval {
-                        thread: *th,
-                        kind: wait_kind::name(k),
-                        start_ns: s,
-                        end_ns: (*ts).max(s),
-                    });
-                }
-            }
-            _ => {}
         }
     }
     // Blocks and waits still open at the end of a thread.
@@ -428,12 +416,15 @@ pub fn analyze_locks_with(trace: &Trace, model: &Model, interval_ns: u64) -> Loc
             a.def
                 .clone()
                 .unwrap_or((lock_kind::OTHER_AQS, format!("<lock #{id}>"), 0));
+        let csp_per_interval: Vec<f64> = (0..n)
+            .map(|k| ratio(a.per_interval.get(k).copied().unwrap_or(0), running[k]))
+            .collect();
         let phases: Vec<(u64, f64)> = a
             .per_interval
             .iter()
             .enumerate()
             .filter(|(_, &b)| b > 0)
-            .map(|(k, &b)| (k as u64 * interval, ratio(b, running[k])))
+            .map(|(k, _)| (k as u64 * interval, csp_per_interval[k]))
             .collect();
         let (max_start, max_csp) =
             phases
@@ -466,6 +457,7 @@ pub fn analyze_locks_with(trace: &Trace, model: &Model, interval_ns: u64) -> Loc
             max_phase_csp: max_csp,
             max_phase_start_ns: max_start,
             phases,
+            csp_per_interval,
             contended: a.contended,
             slow_acquisitions: a.slow,
             blocked_ns: a.blocked,
@@ -594,7 +586,7 @@ pub fn analyze_locks_with(trace: &Trace, model: &Model, interval_ns: u64) -> Loc
 #[cfg(test)]
 mod tests {
     use super::*;
-    use weft_trace::{Clock, Header};
+    use weft_trace::{Clock, Header, Record, Trace, GLOBAL_THREAD};
 
     fn trace(records: Vec<(ThreadIndex, Record)>) -> Trace {
         Trace {
@@ -697,7 +689,7 @@ mod tests {
         ];
         let t = trace(recs);
         let m = Model::build(&t);
-        let a = analyze_locks_with(&t, &m, S);
+        let a = analyze_locks_with(&m, S);
         assert_eq!(a.running_per_interval, vec![S, 2 * S]);
         let l = &a.locks[0];
         assert_eq!(l.kind, "monitor");

@@ -8,6 +8,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use weft_trace::{header_keys, LossReason, ProbeKind, Record, ThreadIndex, Trace, GLOBAL_THREAD};
 
+use crate::events::{obj, Event, EventKind, ThreadEvents, NONE};
+
 /// An instrumented method, from a `ProbeDef` record.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeDef {
@@ -185,114 +187,174 @@ pub struct Model {
     pub end_ns: Option<u64>,
     /// Length of the recording: the `End` time or the largest time seen.
     pub duration_ns: u64,
+    /// Per-thread ordered events (docs/model.md), sorted by thread index.
+    pub events: Vec<ThreadEvents>,
+    /// The tasks that plumbing executions wrap (`TaskBegin` argument c).
+    pub inner_tasks: Vec<(u32, u32)>,
+    /// Details of fork-join pushes that have any (`FjFork`/`FjSubmit` argument c).
+    pub fj_push_details: Vec<FjPushDetail>,
+    /// Sampled fork sites: (usage, site), in file order.
+    pub fj_sites: Vec<(u64, u32)>,
+    /// Fork-join pool workers: thread -> (pool identity, pool class, parallelism).
+    pub fj_workers: BTreeMap<ThreadIndex, (u32, u32, u32)>,
+    /// Locks defined at their first contention, by agent id.
+    pub lock_defs: BTreeMap<u32, LockDef>,
+    /// When the first application class loaded (`AppStart`), if recorded.
+    pub app_start_ns: Option<u64>,
+    /// The lock interval chosen at record time (header `locks.interval_ns`).
+    pub lock_interval_ns: Option<u64>,
 }
 
-impl Model {
-    pub fn build(trace: &Trace) -> Model {
-        let h = &trace.header;
-        let mut m = Model {
-            pid: h.get_u64(header_keys::PID),
-            java_version: h.get(header_keys::JVM_VERSION).map(str::to_string),
-            jvm_vendor: h.get(header_keys::JVM_VENDOR).map(str::to_string),
-            cpus: h
-                .get_u64(header_keys::CPUS)
-                .filter(|&c| c > 0)
-                .map(|c| c.min(u32::MAX as u64) as u32),
-            sample_interval_ns: h.get_u64(header_keys::SAMPLE_INTERVAL_NS),
-            truncated: trace.truncated,
-            unknown_records: trace.unknown_records,
-            blind_spots: blind_spots(h),
-            ..Model::default()
-        };
-        let mut gc_events: Vec<(u64, bool)> = Vec::new();
-        // Scheduler readings name their thread from the global block; they are
-        // attached once every thread is known (they never make a thread).
-        let mut sched: Vec<(ThreadIndex, SchedPoint)> = Vec::new();
-        let mut max_ts = 0u64;
-        for (thread, rec) in &trace.records {
-            if let Some(ts) = rec.ts() {
-                max_ts = max_ts.max(ts);
-                if *thread != GLOBAL_THREAD {
-                    let t = m.threads.entry(*thread).or_insert_with(|| ThreadInfo {
-                        index: *thread,
-                        first_ns: ts,
-                        last_ns: ts,
-                        ..ThreadInfo::default()
-                    });
-                    t.first_ns = t.first_ns.min(ts);
-                    t.last_ns = t.last_ns.max(ts);
-                }
+/// What a fork-join push says beyond its usage and class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FjPushDetail {
+    /// The same object's previous usage (reuse), 0 if none.
+    pub prev: u64,
+    /// External submissions: the task's identity hash and the target pool's.
+    pub ident: u32,
+    pub pool: u32,
+}
+
+/// A lock from its `LockDef`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockDef {
+    /// [`weft_trace::lock_kind`] code.
+    pub kind: u8,
+    /// Class name as Java writes it.
+    pub class: String,
+    pub ident: u32,
+}
+
+/// Builds a [`Model`] in one pass over a trace's records, in file order (each
+/// thread's records in the order the thread wrote them): feed every record to
+/// [`ModelBuilder::record`], then [`ModelBuilder::finish`].
+pub struct ModelBuilder {
+    m: Model,
+    gc_events: Vec<(u64, bool)>,
+    max_ts: u64,
+    /// Per thread: (its own events in file order, its fork-join events in theirs).
+    streams: BTreeMap<ThreadIndex, (ThreadEvents, ThreadEvents)>,
+    /// Fork-join runs handed on with class 0 (their push not read yet): (thread,
+    /// index among the thread's fork-join events).
+    unresolved_runs: Vec<(ThreadIndex, usize)>,
+    /// Scheduler readings name their thread from the global block; they are
+    /// attached once every thread is known (they never make a thread).
+    sched: Vec<(ThreadIndex, SchedPoint)>,
+}
+
+impl weft_trace::RecordSink for ModelBuilder {
+    fn record(&mut self, thread: ThreadIndex, record: &Record) {
+        ModelBuilder::record(self, thread, record);
+    }
+}
+
+impl ModelBuilder {
+    pub fn new(h: &weft_trace::Header) -> ModelBuilder {
+        ModelBuilder {
+            m: Model {
+                pid: h.get_u64(header_keys::PID),
+                java_version: h.get(header_keys::JVM_VERSION).map(str::to_string),
+                jvm_vendor: h.get(header_keys::JVM_VENDOR).map(str::to_string),
+                cpus: h
+                    .get_u64(header_keys::CPUS)
+                    .filter(|&c| c > 0)
+                    .map(|c| c.min(u32::MAX as u64) as u32),
+                sample_interval_ns: h.get_u64(header_keys::SAMPLE_INTERVAL_NS),
+                blind_spots: blind_spots(h),
+                lock_interval_ns: h.get_u64(crate::locks::INTERVAL_HEADER),
+                ..Model::default()
+            },
+            gc_events: Vec::new(),
+            max_ts: 0,
+            streams: BTreeMap::new(),
+            unresolved_runs: Vec::new(),
+            sched: Vec::new(),
+        }
+    }
+
+    /// One record of thread `thread` (its block's index, or `GLOBAL_THREAD`).
+    pub fn record(&mut self, thread: ThreadIndex, rec: &Record) {
+        let m = &mut self.m;
+        if let Some(ts) = rec.ts() {
+            self.max_ts = self.max_ts.max(ts);
+            if thread != GLOBAL_THREAD {
+                let t = m.threads.entry(thread).or_insert_with(|| ThreadInfo {
+                    index: thread,
+                    first_ns: ts,
+                    last_ns: ts,
+                    ..ThreadInfo::default()
+                });
+                t.first_ns = t.first_ns.min(ts);
+                t.last_ns = t.last_ns.max(ts);
             }
-            match rec {
-                Record::ClassDef { id, name } => {
-                    m.classes.insert(*id, java_type_name(name));
-                }
-                Record::ProbeDef {
-                    id,
-                    kind,
-                    class,
-                    method,
-                    descriptor,
-                } => {
-                    m.probes.insert(
-                        *id,
-                        ProbeDef {
-                            kind: *kind,
-                            class: class.to_string(),
-                            method: method.to_string(),
-                            descriptor: descriptor.to_string(),
-                        },
-                    );
-                }
-                Record::SiteDef { id, frames } => {
-                    m.sites
-                        .insert(*id, frames.iter().map(|f| unrename_frame(f)).collect());
-                }
-                Record::ThreadStart {
-                    ts,
-                    name,
-                    java_id,
-                    os_tid,
-                    daemon,
-                    class_id,
-                    target_class_id,
-                    target_ident,
-                    ident,
-                } if *thread != GLOBAL_THREAD => {
-                    if let Some(t) = m.threads.get_mut(thread) {
-                        if t.start_ns.is_none() {
-                            t.name = Some(name.to_string());
-                            t.start_ns = Some(*ts);
-                            t.java_id = Some(*java_id);
-                            t.os_tid = Some(*os_tid);
-                            t.daemon = *daemon;
-                            t.class_id = *class_id;
-                            t.ident = *ident;
-                            t.target_class_id = *target_class_id;
-                            t.target_ident = *target_ident;
-                        }
-                    }
-                }
-                Record::ThreadEnd {
-                    ts,
-                    cpu_ns,
-                    voluntary_cs,
-                    involuntary_cs,
-                } if *thread != GLOBAL_THREAD => {
-                    if let Some(t) = m.threads.get_mut(thread) {
-                        t.end_ns = Some(*ts);
-                        t.cpu_ns = Some(*cpu_ns);
-                        t.voluntary_cs = Some(*voluntary_cs);
-                        t.involuntary_cs = Some(*involuntary_cs);
-                    }
-                }
-                Record::ThreadSched {
-                    ts,
-                    thread: sched_thread,
-                    on_cpu_ns,
-                    runq_ns,
-                    timeslices,
-                } => sched.push((
+        }
+        let ev = |kind: EventKind, ts: u64, a: u64, b: u32, c: u32, flag: u8| Event {
+            kind,
+            ts,
+            a,
+            b,
+            c,
+            flag,
+        };
+        // (event, is a fork-join event)
+        let event: Option<(Event, bool)> = match rec {
+            Record::ClassDef { id, name } => {
+                m.classes.insert(*id, java_type_name(name));
+                None
+            }
+            Record::ProbeDef {
+                id,
+                kind,
+                class,
+                method,
+                descriptor,
+            } => {
+                m.probes.insert(
+                    *id,
+                    ProbeDef {
+                        kind: *kind,
+                        class: class.to_string(),
+                        method: method.to_string(),
+                        descriptor: descriptor.to_string(),
+                    },
+                );
+                None
+            }
+            Record::SiteDef { id, frames } => {
+                m.sites
+                    .insert(*id, frames.iter().map(|f| unrename_frame(f)).collect());
+                None
+            }
+            Record::LockDef {
+                id,
+                kind,
+                class,
+                ident,
+            } => {
+                m.lock_defs.insert(
+                    *id,
+                    LockDef {
+                        kind: *kind,
+                        class: java_type_name(class),
+                        ident: *ident,
+                    },
+                );
+                None
+            }
+            Record::AppStart { ts } => {
+                m.app_start_ns.get_or_insert(*ts);
+                None
+            }
+            // The window's calls are read before the model (window::read_model).
+            Record::WindowEnter { .. } | Record::WindowExit { .. } => None,
+            Record::ThreadSched {
+                ts,
+                thread: sched_thread,
+                on_cpu_ns,
+                runq_ns,
+                timeslices,
+            } => {
+                self.sched.push((
                     *sched_thread,
                     SchedPoint {
                         ts_ns: *ts,
@@ -300,44 +362,287 @@ impl Model {
                         runq_ns: *runq_ns,
                         timeslices: *timeslices,
                     },
-                )),
-                Record::GcStart { ts } => gc_events.push((*ts, true)),
-                Record::GcEnd { ts } => gc_events.push((*ts, false)),
-                Record::Sample {
-                    ts,
-                    process_cpu_ns,
-                    voluntary_cs,
-                    involuntary_cs,
-                    live_threads,
-                } => m.samples.push(Sample {
+                ));
+                None
+            }
+            Record::GcStart { ts } => {
+                self.gc_events.push((*ts, true));
+                None
+            }
+            Record::GcEnd { ts } => {
+                self.gc_events.push((*ts, false));
+                None
+            }
+            Record::Sample {
+                ts,
+                process_cpu_ns,
+                voluntary_cs,
+                involuntary_cs,
+                live_threads,
+            } => {
+                m.samples.push(Sample {
                     ts_ns: *ts,
                     process_cpu_ns: *process_cpu_ns,
                     voluntary_cs: *voluntary_cs,
                     involuntary_cs: *involuntary_cs,
                     live_threads: *live_threads,
-                }),
-                Record::Loss {
-                    thread,
-                    from_ts,
-                    to_ts,
-                    records,
-                    reason,
-                } => {
-                    max_ts = max_ts.max(*to_ts);
-                    m.losses.push(Loss {
-                        thread: *thread,
-                        from_ns: *from_ts,
-                        to_ns: (*to_ts).max(*from_ts),
-                        records: *records,
-                        reason: *reason,
+                });
+                None
+            }
+            Record::Loss {
+                thread,
+                from_ts,
+                to_ts,
+                records,
+                reason,
+            } => {
+                self.max_ts = self.max_ts.max(*to_ts);
+                m.losses.push(Loss {
+                    thread: *thread,
+                    from_ns: *from_ts,
+                    to_ns: (*to_ts).max(*from_ts),
+                    records: *records,
+                    reason: *reason,
+                });
+                None
+            }
+            Record::End { ts } => {
+                m.end_ns = Some(m.end_ns.map_or(*ts, |e| e.max(*ts)));
+                None
+            }
+            Record::Calibration { .. } => None,
+            _ if thread == GLOBAL_THREAD => None,
+            Record::FjSite { usage, site } => {
+                m.fj_sites.push((*usage, *site));
+                None
+            }
+            Record::FjWorker {
+                pool,
+                class_id,
+                parallelism,
+            } => {
+                m.fj_workers
+                    .insert(thread, (*pool, *class_id, *parallelism));
+                None
+            }
+            Record::ThreadStart {
+                ts,
+                name,
+                java_id,
+                os_tid,
+                daemon,
+                class_id,
+                target_class_id,
+                target_ident,
+                ident,
+            } => {
+                if let Some(t) = m.threads.get_mut(&thread) {
+                    if t.start_ns.is_none() {
+                        t.name = Some(name.to_string());
+                        t.start_ns = Some(*ts);
+                        t.java_id = Some(*java_id);
+                        t.os_tid = Some(*os_tid);
+                        t.daemon = *daemon;
+                        t.class_id = *class_id;
+                        t.ident = *ident;
+                        t.target_class_id = *target_class_id;
+                        t.target_ident = *target_ident;
+                    }
+                }
+                let a = obj(*class_id, *ident);
+                Some((
+                    ev(
+                        EventKind::ThreadStart,
+                        *ts,
+                        a,
+                        *target_class_id,
+                        *target_ident,
+                        0,
+                    ),
+                    false,
+                ))
+            }
+            Record::ThreadEnd {
+                ts,
+                cpu_ns,
+                voluntary_cs,
+                involuntary_cs,
+            } => {
+                if let Some(t) = m.threads.get_mut(&thread) {
+                    t.end_ns = Some(*ts);
+                    t.cpu_ns = Some(*cpu_ns);
+                    t.voluntary_cs = Some(*voluntary_cs);
+                    t.involuntary_cs = Some(*involuntary_cs);
+                }
+                Some((ev(EventKind::ThreadEnd, *ts, 0, 0, 0, 0), false))
+            }
+            Record::TaskBegin {
+                ts,
+                probe,
+                class_id,
+                ident,
+                inner_class_id,
+                inner_ident,
+            } => {
+                let c = if *inner_class_id != 0 || *inner_ident != 0 {
+                    m.inner_tasks.push((*inner_class_id, *inner_ident));
+                    (m.inner_tasks.len() - 1) as u32
+                } else {
+                    NONE
+                };
+                let a = obj(*class_id, *ident);
+                Some((ev(EventKind::TaskBegin, *ts, a, *probe, c, 0), false))
+            }
+            Record::TaskEnd { ts, probe, ident } => Some((
+                ev(EventKind::TaskEnd, *ts, *ident as u64, *probe, 0, 0),
+                false,
+            )),
+            Record::Submit {
+                ts,
+                probe,
+                task_class_id,
+                task_ident,
+                site,
+                ..
+            } => {
+                let a = obj(*task_class_id, *task_ident);
+                Some((ev(EventKind::Submit, *ts, a, *probe, *site, 0), false))
+            }
+            Record::Created {
+                ts,
+                class_id,
+                ident,
+                site,
+            } => {
+                let a = obj(*class_id, *ident);
+                Some((ev(EventKind::Created, *ts, a, 0, *site, 0), false))
+            }
+            Record::Fork {
+                ts,
+                class_id,
+                ident,
+                site,
+            } => {
+                let a = obj(*class_id, *ident);
+                Some((ev(EventKind::Fork, *ts, a, 0, *site, 0), false))
+            }
+            Record::JoinBegin {
+                ts,
+                probe,
+                target_class_id,
+                target_ident,
+            } => {
+                let a = obj(*target_class_id, *target_ident);
+                Some((ev(EventKind::JoinBegin, *ts, a, *probe, 0, 0), false))
+            }
+            Record::JoinEnd { ts, probe } => {
+                Some((ev(EventKind::JoinEnd, *ts, 0, *probe, 0, 0), false))
+            }
+            Record::FjPush {
+                ts,
+                usage,
+                prev,
+                class_id,
+                external,
+                ident,
+                pool,
+            } => {
+                let c = if *prev != 0 || *ident != 0 || *pool != 0 {
+                    m.fj_push_details.push(FjPushDetail {
+                        prev: *prev,
+                        ident: *ident,
+                        pool: *pool,
                     });
+                    (m.fj_push_details.len() - 1) as u32
+                } else {
+                    NONE
+                };
+                let kind = if *external {
+                    EventKind::FjSubmit
+                } else {
+                    EventKind::FjFork
+                };
+                Some((ev(kind, *ts, *usage, *class_id, c, 0), true))
+            }
+            Record::FjRunBegin {
+                ts,
+                usage,
+                class_id,
+            } => Some((
+                ev(EventKind::FjRunBegin, *ts, *usage, *class_id, 0, 0),
+                true,
+            )),
+            Record::FjRunEnd { ts } => Some((ev(EventKind::FjRunEnd, *ts, 0, 0, 0, 0), true)),
+            Record::FjCancel { ts, usage } => {
+                Some((ev(EventKind::FjCancel, *ts, *usage, 0, 0, 0), true))
+            }
+            Record::FjReinit { ts, usage } => {
+                Some((ev(EventKind::FjReinit, *ts, *usage, 0, 0, 0), true))
+            }
+            Record::FjJoinBegin { ts, usage } => {
+                Some((ev(EventKind::FjJoinBegin, *ts, *usage, 0, 0, 0), true))
+            }
+            Record::FjJoinEnd { ts } => Some((ev(EventKind::FjJoinEnd, *ts, 0, 0, 0, 0), true)),
+            Record::LockBlock {
+                ts,
+                lock,
+                flags,
+                owner,
+                site,
+            } => Some((
+                ev(EventKind::LockBlock, *ts, *owner, *lock, *site, *flags),
+                false,
+            )),
+            Record::LockAcquired { ts, lock, parked } => Some((
+                ev(EventKind::LockAcquired, *ts, 0, *lock, 0, u8::from(*parked)),
+                false,
+            )),
+            Record::WaitBegin { ts, kind, lock } => {
+                Some((ev(EventKind::WaitBegin, *ts, 0, *lock, 0, *kind), false))
+            }
+            Record::WaitEnd { ts } => Some((ev(EventKind::WaitEnd, *ts, 0, 0, 0, 0), false)),
+        };
+        if let Some((e, is_fj)) = event {
+            let s = self
+                .streams
+                .entry(thread)
+                .or_insert_with(|| (ThreadEvents::new(thread), ThreadEvents::new(thread)));
+            if is_fj {
+                if e.kind == EventKind::FjRunBegin && e.b == 0 && e.a != 0 {
+                    self.unresolved_runs.push((thread, s.1.len()));
                 }
-                Record::End { ts } => {
-                    m.end_ns = Some(m.end_ns.map_or(*ts, |e| e.max(*ts)));
-                }
-                _ => {}
+                s.1.push(e);
+            } else {
+                s.0.push(e);
             }
         }
+    }
+
+    /// The model, once every record was fed. `fj_usage_class` gives the class of
+    /// a usage's push, for runs fed with class 0 (see `weft_trace::StreamEnd`).
+    pub fn finish(
+        self,
+        truncated: bool,
+        unknown_records: u64,
+        fj_usage_class: impl Fn(u64) -> Option<u32>,
+    ) -> Model {
+        let ModelBuilder {
+            mut m,
+            mut gc_events,
+            max_ts,
+            mut streams,
+            unresolved_runs,
+            sched,
+        } = self;
+        for (thread, i) in unresolved_runs {
+            if let Some(s) = streams.get_mut(&thread) {
+                if let Some(c) = fj_usage_class(s.1.a[i]) {
+                    s.1.b[i] = c;
+                }
+            }
+        }
+        m.truncated = truncated;
+        m.unknown_records = unknown_records;
         m.duration_ns = max_ts.max(m.end_ns.unwrap_or(0));
         m.samples.sort_by_key(|s| s.ts_ns);
         for (thread, point) in sched {
@@ -348,6 +653,12 @@ impl Model {
         for t in m.threads.values_mut() {
             t.sched.sort_by_key(|p| p.ts_ns);
         }
+        m.events = streams
+            .into_values()
+            .map(|(own, fj)| own.merge(fj))
+            .collect();
+        m.inner_tasks.shrink_to_fit();
+        m.fj_push_details.shrink_to_fit();
         // Pair GC starts and ends in time order; an end without a start is ignored,
         // a start without an end lasts to the end of recording.
         gc_events.sort_by_key(|e| e.0);
@@ -373,6 +684,39 @@ impl Model {
             });
         }
         m
+    }
+}
+
+impl Model {
+    /// The model of a trace read into memory (one pass over its records).
+    pub fn build(trace: &Trace) -> Model {
+        let mut b = ModelBuilder::new(&trace.header);
+        for (thread, rec) in &trace.records {
+            b.record(*thread, rec);
+        }
+        // The reader resolved the classes of runs decoded before their push.
+        b.finish(trace.truncated, trace.unknown_records, |_| None)
+    }
+
+    /// The model of a trace file, built as its records are read (none is kept).
+    pub fn read(path: &std::path::Path) -> Result<Model, weft_trace::TraceError> {
+        let (b, end) = weft_trace::stream_trace(path, ModelBuilder::new)?;
+        Ok(b.finish(end.truncated, end.unknown_records, |u| {
+            end.fj_usage_class(u)
+        }))
+    }
+
+    /// The events of a thread (empty for a thread without events).
+    pub fn thread_events(&self, thread: ThreadIndex) -> Option<&ThreadEvents> {
+        self.events
+            .binary_search_by_key(&thread, |e| e.thread)
+            .ok()
+            .map(|i| &self.events[i])
+    }
+
+    /// Events in the model, all threads.
+    pub fn event_count(&self) -> usize {
+        self.events.iter().map(ThreadEvents::len).sum()
     }
 
     /// Name of a class id: its definition, `<none>` for 0, `<unknown class #N>` when undefined.

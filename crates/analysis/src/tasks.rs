@@ -10,13 +10,27 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 // Fx: the maps here are keyed by ids and hold one entry per task.
 use rustc_hash::FxHashMap as HashMap;
 
-use weft_trace::{ProbeKind, Record, ThreadIndex, Trace, GLOBAL_THREAD};
+use weft_trace::{ProbeKind, ThreadIndex};
 
-use crate::edges::{self, Edge, EdgeKind, Edges};
+use crate::edges::{self, Edge, EdgeKind, Edges, Ident};
+use crate::events::{unobj, EventKind, NONE};
 use crate::model::Model;
 
-/// (class id, identity hash): a task object.
-type Ident = (u32, u32);
+/// The identity of a task object: (class id, identity hash).
+fn object(class_id: u32, ident: u32) -> Ident {
+    (class_id, ident as u64)
+}
+
+/// The identity of a fork-join usage (its push) or of a direct `doExec` of an
+/// object that was not forked (`direct`: a number unique in the trace). Identity
+/// hashes are below 2^32, so these never equal an object's.
+fn fj_key(class_id: u32, usage: u64, direct: u64) -> Ident {
+    if usage != 0 {
+        (class_id, 1 << 63 | usage)
+    } else {
+        (class_id, 1 << 62 | direct)
+    }
+}
 
 /// What kind of task a class is, from the execution method that ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -66,6 +80,9 @@ pub struct TaskExecution {
     /// Matched to a submission.
     pub submitted: bool,
     pub submit_ns: Option<u64>,
+    /// The thread that made the submission (kept from the match, so that no view
+    /// has to match submissions again).
+    pub submit_thread: Option<ThreadIndex>,
     /// Begin − submission time, for submitted executions.
     pub queue_wait_ns: Option<u64>,
     pub created_site: Option<String>,
@@ -212,10 +229,14 @@ impl Node {
 struct Frame {
     node: usize,
     probe: u32,
-    ident: u32,
+    ident: u64,
     reentry: bool,
     thread_base: bool,
 }
+
+/// The probe of the executions that fork-join runs are (they are not recorded by
+/// an execution probe, but by the fork-join probes; docs/forkjoin.md).
+const FJ_RUN_PROBE: u32 = u32::MAX;
 
 struct SubmitRec {
     ts: u64,
@@ -224,12 +245,10 @@ struct SubmitRec {
     thread: ThreadIndex,
 }
 
-/// Run the task model on a trace.
-pub fn analyze_tasks(trace: &Trace, model: &Model) -> TaskAnalysis {
+/// Run the task model on a model.
+pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     let mut out = TaskAnalysis::default();
 
-    // Records per thread, in file order.
-    let mut per_thread: BTreeMap<ThreadIndex, Vec<&Record>> = BTreeMap::new();
     let mut submits: Vec<SubmitRec> = Vec::new();
     let mut submit_queues: HashMap<Ident, VecDeque<usize>> = HashMap::default();
     // identity -> (ts, thread, site) of creations and forks
@@ -237,49 +256,46 @@ pub fn analyze_tasks(trace: &Trace, model: &Model) -> TaskAnalysis {
     // (identity, ts, thread) of forks, sorted: one list, as most objects are forked
     // once (a Vec per object cost ~100 B per fork-join task).
     let mut forked: Vec<(Ident, u64, ThreadIndex)> = Vec::new();
-    for (thread, rec) in &trace.records {
-        if *thread == GLOBAL_THREAD {
-            continue;
-        }
-        match rec {
-            Record::Submit {
-                ts,
-                probe,
-                task_class_id,
-                task_ident,
-                site,
-                ..
-            } => {
-                let i = submits.len();
-                submits.push(SubmitRec {
-                    ts: *ts,
-                    probe: *probe,
-                    site: *site,
-                    thread: *thread,
-                });
-                submit_queues
-                    .entry((*task_class_id, *task_ident))
-                    .or_default()
-                    .push_back(i);
+    // External fork-join submissions: usage -> the submitted object's identity hash,
+    // so the run matches its `Submit` (and joins on the object find it).
+    let mut ext_ident: HashMap<u64, u32> = HashMap::default();
+    for evs in &model.events {
+        let thread = evs.thread;
+        for e in evs.iter() {
+            match e.kind {
+                EventKind::Submit => {
+                    let i = submits.len();
+                    submits.push(SubmitRec {
+                        ts: e.ts,
+                        probe: e.b,
+                        site: e.c,
+                        thread,
+                    });
+                    let (c, id) = unobj(e.a);
+                    submit_queues.entry(object(c, id)).or_default().push_back(i);
+                }
+                EventKind::Created => {
+                    let (c, id) = unobj(e.a);
+                    created
+                        .entry(object(c, id))
+                        .or_default()
+                        .push((e.ts, thread, e.c))
+                }
+                EventKind::Fork => {
+                    let (c, id) = unobj(e.a);
+                    forked.push((object(c, id), e.ts, thread))
+                }
+                EventKind::FjFork => forked.push((fj_key(e.b, e.a, 0), e.ts, thread)),
+                EventKind::FjSubmit => {
+                    let ident = match e.c {
+                        NONE => 0,
+                        c => model.fj_push_details[c as usize].ident,
+                    };
+                    ext_ident.insert(e.a, ident);
+                }
+                _ => {}
             }
-            Record::Created {
-                ts,
-                class_id,
-                ident,
-                site,
-            } => created
-                .entry((*class_id, *ident))
-                .or_default()
-                .push((*ts, *thread, *site)),
-            Record::Fork {
-                ts,
-                class_id,
-                ident,
-                ..
-            } => forked.push(((*class_id, *ident), *ts, *thread)),
-            _ => {}
         }
-        per_thread.entry(*thread).or_default().push(rec);
     }
     for q in submit_queues.values_mut() {
         let mut v: Vec<usize> = q.drain(..).collect();
@@ -290,40 +306,42 @@ pub fn analyze_tasks(trace: &Trace, model: &Model) -> TaskAnalysis {
         v.sort_by_key(|e| e.0);
     }
     forked.sort_by_key(|e| (e.0, e.1));
+    let fj_plumbing = fj_plumbing_classes(model);
 
     // ---- pass 1: raw execution trees per thread ----
     let mut nodes: Vec<Node> = Vec::new();
-    for (&thread, recs) in &per_thread {
+    let mut direct_runs = 0u64;
+    for evs in &model.events {
+        let thread = evs.thread;
         let last_ts = model.threads.get(&thread).map_or(0, |t| t.last_ns);
         let mut stack: Vec<Frame> = Vec::new();
-        for rec in recs {
-            match rec {
-                Record::ThreadStart {
-                    ts,
-                    class_id,
-                    ident,
-                    target_class_id,
-                    target_ident,
-                    ..
-                } => {
+        // Open fork-join runs: the key of the execution, None for a plumbing adapter
+        // (which its own execution probe records).
+        let mut fj_open: Vec<Option<Ident>> = Vec::new();
+        for e in evs.iter() {
+            // A fork-join run is an execution of method `exec` (kind fork-join).
+            let (ts, probe, obj, inner) = match e.kind {
+                EventKind::ThreadStart => {
                     if stack.iter().any(|f| f.thread_base) {
                         continue; // a second start: ignore
                     }
                     if model.threads.get(&thread).is_some_and(|t| t.is_main(model)) {
                         continue; // main: listed as a thread, not a task execution
                     }
+                    let (class_id, ident) = unobj(e.a);
+                    let (target_class_id, target_ident) = (e.b, e.c);
                     let idx = nodes.len();
                     nodes.push(Node {
                         thread,
                         is_thread: true,
-                        obj: (*class_id, *ident),
+                        obj: object(class_id, ident),
                         method: Method::Run,
                         plumbing: false,
                         inner: None,
-                        target: (*target_class_id != 0)
-                            .then_some((*target_class_id, *target_ident)),
-                        begin: *ts,
-                        end: *ts,
+                        target: (target_class_id != 0)
+                            .then_some(object(target_class_id, target_ident)),
+                        begin: e.ts,
+                        end: e.ts,
                         closed: false,
                         incomplete: false,
                         raw_parent: None,
@@ -341,118 +359,151 @@ pub fn analyze_tasks(trace: &Trace, model: &Model) -> TaskAnalysis {
                         Frame {
                             node: idx,
                             probe: u32::MAX,
-                            ident: *ident,
+                            ident: ident as u64,
                             reentry: false,
                             thread_base: true,
                         },
                     );
+                    continue;
                 }
-                Record::ThreadEnd { ts, .. } => {
+                EventKind::ThreadEnd => {
                     while let Some(f) = stack.pop() {
-                        close(&mut nodes[f.node], f, *ts, !f.thread_base);
+                        close(&mut nodes[f.node], f, e.ts, !f.thread_base);
                     }
+                    continue;
                 }
-                Record::TaskBegin {
-                    ts,
-                    probe,
-                    class_id,
-                    ident,
-                    inner_class_id,
-                    inner_ident,
-                } => {
-                    let obj = (*class_id, *ident);
-                    let def = model.probes.get(probe);
-                    let plumbing = match def {
-                        Some(d) => d.kind == ProbeKind::PlumbingExecution,
-                        None => *inner_class_id != 0,
+                EventKind::TaskEnd | EventKind::FjRunEnd => {
+                    let (probe, ident) = if e.kind == EventKind::TaskEnd {
+                        (e.b, e.a)
+                    } else {
+                        match fj_open.pop() {
+                            Some(Some(key)) => (FJ_RUN_PROBE, key.1),
+                            _ => continue,
+                        }
                     };
-                    let inner = (plumbing && *inner_class_id != 0)
-                        .then_some((*inner_class_id, *inner_ident));
-                    if let Some(top) = stack.last() {
-                        let top_node = &mut nodes[top.node];
-                        // A wrapper inside a wrapper of the same task (FutureTask →
-                        // RunnableAdapter → lambda) is the same execution.
-                        let same_wrapped_task = inner.is_some()
-                            && top_node.plumbing
-                            && !top_node.resolved
-                            && top_node.inner == inner;
-                        if same_wrapped_task && !top_node.extra_ids.contains(&obj) {
-                            top_node.extra_ids.push(obj);
-                        }
-                        if same_wrapped_task || top_node.has_identity(obj) {
-                            stack.push(Frame {
-                                node: top.node,
-                                probe: *probe,
-                                ident: *ident,
-                                reentry: true,
-                                thread_base: false,
-                            });
-                            continue;
-                        }
-                    }
-                    let method = match def.map(|d| (d.method.as_str(), d.descriptor.as_str())) {
-                        Some(("run", "()V")) => Method::Run,
-                        Some(("run", _)) => Method::LoopBody,
-                        Some(("call", _)) => Method::Call,
-                        Some(("exec", _)) => Method::Exec,
-                        _ => Method::Unknown,
-                    };
-                    let idx = nodes.len();
-                    let mut extra = Vec::new();
-                    // Rule 2: open plumbing wrapping this object is resolved by it.
-                    for f in stack.iter().rev() {
-                        if f.reentry {
-                            continue;
-                        }
-                        let n = &mut nodes[f.node];
-                        if n.plumbing && !n.resolved && n.inner == Some(obj) {
-                            n.resolved = true;
-                            extra.push(n.obj);
-                            extra.extend(n.extra_ids.iter().copied());
-                        }
-                    }
-                    nodes.push(Node {
-                        thread,
-                        is_thread: false,
-                        obj,
-                        method,
-                        plumbing,
-                        inner,
-                        target: None,
-                        begin: *ts,
-                        end: *ts,
-                        closed: false,
-                        incomplete: false,
-                        raw_parent: stack.last().map(|f| f.node),
-                        resolved: false,
-                        extra_ids: extra,
-                    });
-                    stack.push(Frame {
-                        node: idx,
-                        probe: *probe,
-                        ident: *ident,
-                        reentry: false,
-                        thread_base: false,
-                    });
-                }
-                Record::TaskEnd { ts, probe, ident } => {
                     let pos = stack
                         .iter()
-                        .rposition(|f| !f.thread_base && f.probe == *probe && f.ident == *ident);
+                        .rposition(|f| !f.thread_base && f.probe == probe && f.ident == ident);
                     match pos {
                         None => out.unmatched_ends += 1,
                         Some(i) => {
                             while stack.len() > i + 1 {
                                 let f = stack.pop().expect("len > i+1");
-                                close(&mut nodes[f.node], f, *ts, true);
+                                close(&mut nodes[f.node], f, e.ts, true);
                             }
                             let f = stack.pop().expect("len == i+1");
-                            close(&mut nodes[f.node], f, *ts, false);
+                            close(&mut nodes[f.node], f, e.ts, false);
                         }
                     }
+                    continue;
                 }
-                _ => {}
+                EventKind::TaskBegin => {
+                    let (class_id, ident) = unobj(e.a);
+                    let inner = (e.c != NONE).then(|| model.inner_tasks[e.c as usize]);
+                    (e.ts, e.b, object(class_id, ident), inner)
+                }
+                EventKind::FjRunBegin => {
+                    let (usage, class_id) = (e.a, e.b);
+                    if fj_plumbing.contains(&class_id) {
+                        fj_open.push(None);
+                        continue;
+                    }
+                    let key = if usage == 0 {
+                        direct_runs += 1;
+                        fj_key(class_id, 0, direct_runs)
+                    } else {
+                        match ext_ident.get(&usage) {
+                            Some(&id) => object(class_id, id),
+                            None => fj_key(class_id, usage, 0),
+                        }
+                    };
+                    fj_open.push(Some(key));
+                    (e.ts, FJ_RUN_PROBE, key, None)
+                }
+                _ => continue,
+            };
+            let def = if probe == FJ_RUN_PROBE {
+                None
+            } else {
+                model.probes.get(&probe)
+            };
+            let plumbing = match def {
+                Some(d) => d.kind == ProbeKind::PlumbingExecution,
+                None => probe != FJ_RUN_PROBE && inner.is_some_and(|i| i.0 != 0),
+            };
+            let inner = inner
+                .filter(|i| plumbing && i.0 != 0)
+                .map(|(c, id)| object(c, id));
+            if let Some(top) = stack.last() {
+                let top_node = &mut nodes[top.node];
+                // A wrapper inside a wrapper of the same task (FutureTask →
+                // RunnableAdapter → lambda) is the same execution.
+                let same_wrapped_task = inner.is_some()
+                    && top_node.plumbing
+                    && !top_node.resolved
+                    && top_node.inner == inner;
+                if same_wrapped_task && !top_node.extra_ids.contains(&obj) {
+                    top_node.extra_ids.push(obj);
+                }
+                if same_wrapped_task || top_node.has_identity(obj) {
+                    stack.push(Frame {
+                        node: top.node,
+                        probe,
+                        ident: obj.1,
+                        reentry: true,
+                        thread_base: false,
+                    });
+                    continue;
+                }
             }
+            let method = if probe == FJ_RUN_PROBE {
+                Method::Exec
+            } else {
+                match def.map(|d| (d.method.as_str(), d.descriptor.as_str())) {
+                    Some(("run", "()V")) => Method::Run,
+                    Some(("run", _)) => Method::LoopBody,
+                    Some(("call", _)) => Method::Call,
+                    Some(("exec", _)) => Method::Exec,
+                    _ => Method::Unknown,
+                }
+            };
+            let idx = nodes.len();
+            let mut extra = Vec::new();
+            // Rule 2: open plumbing wrapping this object is resolved by it.
+            for f in stack.iter().rev() {
+                if f.reentry {
+                    continue;
+                }
+                let n = &mut nodes[f.node];
+                if n.plumbing && !n.resolved && n.inner == Some(obj) {
+                    n.resolved = true;
+                    extra.push(n.obj);
+                    extra.extend(n.extra_ids.iter().copied());
+                }
+            }
+            nodes.push(Node {
+                thread,
+                is_thread: false,
+                obj,
+                method,
+                plumbing,
+                inner,
+                target: None,
+                begin: ts,
+                end: ts,
+                closed: false,
+                incomplete: false,
+                raw_parent: stack.last().map(|f| f.node),
+                resolved: false,
+                extra_ids: extra,
+            });
+            stack.push(Frame {
+                node: idx,
+                probe,
+                ident: obj.1,
+                reentry: false,
+                thread_base: false,
+            });
         }
         // Still open at the thread's last record.
         while let Some(f) = stack.pop() {
@@ -600,6 +651,7 @@ pub fn analyze_tasks(trace: &Trace, model: &Model) -> TaskAnalysis {
             parent,
             submitted,
             submit_ns: submit.map(|s| s.ts),
+            submit_thread: submit.map(|s| s.thread),
             queue_wait_ns: submit.map(|s| n.begin.saturating_sub(s.ts)),
             created_site: creation.and_then(|c| model.site_frame(c.2)),
             submitted_site: submit.and_then(|s| model.site_frame(s.site)),
@@ -631,15 +683,7 @@ pub fn analyze_tasks(trace: &Trace, model: &Model) -> TaskAnalysis {
         .iter()
         .map(|m| m.map(|s| (submits[s].thread, submits[s].ts)))
         .collect();
-    out.edges = happens_before(
-        model,
-        &per_thread,
-        &nodes,
-        &kept,
-        &execs,
-        &submitted_by,
-        &created,
-    );
+    out.edges = happens_before(model, &nodes, &kept, &execs, &submitted_by, &created);
     out.incomplete = execs.iter().filter(|e| e.incomplete).count() as u64;
     out.classes = class_stats(&execs);
     out.executions = execs;
@@ -649,7 +693,6 @@ pub fn analyze_tasks(trace: &Trace, model: &Model) -> TaskAnalysis {
 /// Submit, thread-start and join edges (crates/analysis/src/edges.rs).
 fn happens_before(
     model: &Model,
-    per_thread: &BTreeMap<ThreadIndex, Vec<&Record>>,
     nodes: &[Node],
     kept: &[usize],
     execs: &[TaskExecution],
@@ -724,7 +767,7 @@ fn happens_before(
         .map(|(id, _)| *id)
         .collect();
     edges::resolve_joins(
-        per_thread.iter().map(|(t, v)| (*t, v.as_slice())),
+        model,
         &completion_probes,
         execs,
         &idents,
@@ -733,6 +776,35 @@ fn happens_before(
         &mut out,
     );
     out
+}
+
+/// Classes of the plumbing adapters that fork-join runs wrap: their runs are
+/// recorded by their own execution probes, so a fork-join run of one is not an
+/// execution of its own.
+fn fj_plumbing_classes(model: &Model) -> std::collections::HashSet<u32> {
+    let mut plumbing: std::collections::HashSet<&str> = model
+        .probes
+        .values()
+        .filter(|p| p.kind == ProbeKind::PlumbingExecution)
+        .map(|p| p.class.as_str())
+        .collect();
+    // JDK 25: the plumbing probes sit on the abstract ForkJoinTask$InterruptibleTask
+    // (crates/agent/src/plumbing.rs); its adapters run under their own class names.
+    if plumbing.contains("java.util.concurrent.ForkJoinTask$InterruptibleTask") {
+        plumbing.extend([
+            "java.util.concurrent.ForkJoinTask$AdaptedInterruptibleRunnable",
+            "java.util.concurrent.ForkJoinTask$AdaptedInterruptibleCallable",
+            "java.util.concurrent.ForkJoinTask$CallableWithTimeout",
+            "java.util.concurrent.ForkJoinTask$RunnableExecuteAction",
+        ]);
+    }
+    // By class id: a name lookup per run allocated a String per task.
+    model
+        .classes
+        .iter()
+        .filter(|(_, name)| plumbing.contains(name.as_str()))
+        .map(|(id, _)| *id)
+        .collect()
 }
 
 fn is_thread_exec_at(nodes: &[Node], kept: &[usize], k: usize) -> bool {

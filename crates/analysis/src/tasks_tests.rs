@@ -5,7 +5,7 @@ use weft_trace::Record;
 fn run(tb: &TB) -> (Model, TaskAnalysis) {
     let trace = tb.trace();
     let model = Model::build(&trace);
-    let tasks = analyze_tasks(&trace, &model);
+    let tasks = analyze_tasks(&model);
     (model, tasks)
 }
 

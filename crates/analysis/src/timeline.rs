@@ -4,12 +4,11 @@
 //! of running tasks over time, self-time histograms per class, self time by
 //! (kind, site, class) stacks, and which thread submitted each execution.
 //!
-//! Everything here is derived from [`TaskAnalysis`] (and, for submitters, the
-//! trace's `Submit` records); the views only lay it out.
+//! Everything here is derived from [`TaskAnalysis`]; the views only lay it out.
 
 use std::collections::HashMap;
 
-use weft_trace::{Record, ThreadIndex, Trace, GLOBAL_THREAD};
+use weft_trace::ThreadIndex;
 
 use crate::tasks::{TaskAnalysis, TaskKind};
 
@@ -264,24 +263,6 @@ pub fn self_time_stacks(tasks: &TaskAnalysis) -> Vec<(Vec<String>, u64)> {
     out
 }
 
-/// The thread that made the submission of each submitted execution (from the
-/// trace's `Submit` record at its submission time), `None` otherwise.
-pub fn submitter_threads(trace: &Trace, tasks: &TaskAnalysis) -> Vec<Option<ThreadIndex>> {
-    let mut at: HashMap<u64, ThreadIndex> = HashMap::new();
-    for (thread, rec) in &trace.records {
-        if let Record::Submit { ts, .. } = rec {
-            if *thread != GLOBAL_THREAD {
-                at.entry(*ts).or_insert(*thread);
-            }
-        }
-    }
-    tasks
-        .executions
-        .iter()
-        .map(|e| e.submit_ns.and_then(|t| at.get(&t).copied()))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,6 +282,7 @@ mod tests {
             parent,
             submitted: false,
             submit_ns: None,
+            submit_thread: None,
             queue_wait_ns: None,
             created_site: None,
             submitted_site: None,

@@ -119,6 +119,65 @@ impl WindowCalls {
     }
 }
 
+impl weft_trace::RecordSink for WindowCalls {
+    fn record(&mut self, thread: ThreadIndex, record: &Record) {
+        WindowCalls::record(self, thread, record);
+    }
+}
+
+/// The model builder behind the restriction: what the window keeps goes on to it.
+struct Restricted {
+    restriction: Restriction,
+    builder: crate::ModelBuilder,
+}
+
+impl weft_trace::RecordSink for Restricted {
+    fn record(&mut self, thread: ThreadIndex, record: &Record) {
+        let b = &mut self.builder;
+        self.restriction
+            .record(thread, record, |t, r| b.record(t, &r));
+    }
+}
+
+/// Reads a trace file into the model of the part inside the window `sel` selects
+/// (the trace's own window method by default), with the trace's header. Without a
+/// window: one pass ([`crate::Model::read`]). With one: a first pass gathers the
+/// window method's calls, the second hands each record through the [`Restriction`]
+/// to the model builder, so the analyses see the window only. Errors are one line.
+pub fn read_model(
+    path: &std::path::Path,
+    sel: &Selection,
+) -> Result<(crate::Model, Option<Window>, weft_trace::Header), String> {
+    let err = |e: weft_trace::TraceError| e.to_string();
+    let header = weft_trace::read_header(path).map_err(err)?;
+    let has_method = header
+        .get(header_keys::WINDOW_METHOD)
+        .is_some_and(|m| !m.is_empty());
+    let window = if has_method || sel.from_ns.is_some() || sel.to_ns.is_some() {
+        let (calls, _) = weft_trace::stream_trace(path, |_| WindowCalls::default()).map_err(err)?;
+        resolve_calls(&header, &calls, sel)?
+    } else {
+        None
+    };
+    let Some(w) = window else {
+        return Ok((crate::Model::read(path).map_err(err)?, None, header));
+    };
+    let (sink, end) = weft_trace::stream_trace(path, |h| Restricted {
+        restriction: Restriction::new(w.ranges.clone()),
+        builder: crate::ModelBuilder::new(h),
+    })
+    .map_err(err)?;
+    let Restricted {
+        restriction,
+        mut builder,
+    } = sink;
+    restriction.finish(|t, r| builder.record(t, &r));
+    let model = builder.finish(end.truncated, end.unknown_records, |u| {
+        end.fj_usage_class(u)
+    });
+    Ok((model, Some(w), header))
+}
+
 /// The window a selection gives on a trace: see [`resolve_calls`].
 pub fn resolve(trace: &Trace, sel: &Selection) -> Result<Option<Window>, String> {
     let mut calls = WindowCalls::default();

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use weft_analysis::Analysis;
-use weft_trace::Trace;
 
 use crate::CliError;
 
@@ -31,13 +30,13 @@ pub struct ExportArgs {
     pub html: Option<PathBuf>,
 }
 
-/// Reads and analyses a trace, with the CLI's error messages.
-/// Reads and analyses a trace, within the window `sel` selects (the trace's own
-/// window method by default).
+/// Reads a trace into its model and analyses it, within the window `sel` selects
+/// (the trace's own window method by default; docs/views.md §Window), with the
+/// CLI's error messages; the trace's header comes along (several-JVM reports).
 pub fn load(
     trace: &Path,
     sel: &weft_analysis::window::Selection,
-) -> Result<(Trace, Analysis), CliError> {
+) -> Result<(Analysis, weft_trace::Header), CliError> {
     if !trace.exists() {
         return Err(CliError::new(format!(
             "trace {} does not exist (record one with `weft record -o {} -- java …`)",
@@ -45,12 +44,11 @@ pub fn load(
             trace.display()
         )));
     }
-    let data = weft_trace::read_trace(trace)
+    let (model, window, header) = weft_analysis::window::read_model(trace, sel)
         .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
-    let window = weft_analysis::window::resolve(&data, sel)
-        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
-    let analysis = weft_analysis::analyze_window(&data, window);
-    Ok((data, analysis))
+    let mut analysis = weft_analysis::analyze_model(model);
+    analysis.window = window;
+    Ok((analysis, header))
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
@@ -80,27 +78,12 @@ pub fn run(args: ExportArgs) -> Result<u8, CliError> {
             "nothing to export: give --perfetto, --chrome, --collapsed, --flamegraph or --html FILE",
         ));
     }
-    let (trace, analysis) = load(&args.trace, &Default::default())?;
-    let needs_flows = args.perfetto.is_some() || args.chrome.is_some();
-    // Consumes the trace: it is not kept while the views render.
-    let submitters = match (&analysis.window, needs_flows) {
-        (_, false) => Vec::new(),
-        (None, true) => weft_analysis::timeline::submitter_threads(&trace, &analysis.tasks),
-        // The executions' times are window times: match them in the same cut trace.
-        (Some(w), true) => weft_analysis::timeline::submitter_threads(
-            &weft_analysis::window::restrict(&trace, &w.ranges),
-            &analysis.tasks,
-        ),
-    };
-    drop(trace);
+    let (analysis, _) = load(&args.trace, &Default::default())?;
     if let Some(p) = &args.perfetto {
-        write(p, &weft_views::perfetto_trace(&analysis, &submitters))?;
+        write(p, &weft_views::perfetto_trace(&analysis))?;
     }
     if let Some(p) = &args.chrome {
-        write(
-            p,
-            weft_views::chrome_trace(&analysis, &submitters).as_bytes(),
-        )?;
+        write(p, weft_views::chrome_trace(&analysis).as_bytes())?;
     }
     if let Some(p) = &args.collapsed {
         write(p, weft_views::collapsed_stacks(&analysis).as_bytes())?;

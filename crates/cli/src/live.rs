@@ -81,7 +81,7 @@ impl Carry {
         };
         let model = Model::build(&trace);
         let horizon = model.duration_ns;
-        let a = analyze_locks_with(&trace, &model, interval_ns);
+        let a = analyze_locks_with(&model, interval_ns);
         self.records = trace.records;
         Some((a, horizon))
     }
@@ -143,7 +143,7 @@ pub fn lines_for(a: &LockAnalysis, k: usize, threshold: f64) -> Vec<String> {
     let start = k as u64 * i;
     let mut rows: Vec<(f64, String)> = Vec::new();
     for l in &a.locks {
-        let Some(&(_, csp)) = l.phases.iter().find(|p| p.0 == start) else {
+        let Some(&csp) = l.csp_per_interval.get(k) else {
             continue;
         };
         if csp <= threshold {

@@ -74,7 +74,7 @@ pub fn run(args: ReportArgs) -> Result<u8, CliError> {
                 "--html takes one trace (several JVMs in one HTML report are not supported yet)",
             ));
         };
-        let (_, analysis) = crate::export::load(trace, &args.selection())?;
+        let (analysis, _) = crate::export::load(trace, &args.selection())?;
         crate::export::write_html(trace, &analysis, out)?;
         return Ok(0);
     }
@@ -93,12 +93,25 @@ pub fn render(
     json: bool,
 ) -> Result<String, CliError> {
     use weft_analysis::jvms;
+    // WEFT_REPORT_STAGES=1: time and peak memory after each stage, on stderr.
+    let stages = std::env::var_os("WEFT_REPORT_STAGES").is_some();
+    let t0 = std::time::Instant::now();
+    let stage = |name: &str| {
+        if stages {
+            eprintln!(
+                "weft: stage {name:<14} {:>8.3} s  peak RSS {}",
+                t0.elapsed().as_secs_f64(),
+                peak_rss().unwrap_or_else(|| "?".into())
+            );
+        }
+    };
     let mut list = Vec::with_capacity(traces.len());
     for path in traces {
-        let (trace, analysis) = crate::export::load(path, sel)?;
+        let (analysis, header) = crate::export::load(path, sel)?;
+        stage("model+analyses");
         list.push(jvms::Jvm::new(
             path.display().to_string(),
-            &trace.header,
+            &header,
             analysis,
         ));
     }
@@ -106,6 +119,7 @@ pub fn render(
     let all = jvms::combine(list);
     if json {
         let value = weft_views::report_json_jvms(&all);
+        stage("json");
         let mut s = serde_json::to_string_pretty(&value)
             .map_err(|e| CliError::new(format!("cannot encode the report as JSON: {e}")))?;
         s.push('\n');
@@ -113,6 +127,13 @@ pub fn render(
     } else {
         Ok(weft_views::report_text_jvms(&all))
     }
+}
+
+/// The process's peak resident set (`VmHWM` of /proc/self/status), as written there.
+fn peak_rss() -> Option<String> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    Some(line["VmHWM:".len()..].trim().to_string())
 }
 
 #[cfg(test)]

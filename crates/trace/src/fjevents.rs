@@ -239,6 +239,21 @@ impl FjEventDecoder {
         Ok(())
     }
 
+    /// Forgets the positions of unresolved runs (a streaming reader hands each
+    /// block's records on and resolves their classes with [`Self::class_of_usage`]).
+    pub(crate) fn forget_unresolved(&mut self) {
+        self.unresolved.clear();
+    }
+
+    /// The class of a usage's push, once its buffer was decoded.
+    pub(crate) fn class_of_usage(&self, usage: u64) -> Option<u32> {
+        let (index, push_number) = split_usage(usage);
+        u32::try_from(index)
+            .ok()
+            .and_then(|i| self.buffers.get(&i))
+            .and_then(|b| b.class_of(push_number))
+    }
+
     /// Gives the runs decoded before their push (steals) their push's class, once
     /// every block is decoded; a run whose push is not in the trace keeps class 0.
     pub(crate) fn resolve(&mut self, out: &mut [(ThreadIndex, Record)]) {

@@ -10,12 +10,14 @@ mod codec;
 pub mod fjevents;
 mod reader;
 mod record;
+mod stream;
 
 pub use codec::{encode_file_header, BlockEncoder, FORMAT_VERSION, MAGIC};
-pub use reader::{read_trace, read_trace_bytes, Clock, Trace, TraceError, TraceTail};
+pub use reader::{read_header, read_trace, read_trace_bytes, Clock, Trace, TraceError, TraceTail};
 pub use record::{
     lock_flags, lock_kind, wait_kind, LossReason, ProbeKind, Record, ThreadIndex, GLOBAL_THREAD,
 };
+pub use stream::{stream_trace, RecordSink, StreamEnd};
 
 /// Header of a trace: free-form key/value pairs, so that later versions can add
 /// facts (probe costs, options) without a format break. Well-known keys are

@@ -94,11 +94,11 @@ pub fn read_trace(path: &Path) -> Result<Trace, TraceError> {
     read_trace_bytes(&bytes)
 }
 
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    pos: usize,
+pub(crate) struct Cursor<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) pos: usize,
     /// Offset of `bytes` in the file, for error messages.
-    base: usize,
+    pub(crate) base: usize,
 }
 
 impl<'a> Cursor<'a> {
@@ -109,7 +109,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    fn u8(&mut self) -> Result<u8, TraceError> {
+    pub(crate) fn u8(&mut self) -> Result<u8, TraceError> {
         let b = *self
             .bytes
             .get(self.pos)
@@ -118,7 +118,7 @@ impl<'a> Cursor<'a> {
         Ok(b)
     }
 
-    fn varint(&mut self) -> Result<u64, TraceError> {
+    pub(crate) fn varint(&mut self) -> Result<u64, TraceError> {
         let mut v: u64 = 0;
         for shift in (0..64).step_by(7) {
             let b = self.u8()?;
@@ -130,12 +130,12 @@ impl<'a> Cursor<'a> {
         Err(self.corrupt("varint too long"))
     }
 
-    fn u32v(&mut self) -> Result<u32, TraceError> {
+    pub(crate) fn u32v(&mut self) -> Result<u32, TraceError> {
         let v = self.varint()?;
         u32::try_from(v).map_err(|_| self.corrupt("value out of range"))
     }
 
-    fn take(&mut self, n: usize) -> Result<&'a [u8], TraceError> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], TraceError> {
         let end = self
             .pos
             .checked_add(n)
@@ -152,34 +152,40 @@ impl<'a> Cursor<'a> {
         String::from_utf8(s.to_vec()).map_err(|_| self.corrupt("string is not UTF-8"))
     }
 
-    fn done(&self) -> bool {
+    pub(crate) fn done(&self) -> bool {
         self.pos >= self.bytes.len()
     }
 }
 
-/// The file header: `Ok(None)` while `bytes` do not hold all of it yet.
-fn parse_header(bytes: &[u8]) -> Result<Option<(Header, usize)>, TraceError> {
-    if bytes.len() < 8 {
-        if !MAGIC.starts_with(bytes) {
-            return Err(TraceError::NotATrace);
-        }
-        return Ok(None);
+/// The header of a trace file from its first bytes: (header, offset of the first
+/// block). `bytes` must hold at least the whole header.
+pub(crate) fn parse_header(bytes: &[u8]) -> Result<(Header, usize), TraceError> {
+    if bytes.is_empty() {
+        return Err(TraceError::Empty);
     }
-    if &bytes[0..8] != MAGIC {
+    if bytes.len() < 8 || &bytes[0..8] != MAGIC {
         return Err(TraceError::NotATrace);
     }
     if bytes.len() < 18 {
-        return Ok(None);
+        return Err(TraceError::Corrupt {
+            offset: bytes.len(),
+            what: "file ends inside the header".into(),
+        });
     }
     let version = u16::from_le_bytes([bytes[8], bytes[9]]);
     if version != FORMAT_VERSION {
         return Err(TraceError::UnsupportedVersion(version));
     }
-    let hlen = u32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]) as usize;
-    let hsum = u32::from_le_bytes([bytes[14], bytes[15], bytes[16], bytes[17]]);
-    let Some(hend) = 18usize.checked_add(hlen).filter(|&e| e <= bytes.len()) else {
-        return Ok(None);
+    let hend = 18usize
+        .checked_add(header_len(bytes))
+        .filter(|&e| e <= bytes.len());
+    let Some(hend) = hend else {
+        return Err(TraceError::Corrupt {
+            offset: 18,
+            what: "file ends inside the header".into(),
+        });
     };
+    let hsum = u32::from_le_bytes([bytes[14], bytes[15], bytes[16], bytes[17]]);
     let hpayload = &bytes[18..hend];
     if checksum(hpayload) != hsum {
         return Err(TraceError::Corrupt {
@@ -199,11 +205,218 @@ fn parse_header(bytes: &[u8]) -> Result<Option<(Header, usize)>, TraceError> {
         let v = c.string()?;
         header.entries.push((k, v));
     }
-    Ok(Some((header, hend)))
+    Ok((header, hend))
 }
 
-/// The next whole block at `pos`: `(payload range, end)`, `None` if the bytes end
-/// before it does; a checksum mismatch is an error.
+/// Length of the header payload, from the first 18 bytes of a file.
+pub(crate) fn header_len(bytes: &[u8]) -> usize {
+    u32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]) as usize
+}
+
+/// The header of a trace file, reading only the file's first bytes.
+pub fn read_header(path: &Path) -> Result<Header, TraceError> {
+    use std::io::Read;
+    let io = |e| TraceError::Io(path.display().to_string(), e);
+    let mut f = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    (&mut f).take(1 << 16).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() >= 18 && bytes.len() < 18 + header_len(&bytes) {
+        let more = (18 + header_len(&bytes) - bytes.len()) as u64;
+        f.take(more).read_to_end(&mut bytes).map_err(io)?;
+    }
+    parse_header(&bytes).map(|(h, _)| h)
+}
+
+pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
+    let (header, hend) = parse_header(bytes)?;
+
+    let mut records = Vec::new();
+    let mut truncated = false;
+    let mut unknown = 0u64;
+    let mut fj = FjEventDecoder::default();
+    let mut pos = hend;
+    while pos < bytes.len() {
+        if bytes.len() - pos < 8 {
+            truncated = true;
+            break;
+        }
+        let len = u32::from_le_bytes([bytes[pos], bytes[pos + 1], bytes[pos + 2], bytes[pos + 3]])
+            as usize;
+        let sum = u32::from_le_bytes([
+            bytes[pos + 4],
+            bytes[pos + 5],
+            bytes[pos + 6],
+            bytes[pos + 7],
+        ]);
+        let start = pos + 8;
+        let Some(end) = start.checked_add(len).filter(|&e| e <= bytes.len()) else {
+            truncated = true;
+            break;
+        };
+        let payload = &bytes[start..end];
+        if checksum(payload) != sum {
+            // A torn final block (the process died mid-write) is truncation;
+            // a bad block with data after it is corruption.
+            if end == bytes.len() {
+                truncated = true;
+                break;
+            }
+            return Err(TraceError::Corrupt {
+                offset: pos,
+                what: "block checksum mismatch".into(),
+            });
+        }
+        decode_block(payload, start, &mut records, &mut unknown, &mut fj)?;
+        pos = end;
+    }
+    fj.resolve(&mut records);
+
+    if !records.iter().any(|(_, r)| matches!(r, Record::End { .. })) {
+        truncated = true;
+    }
+    let clock = fit_clock(&header, &records);
+    let times = TimeConverter::new(&header, clock.clone());
+    for (_, r) in records.iter_mut() {
+        times.convert(r);
+    }
+    Ok(Trace {
+        header,
+        records,
+        truncated,
+        unknown_records: unknown,
+        clock,
+    })
+}
+
+/// Converts a record's times, as written, to ns since the start of recording.
+pub(crate) struct TimeConverter {
+    clock: Clock,
+    start_mono: u64,
+    fj_in_ticks: bool,
+}
+
+impl TimeConverter {
+    pub(crate) fn new(header: &Header, clock: Clock) -> TimeConverter {
+        TimeConverter {
+            clock,
+            start_mono: header.get_u64(header_keys::START_MONO_NS).unwrap_or(0),
+            fj_in_ticks: header.get(header_keys::FORKJOIN_CLOCK) == Some("ticks"),
+        }
+    }
+
+    pub(crate) fn convert(&self, r: &mut Record) {
+        let mono = !self.fj_in_ticks && r.mono_timed();
+        if let Some(ts) = r.ts_mut() {
+            *ts = if mono {
+                ts.saturating_sub(self.start_mono)
+            } else {
+                self.clock.to_ns(*ts)
+            };
+        }
+        if let Record::Loss { to_ts, .. } = r {
+            *to_ts = self.clock.to_ns(*to_ts);
+        }
+    }
+}
+
+/// A trace file read while the agent writes it (`weft record --live`): each
+/// [`poll`](TraceTail::poll) reads only the bytes appended since the last one and
+/// decodes the whole blocks among them, so its cost does not grow with the run.
+/// Times use the header's start-up clock estimate (the whole-file reader refines it
+/// with every `Calibration`).
+pub struct TraceTail {
+    file: std::fs::File,
+    /// Bytes read but not decoded yet (a block still being written).
+    pending: Vec<u8>,
+    /// Offset in the file of `pending[0]`.
+    offset: usize,
+    header: Option<Header>,
+    clock: Clock,
+    fj: FjEventDecoder,
+    /// Records of kinds this reader does not know.
+    pub skipped: u64,
+    /// Bytes read so far.
+    pub bytes_read: u64,
+}
+
+impl TraceTail {
+    pub fn open(path: &Path) -> Result<TraceTail, TraceError> {
+        let file =
+            std::fs::File::open(path).map_err(|e| TraceError::Io(path.display().to_string(), e))?;
+        Ok(TraceTail {
+            file,
+            pending: Vec::new(),
+            offset: 0,
+            header: None,
+            clock: Clock::new(0, 1.0),
+            fj: FjEventDecoder::default(),
+            skipped: 0,
+            bytes_read: 0,
+        })
+    }
+
+    /// The header, once it has been written.
+    pub fn header(&self) -> Option<&Header> {
+        self.header.as_ref()
+    }
+
+    /// The records of the blocks completed since the last poll (times in ns since
+    /// the start of recording), in file order.
+    pub fn poll(&mut self) -> Result<Vec<(ThreadIndex, Record)>, TraceError> {
+        use std::io::Read;
+        let before = self.pending.len();
+        (&self.file)
+            .read_to_end(&mut self.pending)
+            .map_err(|e| TraceError::Io("trace".into(), e))?;
+        self.bytes_read += (self.pending.len() - before) as u64;
+        let mut pos = 0;
+        if self.header.is_none() {
+            let p = &self.pending;
+            let whole = p.len() >= 18 && p.len() >= 18 + header_len(p);
+            if !whole {
+                let n = p.len().min(8);
+                if p[..n] != MAGIC[..n] {
+                    return Err(TraceError::NotATrace);
+                }
+                return Ok(Vec::new());
+            }
+            let (header, hend) = parse_header(p)?;
+            let start_ticks = header.get_u64(header_keys::START_TICKS).unwrap_or(0);
+            let ns_per_tick = header
+                .get_f64(header_keys::TICKS_PER_SEC)
+                .filter(|t| *t > 0.0)
+                .map_or(1.0, |t| 1e9 / t);
+            self.clock = Clock::new(start_ticks, ns_per_tick);
+            self.header = Some(header);
+            pos = hend;
+        }
+        let mut out = Vec::new();
+        while let Some((start, end)) = next_block(&self.pending, pos)? {
+            decode_block(
+                &self.pending[start..end],
+                self.offset + start,
+                &mut out,
+                &mut self.skipped,
+                &mut self.fj,
+            )?;
+            pos = end;
+        }
+        self.pending.drain(..pos);
+        self.offset += pos;
+        for (_, r) in out.iter_mut() {
+            if let Some(ts) = r.ts_mut() {
+                *ts = self.clock.to_ns(*ts);
+            }
+            if let Record::Loss { to_ts, .. } = r {
+                *to_ts = self.clock.to_ns(*to_ts);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The next whole block at `pos`: `(payload start, end)`, `None` while the bytes
+/// end before it does; a checksum mismatch is an error.
 fn next_block(bytes: &[u8], pos: usize) -> Result<Option<(usize, usize)>, TraceError> {
     if bytes.len() - pos < 8 {
         return Ok(None);
@@ -229,170 +442,22 @@ fn next_block(bytes: &[u8], pos: usize) -> Result<Option<(usize, usize)>, TraceE
     Ok(Some((start, end)))
 }
 
-pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
-    if bytes.is_empty() {
-        return Err(TraceError::Empty);
-    }
-    if bytes.len() < 8 || &bytes[0..8] != MAGIC {
-        return Err(TraceError::NotATrace);
-    }
-    let Some((header, hend)) = parse_header(bytes)? else {
-        return Err(TraceError::Corrupt {
-            offset: bytes.len().min(18),
-            what: "file ends inside the header".into(),
-        });
-    };
-
-    let mut records = Vec::new();
-    let mut truncated = false;
-    let mut unknown = 0u64;
-    let mut fj = FjEventDecoder::default();
-    let mut pos = hend;
-    while pos < bytes.len() {
-        match next_block(bytes, pos) {
-            Ok(Some((start, end))) => {
-                decode_block(
-                    &bytes[start..end],
-                    start,
-                    &mut records,
-                    &mut unknown,
-                    Some(&mut fj),
-                )?;
-                pos = end;
-            }
-            Ok(None) => {
-                truncated = true;
-                break;
-            }
-            // A torn final block (the process died mid-write) is truncation;
-            // a bad block with data after it is corruption.
-            Err(_) if block_end(bytes, pos) == Some(bytes.len()) => {
-                truncated = true;
-                break;
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    fj.resolve(&mut records);
-
-    if !records.iter().any(|(_, r)| matches!(r, Record::End { .. })) {
-        truncated = true;
-    }
-    let clock = fit_clock(&header, &records);
-    let start_mono = header.get_u64(header_keys::START_MONO_NS).unwrap_or(0);
-    let fj_in_ticks = header.get(header_keys::FORKJOIN_CLOCK) == Some("ticks");
-    for (_, r) in records.iter_mut() {
-        let mono = !fj_in_ticks && r.mono_timed();
-        if let Some(ts) = r.ts_mut() {
-            *ts = if mono {
-                ts.saturating_sub(start_mono)
-            } else {
-                clock.to_ns(*ts)
-            };
-        }
-        if let Record::Loss { to_ts, .. } = r {
-            *to_ts = clock.to_ns(*to_ts);
-        }
-    }
-    Ok(Trace {
-        header,
-        records,
-        truncated,
-        unknown_records: unknown,
-        clock,
-    })
-}
-
-/// A trace file read while the agent writes it (`weft record --live`): each
-/// [`poll`](TraceTail::poll) reads only the bytes appended since the last one and
-/// decodes the whole blocks among them, so its cost does not grow with the run.
-/// Times use the header's start-up clock estimate (the whole-file reader refines it
-/// with every `Calibration`); fork-join batches are skipped (counted in `skipped`).
-pub struct TraceTail {
-    file: std::fs::File,
-    /// Bytes read but not decoded yet (a block still being written).
-    pending: Vec<u8>,
-    /// Offset in the file of `pending[0]`.
-    offset: usize,
-    header: Option<Header>,
-    clock: Clock,
-    /// Records not decoded: unknown kinds and fork-join batches.
-    pub skipped: u64,
-    /// Bytes read so far.
-    pub bytes_read: u64,
-}
-
-impl TraceTail {
-    pub fn open(path: &Path) -> Result<TraceTail, TraceError> {
-        let file =
-            std::fs::File::open(path).map_err(|e| TraceError::Io(path.display().to_string(), e))?;
-        Ok(TraceTail {
-            file,
-            pending: Vec::new(),
-            offset: 0,
-            header: None,
-            clock: Clock::new(0, 1.0),
-            skipped: 0,
-            bytes_read: 0,
-        })
-    }
-
-    /// The header, once it has been written.
-    pub fn header(&self) -> Option<&Header> {
-        self.header.as_ref()
-    }
-
-    /// The records of the blocks completed since the last poll (times in ns since
-    /// the start of recording), in file order.
-    pub fn poll(&mut self) -> Result<Vec<(ThreadIndex, Record)>, TraceError> {
-        use std::io::Read;
-        let before = self.pending.len();
-        (&self.file)
-            .read_to_end(&mut self.pending)
-            .map_err(|e| TraceError::Io("trace".into(), e))?;
-        self.bytes_read += (self.pending.len() - before) as u64;
-        let mut pos = 0;
-        if self.header.is_none() {
-            let Some((header, hend)) = parse_header(&self.pending)? else {
-                return Ok(Vec::new());
-            };
-            let start_ticks = header.get_u64(header_keys::START_TICKS).unwrap_or(0);
-            let ns_per_tick = header
-                .get_f64(header_keys::TICKS_PER_SEC)
-                .filter(|t| *t > 0.0)
-                .map_or(1.0, |t| 1e9 / t);
-            self.clock = Clock::new(start_ticks, ns_per_tick);
-            self.header = Some(header);
-            pos = hend;
-        }
-        let mut out = Vec::new();
-        while let Some((start, end)) = next_block(&self.pending, pos)? {
-            decode_block(
-                &self.pending[start..end],
-                self.offset + start,
-                &mut out,
-                &mut self.skipped,
-                None,
-            )?;
-            pos = end;
-        }
-        self.pending.drain(..pos);
-        self.offset += pos;
-        for (_, r) in out.iter_mut() {
-            if let Some(ts) = r.ts_mut() {
-                *ts = self.clock.to_ns(*ts);
-            }
-            if let Record::Loss { to_ts, .. } = r {
-                *to_ts = self.clock.to_ns(*to_ts);
-            }
-        }
-        Ok(out)
-    }
-}
-
 /// Least-squares fit of mono_ns against ticks over the calibration points;
 /// falls back to the header's start-up estimate.
 fn fit_clock(header: &Header, records: &[(ThreadIndex, Record)]) -> Clock {
+    let calibrations: Vec<(u64, u64)> = records
+        .iter()
+        .filter_map(|(_, r)| match r {
+            Record::Calibration { ts, mono_ns } => Some((*ts, *mono_ns)),
+            _ => None,
+        })
+        .collect();
+    fit_clock_points(header, &calibrations)
+}
+
+/// The clock from the header and the (ticks, mono ns) of the `Calibration`
+/// records, in file order.
+pub(crate) fn fit_clock_points(header: &Header, calibrations: &[(u64, u64)]) -> Clock {
     let start_ticks = header.get_u64(header_keys::START_TICKS).unwrap_or(0);
     let estimate = header
         .get_f64(header_keys::TICKS_PER_SEC)
@@ -403,10 +468,8 @@ fn fit_clock(header: &Header, records: &[(ThreadIndex, Record)]) -> Clock {
     if let Some(m) = header.get_u64(header_keys::START_MONO_NS) {
         pts.push((start_ticks as f64, m as f64));
     }
-    for (_, r) in records {
-        if let Record::Calibration { ts, mono_ns } = r {
-            pts.push((*ts as f64, *mono_ns as f64));
-        }
+    for (ts, mono_ns) in calibrations {
+        pts.push((*ts as f64, *mono_ns as f64));
     }
     if pts.len() >= 2 {
         let n = pts.len() as f64;
@@ -425,22 +488,13 @@ fn fit_clock(header: &Header, records: &[(ThreadIndex, Record)]) -> Clock {
     Clock::new(start_ticks, estimate)
 }
 
-/// End of the block at `pos` by its length field.
-fn block_end(bytes: &[u8], pos: usize) -> Option<usize> {
-    let len = u32::from_le_bytes(bytes.get(pos..pos + 4)?.try_into().ok()?) as usize;
-    (pos + 8).checked_add(len)
-}
-
-/// Decodes one block's records into `out`; fork-join batches are decoded with
-/// `fj`, or skipped (counted as unknown) without one.
-fn decode_block(
+pub(crate) fn decode_block(
     payload: &[u8],
     base: usize,
     out: &mut Vec<(ThreadIndex, Record)>,
     unknown: &mut u64,
-    fj: Option<&mut FjEventDecoder>,
+    fj: &mut FjEventDecoder,
 ) -> Result<(), TraceError> {
-    let mut fj = fj;
     let mut c = Cursor {
         bytes: payload,
         pos: 0,
@@ -465,10 +519,6 @@ fn decode_block(
             base: base + c.pos - len,
         };
         if t & !HAS_TS == tag::FJ_EVENTS {
-            let Some(fj) = fj.as_deref_mut() else {
-                *unknown += 1;
-                continue;
-            };
             let index = b.u32v()?;
             let at = b.base + b.pos;
             fj.decode(thread, index, &body[b.pos..], out)
@@ -483,7 +533,11 @@ fn decode_block(
     Ok(())
 }
 
-fn decode_record(tag: u8, ts: u64, c: &mut Cursor<'_>) -> Result<Option<Record>, TraceError> {
+pub(crate) fn decode_record(
+    tag: u8,
+    ts: u64,
+    c: &mut Cursor<'_>,
+) -> Result<Option<Record>, TraceError> {
     use Record::*;
     let r = match tag {
         tag::CLASS_DEF => ClassDef {
@@ -662,8 +716,6 @@ fn decode_record(tag: u8, ts: u64, c: &mut Cursor<'_>) -> Result<Option<Record>,
         },
         tag::WAIT_END => WaitEnd { ts },
         tag::APP_START => AppStart { ts },
-        tag::WINDOW_ENTER => WindowEnter { ts },
-        tag::WINDOW_EXIT => WindowExit { ts },
         _ => return Ok(None),
     };
     Ok(Some(r))

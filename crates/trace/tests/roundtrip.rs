@@ -618,3 +618,74 @@ fn tail_reads_only_what_was_appended() {
     assert_eq!(tail.bytes_read, std::fs::metadata(&path).unwrap().len());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Collects what a stream hands on.
+struct Collect(Vec<(ThreadIndex, Record)>);
+
+impl RecordSink for Collect {
+    fn record(&mut self, thread: ThreadIndex, record: &Record) {
+        self.0.push((thread, record.clone()));
+    }
+}
+
+/// The streaming reader hands on the records `read_trace` returns, in the same
+/// order, with the same outcome (truncation, errors), for whole and cut files;
+/// a run stolen before its push gets its class from `fj_usage_class`.
+#[test]
+fn streaming_reads_what_read_trace_reads() {
+    let dir = std::env::temp_dir().join(format!("weft-stream-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("t.weft");
+    let stream = |bytes: &[u8]| {
+        std::fs::write(&path, bytes).expect("write");
+        stream_trace(&path, |_| Collect(Vec::new()))
+    };
+    let (file, _) = sample_file();
+    let hend = 18 + u32::from_le_bytes([file[10], file[11], file[12], file[13]]) as usize;
+    for cut in 0..=file.len() {
+        let bytes = &file[..cut];
+        match (read_trace_bytes(bytes), stream(bytes)) {
+            (Ok(t), Ok((c, end))) => {
+                assert_eq!(c.0, t.records, "cut at {cut}");
+                assert_eq!(end.truncated, t.truncated, "cut at {cut}");
+                assert_eq!(end.unknown_records, t.unknown_records);
+                assert_eq!(end.header, t.header);
+            }
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "cut at {cut}"),
+            (a, b) => panic!(
+                "cut at {cut} (header ends at {hend}): read_trace {:?}, stream {:?}",
+                a.map(|_| ()),
+                b.map(|_| ())
+            ),
+        }
+    }
+    // A corrupt block in the middle is the same error.
+    let mut bad = file.clone();
+    bad[hend + 10] ^= 0xff;
+    bad.extend_from_slice(&file[hend..]);
+    assert_eq!(
+        read_trace_bytes(&bad).map(|_| ()).unwrap_err().to_string(),
+        stream(&bad).map(|_| ()).expect_err("corrupt").to_string()
+    );
+    // A steal decoded before its push: class 0 in the stream, resolved by the end.
+    use weft_trace::fjevents::kind::*;
+    let id = |index: u64, n: u64| index << 40 | n;
+    let b3 = [140 << 4 | RUN, id(5, 1), 150 << 4 | RUN_END];
+    let b5 = [PUSH | F_TS | 8 << 8, 90];
+    let mut fj = encode_file_header(&identity_clock());
+    for (thread, index, batch) in [(4, 3, &b3[..]), (6, 5, &b5[..])] {
+        let mut t = BlockEncoder::new(thread, 256);
+        t.push_fj_events(index, &words(batch));
+        fj.extend(t.take_block());
+    }
+    let (c, end) = stream(&fj).expect("streams");
+    assert!(c.0.iter().any(|(_, r)| *r
+        == Record::FjRunBegin {
+            ts: 140,
+            usage: id(5, 1),
+            class_id: 0
+        }));
+    assert_eq!(end.fj_usage_class(id(5, 1)), Some(8));
+    assert_eq!(end.fj_usage_class(id(9, 1)), None);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -216,10 +216,9 @@ fn main() {
     let t2 = Instant::now();
     let html = weft_views::report_html(&a, "synthetic-1m.weft");
     let t3 = Instant::now();
-    let subs = weft_analysis::timeline::submitter_threads(&trace, &a.tasks);
-    let pf = weft_views::perfetto_trace(&a, &subs);
+    let pf = weft_views::perfetto_trace(&a);
     let t4 = Instant::now();
-    let chrome = weft_views::chrome_trace(&a, &subs);
+    let chrome = weft_views::chrome_trace(&a);
     let t5 = Instant::now();
     let svg = weft_views::flamegraph_svg(&a, "synthetic");
     let t6 = Instant::now();

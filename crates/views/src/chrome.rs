@@ -10,8 +10,6 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 use weft_analysis::{timeline, Analysis};
-/// A thread (block) index of the trace (`weft_trace::ThreadIndex`).
-type ThreadIndex = u32;
 
 use crate::perfetto::{lock_slices, nested_times, CSP_TRACKS};
 
@@ -22,9 +20,9 @@ fn us(ns: u64) -> String {
     format!("{}.{:03}", ns / 1000, ns % 1000)
 }
 
-/// The analysis as a Chrome trace-event JSON document. `submitters` as for
-/// [`crate::perfetto_trace`] (empty: no flows).
-pub fn chrome_trace(a: &Analysis, submitters: &[Option<ThreadIndex>]) -> String {
+/// The analysis as a Chrome trace-event JSON document, with a submission flow for
+/// each submitted execution (from its submitting thread).
+pub fn chrome_trace(a: &Analysis) -> String {
     let m = &a.model;
     let pid = m.pid.unwrap_or(1);
     let mut out = String::with_capacity(a.tasks.executions.len() * 200 + 4096);
@@ -95,7 +93,7 @@ pub fn chrome_trace(a: &Analysis, submitters: &[Option<ThreadIndex>]) -> String 
             args
         );
         line(&mut out, &s);
-        if let (Some(Some(from)), Some(ts)) = (submitters.get(i), e.submit_ns) {
+        if let (Some(from), Some(ts)) = (e.submit_thread.as_ref(), e.submit_ns) {
             let id = i + 1;
             let s = format!(
                 "{{\"ph\":\"s\",\"pid\":{pid},\"tid\":{from},\"ts\":{},\"id\":{id},\"name\":\"submit\",\"cat\":\"submit\"}}",
@@ -156,16 +154,8 @@ pub fn chrome_trace(a: &Analysis, submitters: &[Option<ThreadIndex>]) -> String 
     }
     for l in la.locks.iter().take(CSP_TRACKS) {
         let name = Value::String(format!("CSP {}", l.id));
-        let mut p = l.phases.iter().peekable();
-        for k in 0..la.running_per_interval.len() {
+        for (k, &csp) in l.csp_per_interval.iter().enumerate() {
             let start = k as u64 * la.interval_ns;
-            let csp = match p.peek() {
-                Some(&&(s, c)) if s == start => {
-                    p.next();
-                    c
-                }
-                _ => 0.0,
-            };
             let s = format!(
                 "{{\"ph\":\"C\",\"pid\":{pid},\"tid\":0,\"ts\":{},\"name\":{name},\"args\":{{\"csp\":{csp:.4}}}}}",
                 us(start)

@@ -245,10 +245,9 @@ struct Ev {
     body: Vec<u8>,
 }
 
-/// The analysis as a Perfetto trace (`.pftrace`). `submitters` gives, per
-/// execution, the thread that submitted it (see `timeline::submitter_threads`);
-/// pass an empty slice to write no flows.
-pub fn perfetto_trace(a: &Analysis, submitters: &[Option<ThreadIndex>]) -> Vec<u8> {
+/// The analysis as a Perfetto trace (`.pftrace`), with a submission flow for each
+/// submitted execution (from the thread that submitted it, kept by the task model).
+pub fn perfetto_trace(a: &Analysis) -> Vec<u8> {
     let m = &a.model;
     let pid = m.pid.unwrap_or(1);
     let mut out = Vec::new();
@@ -355,7 +354,7 @@ pub fn perfetto_trace(a: &Analysis, submitters: &[Option<ThreadIndex>]) -> Vec<u
         if e.incomplete {
             annotation_str(&mut b, "incomplete", "closed by weft");
         }
-        if let (Some(Some(from)), Some(ts)) = (submitters.get(i), e.submit_ns) {
+        if let (Some(from), Some(ts)) = (e.submit_thread.as_ref(), e.submit_ns) {
             let flow = i as u64 + 1;
             fixed64(&mut b, TE_TERMINATING_FLOW_IDS, flow);
             let mut s = Vec::new();
@@ -443,16 +442,8 @@ pub fn perfetto_trace(a: &Analysis, submitters: &[Option<ThreadIndex>]) -> Vec<u
     }
     // CSP per interval of the top locks (0 in intervals without blocking).
     for (rank, l) in la.locks.iter().take(CSP_TRACKS).enumerate() {
-        let mut p = l.phases.iter().peekable();
-        for k in 0..la.running_per_interval.len() {
+        for (k, &csp) in l.csp_per_interval.iter().enumerate() {
             let start = k as u64 * la.interval_ns;
-            let csp = match p.peek() {
-                Some(&&(s, c)) if s == start => {
-                    p.next();
-                    c
-                }
-                _ => 0.0,
-            };
             let mut b = Vec::new();
             uint(&mut b, TE_TYPE, TYPE_COUNTER);
             uint(&mut b, TE_TRACK_UUID, CSP_UUID_BASE + rank as u64);

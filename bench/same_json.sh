@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Same answers before and after a change of the analysis (issue 14): records the
+# test workloads' traces ONCE, then writes `weft report --json` of each trace with
+# a given weft binary, so two binaries' reports can be diffed on identical input.
+#
+# Usage:
+#   bench/same_json.sh record DIR            # compile the workloads, record DIR/*.weft
+#   bench/same_json.sh report DIR WEFT NAME  # DIR/NAME/<trace>.json with binary WEFT
+#   bench/same_json.sh diff DIR NAME1 NAME2  # diff the two sets (exit 1 on a difference)
+# Env: JAVA=java (default), WEFT_RECORD=weft binary used to record (default target/release/weft).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+cmd="${1:-}"; dir="${2:-}"
+[ -n "$cmd" ] && [ -n "$dir" ] || { sed -n '2,11p' "$0"; exit 2; }
+case "$cmd" in
+record)
+    mkdir -p "$dir/classes"
+    javac --release 17 -d "$dir/classes" $(find "$root/java/workloads/src" -name '*.java')
+    weft="${WEFT_RECORD:-$root/target/release/weft}"
+    java="${JAVA:-java}"
+    # name|class and args: task pools, threads, nesting, fork-join (wosp suite and
+    # corner cases), locks of every kind.
+    while IFS='|' read -r name argv; do
+        [ -z "$name" ] && continue
+        [ -e "$dir/$name.weft" ] && continue  # recorded once
+        echo "recording $name: $argv" >&2
+        "$weft" record -o "$dir/$name.weft" -- "$java" -cp "$dir/classes" $argv >/dev/null 2>"$dir/$name.stderr" \
+            || echo "  (exit $? — kept the trace)" >&2
+    done <<'LIST'
+pooltasks|weft.workloads.PoolTasks
+threads|weft.workloads.Threads
+nested|weft.workloads.Nested
+async|weft.workloads.AsyncTasks
+samethread|weft.workloads.SameThread
+forkjoin|weft.workloads.ForkJoin
+fib|weft.workloads.fj.Fibonacci 30 12
+mergesort|weft.workloads.fj.MergeSort
+integrate|weft.workloads.fj.Integrate
+streams|weft.workloads.fj.ParallelStreams
+tryunfork|weft.workloads.fj.TryUnfork
+reuse|weft.workloads.fj.Reuse
+twoclients|weft.workloads.fj.TwoClients
+cancel|weft.workloads.fj.CancelBeforeRun
+asyncsupply|weft.workloads.fj.AsyncSupply
+monitors|weft.workloads.locks.MonitorPhases
+reentrant|weft.workloads.locks.ReentrantLockPhases
+rwlock|weft.workloads.locks.ReadWriteLockContention
+semaphore|weft.workloads.locks.SemaphoreContention
+stamped|weft.workloads.locks.StampedLockContention
+pingpong|weft.workloads.locks.MonitorPingPong
+nocontention|weft.workloads.locks.NoContentionWaits
+kmeans|weft.workloads.fj.FjKmeans
+fft|weft.workloads.fj.Fft
+doall|weft.workloads.fj.DoAll
+heat|weft.workloads.fj.Heat
+lud|weft.workloads.fj.Lud
+matmul|weft.workloads.fj.MatrixMult
+quicksort|weft.workloads.fj.QuickSort
+pi|weft.workloads.fj.Pi
+nbody|weft.workloads.fj.NBody
+invokeall|weft.workloads.fj.InvokeAll
+knownwork|weft.workloads.fj.KnownWork
+streamsinpool|weft.workloads.fj.ParallelStreamsInPool
+executorbench|weft.workloads.ExecutorBench
+LIST
+    ;;
+report)
+    weft="${3:?WEFT binary}"; name="${4:?NAME}"
+    mkdir -p "$dir/$name"
+    for t in "$dir"/*.weft; do
+        b=$(basename "$t" .weft)
+        "$weft" report "$t" --json >"$dir/$name/$b.json" 2>"$dir/$name/$b.err" || echo "report $b: exit $?" >&2
+        "$weft" report "$t" >"$dir/$name/$b.txt" 2>>"$dir/$name/$b.err" || true
+    done
+    ;;
+diff)
+    a="${3:?NAME1}"; b="${4:?NAME2}"; rc=0
+    for f in "$dir/$a"/*.json "$dir/$a"/*.txt; do
+        g="$dir/$b/$(basename "$f")"
+        if ! cmp -s "$f" "$g"; then echo "DIFFERS: $(basename "$f")"; rc=1; fi
+    done
+    [ $rc = 0 ] && echo "all $(ls "$dir/$a" | grep -c json) JSON reports and text reports identical"
+    exit $rc
+    ;;
+*) sed -n '2,11p' "$0"; exit 2 ;;
+esac

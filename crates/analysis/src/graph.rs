@@ -1,0 +1,287 @@
+//! The execution graph's cross-thread edges, in one typed form (docs/model.md;
+//! `../shared/reference/WHATIF.md` §1.3): what the possible-speedup and what-if
+//! analyses build on.
+//!
+//! Nodes are the model's per-thread events ([`crate::Model::events`]); program order
+//! is implied by their order on each thread. The strands are the task analysis's
+//! executions (tasks, threads, loop chunks and fork-join runs alike). Edges that the
+//! analyses already hold (submissions, thread starts and joins, future gets, fork-join
+//! pushes) are read from them; the others (fork-join join completions, contended lock
+//! hand-offs) are derived from the events on demand. Nothing here is stored per task:
+//! [`edges`] yields the edges lazily, so a report that does not ask costs nothing.
+//! GC pauses are global outages, not edges: [`crate::Model::gc_pauses`].
+
+use rustc_hash::FxHashMap as HashMap;
+use weft_trace::ThreadIndex;
+
+use crate::edges::EdgeKind;
+use crate::events::EventKind;
+use crate::Analysis;
+
+/// What an edge of the execution graph stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum GraphEdgeKind {
+    /// The creation of a thread's `Thread` object (or target) → its first event.
+    ThreadStart,
+    /// A thread's end → the return of a `Thread.join` on it.
+    ThreadJoin,
+    /// A submission → the begin of the execution it was matched to.
+    Submit,
+    /// A fork-join push by a task (`fork()`) → the begin of its run, on the
+    /// pushing thread or a thief.
+    Fork,
+    /// A fork-join push from outside the pool → the begin of its run.
+    ExternalPush,
+    /// The end of a fork-join run → the return of a join on that usage.
+    ForkJoinJoin,
+    /// The completion of a future (its task's end, or `postComplete`) → the
+    /// return of a `get`/`join` on it.
+    FutureGet,
+    /// A contended lock: the holder when the acquirer blocked → the acquisition.
+    /// The release is not recorded, so the edge starts at the acquisition time on
+    /// the holder's thread (docs/locks.md §Owner).
+    LockHandoff,
+}
+
+impl GraphEdgeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GraphEdgeKind::ThreadStart => "thread_start",
+            GraphEdgeKind::ThreadJoin => "thread_join",
+            GraphEdgeKind::Submit => "submit",
+            GraphEdgeKind::Fork => "fork",
+            GraphEdgeKind::ExternalPush => "external_push",
+            GraphEdgeKind::ForkJoinJoin => "forkjoin_join",
+            GraphEdgeKind::FutureGet => "future_get",
+            GraphEdgeKind::LockHandoff => "lock_handoff",
+        }
+    }
+}
+
+/// One edge: everything on `from_thread` up to `from_ns` happens before what
+/// `to_thread` does from `to_ns`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GraphEdge {
+    pub kind: GraphEdgeKind,
+    pub from_thread: ThreadIndex,
+    pub from_ns: u64,
+    pub to_thread: ThreadIndex,
+    pub to_ns: u64,
+}
+
+/// Every cross-thread (or cross-strand) edge of the analysed run, kind by kind:
+/// the task model's edges, fork-join pushes, fork-join join completions, lock
+/// hand-offs.
+pub fn edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ {
+    task_edges(a)
+        .chain(push_edges(a))
+        .chain(forkjoin_join_edges(a))
+        .chain(lock_handoff_edges(a))
+}
+
+/// Submissions, thread starts and joins, future gets (the task model's edges).
+pub fn task_edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ {
+    a.tasks.edges.edges.iter().map(|e| GraphEdge {
+        kind: match e.kind {
+            EdgeKind::Submit => GraphEdgeKind::Submit,
+            EdgeKind::ThreadStart => GraphEdgeKind::ThreadStart,
+            EdgeKind::ThreadJoin => GraphEdgeKind::ThreadJoin,
+            EdgeKind::FutureGet => GraphEdgeKind::FutureGet,
+        },
+        from_thread: e.from_thread,
+        from_ns: e.from_ns,
+        to_thread: e.to_thread,
+        to_ns: e.to_ns,
+    })
+}
+
+/// Fork-join pushes (forks and external submissions) → the runs of their usages.
+pub fn push_edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ {
+    a.forkjoin.usages.iter().filter_map(|u| {
+        Some(GraphEdge {
+            kind: if u.external {
+                GraphEdgeKind::ExternalPush
+            } else {
+                GraphEdgeKind::Fork
+            },
+            from_thread: u.push_thread,
+            from_ns: u.push_ns,
+            to_thread: u.run_thread?,
+            to_ns: u.begin_ns,
+        })
+    })
+}
+
+/// The end of a usage's run → the return of each fork-join join on it that
+/// returned after the run ended (a join that returned first did not wait for it:
+/// a timed join, or a cancelled task).
+pub fn forkjoin_join_edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ {
+    // usage -> (run thread, run end), for the usages that ran.
+    let runs: std::rc::Rc<HashMap<u64, (ThreadIndex, u64)>> = std::rc::Rc::new(
+        a.forkjoin
+            .usages
+            .iter()
+            .filter_map(|u| Some((u.id, (u.run_thread?, u.end_ns))))
+            .collect(),
+    );
+    a.model.events.iter().flat_map(move |evs| {
+        let runs = runs.clone();
+        let mut open: Vec<u64> = Vec::new();
+        evs.iter().filter_map(move |e| match e.kind {
+            EventKind::FjJoinBegin => {
+                open.push(e.a);
+                None
+            }
+            EventKind::FjJoinEnd => {
+                let usage = open.pop()?;
+                let &(thread, end) = runs.get(&usage)?;
+                (end <= e.ts).then_some(GraphEdge {
+                    kind: GraphEdgeKind::ForkJoinJoin,
+                    from_thread: thread,
+                    from_ns: end,
+                    to_thread: evs.thread,
+                    to_ns: e.ts,
+                })
+            }
+            _ => None,
+        })
+    })
+}
+
+/// Contended acquisitions whose holder was recorded: the holder's thread at the
+/// acquisition time → the acquiring thread.
+pub fn lock_handoff_edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ {
+    let by_java_id: std::rc::Rc<HashMap<u64, ThreadIndex>> = std::rc::Rc::new(
+        a.model
+            .threads
+            .values()
+            .filter_map(|t| Some((t.java_id?, t.index)))
+            .collect(),
+    );
+    a.model.events.iter().flat_map(move |evs| {
+        let mut owner: Option<u64> = None;
+        let by_java_id = by_java_id.clone();
+        evs.iter().filter_map(move |e| match e.kind {
+            EventKind::LockBlock => {
+                owner = Some(e.a);
+                None
+            }
+            EventKind::LockAcquired => {
+                let holder = by_java_id.get(&owner.take()?).copied()?;
+                (holder != evs.thread).then_some(GraphEdge {
+                    kind: GraphEdgeKind::LockHandoff,
+                    from_thread: holder,
+                    from_ns: e.ts,
+                    to_thread: evs.thread,
+                    to_ns: e.ts,
+                })
+            }
+            _ => None,
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{C_WORK, TB};
+    use weft_trace::{lock_kind, Record, GLOBAL_THREAD};
+
+    fn start(name: &str, ts: u64, jid: u64) -> Record {
+        Record::ThreadStart {
+            ts,
+            name: name.into(),
+            java_id: jid,
+            os_tid: 1,
+            daemon: false,
+            class_id: 0,
+            target_class_id: 0,
+            target_ident: 0,
+            ident: 0,
+        }
+    }
+
+    #[test]
+    fn fork_join_and_lock_edges() {
+        let mut tb = TB::new();
+        let push = |usage, ts, external| Record::FjPush {
+            ts,
+            usage,
+            prev: 0,
+            class_id: C_WORK,
+            external,
+            ident: 0,
+            pool: 0,
+        };
+        let begin = |usage, ts| Record::FjRunBegin {
+            ts,
+            usage,
+            class_id: C_WORK,
+        };
+        for (t, r) in [
+            (1, start("a", 0, 11)),
+            (2, start("b", 0, 12)),
+            // Thread 1 submits root 1, runs it, forks 2 at 20, joins it 30..90.
+            (1, push(1, 5, true)),
+            (1, begin(1, 10)),
+            (1, push(2, 20, false)),
+            (1, Record::FjJoinBegin { ts: 30, usage: 2 }),
+            (1, Record::FjJoinEnd { ts: 90 }),
+            (1, Record::FjRunEnd { ts: 100 }),
+            // Thread 2 steals 2 and runs it 40..80.
+            (2, begin(2, 40)),
+            (2, Record::FjRunEnd { ts: 80 }),
+            // Thread 2 blocks on a lock held by thread 1 (Java id 11) 200..250.
+            (
+                GLOBAL_THREAD,
+                Record::LockDef {
+                    id: 1,
+                    kind: lock_kind::MONITOR,
+                    class: "L".into(),
+                    ident: 1,
+                },
+            ),
+            (
+                2,
+                Record::LockBlock {
+                    ts: 200,
+                    lock: 1,
+                    flags: 0,
+                    owner: 11,
+                    site: 0,
+                },
+            ),
+            (
+                2,
+                Record::LockAcquired {
+                    ts: 250,
+                    lock: 1,
+                    parked: true,
+                },
+            ),
+        ] {
+            tb.recs.push((t, r));
+        }
+        let a = crate::analyze(&tb.trace());
+        let mut es: Vec<GraphEdge> = edges(&a)
+            .filter(|e| e.kind != GraphEdgeKind::ThreadStart)
+            .collect();
+        es.sort_by_key(|e| (e.kind, e.to_ns));
+        let edge = |kind, from_thread, from_ns, to_thread, to_ns| GraphEdge {
+            kind,
+            from_thread,
+            from_ns,
+            to_thread,
+            to_ns,
+        };
+        assert_eq!(
+            es,
+            vec![
+                edge(GraphEdgeKind::Fork, 1, 20, 2, 40),
+                edge(GraphEdgeKind::ExternalPush, 1, 5, 1, 10),
+                edge(GraphEdgeKind::ForkJoinJoin, 2, 80, 1, 90),
+                edge(GraphEdgeKind::LockHandoff, 1, 250, 2, 250),
+            ]
+        );
+    }
+}
