@@ -716,6 +716,8 @@ pub(crate) fn decode_record(
         },
         tag::WAIT_END => WaitEnd { ts },
         tag::APP_START => AppStart { ts },
+        tag::WINDOW_ENTER => WindowEnter { ts },
+        tag::WINDOW_EXIT => WindowExit { ts },
         _ => return Ok(None),
     };
     Ok(Some(r))
