@@ -236,38 +236,29 @@ pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
     let mut fj = FjEventDecoder::default();
     let mut pos = hend;
     while pos < bytes.len() {
-        if bytes.len() - pos < 8 {
-            truncated = true;
-            break;
-        }
-        let len = u32::from_le_bytes([bytes[pos], bytes[pos + 1], bytes[pos + 2], bytes[pos + 3]])
-            as usize;
-        let sum = u32::from_le_bytes([
-            bytes[pos + 4],
-            bytes[pos + 5],
-            bytes[pos + 6],
-            bytes[pos + 7],
-        ]);
-        let start = pos + 8;
-        let Some(end) = start.checked_add(len).filter(|&e| e <= bytes.len()) else {
-            truncated = true;
-            break;
-        };
-        let payload = &bytes[start..end];
-        if checksum(payload) != sum {
-            // A torn final block (the process died mid-write) is truncation;
-            // a bad block with data after it is corruption.
-            if end == bytes.len() {
+        match next_block(bytes, pos) {
+            Ok(Some((start, end))) => {
+                decode_block(
+                    &bytes[start..end],
+                    start,
+                    &mut records,
+                    &mut unknown,
+                    &mut fj,
+                )?;
+                pos = end;
+            }
+            Ok(None) => {
                 truncated = true;
                 break;
             }
-            return Err(TraceError::Corrupt {
-                offset: pos,
-                what: "block checksum mismatch".into(),
-            });
+            // A torn final block (the process died mid-write) is truncation;
+            // a bad block with data after it is corruption.
+            Err(_) if pos + 8 + block_len_at(bytes, pos) == bytes.len() => {
+                truncated = true;
+                break;
+            }
+            Err(e) => return Err(e),
         }
-        decode_block(payload, start, &mut records, &mut unknown, &mut fj)?;
-        pos = end;
     }
     fj.resolve(&mut records);
 
@@ -415,14 +406,18 @@ impl TraceTail {
     }
 }
 
+/// The length field of the block at `pos` (whole: [`next_block`] read it).
+fn block_len_at(bytes: &[u8], pos: usize) -> usize {
+    u32::from_le_bytes([bytes[pos], bytes[pos + 1], bytes[pos + 2], bytes[pos + 3]]) as usize
+}
+
 /// The next whole block at `pos`: `(payload start, end)`, `None` while the bytes
 /// end before it does; a checksum mismatch is an error.
 fn next_block(bytes: &[u8], pos: usize) -> Result<Option<(usize, usize)>, TraceError> {
     if bytes.len() - pos < 8 {
         return Ok(None);
     }
-    let len =
-        u32::from_le_bytes([bytes[pos], bytes[pos + 1], bytes[pos + 2], bytes[pos + 3]]) as usize;
+    let len = block_len_at(bytes, pos);
     let sum = u32::from_le_bytes([
         bytes[pos + 4],
         bytes[pos + 5],
