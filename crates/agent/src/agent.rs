@@ -7,7 +7,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
@@ -26,7 +25,8 @@ pub static STARTED: AtomicBool = AtomicBool::new(false);
 pub static LIVE: AtomicBool = AtomicBool::new(false);
 static DISABLED: AtomicBool = AtomicBool::new(false);
 pub static JDK_MAJOR: AtomicU32 = AtomicU32::new(17);
-pub static TEMP_DIR: Mutex<Option<PathBuf>> = Mutex::new(None);
+/// Our descriptor of the in-memory jar of probe classes (crates/agent/src/probe_jar.rs).
+pub static PROBE_JAR: Mutex<Option<std::fs::File>> = Mutex::new(None);
 
 pub fn disabled() -> bool {
     DISABLED.load(Ordering::Relaxed)
@@ -516,7 +516,7 @@ pub fn capture_site(jni: Jni, kind: SiteKind, class_id: u32, obj: jobject) -> u3
         i += 1;
     }
     match kind {
-        SiteKind::Submit | SiteKind::Fork => i += 1, // the wrapper
+        SiteKind::Submit | SiteKind::Fork => i += 1, // the instrumented method itself
         SiteKind::Created => {
             let oc = if obj.is_null() {
                 std::ptr::null_mut()

@@ -27,6 +27,10 @@ pub fn skip_class(name: &str) -> bool {
         "sun/",
         "java/lang/ref/",
         "java/lang/Thread",
+        // A virtual thread's continuation wrapper (`VThreadContinuation$1.run`)
+        // begins before the thread's VirtualThreadStart and ends after its
+        // VirtualThreadEnd: the thread itself is the execution (vthreads.rs).
+        "java/lang/VirtualThread",
     ];
     PREFIXES.iter().any(|p| name.starts_with(p))
 }
@@ -256,7 +260,6 @@ pub fn window_hooks() -> weft_classfile::Hooks {
         class: "weft/WindowProbe".into(),
         enter: Some(("enter".into(), O.into())),
         exit: Some(("exit".into(), O.into())),
-        dont_inline: false,
     }
 }
 

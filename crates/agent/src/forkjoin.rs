@@ -139,12 +139,6 @@ pub fn hooks(w: &Wrap) -> Option<Hooks> {
         class: "weft/FjProbe".into(),
         enter: own(enter),
         exit: own(exit),
-        // awaitDone is too big for C2 to inline into `join` (and so into the
-        // program's `compute`); its small wrapper would be, bringing two hook calls
-        // and a handler into every join site. Not inlined, `join` compiles as it
-        // does without weft. The other wrappers stay inlinable: marking them
-        // @DontInline was measured mixed within this VM's noise (BENCHMARKS.md).
-        dont_inline: w.name == "awaitDone",
     })
 }
 
@@ -165,16 +159,14 @@ pub fn fields(class: &str) -> Vec<FieldRequest> {
 /// Which of ForkJoinTask (bit 0) and ForkJoinWorkerThread (bit 1) got their field.
 static FIELDS_ADDED: AtomicU32 = AtomicU32::new(0);
 
-/// Adds the fields of [`fields`] to a class and remembers that it has them.
-pub fn add_fields(class: &str, bytes: &[u8], fields: &[FieldRequest]) -> Option<Vec<u8>> {
-    let (b, _) = weft_classfile::add_fields(bytes, fields).ok()?;
+/// Remembers that a class got the fields of [`fields`] (the pipeline added them).
+pub fn fields_added(class: &str) {
     let bit = match class {
         FJ_TASK => 1,
         FJ_WORKER => 2,
         _ => 0,
     };
     FIELDS_ADDED.fetch_or(bit, Ordering::Relaxed);
-    Some(b)
 }
 
 /// Whether both fork-join classes have their fields (FjProbe.H, once: it loads
@@ -387,7 +379,7 @@ mod tests {
     ];
 
     /// With a known awaitDone (here 25's pair of overloads), the wait hooks go on the
-    /// entry overload only, not on join/get, and only that wrapper is @DontInline.
+    /// entry overload only, not on join/get.
     #[test]
     fn waits_are_hooked_on_await_done_when_known() {
         let mut m = COMMON.to_vec();
@@ -406,8 +398,6 @@ mod tests {
                 "awaitDone(ZJ)I"
             ]
         );
-        let h: Vec<bool> = w.iter().map(|w| hooks(w).unwrap().dont_inline).collect();
-        assert_eq!(h, [false, false, true]);
         let await_hooks = hooks(&w[2]).unwrap();
         assert_eq!(await_hooks.enter.unwrap().0, "join");
         assert_eq!(await_hooks.exit.unwrap().0, "joinEnd");
@@ -428,6 +418,6 @@ mod tests {
                 "get()Ljava/lang/Object;"
             ]
         );
-        assert!(w.iter().all(|w| !hooks(w).unwrap().dont_inline));
+        assert!(w.iter().all(|w| hooks(w).is_some()));
     }
 }

@@ -50,6 +50,7 @@ mod slot {
     pub const CALL_LONG_METHOD_A: usize = 54;
     pub const GET_FIELD_ID: usize = 94;
     pub const GET_OBJECT_FIELD: usize = 95;
+    pub const GET_LONG_FIELD: usize = 101;
     pub const GET_STATIC_METHOD_ID: usize = 113;
     pub const CALL_STATIC_OBJECT_METHOD_A: usize = 116;
     pub const CALL_STATIC_INT_METHOD_A: usize = 131;
@@ -219,6 +220,12 @@ impl Jni {
             fn(jobject, jfieldID) -> jobject
         );
         // SAFETY: valid env; `o` live and non-null; callers pass a field id of o's class.
+        unsafe { f(self.0, o, fid) }
+    }
+
+    pub fn get_long_field(self, o: jobject, fid: jfieldID) -> i64 {
+        let f = jfn!(self, slot::GET_LONG_FIELD, fn(jobject, jfieldID) -> jlong);
+        // SAFETY: valid env; `o` live and non-null; callers pass a long field id of o's class.
         unsafe { f(self.0, o, fid) }
     }
 

@@ -16,13 +16,18 @@ mod jni;
 mod joins;
 mod jvmti;
 mod lambda;
+mod launcher;
 mod locks;
 mod natives;
 pub mod offline;
 pub mod options;
+pub mod pipeline;
 mod plumbing;
+mod probe_jar;
 mod schedstat;
+mod single;
 mod sink;
+mod vthreads;
 
 use std::ffi::{c_char, c_void, CStr};
 use std::fs::{File, OpenOptions};
@@ -57,54 +62,61 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Creates the output file with O_EXCL; if it exists, `<stem>.<pid>.weft` beside it.
+/// Creates the output file exclusively and never through a symbolic link
+/// (O_EXCL | O_NOFOLLOW); if it exists, `<stem>.<pid>.weft` beside it. The file is
+/// locked (flock, exclusive) for as long as it is open, so that `weft record` never
+/// removes a trace that is still being written (crates/cli/src/files.rs).
 fn create_output(path: &Path) -> std::io::Result<(File, PathBuf)> {
-    let open = |p: &Path| OpenOptions::new().write(true).create_new(true).open(p);
-    match open(path) {
-        Ok(f) => Ok((f, path.to_path_buf())),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            let stem = path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "weft".into());
-            let alt = path.with_file_name(format!("{stem}.{}.weft", std::process::id()));
-            open(&alt).map(|f| (f, alt))
-        }
-        Err(e) => Err(e),
-    }
-}
-
-/// Writes the probe classes into a fresh private directory `$TMPDIR/weft-<pid>-<rand>`.
-fn write_probe_classes() -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
-    let base = std::env::temp_dir();
-    let mut last = None;
-    for attempt in 0..8u64 {
-        let rand =
-            clock::mono_ns() ^ (clock::now().rotate_left(17)) ^ attempt.wrapping_mul(0x9E37_79B9);
-        let dir = base.join(format!(
-            "weft-{}-{:x}",
-            std::process::id(),
-            rand & 0xFFFF_FFFF
-        ));
-        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-            Ok(()) => {
-                std::fs::create_dir(dir.join("weft"))?;
-                for (name, bytes) in PROBE_CLASSES {
-                    std::fs::write(dir.join("weft").join(name), bytes)?;
-                }
-                return Ok(dir);
+    use std::os::unix::fs::OpenOptionsExt;
+    let open = |p: &Path| {
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .mode(0o666)
+            .open(p)
+    };
+    let alt = || {
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "weft".into());
+        path.with_file_name(format!("{stem}.{}.weft", std::process::id()))
+    };
+    // A `weft record` clearing an old trace holds its lock while it removes it: a
+    // file created in between may be removed under us. Then create it again.
+    for _ in 0..4 {
+        let (file, p) = match open(path) {
+            Ok(f) => (f, path.to_path_buf()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let a = alt();
+                (open(&a)?, a)
             }
-            Err(e) => last = Some(e),
+            Err(e) => return Err(e),
+        };
+        if lock_and_check(&file) {
+            return Ok((file, p));
         }
     }
-    Err(last.unwrap_or_else(|| std::io::Error::other("cannot create a temporary directory")))
+    Err(std::io::Error::other(
+        "the trace file was removed as it was created",
+    ))
 }
 
-fn remove_temp_dir() {
-    if let Some(d) = lock(&agent::TEMP_DIR).take() {
-        let _ = std::fs::remove_dir_all(d);
-    }
+/// Takes the trace's lock (waiting out a `weft record` that holds it for a moment);
+/// false when the file was removed meanwhile.
+fn lock_and_check(file: &File) -> bool {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: flock on a descriptor this File owns.
+    let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0;
+    // Without flock (some network file systems) the file is still written.
+    !locked || file.metadata().is_ok_and(|m| m.nlink() > 0)
+}
+
+/// Closes our descriptor of the probe jar (the JVM keeps its own).
+fn close_probe_jar() {
+    drop(lock(&agent::PROBE_JAR).take());
 }
 
 fn jdk_major(jvmti: Jvmti) -> u32 {
@@ -231,6 +243,22 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
             return JNI_ERR;
         }
     };
+    // SAFETY: env came from GetEnv.
+    let command =
+        env.and_then(|e| unsafe { Jvmti::from_raw(e) }.get_system_property("sun.java.command"));
+    if let Some(tool) = command.as_deref().and_then(launcher::jdk_tool) {
+        if !options.quiet {
+            eprintln!("weft: {tool} is a JDK tool: not recorded");
+        }
+        return JNI_OK;
+    }
+    if let Err(first) = single::claim(&options.out.display().to_string()) {
+        eprintln!(
+            "weft: the weft agent is already loaded in this JVM ({first}); this one (out={}) stays off",
+            options.out.display()
+        );
+        return JNI_OK;
+    }
     propagate_agent_to_children();
     let Some(env) = env else {
         eprintln!("weft: agent disabled: no JVMTI 11 environment");
@@ -261,13 +289,13 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
         drop(std::fs::remove_file(&path));
         JNI_OK
     };
-    let dir = match write_probe_classes() {
-        Ok(d) => d,
-        Err(e) => return fail(format!("cannot write the probe class: {e}")),
+    let (jar, jar_path) = match probe_jar::create(PROBE_CLASSES) {
+        Ok(x) => x,
+        Err(e) => return fail(format!("cannot make the probe classes' jar: {e}")),
     };
-    *lock(&agent::TEMP_DIR) = Some(dir.clone());
-    if let Err(e) = jvmti.add_to_bootstrap_class_loader_search(&dir.display().to_string()) {
-        remove_temp_dir();
+    *lock(&agent::PROBE_JAR) = Some(jar);
+    if let Err(e) = jvmti.add_to_bootstrap_class_loader_search(&jar_path) {
+        close_probe_jar();
         return fail(format!("AddToBootstrapClassLoaderSearch failed ({e})"));
     }
     let caps = [
@@ -280,7 +308,7 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
         cap::CAN_GENERATE_MONITOR_EVENTS,
     ];
     if let Err(e) = jvmti.add_capabilities(&caps) {
-        remove_temp_dir();
+        close_probe_jar();
         return fail(format!("AddCapabilities failed ({e})"));
     }
     agent::JDK_MAJOR.store(jdk_major(jvmti), Ordering::Relaxed);
@@ -296,6 +324,10 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     sink::init(calibration.rough);
     let mut header = Header::default();
     header.set(hk::PID, std::process::id().to_string());
+    if let Some(main) = command.as_deref().map(launcher::main_of) {
+        // Tells the traces of several JVMs apart (`weft record` lists it).
+        header.set(hk::JVM_MAIN, main);
+    }
     header.set(hk::AGENT_VERSION, env!("CARGO_PKG_VERSION"));
     header.set(hk::AGENT_OPTIONS, opt_str.unwrap_or(""));
     header.set(hk::COMMAND_LINE, command_line());
@@ -355,6 +387,7 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     cb.set(jvmti::EVENT_GC_START, on_gc_start as *const c_void);
     cb.set(jvmti::EVENT_GC_FINISH, on_gc_finish as *const c_void);
     let lock_events = locks::setup(jvmti, &mut cb);
+    let vthread_events = vthreads::setup(jvmti, agent::JDK_MAJOR.load(Ordering::Relaxed), &mut cb);
     let events = [
         jvmti::EVENT_VM_INIT,
         jvmti::EVENT_VM_DEATH,
@@ -368,10 +401,15 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     let setup = jvmti
         .set_event_callbacks(&cb)
         .and_then(|_| events.iter().try_for_each(|&e| jvmti.enable_event(e)))
-        .and_then(|_| lock_events.iter().try_for_each(|&e| jvmti.enable_event(e)));
+        .and_then(|_| lock_events.iter().try_for_each(|&e| jvmti.enable_event(e)))
+        .and_then(|_| {
+            vthread_events
+                .iter()
+                .try_for_each(|&e| jvmti.enable_event(e))
+        });
     if let Err(e) = setup {
         sink::set_recording(false);
-        remove_temp_dir();
+        close_probe_jar();
         return fail(format!("cannot enable JVMTI events ({e})"));
     }
     JNI_OK
@@ -401,8 +439,8 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         };
         let init = agent::init_refs(jvmti, jni);
         locks::init(jni);
-        // Every helper class (nested ones load lazily) is loaded before the
-        // directory they come from goes away.
+        // Every helper class (nested ones load lazily) is loaded before our
+        // descriptor of the jar they come from is closed.
         for (file, _) in PROBE_CLASSES {
             if let Some(name) = file.strip_suffix(".class") {
                 if let Some(c) = jni.find_class(&format!("weft/{name}")) {
@@ -410,7 +448,7 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
                 }
             }
         }
-        remove_temp_dir();
+        close_probe_jar();
         for (k, prop) in [
             (hk::JVM_VERSION, "java.version"),
             (hk::JVM_VENDOR, "java.vendor"),
@@ -482,7 +520,7 @@ unsafe extern "system" fn on_vm_death(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv) {
         sink::push_global_force(&sink::calibration());
         sink::push_global_force(&Record::End { ts: clock::now() });
         sink::finish();
-        remove_temp_dir();
+        close_probe_jar();
         Ok(())
     })
 }
@@ -593,98 +631,45 @@ unsafe extern "system" fn on_class_file_load_hook(
     }
 }
 
-/// Decides and applies the instrumentation of one class; None keeps the original bytes.
+/// Decides and applies the instrumentation of one class at first load (the pipeline
+/// shared with the offline transform); None keeps the original bytes.
 fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
-    use weft_classfile::{instrument, summarize, Instrumentation, WrapRequest};
-    let summary = summarize(bytes).ok()?;
+    let summary = weft_classfile::summarize(bytes).ok()?;
     if summary.name == AQS {
         AQS_SEEN.store(true, Ordering::Relaxed);
     }
-    if decide::skip_class(&summary.name) {
-        return None;
-    }
     let major = agent::JDK_MAJOR.load(Ordering::Relaxed);
-    let pl = plumbing::find(major, &summary.name);
-    let decision = {
-        let mut h = lock(&HIERARCHY);
-        let h = h.get_or_insert_with(decide::Hierarchy::default);
-        h.add(&summary);
-        decide::decide(&summary, h, pl.is_some())
+    let outcome = pipeline::transform(
+        bytes,
+        &summary,
+        major,
+        pipeline::Load::First,
+        |s, is_plumbing| {
+            let mut h = lock(&HIERARCHY);
+            let h = h.get_or_insert_with(decide::Hierarchy::default);
+            h.add(s);
+            let mut d = decide::decide(s, h, is_plumbing);
+            if let Some(w) = WINDOW.get().filter(|w| w.class == s.name) {
+                let window = decide::window_wraps(s, &w.method, &d.wraps);
+                d.wraps.extend(window);
+            }
+            d
+        },
+    );
+    let pipeline::Outcome::Changed(t) = outcome else {
+        return None;
     };
-    let mut decision = decision;
-    if let Some(w) = WINDOW.get().filter(|w| w.class == summary.name) {
-        decision
-            .wraps
-            .extend(decide::window_wraps(&summary, &w.method, &decision.wraps));
-    }
-    let fj_fields = forkjoin::fields(&summary.name);
-    if decision.wraps.is_empty() && !decision.creation {
-        if fj_fields.is_empty() {
-            return None;
-        }
-        return forkjoin::add_fields(&summary.name, bytes, &fj_fields);
-    }
-    let mut wraps = Vec::new();
-    let mut kinds = Vec::new();
-    for w in &decision.wraps {
-        let id = if w.window {
-            0 // the window hooks take no probe id
-        } else if w.kind == forkjoin::KIND {
-            forkjoin::new_probe(&w.name)?
-        } else if w.loop_body {
-            agent::new_probe_with_code(agent::LOOP_BODY_CODE, None)?
-        } else {
-            agent::new_probe(w.kind, pl)?
-        };
-        kinds.push((id, w.kind, w.name.clone(), w.descriptor.clone()));
-        wraps.push(WrapRequest {
-            name: w.name.clone(),
-            descriptor: w.descriptor.clone(),
-            probe_id: id,
-            pass_arg0: w.pass_arg0,
-            hooks: if w.window {
-                Some(decide::window_hooks())
-            } else {
-                forkjoin::hooks(w)
-            },
+    let class = summary.name.replace('/', ".");
+    for p in t.probed {
+        sink::emit_global(&Record::ProbeDef {
+            id: p.id as u32,
+            kind: p.kind,
+            class: class.as_str().into(),
+            method: p.method.into(),
+            descriptor: p.descriptor.into(),
         });
     }
-    let ctor = if decision.creation {
-        agent::new_probe(weft_trace::ProbeKind::Creation, None)
-    } else {
-        None
-    };
-    let mut what = Instrumentation {
-        wraps,
-        constructor_probe: ctor,
-    };
-    let result = match instrument(bytes, &what) {
-        Ok(r) => r,
-        Err(_) if what.constructor_probe.is_some() => {
-            what.constructor_probe = None;
-            instrument(bytes, &what).ok()?
-        }
-        Err(_) => return None,
-    };
-    if result.wrapped.is_empty() && result.constructors == 0 {
-        return None;
-    }
-    let class = summary.name.replace('/', ".");
-    for (id, kind, m, d) in kinds {
-        if id == 0 {
-            continue; // a window wrapper: no ProbeDef
-        }
-        if result.wrapped.iter().any(|(n, dd)| *n == m && *dd == d) {
-            sink::emit_global(&Record::ProbeDef {
-                id: id as u32,
-                kind,
-                class: class.as_str().into(),
-                method: m.into(),
-                descriptor: d.into(),
-            });
-        }
-    }
-    if let (Some(id), true) = (what.constructor_probe, result.constructors > 0) {
+    if let Some(id) = t.creation {
         sink::emit_global(&Record::ProbeDef {
             id: id as u32,
             kind: weft_trace::ProbeKind::Creation,
@@ -693,10 +678,8 @@ fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
             descriptor: "".into(),
         });
     }
-    if !fj_fields.is_empty() {
-        // ForkJoinTask: the usage-state field of the fork-join probes. Without it
-        // the wrappers are useless (FjProbe stays off), so keep the class as is.
-        return forkjoin::add_fields(&summary.name, &result.bytes, &fj_fields);
+    if t.fields_added {
+        forkjoin::fields_added(&summary.name);
     }
-    Some(result.bytes)
+    Some(t.bytes)
 }

@@ -478,6 +478,9 @@ unsafe extern "system" fn park_hook(
             return false;
         }
         PARKS_SEEN.fetch_add(1, Ordering::Relaxed);
+        if crate::vthreads::mounted() {
+            crate::vthreads::pinned_park(env);
+        }
         sink::emit(&Record::WaitBegin {
             ts: clock::now(),
             kind: wait_kind::PARK,

@@ -124,15 +124,23 @@ mod tests {
             tid,
             file: None,
         };
-        // Burn a little CPU so on-CPU time is above zero.
+        // Burn CPU until on-CPU time is above zero: the kernel adds a running
+        // thread's time at a tick or a switch, so a short burn can still read 0.
         let mut x = 0u64;
-        for i in 0..1_000_000u64 {
-            x = x.wrapping_mul(31).wrapping_add(i);
+        let t0 = std::time::Instant::now();
+        loop {
+            for i in 0..1_000_000u64 {
+                x = x.wrapping_mul(31).wrapping_add(i);
+            }
+            let on_cpu = match read(&mut e) {
+                Some(Record::ThreadSched { on_cpu_ns, .. }) => on_cpu_ns,
+                _ => 0,
+            };
+            if on_cpu > 0 || t0.elapsed() > std::time::Duration::from_secs(5) {
+                break;
+            }
         }
         assert!(x != 1);
-        // The kernel adds a running thread's time to its total when it is
-        // switched out (or at a tick): sleep once so the burn is accounted.
-        std::thread::sleep(std::time::Duration::from_millis(2));
         match read(&mut e) {
             Some(Record::ThreadSched {
                 thread, on_cpu_ns, ..

@@ -236,17 +236,9 @@ pub fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
         .flatten()
 }
 
-/// This thread's index in the trace, if it has a buffer.
+/// This thread's index in the trace (its buffer is created if it has none).
 pub fn current_thread_index() -> Option<u32> {
-    LOCAL
-        .try_with(|cell| {
-            let h = cell.try_borrow().ok()?;
-            let l = h.0.as_ref()?;
-            let b = lock(&l.buf);
-            Some(b.enc.thread())
-        })
-        .ok()
-        .flatten()
+    with_local(|l| lock(&l.buf).enc.thread())
 }
 
 /// Forgets this thread's state after its ThreadEnd (its buffer was flushed):

@@ -1,8 +1,9 @@
 //! Whole-JDK transform test: every class of every module of the JDK under test
 //! (`$WEFT_TEST_JAVA`, else `java` on PATH) is put through the agent's own
-//! decisions and rewriter (`weft_agent::offline`, the same `decide` +
-//! `instrument` path as the ClassFileLoadHook, with a hierarchy cache that has
-//! seen the whole JDK, so a superset of what a real run touches). Every class
+//! pipeline (`weft_agent::offline` calls `pipeline::transform`, the same call as
+//! the ClassFileLoadHook: decisions, probe ids, loop bodies, fork-join hooks and
+//! fields, in-place rewriting), with a hierarchy cache that has seen the whole
+//! JDK, so a superset of what a real run touches. Every class
 //! that changes is patched into its module (`--patch-module MOD=DIR`) and
 //! loaded and linked in that module under `-Xshare:off -Xverify:all` by
 //! `tests/java/jdkload/LoadAll.java` (Class.forName(Module, name), then
@@ -17,6 +18,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use weft_agent::offline::{Offline, Outcome};
+use weft_agent::pipeline::Load;
 
 fn tmp() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("weft-jdk-transform")
@@ -193,11 +195,14 @@ fn every_jdk_module_transformed_and_verified() {
         match rw.transform(b, major) {
             Outcome::Unchanged => {}
             Outcome::Rejected(e) => rejected.push(format!("{}: {e}", f.display())),
-            Outcome::Changed {
-                bytes,
-                wrapped: w,
-                constructors: c,
-            } => {
+            Outcome::Changed(t) => {
+                let (bytes, w, c) = (t.bytes, t.probed.len(), t.constructors);
+                // In place: the same methods, names and modifiers (only fields may be added, on
+                // ForkJoinTask and ForkJoinWorkerThread).
+                let before = weft_classfile::summarize(b).unwrap();
+                let after = weft_classfile::summarize(&bytes)
+                    .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+                assert_eq!(before, after, "{}: the class shape changed", f.display());
                 let rel = f.strip_prefix(extracted.join(m)).unwrap();
                 let out = patch.join(m).join(rel);
                 std::fs::create_dir_all(out.parent().unwrap()).unwrap();
@@ -212,6 +217,29 @@ fn every_jdk_module_transformed_and_verified() {
         }
     }
     let t_transform = t1.elapsed();
+
+    // Retransformation (a late-attach agent): method bodies only. ForkJoinTask gets its hooks but
+    // not its field (adding it afterwards still adds one), and keeps its shape.
+    let fjt = files
+        .iter()
+        .position(|(_, f)| f.ends_with("java/util/concurrent/ForkJoinTask.class"))
+        .expect("ForkJoinTask");
+    match rw.transform_at(&bytes_of[fjt], major, Load::Retransform) {
+        Outcome::Changed(t) => {
+            assert!(!t.fields_added && !t.probed.is_empty());
+            assert_eq!(
+                weft_classfile::summarize(&t.bytes).unwrap(),
+                weft_classfile::summarize(&bytes_of[fjt]).unwrap()
+            );
+            let field = weft_classfile::FieldRequest {
+                access: 0x0081,
+                name: "weft$u".into(),
+                descriptor: "J".into(),
+            };
+            assert_eq!(weft_classfile::add_fields(&t.bytes, &[field]).unwrap().1, 1);
+        }
+        other => panic!("ForkJoinTask at retransformation: {other:?}"),
+    }
     println!(
         "JDK {major}: {} modules, {} classes; {changed} changed in {} modules ({wrapped} methods wrapped, \
          {ctors} constructors probed), {} rejected; extract {:.1}s, transform {:.1}s",

@@ -61,6 +61,18 @@ pub enum EventKind {
     WaitBegin,
     /// The wait ended.
     WaitEnd,
+    /// A virtual thread started (JDK 21+; its own stream): a = its task
+    /// (class << 32 | ident), b = low 32 bits of its Java thread id, c = carrier.
+    VtStart,
+    /// The virtual thread ended: c = carrier.
+    VtEnd,
+    /// The virtual thread was mounted again: c = carrier.
+    VtMount,
+    /// The virtual thread was unmounted (it parked or yielded): c = carrier.
+    VtUnmount,
+    /// The mounted virtual thread parks its carrier (pinned): c = site. The next
+    /// `WaitBegin` is the blocking.
+    VtPinned,
 }
 
 /// "No value" for an index argument.
@@ -147,6 +159,21 @@ impl ThreadEvents {
         self.b.shrink_to_fit();
         self.c.shrink_to_fit();
         self.flag.shrink_to_fit();
+    }
+
+    /// Puts the events in time order (stable). A virtual thread's stream comes
+    /// from several carriers' blocks, which need not be written in time order.
+    pub fn sort_by_time(&mut self) {
+        if self.ts.windows(2).all(|w| w[0] <= w[1]) {
+            return;
+        }
+        let mut order: Vec<usize> = (0..self.len()).collect();
+        order.sort_by_key(|&i| self.ts[i]);
+        let mut out = ThreadEvents::new(self.thread);
+        for i in order {
+            out.push(self.get(i));
+        }
+        *self = out;
     }
 
     /// Merges a thread's fork-join events (`fj`, in their own order) into its other

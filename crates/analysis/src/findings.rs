@@ -60,6 +60,8 @@ pub enum FindingKind {
     FineGrained,
     /// A few huge tasks with idle CPUs: split.
     CoarseGrained,
+    /// Virtual threads blocked while pinned to their carrier.
+    VirtualThreadPinned,
 }
 
 impl FindingKind {
@@ -71,6 +73,7 @@ impl FindingKind {
             FindingKind::Unbalanced => "unbalanced",
             FindingKind::FineGrained => "fine_grained",
             FindingKind::CoarseGrained => "coarse_grained",
+            FindingKind::VirtualThreadPinned => "virtual_thread_pinned",
         }
     }
 }
@@ -441,6 +444,57 @@ fn coarse_grained(
         ),
         fields,
     })
+}
+
+/// A pinning site is worth a finding from this much blocked time (a carrier
+/// held for a millisecond is thousands of virtual-thread tasks not run)…
+pub const PINNED_MIN_BLOCKED_NS: u64 = 1_000_000;
+
+/// Virtual threads that blocked while pinned to their carrier, one finding per
+/// site, most blocked time first.
+pub fn virtual_thread_findings(vt: &crate::vthreads::VirtualThreadAnalysis) -> Vec<Finding> {
+    vt.pinned
+        .iter()
+        .filter(|p| p.blocked_ns >= PINNED_MIN_BLOCKED_NS)
+        .map(|p| {
+            let what = match (p.how, vt.synchronized_pins) {
+                ("monitor", _) => "waiting for a contended synchronized lock",
+                (_, Some(false)) => "parked under a native frame (this JDK no longer pins on synchronized)",
+                _ => "parked inside synchronized (or under a native frame)",
+            };
+            let fix = match (p.how, vt.synchronized_pins) {
+                (_, Some(false)) => "move the blocking call out of the native or class-initializer frame",
+                _ => "replace synchronized with a ReentrantLock there, or move the blocking call out of the synchronized block",
+            };
+            let saturated = if p.carriers_saturated_ns > 0 {
+                format!(
+                    "; all {} carriers were busy for {} of it, so other virtual threads could not run",
+                    vt.carriers,
+                    human_ns(p.carriers_saturated_ns)
+                )
+            } else {
+                String::new()
+            };
+            Finding {
+                kind: FindingKind::VirtualThreadPinned,
+                class: None,
+                message: format!(
+                    "virtual threads pinned at {} blocked their carriers {} ({} times, longest {}) {what}{saturated}: {fix}.",
+                    p.site,
+                    human_ns(p.blocked_ns),
+                    p.count,
+                    human_ns(p.max_ns),
+                ),
+                fields: vec![
+                    ("site", FieldValue::Text(p.site.clone())),
+                    ("count", FieldValue::Int(p.count)),
+                    ("blocked_ns", FieldValue::Int(p.blocked_ns)),
+                    ("max_ns", FieldValue::Int(p.max_ns)),
+                    ("carriers_saturated_ns", FieldValue::Int(p.carriers_saturated_ns)),
+                ],
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

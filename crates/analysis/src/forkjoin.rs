@@ -461,6 +461,36 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
         }
     }
 
+    // The virtual-thread scheduler's pool (its workers are CarrierThreads) runs
+    // virtual threads' mounts, not fork-join tasks of the program
+    // (docs/virtual-threads.md): its usages and workers are left out.
+    let scheduler_pools: std::collections::HashSet<u32> = worker_pool
+        .iter()
+        .filter(|(t, _)| {
+            model.threads.get(t).is_some_and(|i| {
+                i.class_id != 0 && model.class_name(i.class_id) == "jdk.internal.misc.CarrierThread"
+            })
+        })
+        .map(|(_, p)| p.0)
+        .collect();
+    if !scheduler_pools.is_empty() {
+        usages.retain(|_, u| {
+            let keep = !scheduler_pools.contains(&u.pool);
+            if !keep {
+                if u.external {
+                    out.external_submissions -= 1;
+                } else {
+                    out.forks -= 1;
+                }
+                out.reused -= u64::from(u.prev != 0);
+            }
+            keep
+        });
+        order.retain(|id| usages.contains_key(id));
+        threads.retain(|_, th| !scheduler_pools.contains(&th.pool));
+        worker_pool.retain(|_, p| !scheduler_pools.contains(&p.0));
+    }
+
     // Trees; computations in the order of their roots' pushes (thread order is
     // not time order).
     order.sort_by_key(|id| (usages[id].push_ns, *id));

@@ -14,6 +14,7 @@ pub mod locks;
 pub mod model;
 pub mod tasks;
 pub mod timeline;
+pub mod vthreads;
 pub mod window;
 
 pub use cpu::{CpuPoint, CpuProfile, WindowStats};
@@ -36,6 +37,8 @@ pub struct Analysis {
     pub forkjoin: forkjoin::ForkJoinAnalysis,
     /// The window the analyses cover (None: the whole recording); see [`window`].
     pub window: Option<window::Window>,
+    /// Virtual threads and where they were pinned (JDK 21+; docs/virtual-threads.md).
+    pub virtual_threads: vthreads::VirtualThreadAnalysis,
 }
 
 /// Run every analysis on the part of a trace inside `window` (None: all of it).
@@ -68,10 +71,13 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
     let forkjoin = forkjoin::analyze(&model);
     stage("forkjoin");
     let cpu = CpuProfile::build(&model);
-    let findings = findings::find(&model, &tasks, &cpu);
+    let mut findings = findings::find(&model, &tasks, &cpu);
     stage("cpu+findings");
     let locks = locks::analyze_locks(&model);
     stage("locks");
+    let virtual_threads = vthreads::analyze_virtual_threads(&model);
+    findings.extend(findings::virtual_thread_findings(&virtual_threads));
+    stage("virtual threads");
     Analysis {
         model,
         tasks,
@@ -80,6 +86,7 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
         locks,
         forkjoin,
         window: None,
+        virtual_threads,
     }
 }
 

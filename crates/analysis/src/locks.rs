@@ -212,6 +212,9 @@ struct Acc {
     events: Vec<(u64, u32, u64)>,
 }
 
+/// Most intervals of the per-interval CSP; longer runs get a longer interval.
+const MAX_INTERVALS: u64 = 100_000;
+
 /// The lock analysis of a model, with the interval chosen at record time or 1 s.
 pub fn analyze_locks(model: &Model) -> LockAnalysis {
     let interval = model
@@ -222,8 +225,10 @@ pub fn analyze_locks(model: &Model) -> LockAnalysis {
 }
 
 pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
-    let interval = interval_ns.max(1_000_000);
     let end = model.duration_ns.max(1);
+    // At most MAX_INTERVALS intervals per lock: a damaged or hostile trace's
+    // duration must not size the per-interval arrays (a 1 s interval covers 27 h).
+    let interval = interval_ns.max(1_000_000).max(end.div_ceil(MAX_INTERVALS));
     let n = end.div_ceil(interval) as usize;
     let mut out = LockAnalysis {
         interval_ns: interval,

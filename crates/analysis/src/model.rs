@@ -46,6 +46,9 @@ pub struct ThreadInfo {
     /// Scheduler statistics read at sampler ticks and at the thread's end,
     /// sorted by time (empty in traces from agents before `ThreadSched`).
     pub sched: Vec<SchedPoint>,
+    /// A virtual thread (JDK 21+): its records were demultiplexed from its
+    /// carriers (weft_trace::VIRTUAL_THREAD_BASE); `java_id` is its thread id.
+    pub virtual_thread: bool,
     /// Runnable target (class 0 = none).
     pub target_class_id: u32,
     pub target_ident: u32,
@@ -156,6 +159,7 @@ pub fn loss_reason_str(r: LossReason) -> String {
         LossReason::BufferOverflow => "buffer_overflow".into(),
         LossReason::WriteFailed => "write_failed".into(),
         LossReason::AgentDisabled => "agent_disabled".into(),
+        LossReason::Corrupt => "corrupt_block".into(),
         LossReason::Other(c) => format!("other_{c}"),
     }
 }
@@ -462,6 +466,43 @@ impl ModelBuilder {
                     false,
                 ))
             }
+            Record::VtStart {
+                ts,
+                vt,
+                carrier,
+                class_id,
+                ident,
+            } => {
+                if let Some(t) = m.threads.get_mut(&thread) {
+                    if t.start_ns.is_none() {
+                        t.name = Some(format!("virtual-{vt}"));
+                        t.start_ns = Some(*ts);
+                        t.java_id = Some(*vt);
+                        t.daemon = true;
+                        t.virtual_thread = true;
+                    }
+                }
+                let a = obj(*class_id, *ident);
+                Some((
+                    ev(EventKind::VtStart, *ts, a, *vt as u32, *carrier, 0),
+                    false,
+                ))
+            }
+            Record::VtEnd { ts, carrier, .. } => {
+                if let Some(t) = m.threads.get_mut(&thread) {
+                    t.end_ns = Some(*ts);
+                }
+                Some((ev(EventKind::VtEnd, *ts, 0, 0, *carrier, 0), false))
+            }
+            Record::VtMount { ts, carrier, .. } => {
+                Some((ev(EventKind::VtMount, *ts, 0, 0, *carrier, 0), false))
+            }
+            Record::VtUnmount { ts, carrier, .. } => {
+                Some((ev(EventKind::VtUnmount, *ts, 0, 0, *carrier, 0), false))
+            }
+            Record::VtPinned { ts, site } => {
+                Some((ev(EventKind::VtPinned, *ts, 0, 0, *site, 0), false))
+            }
             Record::ThreadEnd {
                 ts,
                 cpu_ns,
@@ -655,7 +696,14 @@ impl ModelBuilder {
         }
         m.events = streams
             .into_values()
-            .map(|(own, fj)| own.merge(fj))
+            .map(|(own, fj)| {
+                let mut e = own.merge(fj);
+                // A virtual thread's records come from several carriers' blocks.
+                if weft_trace::is_virtual_thread(e.thread) {
+                    e.sort_by_time();
+                }
+                e
+            })
             .collect();
         m.inner_tasks.shrink_to_fit();
         m.fj_push_details.shrink_to_fit();
@@ -700,10 +748,20 @@ impl Model {
 
     /// The model of a trace file, built as its records are read (none is kept).
     pub fn read(path: &std::path::Path) -> Result<Model, weft_trace::TraceError> {
-        let (b, end) = weft_trace::stream_trace(path, ModelBuilder::new)?;
-        Ok(b.finish(end.truncated, end.unknown_records, |u| {
+        Model::read_with_warnings(path).map(|(m, _)| m)
+    }
+
+    /// [`Model::read`], and one line per damage the reader skipped or value it
+    /// corrected (skipped blocks are also in the model as losses).
+    pub fn read_with_warnings(
+        path: &std::path::Path,
+    ) -> Result<(Model, Vec<String>), weft_trace::TraceError> {
+        let (b, mut end) = weft_trace::stream_trace(path, ModelBuilder::new)?;
+        let warnings = std::mem::take(&mut end.warnings);
+        let model = b.finish(end.truncated, end.unknown_records, |u| {
             end.fj_usage_class(u)
-        }))
+        });
+        Ok((model, warnings))
     }
 
     /// The events of a thread (empty for a thread without events).

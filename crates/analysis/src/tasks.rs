@@ -42,6 +42,9 @@ pub enum TaskKind {
     /// A chunk of a parallel loop (Parallel Java's `IntegerForLoop.run(first, last)`):
     /// one call of the loop body, as the library's schedule cut it.
     LoopChunk,
+    /// A virtual thread (JDK 21+) started on a Runnable, reported under the
+    /// Runnable's class; its self time is its mounted time.
+    VirtualThread,
 }
 
 impl TaskKind {
@@ -52,6 +55,7 @@ impl TaskKind {
             TaskKind::ForkJoin => "forkjoin",
             TaskKind::Thread => "thread",
             TaskKind::LoopChunk => "loop-chunk",
+            TaskKind::VirtualThread => "virtual-thread",
         }
     }
 }
@@ -203,6 +207,8 @@ enum Method {
 struct Node {
     thread: ThreadIndex,
     is_thread: bool,
+    /// The thread execution of a virtual thread (a `VtStart`).
+    virtual_thread: bool,
     obj: Ident,
     method: Method,
     plumbing: bool,
@@ -264,6 +270,10 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         for e in evs.iter() {
             match e.kind {
                 EventKind::Submit => {
+                    // The virtual-thread scheduler's own runnables are not the program's.
+                    if is_vthread_scheduler_plumbing(model, unobj(e.a).0) {
+                        continue;
+                    }
                     let i = submits.len();
                     submits.push(SubmitRec {
                         ts: e.ts,
@@ -311,10 +321,14 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     // ---- pass 1: raw execution trees per thread ----
     let mut nodes: Vec<Node> = Vec::new();
     let mut direct_runs = 0u64;
+    // Per virtual thread, the stretches it spent unmounted (parked), which are
+    // not its executions' self time.
+    let mut unmounted: HashMap<ThreadIndex, Vec<(u64, u64)>> = HashMap::default();
     for evs in &model.events {
         let thread = evs.thread;
         let last_ts = model.threads.get(&thread).map_or(0, |t| t.last_ns);
         let mut stack: Vec<Frame> = Vec::new();
+        let mut unmount_at: Option<u64> = None;
         // Open fork-join runs: the key of the execution, None for a plumbing adapter
         // (which its own execution probe records).
         let mut fj_open: Vec<Option<Ident>> = Vec::new();
@@ -334,6 +348,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                     nodes.push(Node {
                         thread,
                         is_thread: true,
+                        virtual_thread: false,
                         obj: object(class_id, ident),
                         method: Method::Run,
                         plumbing: false,
@@ -366,7 +381,58 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                     );
                     continue;
                 }
-                EventKind::ThreadEnd => {
+                EventKind::VtStart => {
+                    // A virtual thread is an execution of its task, unless the task is
+                    // a thread-per-task executor's wrapper: then the submitted task
+                    // inside is the execution, reported like any executor task.
+                    let (class_id, ident) = unobj(e.a);
+                    if stack.iter().any(|f| f.thread_base)
+                        || is_thread_per_task_wrapper(model, class_id)
+                    {
+                        continue;
+                    }
+                    let idx = nodes.len();
+                    let task = object(class_id, ident);
+                    nodes.push(Node {
+                        thread,
+                        is_thread: true,
+                        virtual_thread: true,
+                        obj: task,
+                        method: Method::Run,
+                        plumbing: false,
+                        inner: None,
+                        target: Some(task),
+                        begin: e.ts,
+                        end: e.ts,
+                        closed: false,
+                        incomplete: false,
+                        raw_parent: None,
+                        resolved: false,
+                        extra_ids: Vec::new(),
+                    });
+                    stack.insert(
+                        0,
+                        Frame {
+                            node: idx,
+                            probe: u32::MAX,
+                            ident: ident as u64,
+                            reentry: false,
+                            thread_base: true,
+                        },
+                    );
+                    continue;
+                }
+                EventKind::VtUnmount => {
+                    unmount_at = Some(e.ts);
+                    continue;
+                }
+                EventKind::VtMount => {
+                    if let Some(from) = unmount_at.take() {
+                        unmounted.entry(thread).or_default().push((from, e.ts));
+                    }
+                    continue;
+                }
+                EventKind::ThreadEnd | EventKind::VtEnd => {
                     while let Some(f) = stack.pop() {
                         close(&mut nodes[f.node], f, e.ts, !f.thread_base);
                     }
@@ -431,8 +497,13 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                 Some(d) => d.kind == ProbeKind::PlumbingExecution,
                 None => probe != FJ_RUN_PROBE && inner.is_some_and(|i| i.0 != 0),
             };
+            // The virtual-thread scheduler's own runnables (a mount, a timed
+            // unpark) are plumbing with nothing of the program inside.
+            let scheduler = is_vthread_scheduler_plumbing(model, obj.0)
+                || inner.is_some_and(|i| is_vthread_scheduler_plumbing(model, i.0));
+            let plumbing = plumbing || scheduler;
             let inner = inner
-                .filter(|i| plumbing && i.0 != 0)
+                .filter(|i| plumbing && !scheduler && i.0 != 0)
                 .map(|(c, id)| object(c, id));
             if let Some(top) = stack.last() {
                 let top_node = &mut nodes[top.node];
@@ -484,6 +555,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             nodes.push(Node {
                 thread,
                 is_thread: false,
+                virtual_thread: false,
                 obj,
                 method,
                 plumbing,
@@ -576,7 +648,9 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         let parent = eff_parent(ni);
         let stand_in = n.plumbing && n.inner.is_some();
         let obj = n.inner.unwrap_or(n.obj);
-        let (class_id, kind) = if n.is_thread {
+        let (class_id, kind) = if n.virtual_thread {
+            (n.obj.0, TaskKind::VirtualThread)
+        } else if n.is_thread {
             let thread_class = model.class_name(n.obj.0);
             let cid = if n.obj.0 != 0 && thread_class != "java.lang.Thread" {
                 n.obj.0
@@ -663,10 +737,18 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
 
     // ---- self times: subtract reported executions nested below, through aggregated ones ----
     // Children always come after their parent (begin order per thread).
+    // On a virtual thread, time unmounted (parked, waiting for a carrier) is not
+    // running time: durations here are mounted time.
+    for g in unmounted.values_mut() {
+        g.sort_unstable();
+    }
     let mut reported_below: Vec<u64> = vec![0; execs.len()];
     for i in (0..execs.len()).rev() {
         let e = &execs[i];
-        let dur = e.duration_ns();
+        let gaps = unmounted
+            .get(&e.thread)
+            .map_or(0, |g| overlap_ns(g, e.begin_ns, e.end_ns));
+        let dur = e.duration_ns().saturating_sub(gaps);
         let below = reported_below[i];
         let self_ns = dur.saturating_sub(below);
         let contrib = if e.reported { dur } else { below };
@@ -900,3 +982,31 @@ fn class_stats(execs: &[TaskExecution]) -> Vec<TaskClassStats> {
 #[cfg(test)]
 #[path = "tasks_tests.rs"]
 mod tests;
+
+/// The virtual-thread scheduler's own runnables (`VirtualThread::runContinuation`,
+/// the timed unpark): plumbing of the JDK, not tasks of the program.
+fn is_vthread_scheduler_plumbing(model: &Model, class_id: u32) -> bool {
+    class_id != 0
+        && model
+            .class_name(class_id)
+            .starts_with("java.lang.VirtualThread$$Lambda")
+}
+
+/// A thread-per-task executor's wrapper of a submitted task (the task a virtual
+/// thread of `newVirtualThreadPerTaskExecutor()` runs).
+fn is_thread_per_task_wrapper(model: &Model, class_id: u32) -> bool {
+    class_id != 0
+        && model
+            .class_name(class_id)
+            .starts_with("java.util.concurrent.ThreadPerTaskExecutor$")
+}
+
+/// Total length of the parts of `intervals` (sorted, disjoint) inside [from, to].
+fn overlap_ns(intervals: &[(u64, u64)], from: u64, to: u64) -> u64 {
+    let start = intervals.partition_point(|g| g.1 <= from);
+    intervals[start..]
+        .iter()
+        .take_while(|g| g.0 < to)
+        .map(|g| g.1.min(to).saturating_sub(g.0.max(from)))
+        .sum()
+}

@@ -143,11 +143,20 @@ impl weft_trace::RecordSink for Restricted {
 /// (the trace's own window method by default), with the trace's header. Without a
 /// window: one pass ([`crate::Model::read`]). With one: a first pass gathers the
 /// window method's calls, the second hands each record through the [`Restriction`]
-/// to the model builder, so the analyses see the window only. Errors are one line.
+/// to the model builder, so the analyses see the window only. Errors are one line;
+/// the reader's warnings (damage skipped or corrected) come along.
 pub fn read_model(
     path: &std::path::Path,
     sel: &Selection,
-) -> Result<(crate::Model, Option<Window>, weft_trace::Header), String> {
+) -> Result<
+    (
+        crate::Model,
+        Option<Window>,
+        weft_trace::Header,
+        Vec<String>,
+    ),
+    String,
+> {
     let err = |e: weft_trace::TraceError| e.to_string();
     let header = weft_trace::read_header(path).map_err(err)?;
     let has_method = header
@@ -160,9 +169,10 @@ pub fn read_model(
         None
     };
     let Some(w) = window else {
-        return Ok((crate::Model::read(path).map_err(err)?, None, header));
+        let (model, warnings) = crate::Model::read_with_warnings(path).map_err(err)?;
+        return Ok((model, None, header, warnings));
     };
-    let (sink, end) = weft_trace::stream_trace(path, |h| Restricted {
+    let (sink, mut end) = weft_trace::stream_trace(path, |h| Restricted {
         restriction: Restriction::new(w.ranges.clone()),
         builder: crate::ModelBuilder::new(h),
     })
@@ -172,10 +182,11 @@ pub fn read_model(
         mut builder,
     } = sink;
     restriction.finish(|t, r| builder.record(t, &r));
+    let warnings = std::mem::take(&mut end.warnings);
     let model = builder.finish(end.truncated, end.unknown_records, |u| {
         end.fj_usage_class(u)
     });
-    Ok((model, Some(w), header))
+    Ok((model, Some(w), header, warnings))
 }
 
 /// The window a selection gives on a trace: see [`resolve_calls`].

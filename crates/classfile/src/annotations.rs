@@ -25,7 +25,7 @@ fn element_value(r: &mut Reader<'_>, depth: u32) -> Result<()> {
 }
 
 /// Skips one annotation, returning its type index.
-fn annotation(r: &mut Reader<'_>, depth: u32) -> Result<u16> {
+pub(crate) fn annotation(r: &mut Reader<'_>, depth: u32) -> Result<u16> {
     let ty = r.u2()?;
     let pairs = r.u2()?;
     for _ in 0..pairs {

@@ -25,8 +25,6 @@ impl Kind<'_> {
 
 pub(crate) struct MethodDesc<'a> {
     pub params: Vec<Kind<'a>>,
-    /// None for void.
-    pub ret: Option<Kind<'a>>,
 }
 
 impl MethodDesc<'_> {
@@ -93,16 +91,16 @@ pub(crate) fn parse_method(d: &[u8]) -> Result<MethodDesc<'_>> {
             Some(_) => params.push(field_type(d, &mut i)?),
         }
     }
-    let ret = if d.get(i) == Some(&b'V') {
+    // The return type is checked, not kept (the inserted code leaves the return value alone).
+    if d.get(i) == Some(&b'V') {
         i += 1;
-        None
     } else {
-        Some(field_type(d, &mut i)?)
-    };
+        field_type(d, &mut i)?;
+    }
     if i != d.len() {
         return Err(bad());
     }
-    let md = MethodDesc { params, ret };
+    let md = MethodDesc { params };
     if md.param_slots() > 255 {
         return Err(Error::malformed(format!(
             "descriptor {} has more than 255 parameter slots",
@@ -130,9 +128,8 @@ mod tests {
                 Kind::Double
             ]
         );
-        assert_eq!(m.ret, Some(Kind::Int));
         assert_eq!(m.param_slots(), 8);
-        assert!(parse_method(b"()V").unwrap().ret.is_none());
+        assert!(parse_method(b"()V").unwrap().params.is_empty());
         for bad in [
             &b""[..],
             b"(",

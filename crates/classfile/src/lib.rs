@@ -1,10 +1,12 @@
 //! A byte-level class-file patcher for weft's JVMTI agent (used inside ClassFileLoadHook).
 //!
-//! It copies the original bytes and edits only what it must: it appends constant-pool entries,
-//! renames wrapped methods to `m$weft`, appends wrapper methods, and (for the constructor probe)
-//! rewrites the Code attribute of `<init>` methods. It is not a general class-file model: nothing
-//! it does not edit is decoded. Any class it cannot handle yields an `Err`; the caller then keeps
-//! the original bytes. See `docs/rewriter.md` for the exact shapes.
+//! It copies the original bytes and edits only what it must: it appends constant-pool entries and
+//! rewrites the Code attributes of the instrumented methods in place (entry probe, exit probe before
+//! each return and in a catch-all handler that rethrows; the constructor probe before each `return`
+//! of `<init>`). Names, modifiers, members and every other attribute stay as they were, so
+//! [`instrument`] serves both first load and the retransformation of loaded classes. It is not a
+//! general class-file model: nothing it does not edit is decoded. Any class it cannot handle yields
+//! an `Err`; the caller then keeps the original bytes. See `docs/rewriter.md` for the exact shapes.
 
 #![forbid(unsafe_code)]
 
@@ -33,8 +35,6 @@ pub const ENTER_DESC: &str = "(ILjava/lang/Object;Ljava/lang/Object;)V";
 pub const EXIT_DESC: &str = "(ILjava/lang/Object;)V";
 /// `static void created(int probe, Object self)`.
 pub const CREATED_DESC: &str = "(ILjava/lang/Object;)V";
-/// Suffix appended to the name of a wrapped method.
-pub const RENAME_SUFFIX: &str = "$weft";
 
 /// What a class declares, as read from its bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,7 +90,8 @@ pub fn summarize(class_bytes: &[u8]) -> std::result::Result<ClassSummary, Error>
     })
 }
 
-/// Wrap one method (matched by exact name and descriptor).
+/// Instrument one method in place (matched by exact name and descriptor): its body is wrapped in
+/// the entry and exit probes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WrapRequest {
     pub name: String,
@@ -102,12 +103,12 @@ pub struct WrapRequest {
     pub hooks: Option<Hooks>,
 }
 
-/// Custom probe methods of one wrapper. The entry hook gets `this` (null in a static
-/// method) and, with `pass_arg0`, the first reference argument (null if none); the exit
-/// hook gets `this`, on the normal and the exceptional path. No probe id is passed.
+/// Custom probe methods of one instrumented method. The entry hook gets `this` (null in a
+/// static method) and, with `pass_arg0`, the first reference argument (null if none); the exit
+/// hook gets `this`, before every return and in the catch-all handler. No probe id is passed.
 /// Descriptors must match: `(Ljava/lang/Object;)V`, `(Ljava/lang/Object;Ljava/lang/Object;)V`
 /// (or narrower parameter types the verifier accepts for `this` and the argument).
-/// Without an exit hook the wrapper has no exception handler.
+/// Without an exit hook the body gets no exception handler.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hooks {
     /// Internal name of the class declaring the hooks, e.g. `weft/FjProbe`.
@@ -116,10 +117,6 @@ pub struct Hooks {
     pub enter: Option<(String, String)>,
     /// (name, descriptor) of the exit hook.
     pub exit: Option<(String, String)>,
-    /// Mark the wrapper `@jdk.internal.vm.annotation.DontInline` (honoured by HotSpot
-    /// for boot and platform classes only): callers then hold one call instead of the
-    /// wrapper's probe calls inlined into them.
-    pub dont_inline: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -133,7 +130,7 @@ pub struct Instrumentation {
 pub struct Instrumented {
     /// The transformed class (a copy of the input if nothing applied).
     pub bytes: Vec<u8>,
-    /// (name, descriptor) of each method actually wrapped, in request order.
+    /// (name, descriptor) of each method actually instrumented, in request order.
     pub wrapped: Vec<(String, String)>,
     /// How many constructors got the exit probe.
     pub constructors: usize,
@@ -146,7 +143,7 @@ impl Instrumented {
     }
 }
 
-/// Why a requested method is not wrapped (None: it can be).
+/// Why a requested method is not instrumented (None: it can be).
 fn skip_reason(
     cf: &ClassFile<'_>,
     m: &Method<'_>,
@@ -179,41 +176,27 @@ fn skip_reason(
     Ok(None)
 }
 
-/// Attributes that describe the method's interface: they go to the wrapper.
-fn moves_to_wrapper(name: &[u8]) -> bool {
-    matches!(
-        name,
-        b"Exceptions"
-            | b"Signature"
-            | b"RuntimeVisibleAnnotations"
-            | b"RuntimeInvisibleAnnotations"
-            | b"RuntimeVisibleParameterAnnotations"
-            | b"RuntimeInvisibleParameterAnnotations"
-            | b"AnnotationDefault"
-    )
-}
-
-/// Attributes both methods carry (parameter names for reflection; deprecation).
-fn copies_to_wrapper(name: &[u8]) -> bool {
-    matches!(name, b"MethodParameters" | b"Deprecated")
-}
-
 struct Plan<'a> {
     method: usize,
     req: &'a WrapRequest,
     desc: descriptor::MethodDesc<'a>,
 }
 
-/// Wrap the requested methods and/or add the constructor probe. Requested methods that do not exist
-/// or cannot be wrapped (static initializer, constructor, abstract, native, bridge, @CallerSensitive,
-/// interface methods below class version 52, already wrapped) are skipped; `wrapped` lists the rest.
+/// Instrument the requested methods in place and/or add the constructor probe.
+///
+/// Only Code attributes change (and constant-pool entries are appended): no method or field is
+/// added, renamed or removed, and no modifier or other attribute changes, so the class keeps its
+/// shape (reflection, default serialVersionUID, stack traces, StackWalker) and the result is also
+/// a valid RetransformClasses redefinition of an already loaded class. Requested methods that do
+/// not exist or cannot be instrumented (static initializer, constructor, abstract, native, bridge,
+/// @CallerSensitive, interface methods below class version 52, a body that already calls the
+/// requested probes) are skipped; `wrapped` lists the rest.
 pub fn instrument(
     class_bytes: &[u8],
     what: &Instrumentation,
 ) -> std::result::Result<Instrumented, Error> {
     let cf = ClassFile::parse(class_bytes)?;
     let data = cf.data;
-    let is_interface = cf.access & ACC_INTERFACE != 0;
     let caller_sensitive = cf.cp.find_utf8(b"Ljdk/internal/reflect/CallerSensitive;");
 
     let mut plans: Vec<Plan<'_>> = Vec::new();
@@ -238,14 +221,8 @@ pub fn instrument(
         {
             continue;
         }
-        let mut renamed = name.clone();
-        renamed.extend_from_slice(RENAME_SUFFIX.as_bytes());
-        if cf
-            .methods
-            .iter()
-            .any(|o| o.name == renamed && o.desc == desc)
-        {
-            continue; // already wrapped
+        if already_instrumented(&cf, m, req).map_err(ctx)? {
+            continue;
         }
         let md = descriptor::parse_method(m.desc).map_err(ctx)?;
         plans.push(Plan {
@@ -269,16 +246,25 @@ pub fn instrument(
     }
 
     let mut app = Appender::new(cf.cp.count());
-    let probe_class = app.class(PROBE_CLASS.as_bytes())?;
+    // (method, Code attribute index, new attribute bytes, is a constructor)
+    let mut new_code: Vec<(usize, usize, Vec<u8>, bool)> = Vec::new();
 
-    // Constructors: rewrite their Code attributes in place.
-    let mut ctor_code: Vec<(usize, usize, Vec<u8>)> = Vec::new(); // (method, attr, new bytes)
+    // Constructors: the probe before every `return`.
     if let Some(p) = what.constructor_probe {
+        let probe_class = app.class(PROBE_CLASS.as_bytes())?;
         let created = app.method_ref(probe_class, b"created", CREATED_DESC.as_bytes(), false)?;
         let mut insert = wrap::push_int(p, &mut app);
         insert.push(0x2a); // aload_0
         insert.push(0xb8);
         insert.u2(created);
+        let edit = code::BodyEdit {
+            prologue: &[],
+            before_return: &insert,
+            all_returns: false,
+            handler: None,
+            reads_local0: true,
+            extra_stack: 3,
+        };
         for &mi in &ctors {
             let m = &cf.methods[mi];
             if let Some(ai) = m.attrs.iter().position(|a| a.name == b"Code") {
@@ -286,23 +272,17 @@ pub fn instrument(
                     e.context(format!("constructor {}", String::from_utf8_lossy(m.desc)))
                 };
                 if let Some(bytes) =
-                    code::insert_before_returns(data, &m.attrs[ai], &cf.cp, &insert, 3)
-                        .map_err(ctx)?
+                    code::rewrite_body(data, &m.attrs[ai], &cf.cp, &edit).map_err(ctx)?
                 {
-                    ctor_code.push((mi, ai, bytes));
+                    new_code.push((mi, ai, bytes, true));
                 }
             }
         }
     }
 
-    // Wrappers.
-    let mut renamed_names: Vec<u16> = Vec::with_capacity(plans.len());
-    let mut wrappers: Vec<u8> = Vec::new();
+    // Methods: entry probe, exit probe before every return and in a catch-all handler.
     if !plans.is_empty() {
-        let code_name = match cf.cp.find_utf8(b"Code") {
-            Some(i) => i,
-            None => app.utf8(b"Code")?,
-        };
+        let throwable = app.class(b"java/lang/Throwable")?;
         let stack_map_name = if cf.major >= 50 {
             Some(match cf.cp.find_utf8(b"StackMapTable") {
                 Some(i) => i,
@@ -311,125 +291,94 @@ pub fn instrument(
         } else {
             None
         };
-        let refs = wrap::Refs {
-            this_class: cf.this_class,
-            enter: app.method_ref(probe_class, b"enter", ENTER_DESC.as_bytes(), false)?,
-            exit: app.method_ref(probe_class, b"exit", EXIT_DESC.as_bytes(), false)?,
-            throwable: app.class(b"java/lang/Throwable")?,
-            code_name,
-            stack_map_name,
-            hooks: None,
-        };
         for p in &plans {
             let m = &cf.methods[p.method];
-            let mut refs = refs.clone();
-            if let Some(h) = &p.req.hooks {
-                let c = app.class(&mutf8::encode(&h.class))?;
-                let r = |app: &mut Appender, x: &Option<(String, String)>| -> Result<Option<u16>> {
-                    Ok(match x {
-                        Some((n, d)) => {
-                            Some(app.method_ref(c, &mutf8::encode(n), &mutf8::encode(d), false)?)
-                        }
-                        None => None,
-                    })
-                };
-                refs.hooks = Some(wrap::HookRefs {
-                    enter: r(&mut app, &h.enter)?,
-                    exit: r(&mut app, &h.exit)?,
-                });
-            }
-            let mut renamed = m.name.to_vec();
-            renamed.extend_from_slice(RENAME_SUFFIX.as_bytes());
-            let new_name = app.utf8(&renamed)?;
-            renamed_names.push(new_name);
-            let target = app.method_ref(cf.this_class, &renamed, m.desc, is_interface)?;
+            let ctx = |e: Error| e.context(format!("method {}{}", p.req.name, p.req.descriptor));
+            let calls = match &p.req.hooks {
+                Some(h) => {
+                    let c = app.class(&mutf8::encode(&h.class))?;
+                    let mut r = |x: &Option<(String, String)>| -> Result<Option<u16>> {
+                        Ok(match x {
+                            Some((n, d)) => Some(app.method_ref(
+                                c,
+                                &mutf8::encode(n),
+                                &mutf8::encode(d),
+                                false,
+                            )?),
+                            None => None,
+                        })
+                    };
+                    wrap::Calls {
+                        push_id: Vec::new(),
+                        enter: r(&h.enter)?,
+                        exit: r(&h.exit)?,
+                        enter_takes_arg: p.req.pass_arg0,
+                        pass_arg0: p.req.pass_arg0,
+                    }
+                }
+                None => {
+                    let probe_class = app.class(PROBE_CLASS.as_bytes())?;
+                    wrap::Calls {
+                        push_id: wrap::push_int(p.req.probe_id, &mut app),
+                        enter: Some(app.method_ref(
+                            probe_class,
+                            b"enter",
+                            ENTER_DESC.as_bytes(),
+                            false,
+                        )?),
+                        exit: Some(app.method_ref(
+                            probe_class,
+                            b"exit",
+                            EXIT_DESC.as_bytes(),
+                            false,
+                        )?),
+                        enter_takes_arg: true,
+                        pass_arg0: p.req.pass_arg0,
+                    }
+                }
+            };
             let is_static = m.access & ACC_STATIC != 0;
-            let code = wrap::wrapper_code(
-                &refs,
-                &mut app,
-                &p.desc,
-                is_static,
-                p.req.probe_id,
-                p.req.pass_arg0,
-                target,
-            )?;
-            wrappers.u2(m.access & !(ACC_SYNCHRONIZED | ACC_ABSTRACT | ACC_NATIVE));
-            wrappers.u2(m.name_index);
-            wrappers.u2(m.desc_index);
-            let carried: Vec<&Attr<'_>> = m
+            let (prologue, exit_seq) = wrap::sequences(&calls, &p.desc, is_static);
+            let handler = calls.exit.map(|_| code::Handler {
+                code: &exit_seq,
+                this_class: (!is_static).then_some(cf.this_class),
+                throwable,
+                stack_map_name,
+            });
+            let edit = code::BodyEdit {
+                prologue: &prologue,
+                before_return: &exit_seq,
+                all_returns: true,
+                reads_local0: !is_static && calls.exit.is_some(),
+                // The entry call pushes up to 3 on an empty stack, the exit call 3 above a return
+                // value, the handler 3 above the Throwable.
+                extra_stack: 3 + u16::from(handler.is_some()),
+                handler,
+            };
+            let ai = m
                 .attrs
                 .iter()
-                .filter(|a| moves_to_wrapper(a.name) || copies_to_wrapper(a.name))
-                .collect();
-            let dont_inline = p.req.hooks.as_ref().is_some_and(|h| h.dont_inline);
-            let has_rva = carried
-                .iter()
-                .any(|a| a.name == b"RuntimeVisibleAnnotations");
-            let extra = u16::from(dont_inline && !has_rva);
-            wrappers.u2(1 + carried.len() as u16 + extra);
-            wrappers.extend_from_slice(&code);
-            // annotation: type_index u2, num_element_value_pairs u2 (0).
-            let mut dont_inline_ann = Vec::new();
-            if dont_inline {
-                dont_inline_ann.u2(app.utf8(b"Ljdk/internal/vm/annotation/DontInline;")?);
-                dont_inline_ann.u2(0);
-            }
-            for a in carried {
-                if dont_inline && a.name == b"RuntimeVisibleAnnotations" {
-                    // Append to the method's own annotations: one attribute of a kind.
-                    let body = &data[a.body..a.end()];
-                    let n = u16::from_be_bytes([body[0], body[1]]);
-                    let len = u32::try_from(body.len() + dont_inline_ann.len())
-                        .map_err(|_| Error::overflow("annotations".to_string()))?;
-                    wrappers.extend_from_slice(&data[a.start..a.start + 2]);
-                    wrappers.extend_from_slice(&len.to_be_bytes());
-                    wrappers.u2(n.checked_add(1).ok_or_else(|| {
-                        Error::overflow("65535 annotations on one method".to_string())
-                    })?);
-                    wrappers.extend_from_slice(&body[2..]);
-                    wrappers.extend_from_slice(&dont_inline_ann);
-                } else {
-                    wrappers.extend_from_slice(&data[a.start..a.end()]);
-                }
-            }
-            if extra == 1 {
-                wrappers.u2(app.utf8(b"RuntimeVisibleAnnotations")?);
-                wrappers.extend_from_slice(&(2 + dont_inline_ann.len() as u32).to_be_bytes());
-                wrappers.u2(1);
-                wrappers.extend_from_slice(&dont_inline_ann);
+                .position(|a| a.name == b"Code")
+                .ok_or_else(|| Error::malformed("no Code attribute"))?;
+            if let Some(bytes) =
+                code::rewrite_body(data, &m.attrs[ai], &cf.cp, &edit).map_err(ctx)?
+            {
+                new_code.push((p.method, ai, bytes, false));
             }
         }
     }
 
-    // Assemble.
+    // Assemble: the original bytes with the new constant-pool entries and the new Code attributes.
     let cp_count = app.count()?;
-    let methods_count = cf.methods.len() + plans.len();
-    let methods_count = u16::try_from(methods_count)
-        .map_err(|_| Error::overflow(format!("{methods_count} methods (limit 65535)")))?;
-    let mut out: Vec<u8> =
-        Vec::with_capacity(data.len() + app.bytes.len() + wrappers.len() + 64 * ctor_code.len());
+    let grown: usize = new_code.iter().map(|c| c.2.len()).sum();
+    let mut out: Vec<u8> = Vec::with_capacity(data.len() + app.bytes.len() + grown);
     out.extend_from_slice(&data[..8]);
     out.u2(cp_count);
     out.extend_from_slice(&data[10..cf.cp_end]);
     out.extend_from_slice(&app.bytes);
-    out.extend_from_slice(&data[cf.cp_end..cf.methods_count_at]);
-    out.u2(methods_count);
+    out.extend_from_slice(&data[cf.cp_end..cf.methods_count_at + 2]);
     for (mi, m) in cf.methods.iter().enumerate() {
-        if let Some(pi) = plans.iter().position(|p| p.method == mi) {
-            let access = (m.access & !(ACC_PUBLIC | ACC_PROTECTED)) | ACC_PRIVATE | ACC_SYNTHETIC;
-            out.u2(access);
-            out.u2(renamed_names[pi]);
-            out.u2(m.desc_index);
-            let kept: Vec<&Attr<'_>> = m
-                .attrs
-                .iter()
-                .filter(|a| !moves_to_wrapper(a.name))
-                .collect();
-            out.u2(kept.len() as u16);
-            for a in kept {
-                out.extend_from_slice(&data[a.start..a.end()]);
-            }
-        } else if let Some((_, ai, bytes)) = ctor_code.iter().find(|c| c.0 == mi) {
+        if let Some((_, ai, bytes, _)) = new_code.iter().find(|c| c.0 == mi) {
             let a = &m.attrs[*ai];
             out.extend_from_slice(&data[m.start..a.start]);
             out.extend_from_slice(bytes);
@@ -438,17 +387,46 @@ pub fn instrument(
             out.extend_from_slice(&data[m.start..m.end]);
         }
     }
-    out.extend_from_slice(&wrappers);
     out.extend_from_slice(&data[cf.methods_end..]);
 
     let wrapped = plans
         .iter()
+        .filter(|p| new_code.iter().any(|c| c.0 == p.method))
         .map(|p| (p.req.name.clone(), p.req.descriptor.clone()))
         .collect();
     Ok(Instrumented {
         bytes: out,
         wrapped,
-        constructors: ctor_code.len(),
+        constructors: new_code.iter().filter(|c| c.3).count(),
+    })
+}
+
+/// Whether the body of `m` already calls the probes `req` asks for (the class was instrumented
+/// before): instrumenting is then a no-op for that method.
+fn already_instrumented(cf: &ClassFile<'_>, m: &Method<'_>, req: &WrapRequest) -> Result<bool> {
+    let Some(code) = m.attrs.iter().find(|a| a.name == b"Code") else {
+        return Ok(false);
+    };
+    type NameAndDesc = (Vec<u8>, Vec<u8>);
+    let (class, names): (Vec<u8>, Vec<NameAndDesc>) = match &req.hooks {
+        Some(h) => (
+            mutf8::encode(&h.class),
+            [&h.enter, &h.exit]
+                .into_iter()
+                .flatten()
+                .map(|(n, d)| (mutf8::encode(n), mutf8::encode(d)))
+                .collect(),
+        ),
+        None => (
+            PROBE_CLASS.as_bytes().to_vec(),
+            vec![
+                (b"enter".to_vec(), ENTER_DESC.as_bytes().to_vec()),
+                (b"exit".to_vec(), EXIT_DESC.as_bytes().to_vec()),
+            ],
+        ),
+    };
+    code::invokes_static(cf.data, code, &cf.cp, |c, n, d| {
+        c == class.as_slice() && names.iter().any(|(nn, dd)| nn == n && dd == d)
     })
 }
 

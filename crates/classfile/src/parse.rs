@@ -5,16 +5,11 @@ use crate::cpool::ConstantPool;
 use crate::error::{Error, Result};
 use crate::reader::Reader;
 
-pub(crate) const ACC_PUBLIC: u16 = 0x0001;
-pub(crate) const ACC_PRIVATE: u16 = 0x0002;
-pub(crate) const ACC_PROTECTED: u16 = 0x0004;
 pub(crate) const ACC_STATIC: u16 = 0x0008;
-pub(crate) const ACC_SYNCHRONIZED: u16 = 0x0020;
 pub(crate) const ACC_BRIDGE: u16 = 0x0040;
 pub(crate) const ACC_NATIVE: u16 = 0x0100;
 pub(crate) const ACC_INTERFACE: u16 = 0x0200;
 pub(crate) const ACC_ABSTRACT: u16 = 0x0400;
-pub(crate) const ACC_SYNTHETIC: u16 = 0x1000;
 
 /// An attribute: `start` is the offset of its name index, the body is `body..body + len`.
 #[derive(Clone, Copy)]
@@ -35,8 +30,6 @@ pub(crate) struct Method<'a> {
     pub start: usize,
     pub end: usize,
     pub access: u16,
-    pub name_index: u16,
-    pub desc_index: u16,
     pub name: &'a [u8],
     pub desc: &'a [u8],
     pub attrs: Vec<Attr<'a>>,
@@ -148,8 +141,6 @@ impl<'a> ClassFile<'a> {
                 start,
                 end: r.pos(),
                 access,
-                name_index,
-                desc_index,
                 name,
                 desc,
                 attrs,

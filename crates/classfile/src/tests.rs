@@ -54,6 +54,61 @@ fn class() -> Vec<u8> {
     c
 }
 
+/// A method's Code attribute, decoded for the assertions below.
+struct CodeView {
+    max_stack: u16,
+    max_locals: u16,
+    ops: Vec<u8>,
+    exceptions: Vec<[u16; 4]>,
+    /// (name, body) of the Code attribute's attributes.
+    attrs: Vec<(String, Vec<u8>)>,
+}
+
+fn code_of(class: &[u8], method: &str) -> CodeView {
+    let cf = ClassFile::parse(class).unwrap();
+    let m = cf
+        .methods
+        .iter()
+        .find(|m| m.name == method.as_bytes())
+        .unwrap();
+    let a = m.attrs.iter().find(|a| a.name == b"Code").unwrap();
+    let mut r = Reader::new(&cf.data[a.body..a.end()], 0);
+    let max_stack = r.u2().unwrap();
+    let max_locals = r.u2().unwrap();
+    let n = r.u4().unwrap() as usize;
+    let ops = r.bytes(n).unwrap().to_vec();
+    let ne = r.u2().unwrap();
+    let exceptions = (0..ne)
+        .map(|_| {
+            [
+                r.u2().unwrap(),
+                r.u2().unwrap(),
+                r.u2().unwrap(),
+                r.u2().unwrap(),
+            ]
+        })
+        .collect();
+    let na = r.u2().unwrap();
+    let attrs = (0..na)
+        .map(|_| {
+            let name = cf.cp.utf8(r.u2().unwrap()).unwrap();
+            let len = r.u4().unwrap() as usize;
+            (
+                String::from_utf8(name.to_vec()).unwrap(),
+                r.bytes(len).unwrap().to_vec(),
+            )
+        })
+        .collect();
+    assert_eq!(r.remaining(), 0);
+    CodeView {
+        max_stack,
+        max_locals,
+        ops,
+        exceptions,
+        attrs,
+    }
+}
+
 #[test]
 fn resolves_member_refs() {
     let (n, cp) = pool();
@@ -122,8 +177,21 @@ fn wraps_static_method_of_hand_built_class() {
         .iter()
         .map(|m| (m.name.as_str(), m.access))
         .collect();
-    assert_eq!(names, vec![("m$weft", 0x100a), ("m", 0x0009)]);
-    // Wrapping again is a no-op: m$weft exists.
+    // In place: the same single method, same name and modifiers.
+    assert_eq!(names, vec![("m", 0x0009)]);
+    let code = code_of(&r.bytes, "m");
+    // iconst/ldc id, aconst_null (static), aconst_null (no reference arg), invokestatic enter;
+    // then the exit sequence before the return, then the handler: exit sequence + athrow.
+    assert_eq!(code.ops[0], 0x12, "ldc of 70000");
+    assert_eq!(&code.ops[2..4], &[0x01, 0x01]);
+    assert_eq!(code.ops[4], 0xb8);
+    assert_eq!(code.ops[7], 0x12);
+    assert_eq!(code.ops[13], 0xb1);
+    // The body is only `return`: nothing to cover, so no handler, no stack map.
+    assert_eq!(code.ops.len(), 7 + 6 + 1);
+    assert!(code.exceptions.is_empty());
+    assert_eq!(code.max_stack, 4);
+    // Instrumenting again is a no-op: the body already calls the probes.
     let again = instrument(&r.bytes, &what).unwrap();
     assert!(again.wrapped.is_empty());
     // Nothing requested: the bytes come back unchanged.
@@ -238,7 +306,6 @@ fn wraps_with_custom_hooks() {
         class: "weft/FjProbe".into(),
         enter: enter.then(|| ("fork".to_string(), "(Ljava/lang/Object;)V".to_string())),
         exit: exit.then(|| ("forkEnd".to_string(), "(Ljava/lang/Object;)V".to_string())),
-        dont_inline: false,
     };
     for (enter, exit) in [(true, false), (false, true), (true, true)] {
         let what = Instrumentation {
@@ -263,57 +330,186 @@ fn wraps_with_custom_hooks() {
         let body = &cf.data[code.body..code.end()];
         let len = u32::from_be_bytes([body[4], body[5], body[6], body[7]]) as usize;
         let ops = &body[8..8 + len];
-        // static m: aconst_null (this) + invokestatic enter; lload_0 + invokestatic m$weft.
+        // static m: aconst_null (this) + invokestatic enter; aconst_null + invokestatic exit.
         let calls = ops.iter().filter(|&&b| b == 0xb8).count();
-        assert!(calls >= 1 + usize::from(enter) + usize::from(exit));
+        assert_eq!(calls, usize::from(enter) + usize::from(exit));
         let handlers = u16::from_be_bytes([body[8 + len], body[9 + len]]);
-        // Without an exit hook, no exception handler (and no stack map).
-        assert_eq!(handlers, u16::from(exit));
+        // The body is only `return`: the exit hook runs before it, no handler is needed.
+        assert_eq!(handlers, 0);
         // No probe id is pushed (70000 would be an ldc of an Integer constant).
         assert!(!ops.contains(&0x12) && !ops.contains(&0x13));
     }
 }
 
-/// `dont_inline` gives the wrapper (only) a `@DontInline` in RuntimeVisibleAnnotations.
-#[test]
-fn hooked_wrapper_can_be_marked_dont_inline() {
-    let c = class();
-    let what = Instrumentation {
+/// `public class B { static int k(int) }` with a loop back to offset 0, a branch, a tableswitch
+/// and three returns (see `relocates_a_body` for the code).
+fn class_with_body() -> Vec<u8> {
+    let mut cp = Vec::new();
+    utf8(&mut cp, "B"); // 1
+    cp.extend_from_slice(&[7, 0, 1]); // 2
+    utf8(&mut cp, "java/lang/Object"); // 3
+    cp.extend_from_slice(&[7, 0, 3]); // 4
+    utf8(&mut cp, "k"); // 5
+    utf8(&mut cp, "(I)I"); // 6
+    utf8(&mut cp, "Code"); // 7
+    utf8(&mut cp, "StackMapTable"); // 8
+    utf8(&mut cp, "LineNumberTable"); // 9
+    let mut code = vec![
+        0x1a, // 0: iload_0
+        0x9e, 0, 9, // 1: ifle -> 10
+        0x84, 0, 0xff, // 4: iinc 0, -1
+        0xa7, 0xff, 0xf9, // 7: goto -> 0
+        0x1a, // 10: iload_0
+        0xaa, // 11: tableswitch (no padding at 12)
+    ];
+    for v in [25i32, 0, 1, 21, 23] {
+        code.extend_from_slice(&v.to_be_bytes()); // default -> 36, low 0, high 1, -> 32, -> 34
+    }
+    code.extend_from_slice(&[0x04, 0xac, 0x05, 0xac, 0x02, 0xac]); // 32, 34, 36: iconst; ireturn
+    assert_eq!(code.len(), 38);
+    // Frames at 0, 10, 32, 34, 36: all same_frame.
+    let smt: Vec<u8> = vec![0, 5, 0, 9, 21, 1, 1];
+    let lnt: Vec<u8> = vec![0, 2, 0, 0, 0, 7, 0, 32, 0, 9];
+    let mut c = vec![0xCA, 0xFE, 0xBA, 0xBE, 0, 0, 0, 52];
+    c.u2(10);
+    c.extend_from_slice(&cp);
+    c.u2(0x21);
+    c.u2(2);
+    c.u2(4);
+    c.u2(0);
+    c.u2(0);
+    c.u2(1);
+    c.u2(0x0009);
+    c.u2(5);
+    c.u2(6);
+    c.u2(1);
+    c.u2(7);
+    c.u4((12 + code.len() + 6 + smt.len() + 6 + lnt.len()) as u32);
+    c.u2(1); // max_stack
+    c.u2(1); // max_locals
+    c.u4(code.len() as u32);
+    c.extend_from_slice(&code);
+    c.u2(0);
+    c.u2(2);
+    c.u2(8);
+    c.u4(smt.len() as u32);
+    c.extend_from_slice(&smt);
+    c.u2(9);
+    c.u4(lnt.len() as u32);
+    c.extend_from_slice(&lnt);
+    c.u2(0);
+    c
+}
+
+/// Default probes (id 5) on `B.k(I)I`.
+fn probe_k() -> Instrumentation {
+    Instrumentation {
         wraps: vec![WrapRequest {
-            name: "m".into(),
-            descriptor: "(J)V".into(),
-            probe_id: 70000,
+            name: "k".into(),
+            descriptor: "(I)I".into(),
+            probe_id: 5,
             pass_arg0: false,
-            hooks: Some(Hooks {
-                class: "weft/FjProbe".into(),
-                enter: Some(("fork".to_string(), "(Ljava/lang/Object;)V".to_string())),
-                exit: None,
-                dont_inline: true,
-            }),
+            hooks: None,
         }],
         constructor_probe: None,
-    };
+    }
+}
+
+/// Every offset of the body moves to the exact place the layout gives (offsets worked out by hand).
+#[test]
+fn relocates_a_body() {
+    let c = class_with_body();
+    assert!(summarize(&c).is_ok());
+    let what = probe_k();
     let r = instrument(&c, &what).unwrap();
-    let cf = ClassFile::parse(&r.bytes).unwrap();
-    let ann = |name: &[u8]| {
-        let m = cf.methods.iter().find(|m| m.name == name).unwrap();
-        let rva: Vec<_> = m
-            .attrs
-            .iter()
-            .filter(|a| a.name == b"RuntimeVisibleAnnotations")
-            .collect();
-        assert!(rva.len() <= 1, "one attribute of a kind");
-        rva.first().map(|a| cf.data[a.body..a.end()].to_vec())
-    };
-    let w = ann(b"m").expect("the wrapper is annotated");
-    assert_eq!(u16::from_be_bytes([w[0], w[1]]), 1);
-    let ty = u16::from_be_bytes([w[2], w[3]]);
+    assert_eq!(r.wrapped.len(), 1);
+    let v = code_of(&r.bytes, "k");
+    let enter = u16::from_be_bytes([v.ops[4], v.ops[5]]);
+    let exit = u16::from_be_bytes([v.ops[44], v.ops[45]]);
+    let [e0, e1] = enter.to_be_bytes();
+    let [x0, x1] = exit.to_be_bytes();
+    let mut want = vec![
+        0x08, 0x01, 0x01, 0xb8, e0, e1,   // 0: iconst_5, null, null, invokestatic enter
+        0x1a, // 6: iload_0 (old 0)
+        0x9e, 0, 9, // 7: ifle -> 16
+        0x84, 0, 0xff, // 10: iinc
+        0xa7, 0xff, 0xf9, // 13: goto -> 6 (after the prologue)
+        0x1a, // 16: iload_0 (old 10)
+        0xaa, 0, 0, // 17: tableswitch, 2 bytes of padding at its new address
+    ];
+    for v in [37i32, 0, 1, 23, 30] {
+        want.extend_from_slice(&v.to_be_bytes());
+    }
+    for k in [0x04, 0x05, 0x02] {
+        // 40, 47, 54 (old 32, 34, 36): iconst, then the exit sequence before the ireturn.
+        want.extend_from_slice(&[k, 0x08, 0x01, 0xb8, x0, x1, 0xac]);
+    }
+    assert_eq!(want.len(), 61);
+    want.extend_from_slice(&[0x08, 0x01, 0xb8, x0, x1, 0xbf]); // 61: handler
+    assert_eq!(v.ops, want);
+    // Catch-all: the body minus each exit sequence and its ireturn.
     assert_eq!(
-        cf.cp.utf8(ty).unwrap(),
-        b"Ljdk/internal/vm/annotation/DontInline;"
+        v.exceptions,
+        vec![[6, 41, 61, 0], [47, 48, 61, 0], [54, 55, 61, 0]]
     );
-    assert!(
-        ann(b"m$weft").is_none(),
-        "the original body is not annotated"
+    assert_eq!((v.max_stack, v.max_locals), (5, 1));
+    let smt = &v.attrs.iter().find(|a| a.0 == "StackMapTable").unwrap().1;
+    let cls = |n: &str| {
+        let cf = ClassFile::parse(&r.bytes).unwrap();
+        (1..cf.cp.count())
+            .find(|&i| cf.cp.class_name(i).is_ok_and(|x| x == n.as_bytes()))
+            .unwrap()
+    };
+    let [t0, t1] = cls("java/lang/Throwable").to_be_bytes();
+    // Frames at 6, 16, 40, 47, 54 (old 0, 10, 32, 34, 36), then the handler's full frame at 61:
+    // no locals (static), stack [Throwable].
+    assert_eq!(
+        smt,
+        &vec![0, 6, 6, 9, 23, 6, 6, 255, 0, 6, 0, 0, 0, 1, 7, t0, t1]
+    );
+    let lnt = &v.attrs.iter().find(|a| a.0 == "LineNumberTable").unwrap().1;
+    // Line 7 starts at 0 (the prologue belongs to the first line); line 9 at old 32 -> 40.
+    assert_eq!(lnt, &vec![0, 2, 0, 0, 0, 7, 0, 40, 0, 9]);
+}
+
+/// An old class file (major 49, no stack maps) with a subroutine: `jsr` and `ret` are relocated
+/// like any branch.
+#[test]
+fn relocates_a_subroutine() {
+    let mut c = class_with_body();
+    c[6..8].copy_from_slice(&49u16.to_be_bytes());
+    // k's code (38 bytes, padded with nops) becomes a call of a subroutine that keeps its return
+    // address in local 1.
+    let cf = ClassFile::parse(&c).unwrap();
+    let m = cf.methods.iter().find(|m| m.name == b"k").unwrap();
+    let a = m.attrs.iter().find(|a| a.name == b"Code").unwrap();
+    let mut code = vec![
+        0xa8, 0, 6,    // 0: jsr -> 6
+        0x1a, // 3: iload_0
+        0xac, // 4: ireturn
+        0x00, // 5: nop
+        0x4c, // 6: astore_1 (the return address)
+        0xa9, 1, // 7: ret 1
+    ];
+    code.resize(38, 0x00);
+    let at = a.body + 8;
+    let mut c2 = c.clone();
+    c2[a.body + 2..a.body + 4].copy_from_slice(&2u16.to_be_bytes()); // max_locals
+    c2[at..at + 38].copy_from_slice(&code);
+    let what = probe_k();
+    let r = instrument(&c2, &what).unwrap();
+    let v = code_of(&r.bytes, "k");
+    // Prologue (6), jsr at 6 -> old 6 = 6 + 3 + 1 + 5 + 1 + 1 = 17: +11.
+    assert_eq!(&v.ops[6..9], &[0xa8, 0, 11]);
+    assert_eq!(v.ops[17], 0x4c);
+    assert_eq!(&v.ops[18..20], &[0xa9, 1]);
+    // The handler after the 38 relocated bytes (+ prologue 6 + exit 5), covering the body but
+    // the exit sequence and its ireturn; no frame is added for it (major 49: no stack maps).
+    assert_eq!(v.exceptions, vec![[6, 10, 49, 0], [16, 49, 49, 0]]);
+    let smt = &v.attrs.iter().find(|a| a.0 == "StackMapTable").unwrap().1;
+    assert_eq!(
+        u16::from_be_bytes([smt[0], smt[1]]),
+        5,
+        "the body's own frames only"
     );
 }

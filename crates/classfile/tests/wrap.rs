@@ -49,23 +49,34 @@ fn wraps_every_method_shape() {
         req("many", "(JDIJDLjava/lang/Object;[I)J", 16, false),
         req("sv", "()V", 17, false),
         req("obj", "(Ljava/lang/Object;I)Ljava/lang/Object;", 18, true),
+        req("spin", "(I)I", 19, false),
+        req("fresh", "(Z)Ljava/lang/Object;", 20, false),
+        req("multi", "(I)I", 21, false),
+        req("syncThrow", "()V", 22, false),
         // Not wrappable: missing, constructor, wrong descriptor.
         req("missing", "()V", 99, false),
         req("<init>", "()V", 98, false),
         req("add", "(JJ)J", 97, false),
     ];
     let n = reqs.len();
+    let plain = run(&dir, "t.Basic", &[]);
+    let before = summarize(&std::fs::read(dir.join("t/Basic.class")).unwrap()).unwrap();
     let r = transform(&dir.join("t/Basic.class"), &wraps(reqs));
     assert_eq!(r.wrapped.len(), n - 3, "{:?}", r.wrapped);
     assert_eq!(r.constructors, 0);
-    // The transformed class reads back with one more method per wrap.
-    let s = summarize(&std::fs::read(dir.join("t/Basic.class")).unwrap()).unwrap();
-    assert!(s
-        .methods
-        .iter()
-        .any(|m| m.name == "add$weft" && m.access & 0x1002 == 0x1002));
+    // In place: the same methods with the same names, descriptors and modifiers.
+    let after = summarize(&std::fs::read(dir.join("t/Basic.class")).unwrap()).unwrap();
+    assert_eq!(before, after);
 
     let out = run(&dir, "t.Basic", &[]);
+    // What the program sees of its own shape (reflection, stack traces, line numbers) is the same
+    // as without the probes.
+    let shape = |s: &str| -> String {
+        let from = s.find("tag=").expect("tag line");
+        let to = s.find("monitor free").expect("monitor line");
+        s[from..to].to_string()
+    };
+    assert_eq!(shape(&out), shape(&plain));
     let expected = "\
 add=5 self=true arg=null
 mul=42 self=null
@@ -83,9 +94,18 @@ obj=o null arg=p
 tag=add
 throws=[class java.io.IOException]
 generic=java.util.List<java.lang.String>
-orig=private synthetic=true tag=null
 prot=protected
-incr=public / private synchronized
+incr=public synchronized
+declared=28 private many,private static lambda$main$0,private static lambda$main$1,private static lambda$main$2,\
+private static lambda$main$3,protected prot,public add,public arr,public avg,public b,public c,public callMany,\
+public concat,public f,public multi,public names,public not,public obj,public s,public spin,public static fresh,\
+public static main,public static mul,public static parse,public static synchronized sv,public synchronized incr,\
+public synchronized syncThrow,public thrower
+trace=t.Basic.thrower(Basic.java:42) <- t.Basic.main(Basic.java:121)
+spin=0 fresh=yn
+multi=10 -1 70 3 2 total=5000
+syncThrow=sync line=72
+monitor free
 add: enter=1 exit=1
 mul: enter=1 exit=1
 incr: enter=100000 exit=100000
@@ -97,13 +117,17 @@ c: enter=1 exit=1
 s: enter=1 exit=1
 f: enter=1 exit=1
 arr: enter=1 exit=1
-thrower: enter=2 exit=2
+thrower: enter=3 exit=3
 parse: enter=2 exit=2
 names: enter=1 exit=1
 prot: enter=1 exit=1
 many: enter=1 exit=1
 sv: enter=1 exit=1
 obj: enter=2 exit=2
+spin: enter=1 exit=1
+fresh: enter=2 exit=2
+multi: enter=5 exit=5
+syncThrow: enter=1 exit=1
 ";
     assert_eq!(out, expected);
 }
@@ -245,4 +269,105 @@ fn constructor_probe_sipush() {
 #[test]
 fn constructor_probe_ldc() {
     ctor_case(1 << 20, "ctor_ldc");
+}
+
+/// Java source of a class `name` whose method `m(int)` has `n` early returns
+/// (`if (x == k) return k;`) inside the loop `shape` (`{body}` is replaced by them).
+fn big_class(name: &str, n: usize, shape: &str) -> String {
+    let body: String = (0..n)
+        .map(|k| format!("if (x == {k}) return {k};\n"))
+        .collect();
+    format!(
+        "public class {name} {{\n  public static int m(int x) {{\n{}\n  }}\n\
+         public static void main(String[] a) {{\n    System.out.println(m({}) + \" \" + weft.Probe.counts(\"m\", 1));\n  }}\n}}\n",
+        shape.replace("{body}", &body),
+        n + 7
+    )
+}
+
+/// Branches that no longer fit 16 bits once the probes are in: the back `goto` of a loop becomes
+/// `goto_w`; a conditional back branch with a stack map frame after it becomes `if<!c> +8; goto_w`;
+/// a forward conditional branch with no frame after it is refused (the class stays unchanged).
+#[test]
+fn widens_branches_of_big_methods() {
+    let dir = scratch("big");
+    javac(&dir, &["weft/Probe.java"], &[]);
+    let n = 2500;
+    let cases = [
+        ("BigGoto", "while (true) {\n{body}\nx = x - 2500;\n}"),
+        (
+            "BigDo",
+            "do {\n{body}\nif (x < 0) break;\nx = x - 2500;\n} while (x >= 0);\nreturn -1;",
+        ),
+        (
+            "BigFor",
+            "for (int i = 0; i < x; i++) {\n{body}\n}\nreturn -1;",
+        ),
+    ];
+    for (name, shape) in cases {
+        let src = dir.join(format!("{name}.java"));
+        std::fs::write(&src, big_class(name, n, shape)).expect("write source");
+        let o = std::process::Command::new(tool("javac"))
+            .arg("-nowarn")
+            .arg("-d")
+            .arg(&dir)
+            .arg("-cp")
+            .arg(&dir)
+            .arg(&src)
+            .output()
+            .expect("javac");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let what = wraps(vec![req("m", "(I)I", 1, false)]);
+    for name in ["BigGoto", "BigDo"] {
+        let r = transform(&dir.join(format!("{name}.class")), &what);
+        assert_eq!(r.wrapped.len(), 1, "{name}");
+        // 2507 is 7 on the second pass: one call, one entry, one exit.
+        assert_eq!(run(&dir, name, &[]), "7 m: enter=1 exit=1\n", "{name}");
+        let o = std::process::Command::new(tool("javap"))
+            .args(["-c", "-cp"])
+            .arg(&dir)
+            .arg(name)
+            .output()
+            .expect("javap");
+        let listing = String::from_utf8_lossy(&o.stdout);
+        assert!(listing.contains("goto_w"), "{name}: no branch was widened");
+    }
+    let bytes = std::fs::read(dir.join("BigFor.class")).unwrap();
+    let e = instrument(&bytes, &what).unwrap_err();
+    assert_eq!(e.kind(), weft_classfile::ErrorKind::Overflow, "{e}");
+    assert!(e.to_string().contains("no stack map frame"), "{e}");
+}
+
+/// Type annotations inside the body are moved with it: the `new` one still names the `new`.
+#[test]
+fn moves_type_annotations_of_the_body() {
+    let dir = scratch("typeann");
+    javac(&dir, &["weft/Probe.java", "t/TypeAnn.java"], &[]);
+    let r = transform(
+        &dir.join("t/TypeAnn.class"),
+        &wraps(vec![req("run", "()V", 40, false)]),
+    );
+    assert_eq!(r.wrapped.len(), 1);
+    assert_eq!(
+        run(&dir, "t.TypeAnn", &[]),
+        "seen=[a] run: enter=1 exit=1\n"
+    );
+    let o = std::process::Command::new(tool("javap"))
+        .args(["-v", "-p", "-cp"])
+        .arg(&dir)
+        .arg("t.TypeAnn")
+        .output()
+        .expect("javap");
+    let listing = String::from_utf8_lossy(&o.stdout);
+    let run_part = &listing[listing.find("public void run()").expect("run")..];
+    let new_bci = run_part
+        .lines()
+        .find(|l| l.contains(": new "))
+        .and_then(|l| l.trim().split(':').next())
+        .expect("a new instruction");
+    assert!(
+        run_part.contains(&format!("NEW, offset={new_bci}")),
+        "the `new` type annotation does not name bci {new_bci}:\n{run_part}"
+    );
 }

@@ -44,17 +44,36 @@ pub fn load(
             trace.display()
         )));
     }
-    let (model, window, header) = weft_analysis::window::read_model(trace, sel)
+    let (model, window, header, warnings) = weft_analysis::window::read_model(trace, sel)
         .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
+    // Damage the reader skipped or corrected is also in the report (a loss per
+    // skipped block); these lines say it where the user is looking.
+    for w in warnings {
+        eprintln!("weft: warning: {}: {w}", trace.display());
+    }
     let mut analysis = weft_analysis::analyze_model(model);
     analysis.window = window;
     Ok((analysis, header))
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    std::fs::write(path, bytes)
-        .map_err(|e| CliError::new(format!("cannot write {}: {e}", path.display())))?;
+    crate::files::write_file(path, bytes, "the export")?;
     eprintln!("weft: wrote {} ({} bytes)", path.display(), bytes.len());
+    Ok(())
+}
+
+/// Refuses outputs that would overwrite the input trace, or each other.
+pub fn check_outputs(trace: &Path, outputs: &[&Path]) -> Result<(), CliError> {
+    for (i, out) in outputs.iter().enumerate() {
+        crate::files::check_not_input(out, trace)?;
+        crate::files::check_writable_target(out, "the export")?;
+        if outputs[..i].iter().any(|o| o == out) {
+            return Err(CliError::new(format!(
+                "{} is given for two exports",
+                out.display()
+            )));
+        }
+    }
     Ok(())
 }
 
@@ -64,7 +83,11 @@ pub fn write_html(trace: &Path, analysis: &Analysis, out: &Path) -> Result<(), C
         || trace.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    write(out, weft_views::report_html(analysis, &title).as_bytes())
+    let w = crate::whatif::for_report(analysis).and_then(Result::ok);
+    write(
+        out,
+        weft_views::report_html_with(analysis, &title, w.as_ref()).as_bytes(),
+    )
 }
 
 pub fn run(args: ExportArgs) -> Result<u8, CliError> {
@@ -78,6 +101,17 @@ pub fn run(args: ExportArgs) -> Result<u8, CliError> {
             "nothing to export: give --perfetto, --chrome, --collapsed, --flamegraph or --html FILE",
         ));
     }
+    let outputs: Vec<&Path> = [
+        &args.perfetto,
+        &args.chrome,
+        &args.collapsed,
+        &args.flamegraph,
+        &args.html,
+    ]
+    .into_iter()
+    .filter_map(|o| o.as_deref())
+    .collect();
+    check_outputs(&args.trace, &outputs)?;
     let (analysis, _) = load(&args.trace, &Default::default())?;
     if let Some(p) = &args.perfetto {
         write(p, &weft_views::perfetto_trace(&analysis))?;

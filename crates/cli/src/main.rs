@@ -4,11 +4,14 @@
 //! reads a trace, runs the analyses (`weft-analysis`) and prints a view
 //! (`weft-views`). It computes nothing itself.
 
+mod child;
 mod demo;
 mod export;
+mod files;
 mod live;
 mod record;
 mod report;
+mod whatif;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,6 +33,10 @@ enum Command {
     Report(report::ReportArgs),
     /// Export a trace for other tools: Perfetto, Chrome trace JSON, collapsed stacks, flame graph, HTML.
     Export(export::ExportArgs),
+    /// Estimate how much faster the run would be after a change, without running it again.
+    Whatif(whatif::WhatIfArgs),
+    /// Measured gain between two traces, and the estimate of the change beside it.
+    Compare(whatif::CompareArgs),
     /// Compile the bundled sample program with javac, record it and print its report.
     Demo {
         /// Where to keep the sample's trace.
@@ -78,6 +85,8 @@ fn main() -> ExitCode {
         Command::Record(args) => record::run(args),
         Command::Report(args) => report::run(args),
         Command::Export(args) => export::run(args),
+        Command::Whatif(args) => whatif::run(args),
+        Command::Compare(args) => whatif::compare(args),
         Command::Demo { output } => demo::run(&output),
     };
     match result {

@@ -126,44 +126,6 @@ fn absolute(path: &Path) -> Result<PathBuf, CliError> {
     Ok(cwd.join(path))
 }
 
-/// Checks the trace can be written and clears an old one (the agent creates the
-/// file exclusively, so a stale trace would divert it to `<stem>.<pid>.weft`).
-fn prepare_output(path: &Path) -> Result<(), CliError> {
-    if path.is_dir() {
-        return Err(CliError::new(format!(
-            "cannot write trace to {}: it is a directory",
-            path.display()
-        )));
-    }
-    // Never truncate or remove a device, FIFO or socket (`-o /dev/null` as root
-    // would delete the device node below).
-    if let Ok(m) = std::fs::metadata(path) {
-        if !m.is_file() {
-            return Err(CliError::new(format!(
-                "cannot write trace to {}: not a regular file",
-                path.display()
-            )));
-        }
-    }
-    let parent = path.parent().unwrap_or(Path::new("."));
-    if !parent.is_dir() {
-        return Err(CliError::new(format!(
-            "cannot write trace to {}: directory {} does not exist",
-            path.display(),
-            parent.display()
-        )));
-    }
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(path)
-        .map_err(|e| CliError::new(format!("cannot write trace to {}: {e}", path.display())))?;
-    std::fs::remove_file(path)
-        .map_err(|e| CliError::new(format!("cannot write trace to {}: {e}", path.display())))?;
-    Ok(())
-}
-
 fn is_java_launcher(program: &OsString) -> bool {
     Path::new(program).file_name().is_some_and(|n| n == "java")
 }
@@ -176,7 +138,7 @@ pub fn run(args: RecordArgs) -> Result<u8, CliError> {
             "trace path {text} must not contain commas or spaces (they separate agent options)"
         )));
     }
-    prepare_output(&output)?;
+    crate::files::clear_old_trace(&output)?;
     let agent = find_agent(args.agent.as_deref())?;
     // The agent writes the lock interval into the trace header (docs/locks.md).
     let mut agent_arg = format!(
@@ -219,7 +181,8 @@ pub fn run(args: RecordArgs) -> Result<u8, CliError> {
     Ok(exit_code_of(status))
 }
 
-/// Starts the command with the agent and waits for it.
+/// Starts the command with the agent and waits for it (signals forwarded to it:
+/// crates/cli/src/child.rs).
 pub fn launch(command: &[OsString], agent_arg: &str) -> Result<std::process::ExitStatus, CliError> {
     let Some((program, rest)) = command.split_first() else {
         return Err(CliError::new("no command given after `--`"));
@@ -239,7 +202,7 @@ pub fn launch(command: &[OsString], agent_arg: &str) -> Result<std::process::Exi
         opts.push(agent_arg);
         cmd.args(rest).env("JAVA_TOOL_OPTIONS", opts);
     }
-    let mut child = cmd.spawn().map_err(|e| {
+    crate::child::run(cmd).map_err(|e| {
         let code = if e.kind() == std::io::ErrorKind::NotFound {
             127
         } else {
@@ -249,15 +212,18 @@ pub fn launch(command: &[OsString], agent_arg: &str) -> Result<std::process::Exi
             format!("cannot run `{}`: {e}", program.to_string_lossy()),
             code,
         )
-    })?;
-    // Ctrl-C reaches the whole process group: let the JVM handle it and finish its trace.
-    // SAFETY: ignoring SIGINT in this process only changes our own signal disposition.
-    unsafe {
-        libc::signal(libc::SIGINT, libc::SIG_IGN);
+    })
+}
+
+/// A trace's path and its JVM's main class, as `weft record` lists several.
+fn labelled(trace: &Path) -> String {
+    match weft_trace::read_header(trace)
+        .ok()
+        .and_then(|h| h.get(weft_trace::header_keys::JVM_MAIN).map(str::to_string))
+    {
+        Some(main) => format!("{} ({main})", trace.display()),
+        None => trace.display().to_string(),
     }
-    child
-        .wait()
-        .map_err(|e| CliError::new(format!("waiting for the command failed: {e}")))
 }
 
 fn exit_code_of(status: std::process::ExitStatus) -> u8 {
@@ -334,7 +300,7 @@ fn report_traces(output: &Path, since: std::time::SystemTime) {
             "weft: {n} JVMs recorded: {}",
             written
                 .iter()
-                .map(|p| p.display().to_string())
+                .map(|p| labelled(p))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),

@@ -1,6 +1,5 @@
 //! `weft report`: read a trace, analyse it, print a view.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -74,15 +73,13 @@ pub fn run(args: ReportArgs) -> Result<u8, CliError> {
                 "--html takes one trace (several JVMs in one HTML report are not supported yet)",
             ));
         };
+        crate::export::check_outputs(trace, &[out])?;
         let (analysis, _) = crate::export::load(trace, &args.selection())?;
         crate::export::write_html(trace, &analysis, out)?;
         return Ok(0);
     }
     let text = render(&args.traces, &args.selection(), args.json)?;
-    let mut out = std::io::stdout().lock();
-    // A closed pipe (`weft report x | head`) is not an error worth a message.
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
+    crate::files::write_stdout(&text)?;
     Ok(0)
 }
 
@@ -125,7 +122,23 @@ pub fn render(
         s.push('\n');
         Ok(s)
     } else {
-        Ok(weft_views::report_text_jvms(&all))
+        let mut text = weft_views::report_text_jvms(&all);
+        if let [only] = all.jvms.as_slice() {
+            match crate::whatif::for_report(&only.analysis) {
+                Some(Ok(w)) => {
+                    text.push('\n');
+                    text.push_str(&weft_views::whatif_text(&w, 3));
+                }
+                Some(Err(msg)) => {
+                    text.push('\n');
+                    text.push_str(&msg);
+                    text.push('\n');
+                }
+                None => {}
+            }
+            stage("whatif");
+        }
+        Ok(text)
     }
 }
 

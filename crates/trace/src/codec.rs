@@ -45,6 +45,11 @@ pub(crate) mod tag {
     pub const WINDOW_ENTER: u8 = 46;
     pub const WINDOW_EXIT: u8 = 47;
     pub const THREAD_SCHED: u8 = 50;
+    pub const VT_START: u8 = 90;
+    pub const VT_END: u8 = 91;
+    pub const VT_MOUNT: u8 = 92;
+    pub const VT_UNMOUNT: u8 = 93;
+    pub const VT_PINNED: u8 = 94;
     pub const LOCK_DEF: u8 = 60;
     pub const LOCK_BLOCK: u8 = 61;
     pub const LOCK_ACQUIRED: u8 = 62;
@@ -434,6 +439,38 @@ fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
             v(out, *runq_ns);
             v(out, *timeslices);
             (tag::THREAD_SCHED, Some(*ts))
+        }
+        VtStart {
+            ts,
+            vt,
+            carrier,
+            class_id,
+            ident,
+        } => {
+            v(out, *vt);
+            v(out, *carrier as u64);
+            v(out, *class_id as u64);
+            v(out, *ident as u64);
+            (tag::VT_START, Some(*ts))
+        }
+        VtEnd { ts, vt, carrier } => {
+            v(out, *vt);
+            v(out, *carrier as u64);
+            (tag::VT_END, Some(*ts))
+        }
+        VtMount { ts, vt, carrier } => {
+            v(out, *vt);
+            v(out, *carrier as u64);
+            (tag::VT_MOUNT, Some(*ts))
+        }
+        VtUnmount { ts, vt, carrier } => {
+            v(out, *vt);
+            v(out, *carrier as u64);
+            (tag::VT_UNMOUNT, Some(*ts))
+        }
+        VtPinned { ts, site } => {
+            v(out, *site as u64);
+            (tag::VT_PINNED, Some(*ts))
         }
         Calibration { ts, mono_ns } => {
             v(out, *mono_ns);

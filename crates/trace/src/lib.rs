@@ -7,17 +7,23 @@
 //! `docs/trace-format.md`; keep the two in step.
 
 mod codec;
+mod damage;
 pub mod fjevents;
 mod reader;
 mod record;
 mod stream;
+mod vthreads;
 
 pub use codec::{encode_file_header, BlockEncoder, FORMAT_VERSION, MAGIC};
-pub use reader::{read_header, read_trace, read_trace_bytes, Clock, Trace, TraceError, TraceTail};
+pub use reader::{
+    read_header, read_trace, read_trace_bytes, read_trace_bytes_with_warnings,
+    read_trace_with_warnings, Clock, Trace, TraceError, TraceTail,
+};
 pub use record::{
     lock_flags, lock_kind, wait_kind, LossReason, ProbeKind, Record, ThreadIndex, GLOBAL_THREAD,
 };
 pub use stream::{stream_trace, RecordSink, StreamEnd};
+pub use vthreads::{is_virtual_thread, VirtualThreadDemux, VIRTUAL_THREAD_BASE};
 
 /// Header of a trace: free-form key/value pairs, so that later versions can add
 /// facts (probe costs, options) without a format break. Well-known keys are
@@ -56,6 +62,8 @@ impl Header {
 pub mod header_keys {
     pub const JVM_VERSION: &str = "jvm.version";
     pub const JVM_VENDOR: &str = "jvm.vendor";
+    /// The JVM's main class or jar (the first word of `sun.java.command`).
+    pub const JVM_MAIN: &str = "jvm.main";
     pub const PID: &str = "pid";
     pub const AGENT_VERSION: &str = "agent.version";
     pub const AGENT_OPTIONS: &str = "agent.options";

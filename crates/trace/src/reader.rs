@@ -2,13 +2,19 @@
 //! clock ticks to nanoseconds since the start of recording.
 //!
 //! A file cut short (SIGKILL, crash, full disk) is read up to its last whole
-//! block and flagged `truncated`; a block whose checksum does not match is an
-//! error, since the bytes before the end are then not what the agent wrote.
+//! block and flagged `truncated`. A damaged block elsewhere (bad checksum, or
+//! records that do not decode) is skipped and stands in the trace as a `Loss`
+//! record (crates/trace/src/damage.rs); the reader finds the next whole block and
+//! reads on. Values the analyses size allocations by (the clock rate, timestamps)
+//! are checked: a clock rate that is not credible is replaced by the calibration
+//! records' or is an error, and timestamps past the recording's credible end are
+//! clamped to it.
 
 use std::fmt;
 use std::path::Path;
 
 use crate::codec::{checksum, tag, unzigzag, FORMAT_VERSION, HAS_TS, MAGIC};
+use crate::damage::{Blocks, DamageTracker, Next};
 use crate::fjevents::FjEventDecoder;
 use crate::record::{LossReason, ProbeKind, Record, ThreadIndex};
 use crate::{header_keys, Header};
@@ -89,9 +95,62 @@ pub struct Trace {
     pub clock: Clock,
 }
 
+/// Reads a trace file (see [`read_trace_with_warnings`]; the warnings are dropped:
+/// skipped blocks are still in the trace as `Loss` records).
 pub fn read_trace(path: &Path) -> Result<Trace, TraceError> {
-    let bytes = std::fs::read(path).map_err(|e| TraceError::Io(path.display().to_string(), e))?;
-    read_trace_bytes(&bytes)
+    read_trace_with_warnings(path).map(|(t, _)| t)
+}
+
+/// Longest header a reader accepts (the agent writes ~1 KB).
+const MAX_HEADER: usize = 1 << 20;
+
+/// Reads a trace file, and one line per damage it skipped or value it corrected
+/// (a corrupt block, a clock rate that is not credible, timestamps past the end of
+/// the recording). The magic bytes and the header are checked before the rest is
+/// read: a file that is not a trace (or `/dev/zero`) fails at once.
+pub fn read_trace_with_warnings(path: &Path) -> Result<(Trace, Vec<String>), TraceError> {
+    use std::io::Read;
+    let (mut file, size, mut bytes) = open_and_read_header(path)?;
+    // The size of a regular file bounds the buffer; a pipe or device is read as it comes.
+    if let Some(rest) = size.checked_sub(bytes.len() as u64) {
+        bytes.reserve(usize::try_from(rest).unwrap_or(0));
+    }
+    file.read_to_end(&mut bytes)
+        .map_err(|e| TraceError::Io(path.display().to_string(), e))?;
+    read_trace_bytes_with_warnings(&bytes)
+}
+
+/// The header of a trace file, reading nothing after it.
+pub fn read_header(path: &Path) -> Result<Header, TraceError> {
+    let (_, _, bytes) = open_and_read_header(path)?;
+    parse_header(&bytes).map(|(h, _)| h)
+}
+
+/// Opens a trace and reads its preamble and header (checked); returns the file
+/// (positioned after the header), its size, and the bytes read.
+pub(crate) fn open_and_read_header(
+    path: &Path,
+) -> Result<(std::fs::File, u64, Vec<u8>), TraceError> {
+    use std::io::Read;
+    let io = |e: std::io::Error| TraceError::Io(path.display().to_string(), e);
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let size = file.metadata().map_err(io)?.len();
+    let mut bytes = Vec::new();
+    (&mut file).take(18).read_to_end(&mut bytes).map_err(io)?;
+    check_preamble(&bytes)?;
+    let hlen = header_len(&bytes);
+    if hlen > MAX_HEADER {
+        return Err(TraceError::Corrupt {
+            offset: 18,
+            what: format!("header length {hlen} is not credible"),
+        });
+    }
+    (&mut file)
+        .take(hlen as u64)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    parse_header(&bytes)?;
+    Ok((file, size, bytes))
 }
 
 pub(crate) struct Cursor<'a> {
@@ -157,9 +216,8 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// The header of a trace file from its first bytes: (header, offset of the first
-/// block). `bytes` must hold at least the whole header.
-pub(crate) fn parse_header(bytes: &[u8]) -> Result<(Header, usize), TraceError> {
+/// The magic bytes and version (the first 18 bytes of a trace).
+fn check_preamble(bytes: &[u8]) -> Result<(), TraceError> {
     if bytes.is_empty() {
         return Err(TraceError::Empty);
     }
@@ -176,6 +234,13 @@ pub(crate) fn parse_header(bytes: &[u8]) -> Result<(Header, usize), TraceError> 
     if version != FORMAT_VERSION {
         return Err(TraceError::UnsupportedVersion(version));
     }
+    Ok(())
+}
+
+/// The header of a trace file from its first bytes: (header, offset of the first
+/// block). `bytes` must hold at least the whole header.
+pub(crate) fn parse_header(bytes: &[u8]) -> Result<(Header, usize), TraceError> {
+    check_preamble(bytes)?;
     let hend = 18usize
         .checked_add(header_len(bytes))
         .filter(|&e| e <= bytes.len());
@@ -213,100 +278,149 @@ pub(crate) fn header_len(bytes: &[u8]) -> usize {
     u32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]) as usize
 }
 
-/// The header of a trace file, reading only the file's first bytes.
-pub fn read_header(path: &Path) -> Result<Header, TraceError> {
-    use std::io::Read;
-    let io = |e| TraceError::Io(path.display().to_string(), e);
-    let mut f = std::fs::File::open(path).map_err(io)?;
-    let mut bytes = Vec::new();
-    (&mut f).take(1 << 16).read_to_end(&mut bytes).map_err(io)?;
-    if bytes.len() >= 18 && bytes.len() < 18 + header_len(&bytes) {
-        let more = (18 + header_len(&bytes) - bytes.len()) as u64;
-        f.take(more).read_to_end(&mut bytes).map_err(io)?;
-    }
-    parse_header(&bytes).map(|(h, _)| h)
+pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
+    read_trace_bytes_with_warnings(bytes).map(|(t, _)| t)
 }
 
-pub fn read_trace_bytes(bytes: &[u8]) -> Result<Trace, TraceError> {
+/// Reads a trace from memory; also returns one line per damage skipped or value
+/// corrected (crates/trace/src/damage.rs).
+pub fn read_trace_bytes_with_warnings(bytes: &[u8]) -> Result<(Trace, Vec<String>), TraceError> {
     let (header, hend) = parse_header(bytes)?;
-
     let mut records = Vec::new();
     let mut truncated = false;
     let mut unknown = 0u64;
     let mut fj = FjEventDecoder::default();
-    let mut pos = hend;
-    while pos < bytes.len() {
-        match next_block(bytes, pos) {
-            Ok(Some((start, end))) => {
-                decode_block(
-                    &bytes[start..end],
-                    start,
+    let mut damage = DamageTracker::default();
+    let mut blocks = Blocks::new(bytes, hend as u64, bytes.len() as u64);
+    loop {
+        match blocks.next()? {
+            Next::End => break,
+            Next::Truncated => {
+                truncated = true;
+                break;
+            }
+            Next::Damaged {
+                offset,
+                bytes,
+                thread,
+                what,
+            } => damage.damaged(offset, bytes, thread, what),
+            Next::Block { offset } => {
+                let before = records.len();
+                let start = offset + 8;
+                let decoded = decode_block(
+                    &blocks.buf,
+                    start as usize,
                     &mut records,
                     &mut unknown,
                     &mut fj,
-                )?;
-                pos = end;
+                );
+                for (thread, r) in &records[before..] {
+                    damage.saw(*thread, r.ts());
+                }
+                damage.decoded(decoded, offset, &blocks.buf);
             }
-            Ok(None) => {
-                truncated = true;
-                break;
-            }
-            // A torn final block (the process died mid-write) is truncation;
-            // a bad block with data after it is corruption.
-            Err(_) if pos + 8 + block_len_at(bytes, pos) == bytes.len() => {
-                truncated = true;
-                break;
-            }
-            Err(e) => return Err(e),
         }
     }
     fj.resolve(&mut records);
+    crate::vthreads::demux(&mut records);
 
     if !records.iter().any(|(_, r)| matches!(r, Record::End { .. })) {
         truncated = true;
     }
-    let clock = fit_clock(&header, &records);
-    let times = TimeConverter::new(&header, clock.clone());
+    let mut warnings = Vec::new();
+    let calibrations = calibration_points(&records);
+    let clock = fit_clock_points(&header, &calibrations, &mut warnings)?;
+    let start_ticks = header.get_u64(header_keys::START_TICKS).unwrap_or(0);
+    let (losses, damage_warnings) = damage.finish(start_ticks, |t| secs(clock.to_ns(t)));
+    warnings.extend(damage_warnings);
+    records.extend(losses);
+    let times = TimeConverter::new(&header, clock.clone(), &calibrations);
     for (_, r) in records.iter_mut() {
         times.convert(r);
     }
-    Ok(Trace {
-        header,
-        records,
-        truncated,
-        unknown_records: unknown,
-        clock,
-    })
+    warnings.extend(times.clamped_warning());
+    Ok((
+        Trace {
+            header,
+            records,
+            truncated,
+            unknown_records: unknown,
+            clock,
+        },
+        warnings,
+    ))
 }
 
-/// Converts a record's times, as written, to ns since the start of recording.
+pub(crate) fn secs(ns: u64) -> String {
+    format!("{:.3} s", ns as f64 / 1e9)
+}
+
+/// The (ticks, mono ns) of the `Calibration` records, in file order.
+fn calibration_points(records: &[(ThreadIndex, Record)]) -> Vec<(u64, u64)> {
+    records
+        .iter()
+        .filter_map(|(_, r)| match r {
+            Record::Calibration { ts, mono_ns } => Some((*ts, *mono_ns)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Converts a record's times, as written, to ns since the start of recording, and
+/// clamps the ones past the recording's credible end (counted).
 pub(crate) struct TimeConverter {
     clock: Clock,
     start_mono: u64,
     fj_in_ticks: bool,
+    limit: u64,
+    clamped: std::cell::Cell<u64>,
 }
 
 impl TimeConverter {
-    pub(crate) fn new(header: &Header, clock: Clock) -> TimeConverter {
+    pub(crate) fn new(header: &Header, clock: Clock, calibrations: &[(u64, u64)]) -> TimeConverter {
+        let limit = credible_end_ns(header, calibrations, &clock);
         TimeConverter {
             clock,
             start_mono: header.get_u64(header_keys::START_MONO_NS).unwrap_or(0),
             fj_in_ticks: header.get(header_keys::FORKJOIN_CLOCK) == Some("ticks"),
+            limit,
+            clamped: std::cell::Cell::new(0),
+        }
+    }
+
+    fn clamp(&self, ns: u64) -> u64 {
+        if ns > self.limit {
+            self.clamped.set(self.clamped.get() + 1);
+            self.limit
+        } else {
+            ns
         }
     }
 
     pub(crate) fn convert(&self, r: &mut Record) {
         let mono = !self.fj_in_ticks && r.mono_timed();
         if let Some(ts) = r.ts_mut() {
-            *ts = if mono {
+            *ts = self.clamp(if mono {
                 ts.saturating_sub(self.start_mono)
             } else {
                 self.clock.to_ns(*ts)
-            };
+            });
         }
         if let Record::Loss { to_ts, .. } = r {
-            *to_ts = self.clock.to_ns(*to_ts);
+            *to_ts = self.clamp(self.clock.to_ns(*to_ts));
         }
+    }
+
+    /// The warning about clamped timestamps, if any was.
+    pub(crate) fn clamped_warning(&self) -> Option<String> {
+        let n = self.clamped.get();
+        (n > 0).then(|| {
+            format!(
+                "{n} timestamps later than the recording's credible end ({}) were clamped to it",
+                secs(self.limit)
+            )
+        })
     }
 }
 
@@ -437,28 +551,55 @@ fn next_block(bytes: &[u8], pos: usize) -> Result<Option<(usize, usize)>, TraceE
     Ok(Some((start, end)))
 }
 
-/// Least-squares fit of mono_ns against ticks over the calibration points;
-/// falls back to the header's start-up estimate.
-fn fit_clock(header: &Header, records: &[(ThreadIndex, Record)]) -> Clock {
-    let calibrations: Vec<(u64, u64)> = records
-        .iter()
-        .filter_map(|(_, r)| match r {
-            Record::Calibration { ts, mono_ns } => Some((*ts, *mono_ns)),
-            _ => None,
-        })
-        .collect();
-    fit_clock_points(header, &calibrations)
+/// Slack after the last credible calibration point: records of a killed process may
+/// come a little after it (the agent writes one a second), a stalled writer later.
+const END_SLACK_NS: u64 = 60_000_000_000;
+
+/// The latest time (ns since the start) a record of this trace can credibly have:
+/// twice the span of the calibration points that agree with the clock (the
+/// agent writes one a second, and one at the end), plus [`END_SLACK_NS`].
+/// Timestamps past it are damage; clamping them bounds every allocation an
+/// analysis sizes by the trace's duration.
+fn credible_end_ns(header: &Header, calibrations: &[(u64, u64)], clock: &Clock) -> u64 {
+    let start_mono = header.get_u64(header_keys::START_MONO_NS);
+    let mut end = 0u64;
+    for &(ts, mono_ns) in calibrations {
+        let by_ticks = clock.to_ns(ts);
+        let agrees = match start_mono {
+            Some(m) => {
+                let by_mono = mono_ns.saturating_sub(m);
+                by_ticks.abs_diff(by_mono) <= 1_000_000_000 + by_mono / 20
+            }
+            None => true,
+        };
+        if agrees {
+            end = end.max(by_ticks);
+        }
+    }
+    end.saturating_mul(2).saturating_add(END_SLACK_NS)
 }
 
-/// The clock from the header and the (ticks, mono ns) of the `Calibration`
-/// records, in file order.
-pub(crate) fn fit_clock_points(header: &Header, calibrations: &[(u64, u64)]) -> Clock {
+/// Clock rates a reader believes (ticks per second): CLOCK_MONOTONIC is 1e9, a TSC
+/// a few 1e9.
+const TICKS_PER_SEC_RANGE: std::ops::RangeInclusive<f64> = 1e6..=1e11;
+
+/// The clock from the header and the (ticks, mono ns) of the `Calibration` records,
+/// in file order: a least-squares fit of mono ns against ticks, or the header's
+/// start-up estimate. A rate outside [`TICKS_PER_SEC_RANGE`] in the header is
+/// replaced by the fit (and said so in `warnings`), or is an error when there is no
+/// fit to replace it with.
+pub(crate) fn fit_clock_points(
+    header: &Header,
+    calibrations: &[(u64, u64)],
+    warnings: &mut Vec<String>,
+) -> Result<Clock, TraceError> {
     let start_ticks = header.get_u64(header_keys::START_TICKS).unwrap_or(0);
+    let stated_text = header.get(header_keys::TICKS_PER_SEC);
+    let credible = |tps: f64| TICKS_PER_SEC_RANGE.contains(&tps);
     let estimate = header
         .get_f64(header_keys::TICKS_PER_SEC)
-        .filter(|t| *t > 0.0)
-        .map(|t| 1e9 / t)
-        .unwrap_or(1.0);
+        .filter(|t| credible(*t))
+        .map(|t| 1e9 / t);
     let mut pts: Vec<(f64, f64)> = Vec::new();
     if let Some(m) = header.get_u64(header_keys::START_MONO_NS) {
         pts.push((start_ticks as f64, m as f64));
@@ -466,6 +607,7 @@ pub(crate) fn fit_clock_points(header: &Header, calibrations: &[(u64, u64)]) -> 
     for (ts, mono_ns) in calibrations {
         pts.push((*ts as f64, *mono_ns as f64));
     }
+    let mut fit = None;
     if pts.len() >= 2 {
         let n = pts.len() as f64;
         let mx = pts.iter().map(|p| p.0).sum::<f64>() / n;
@@ -475,12 +617,38 @@ pub(crate) fn fit_clock_points(header: &Header, calibrations: &[(u64, u64)]) -> 
         // Only trust the fit when the points span a real interval.
         if sxx > 0.0 {
             let slope = sxy / sxx;
-            if slope.is_finite() && slope > 0.0 && (slope / estimate - 1.0).abs() < 0.2 {
-                return Clock::new(start_ticks, slope);
+            if slope.is_finite() && slope > 0.0 && credible(1e9 / slope) {
+                fit = Some(slope);
             }
         }
     }
-    Clock::new(start_ticks, estimate)
+    let ns_per_tick = match (estimate, fit) {
+        (Some(e), Some(f)) if (f / e - 1.0).abs() < 0.2 => f,
+        (Some(e), _) => e,
+        // Traces without a rate (hand-made ones in tests) count in ns.
+        (None, None) if stated_text.is_none() => 1.0,
+        (None, Some(f)) => {
+            if let Some(t) = stated_text {
+                warnings.push(format!(
+                    "clock.ticks_per_sec = {t} is not a credible clock rate; used {:.0} from the calibration records",
+                    1e9 / f
+                ));
+            }
+            f
+        }
+        (None, None) => {
+            return Err(TraceError::Corrupt {
+                offset: 18,
+                what: format!(
+                    "clock.ticks_per_sec = {} is not a credible clock rate ({:e} to {:e}), and no calibration records can replace it",
+                    stated_text.unwrap_or(""),
+                    TICKS_PER_SEC_RANGE.start(),
+                    TICKS_PER_SEC_RANGE.end()
+                ),
+            })
+        }
+    };
+    Ok(Clock::new(start_ticks, ns_per_tick))
 }
 
 pub(crate) fn decode_block(
@@ -669,6 +837,32 @@ pub(crate) fn decode_record(
             on_cpu_ns: c.varint()?,
             runq_ns: c.varint()?,
             timeslices: c.varint()?,
+        },
+        tag::VT_START => VtStart {
+            ts,
+            vt: c.varint()?,
+            carrier: c.u32v()?,
+            class_id: c.u32v()?,
+            ident: c.u32v()?,
+        },
+        tag::VT_END => VtEnd {
+            ts,
+            vt: c.varint()?,
+            carrier: c.u32v()?,
+        },
+        tag::VT_MOUNT => VtMount {
+            ts,
+            vt: c.varint()?,
+            carrier: c.u32v()?,
+        },
+        tag::VT_UNMOUNT => VtUnmount {
+            ts,
+            vt: c.varint()?,
+            carrier: c.u32v()?,
+        },
+        tag::VT_PINNED => VtPinned {
+            ts,
+            site: c.u32v()?,
         },
         tag::CALIBRATION => Calibration {
             ts,

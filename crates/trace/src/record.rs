@@ -74,6 +74,9 @@ pub enum LossReason {
     WriteFailed,
     /// The agent disabled itself after an internal error.
     AgentDisabled,
+    /// Never written by the agent: the reader skipped a damaged stretch of the
+    /// file (a block whose checksum or records are bad) and stands it in as a loss.
+    Corrupt,
     Other(u8),
 }
 
@@ -83,6 +86,7 @@ impl LossReason {
             LossReason::BufferOverflow => 1,
             LossReason::WriteFailed => 2,
             LossReason::AgentDisabled => 3,
+            LossReason::Corrupt => 4,
             LossReason::Other(c) => c,
         }
     }
@@ -91,6 +95,7 @@ impl LossReason {
             1 => LossReason::BufferOverflow,
             2 => LossReason::WriteFailed,
             3 => LossReason::AgentDisabled,
+            4 => LossReason::Corrupt,
             c => LossReason::Other(c),
         }
     }
@@ -221,6 +226,46 @@ pub enum Record {
         on_cpu_ns: u64,
         runq_ns: u64,
         timeslices: u64,
+    },
+    // ---- virtual threads (tags 90–93; JDK 21+, docs/trace-format.md) ----
+    // Written in the carrier's block; the reader moves them, and every record
+    // the carrier wrote while the virtual thread was mounted, to the virtual
+    // thread's own stream (thread index `VIRTUAL_THREAD_BASE + n`).
+    /// Virtual thread `vt` (Java thread id) started, mounted on `carrier` (a
+    /// thread index); `class_id`/`ident` are its task (the Runnable it runs; for
+    /// a thread-per-task executor, the executor's wrapper of the submitted task).
+    VtStart {
+        ts: u64,
+        vt: u64,
+        carrier: ThreadIndex,
+        class_id: u32,
+        ident: u32,
+    },
+    /// Virtual thread `vt` ended (still mounted on `carrier`).
+    VtEnd {
+        ts: u64,
+        vt: u64,
+        carrier: ThreadIndex,
+    },
+    /// Virtual thread `vt` was mounted again, on `carrier`.
+    VtMount {
+        ts: u64,
+        vt: u64,
+        carrier: ThreadIndex,
+    },
+    /// Virtual thread `vt` was unmounted from `carrier` (it parked or yielded).
+    VtUnmount {
+        ts: u64,
+        vt: u64,
+        carrier: ThreadIndex,
+    },
+    /// The mounted virtual thread parks its carrier (it is pinned: inside
+    /// `synchronized` on JDK 21-23, or under a native frame); the `WaitBegin`
+    /// that follows is the blocking. `site`: the stack from the first frame
+    /// outside the JDK (a SiteDef, 0 none).
+    VtPinned {
+        ts: u64,
+        site: u32,
     },
     /// A (ticks, CLOCK_MONOTONIC ns) pair used to convert ticks to ns.
     Calibration {
@@ -434,6 +479,11 @@ impl Record {
             | GcEnd { ts }
             | Sample { ts, .. }
             | ThreadSched { ts, .. }
+            | VtStart { ts, .. }
+            | VtEnd { ts, .. }
+            | VtMount { ts, .. }
+            | VtUnmount { ts, .. }
+            | VtPinned { ts, .. }
             | Calibration { ts, .. }
             | End { ts } => Some(*ts),
             Loss { from_ts, .. } => Some(*from_ts),
@@ -490,6 +540,11 @@ impl Record {
             | GcEnd { ts }
             | Sample { ts, .. }
             | ThreadSched { ts, .. }
+            | VtStart { ts, .. }
+            | VtEnd { ts, .. }
+            | VtMount { ts, .. }
+            | VtUnmount { ts, .. }
+            | VtPinned { ts, .. }
             | Calibration { ts, .. }
             | End { ts } => Some(ts),
             Loss { from_ts, .. } => Some(from_ts),

@@ -10,14 +10,14 @@
 //! [`crate::read_trace`] on the same file, in the same order.
 
 use std::fs::File;
-use std::io::{BufReader, Read};
 use std::path::Path;
 
-use crate::codec::{checksum, tag, unzigzag, HAS_TS};
+use crate::codec::{tag, unzigzag, HAS_TS};
+use crate::damage::{Blocks, DamageTracker, Next};
 use crate::fjevents::FjEventDecoder;
 use crate::reader::{
-    decode_block, decode_record, fit_clock_points, header_len, parse_header, Clock, Cursor,
-    TimeConverter,
+    decode_block, decode_record, fit_clock_points, open_and_read_header, parse_header, secs, Clock,
+    Cursor, TimeConverter,
 };
 use crate::record::{Record, ThreadIndex};
 use crate::{Header, TraceError};
@@ -37,6 +37,8 @@ pub struct StreamEnd {
     /// Records of kinds this reader does not know.
     pub unknown_records: u64,
     pub clock: Clock,
+    /// One line per damage skipped or value corrected (see [`crate::read_trace_with_warnings`]).
+    pub warnings: Vec<String>,
     fj: FjEventDecoder,
 }
 
@@ -49,99 +51,25 @@ impl StreamEnd {
     }
 }
 
-/// The blocks of a file, in order: (file offset of the block, payload).
-struct Blocks<R: Read> {
-    r: R,
-    /// File offset of the next block.
-    pos: u64,
-    len: u64,
-    buf: Vec<u8>,
-}
-
-enum Next {
-    Block {
-        offset: u64,
-    },
-    /// The file ends inside a block, or its last block is torn.
-    Truncated,
-    End,
-}
-
-impl<R: Read> Blocks<R> {
-    fn next(&mut self) -> Result<Next, TraceError> {
-        if self.pos >= self.len {
-            return Ok(Next::End);
-        }
-        if self.len - self.pos < 8 {
-            return Ok(Next::Truncated);
-        }
-        let mut head = [0u8; 8];
-        self.read_exact(&mut head)?;
-        let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as u64;
-        let sum = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
-        let offset = self.pos;
-        let start = offset + 8;
-        if start + len > self.len {
-            return Ok(Next::Truncated);
-        }
-        self.buf.resize(len as usize, 0);
-        let mut buf = std::mem::take(&mut self.buf);
-        let read = self.read_exact(&mut buf);
-        self.buf = buf;
-        read?;
-        self.pos = start + len;
-        if checksum(&self.buf) != sum {
-            // A torn final block (the process died mid-write) is truncation;
-            // a bad block with data after it is corruption.
-            if self.pos == self.len {
-                return Ok(Next::Truncated);
-            }
-            return Err(TraceError::Corrupt {
-                offset: offset as usize,
-                what: "block checksum mismatch".into(),
-            });
-        }
-        Ok(Next::Block { offset })
-    }
-
-    fn read_exact(&mut self, out: &mut [u8]) -> Result<(), TraceError> {
-        self.r
-            .read_exact(out)
-            .map_err(|e| TraceError::Io("trace".into(), e))
-    }
-}
-
-fn open_blocks(path: &Path) -> Result<(Header, Blocks<BufReader<File>>), TraceError> {
-    let io = |e| TraceError::Io(path.display().to_string(), e);
-    let f = File::open(path).map_err(io)?;
-    let len = f.metadata().map_err(io)?.len();
-    let mut r = BufReader::with_capacity(1 << 20, f);
-    let mut first = vec![0u8; len.min(18) as usize];
-    r.read_exact(&mut first).map_err(io)?;
-    if first.len() == 18 {
-        let more = header_len(&first);
-        let have = (len as usize).saturating_sub(18).min(more);
-        first.resize(18 + have, 0);
-        r.read_exact(&mut first[18..]).map_err(io)?;
-    }
-    let (header, hend) = parse_header(&first)?;
-    Ok((
-        header,
-        Blocks {
-            r,
-            pos: hend as u64,
-            len,
-            buf: Vec::new(),
-        },
-    ))
+/// The header and the blocks of a file (read around damage: crate::damage).
+fn open_blocks(path: &Path) -> Result<(Header, File, u64, u64), TraceError> {
+    let (file, size, bytes) = open_and_read_header(path)?;
+    let (header, hend) = parse_header(&bytes)?;
+    Ok((header, file, hend as u64, size))
 }
 
 /// The (ticks, mono ns) of every `Calibration` record in the blocks read up to the
 /// first torn or bad one.
 fn calibrations(path: &Path) -> Result<Vec<(u64, u64)>, TraceError> {
-    let (_, mut blocks) = open_blocks(path)?;
+    let (_, file, first, len) = open_blocks(path)?;
+    let mut blocks = Blocks::new(&file, first, len);
     let mut out = Vec::new();
-    while let Ok(Next::Block { offset }) = blocks.next() {
+    loop {
+        let offset = match blocks.next()? {
+            Next::Block { offset } => offset,
+            Next::Damaged { .. } => continue,
+            Next::Truncated | Next::End => break,
+        };
         let mut c = Cursor {
             bytes: &blocks.buf,
             pos: 0,
@@ -184,20 +112,28 @@ fn scan_calibrations(c: &mut Cursor<'_>, out: &mut Vec<(u64, u64)>) -> Result<()
 }
 
 /// Streams the records of a trace file into the sink `make(header)` returns.
+/// Damage is read around as by [`crate::read_trace`]: each skipped stretch is
+/// handed on as a `Loss` record at the end, and said in [`StreamEnd::warnings`].
 pub fn stream_trace<S: RecordSink>(
     path: &Path,
     make: impl FnOnce(&Header) -> S,
 ) -> Result<(S, StreamEnd), TraceError> {
     let calibrations = calibrations(path)?;
-    let (header, mut blocks) = open_blocks(path)?;
-    let clock = fit_clock_points(&header, &calibrations);
-    let times = TimeConverter::new(&header, clock.clone());
+    let (header, file, first, len) = open_blocks(path)?;
+    let mut warnings = Vec::new();
+    let clock = fit_clock_points(&header, &calibrations, &mut warnings)?;
+    let times = TimeConverter::new(&header, clock.clone(), &calibrations);
     let mut sink = make(&header);
     let mut fj = FjEventDecoder::default();
     let mut unknown = 0u64;
     let mut truncated = false;
     let mut saw_end = false;
+    let mut damage = DamageTracker::default();
+    let mut blocks = Blocks::new(&file, first, len);
     let mut records: Vec<(ThreadIndex, Record)> = Vec::new();
+    // Virtual threads' records move to streams of their own (crate::vthreads);
+    // the sink puts those streams in time order.
+    let mut vthreads = crate::vthreads::VirtualThreadDemux::default();
     loop {
         match blocks.next()? {
             Next::End => break,
@@ -205,24 +141,43 @@ pub fn stream_trace<S: RecordSink>(
                 truncated = true;
                 break;
             }
+            Next::Damaged {
+                offset,
+                bytes,
+                thread,
+                what,
+            } => damage.damaged(offset, bytes, thread, what),
             Next::Block { offset } => {
                 records.clear();
-                decode_block(
+                let start = offset + 8;
+                let decoded = decode_block(
                     &blocks.buf,
-                    offset as usize + 8,
+                    start as usize,
                     &mut records,
                     &mut unknown,
                     &mut fj,
-                )?;
+                );
                 fj.forget_unresolved();
                 for (thread, r) in records.iter_mut() {
+                    damage.saw(*thread, r.ts());
                     times.convert(r);
                     saw_end |= matches!(r, Record::End { .. });
-                    sink.record(*thread, r);
+                    sink.record(vthreads.thread_of(*thread, r), r);
                 }
+                damage.decoded(decoded, offset, &blocks.buf);
             }
         }
     }
+    if !damage.is_empty() {
+        let start_ticks = header.get_u64(crate::header_keys::START_TICKS).unwrap_or(0);
+        let (losses, w) = damage.finish(start_ticks, |t| secs(clock.to_ns(t)));
+        warnings.extend(w);
+        for (thread, mut r) in losses {
+            times.convert(&mut r);
+            sink.record(thread, &r);
+        }
+    }
+    warnings.extend(times.clamped_warning());
     Ok((
         sink,
         StreamEnd {
@@ -231,6 +186,7 @@ pub fn stream_trace<S: RecordSink>(
             unknown_records: unknown,
             clock,
             fj,
+            warnings,
         },
     ))
 }

@@ -133,7 +133,7 @@ fn truncated_file_reads_whole_blocks() {
 }
 
 #[test]
-fn corrupt_block_is_an_error_and_never_panics() {
+fn corrupt_block_is_skipped_and_reported_and_never_panics() {
     let (file, _) = sample_file();
     assert!(matches!(
         read_trace_bytes(b"hello world, not a trace"),
@@ -148,10 +148,111 @@ fn corrupt_block_is_an_error_and_never_panics() {
     let mut f = file.clone();
     let hlen = u32::from_le_bytes([f[10], f[11], f[12], f[13]]) as usize;
     f[18 + hlen + 10] ^= 0xff;
-    assert!(matches!(
-        read_trace_bytes(&f),
-        Err(TraceError::Corrupt { .. })
-    ));
+    let (t, warnings) = read_trace_bytes_with_warnings(&f).expect("the rest is read");
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("checksum"), "{warnings:?}");
+    // The global block is lost (a Loss of unknown extent stands in for it); thread
+    // 0's block after it is read.
+    let losses: Vec<&Record> = t
+        .records
+        .iter()
+        .map(|(_, r)| r)
+        .filter(|r| {
+            matches!(
+                r,
+                Record::Loss {
+                    reason: LossReason::Corrupt,
+                    ..
+                }
+            )
+        })
+        .collect();
+    assert_eq!(losses.len(), 1, "{:?}", t.records);
+    assert!(t
+        .records
+        .iter()
+        .any(|(th, r)| *th == 0 && matches!(r, Record::TaskBegin { .. })));
+}
+
+/// A damaged block of a thread is a Loss of that thread between its records before
+/// and after the damage; blocks of other threads around it are read.
+#[test]
+fn damaged_thread_block_is_a_loss_of_that_thread_and_time_range() {
+    let mut file = encode_file_header(&identity_clock());
+    let mut blocks = Vec::new();
+    for (i, ts) in [(0u64, 1_000u64), (1, 2_000), (2, 3_000)] {
+        let mut t = BlockEncoder::new(7, 64);
+        t.push(&Record::GcStart { ts });
+        t.push(&Record::GcEnd { ts: ts + 10 });
+        blocks.push(t.take_block());
+        let mut o = BlockEncoder::new(8, 64);
+        o.push(&Record::GcStart { ts: ts + i });
+        blocks.push(o.take_block());
+    }
+    let mut g = BlockEncoder::new(GLOBAL_THREAD, 64);
+    g.push(&Record::End { ts: 4_000 });
+    blocks.push(g.take_block());
+    // Damage the middle block of thread 7: a payload byte after its thread index.
+    let damaged = 2;
+    for (i, b) in blocks.iter().enumerate() {
+        let mut b = b.clone();
+        if i == damaged {
+            let n = b.len();
+            b[n - 1] ^= 0x40;
+        }
+        file.extend(b);
+    }
+    let (t, warnings) = read_trace_bytes_with_warnings(&file).expect("reads");
+    assert!(!t.truncated, "the End record was read");
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("thread #7"), "{warnings:?}");
+    let loss = t
+        .records
+        .iter()
+        .find_map(|(_, r)| match r {
+            Record::Loss {
+                thread,
+                from_ts,
+                to_ts,
+                reason: LossReason::Corrupt,
+                ..
+            } => Some((*thread, *from_ts, *to_ts)),
+            _ => None,
+        })
+        .expect("a Loss record");
+    assert_eq!(loss, (7, 1_010, 3_000));
+    // Every other block was read: 2 of thread 7's, 3 of thread 8's.
+    let count = |th: u32| t.records.iter().filter(|(x, _)| *x == th).count();
+    assert_eq!((count(7), count(8)), (4, 3));
+}
+
+/// A CRC-valid trace with an absurd clock rate and no calibration record is a clear
+/// error; with calibration records the rate is replaced (and said so); a timestamp
+/// far past the recording's end is clamped (and said so).
+#[test]
+fn absurd_clock_values_are_an_error_or_clamped() {
+    let mut h = identity_clock();
+    h.set(header_keys::TICKS_PER_SEC, "1");
+    let mut file = encode_file_header(&h);
+    let mut t = BlockEncoder::new(0, 64);
+    t.push(&Record::GcStart { ts: 5 });
+    file.extend(t.take_block());
+    match read_trace_bytes(&file) {
+        Err(TraceError::Corrupt { what, .. }) => assert!(what.contains("ticks_per_sec"), "{what}"),
+        other => panic!("expected an error, got {other:?}"),
+    }
+    let mut g = BlockEncoder::new(GLOBAL_THREAD, 64);
+    g.push(&Record::Calibration {
+        ts: 2_000_000_000,
+        mono_ns: 2_000_000_000,
+    });
+    g.push(&Record::GcEnd { ts: 1 << 63 });
+    file.extend(g.take_block());
+    let (t, warnings) = read_trace_bytes_with_warnings(&file).expect("reads");
+    assert_eq!(t.clock.ns_per_tick(), 1.0);
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    let end = t.records.iter().filter_map(|(_, r)| r.ts()).max().unwrap();
+    assert!(end <= 2 * 2_000_000_000 + 60_000_000_000, "clamped: {end}");
 }
 
 #[test]
@@ -231,7 +332,7 @@ fn lock_and_join_records_round_trip() {
             site: 9,
         },
         Record::LockAcquired {
-            ts: 1_000_000_000_000,
+            ts: 50_000_000_000,
             lock: 1,
             parked: true,
         },
@@ -291,7 +392,7 @@ fn lock_and_join_records_round_trip() {
     // Ticks are converted (2 ticks per ns from tick 1000, header()).
     let t = round_trip(&header(), &[], &recs[..2]);
     assert_eq!(t.records[0].1.ts(), Some(0));
-    assert_eq!(t.records[1].1.ts(), Some((1_000_000_000_000 - 1000) / 2));
+    assert_eq!(t.records[1].1.ts(), Some((50_000_000_000 - 1000) / 2));
 }
 
 /// The window records (tags 46–47) keep their times.
@@ -505,10 +606,19 @@ fn fork_join_event_batches_decode_into_records() {
         file.extend(t.take_block());
         t.push(&Record::End { ts: 1 });
         file.extend(t.take_block());
-        assert!(matches!(
-            read_trace_bytes(&file),
-            Err(TraceError::Corrupt { .. })
-        ));
+        let (t, warnings) = read_trace_bytes_with_warnings(&file).expect("the rest is read");
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(t.records.iter().any(|(_, r)| matches!(
+            r,
+            Record::Loss {
+                reason: LossReason::Corrupt,
+                ..
+            }
+        )));
+        assert!(t
+            .records
+            .iter()
+            .any(|(_, r)| matches!(r, Record::End { .. })));
     }
 }
 
@@ -659,14 +769,26 @@ fn streaming_reads_what_read_trace_reads() {
             ),
         }
     }
-    // A corrupt block in the middle is the same error.
+    // A corrupt block in the middle is skipped the same way: the same records (its
+    // Loss last) and the same warnings.
     let mut bad = file.clone();
     bad[hend + 10] ^= 0xff;
     bad.extend_from_slice(&file[hend..]);
-    assert_eq!(
-        read_trace_bytes(&bad).map(|_| ()).unwrap_err().to_string(),
-        stream(&bad).map(|_| ()).expect_err("corrupt").to_string()
-    );
+    let (t, warnings) = read_trace_bytes_with_warnings(&bad).expect("reads around it");
+    let (c, end) = stream(&bad).expect("streams around it");
+    assert_eq!(c.0, t.records);
+    assert_eq!(end.warnings, warnings);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(matches!(
+        t.records.last(),
+        Some((
+            _,
+            Record::Loss {
+                reason: LossReason::Corrupt,
+                ..
+            }
+        ))
+    ));
     // A steal decoded before its push: class 0 in the stream, resolved by the end.
     use weft_trace::fjevents::kind::*;
     let id = |index: u64, n: u64| index << 40 | n;

@@ -362,12 +362,15 @@ fn finding_kind_label(k: FindingKind) -> &'static str {
         FindingKind::Truncated => "trace cut short",
         FindingKind::UnknownRecords => "unknown records",
         FindingKind::Unbalanced => "unbalanced",
+        FindingKind::VirtualThreadPinned => "virtual threads pinned",
     }
 }
 
 fn finding_html(f: &weft_analysis::Finding) -> String {
     let cls = match f.kind {
-        FindingKind::FineGrained | FindingKind::CoarseGrained => "fnd act",
+        FindingKind::FineGrained
+        | FindingKind::CoarseGrained
+        | FindingKind::VirtualThreadPinned => "fnd act",
         _ => "fnd warn",
     };
     format!(
@@ -725,6 +728,11 @@ fn locks_section(a: &Analysis) -> String {
 
 /// The whole report as one HTML document.
 pub fn report_html(a: &Analysis, title: &str) -> String {
+    report_html_with(a, title, None)
+}
+
+/// The HTML report with the what-if section (suggestions, critical path) when given.
+pub fn report_html_with(a: &Analysis, title: &str, whatif: Option<&weft_whatif::WhatIf>) -> String {
     let m = &a.model;
     let mut h = String::with_capacity(1 << 20);
     let data = page_data(a).to_string().replace("</", "<\\/");
@@ -796,6 +804,9 @@ pub fn report_html(a: &Analysis, title: &str) -> String {
         h.push_str(&finding_html(f));
     }
     h.push_str("</section>\n");
+    if let Some(w) = whatif {
+        h.push_str(&crate::whatif::whatif_html(w));
+    }
 
     // ---- timeline + CPU (drawn by the script) ----
     h.push_str(

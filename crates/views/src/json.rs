@@ -14,9 +14,11 @@ fn dist(d: &Distribution) -> Value {
 /// The whole analysis as a JSON value.
 pub fn report_json(a: &Analysis) -> Value {
     let m = &a.model;
+    // Virtual threads are in `virtual_threads` (there can be millions).
     let threads: Vec<Value> = m
         .threads
         .values()
+        .filter(|t| !t.virtual_thread)
         .map(|t| {
             json!({
                 "index": t.index,
@@ -130,6 +132,7 @@ pub fn report_json(a: &Analysis) -> Value {
             "unmatched_submissions": a.tasks.unmatched_submissions,
         },
         "threads": threads,
+        "virtual_threads": virtual_threads_json(&a.virtual_threads),
         "gc": { "pauses": m.gc_pauses.len(), "total_ns": m.gc_total_ns() },
         "cpu": {
             "cpus": a.cpu.cpus,
@@ -223,5 +226,26 @@ pub fn locks_json(l: &weft_analysis::locks::LockAnalysis) -> Value {
         "locks": locks,
         "dominant_phases": phases,
         "waits": waits,
+    })
+}
+
+fn virtual_threads_json(vt: &weft_analysis::vthreads::VirtualThreadAnalysis) -> Value {
+    json!({
+        "count": vt.count,
+        "carriers": vt.carriers,
+        "mounted_ns": vt.mounted_ns,
+        "unmounted_ns": vt.unmounted_ns,
+        "remounts": vt.remounts,
+        "carrier_changes": vt.carrier_changes,
+        "synchronized_pins": vt.synchronized_pins,
+        "weft_pinned_ns": vt.weft_pinned_ns,
+        "pinned": vt.pinned.iter().map(|p| json!({
+            "site": p.site,
+            "count": p.count,
+            "blocked_ns": p.blocked_ns,
+            "max_ns": p.max_ns,
+            "carriers_saturated_ns": p.carriers_saturated_ns,
+            "how": p.how,
+        })).collect::<Vec<_>>(),
     })
 }

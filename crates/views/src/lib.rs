@@ -13,14 +13,16 @@ mod json;
 mod jvms;
 mod perfetto;
 mod text;
+mod whatif;
 
 pub use json::{report_json, REPORT_VERSION};
 pub use jvms::{report_json_jvms, report_text_jvms};
 pub use text::report_text;
+pub use whatif::{whatif_json, whatif_text};
 
 // Issue 5: HTML report and exports (docs/views.md).
 pub use chrome::chrome_trace;
 pub use collapsed::collapsed_stacks;
 pub use flamegraph::flamegraph_svg;
-pub use html::report_html;
+pub use html::{report_html, report_html_with};
 pub use perfetto::perfetto_trace;

@@ -110,10 +110,15 @@ pub fn report_text(a: &Analysis) -> String {
     let jvm = m.java_version.as_deref().unwrap_or("unknown JVM");
     let _ = writeln!(
         out,
-        "weft: pid {pid}, Java {jvm}, {} recorded, {} task classes, {} threads",
+        "weft: pid {pid}, Java {jvm}, {} recorded, {} task classes, {} threads{}",
         human_ns(m.duration_ns),
         a.tasks.classes.len(),
-        m.threads.len()
+        m.threads.len() - a.virtual_threads.count as usize,
+        if a.virtual_threads.count > 0 {
+            format!(" and {} virtual threads", a.virtual_threads.count)
+        } else {
+            String::new()
+        }
     );
     if let Some(w) = &a.window {
         let _ = writeln!(out, "{}.", window_line(w));
@@ -194,9 +199,11 @@ pub fn report_text(a: &Analysis) -> String {
 
     // Threads.
     let _ = writeln!(out, "\nThreads");
+    // Virtual threads are summarised in their own section, not listed here.
     let w = m
         .threads
         .values()
+        .filter(|t| !t.virtual_thread)
         .map(|t| t.display_name().chars().count())
         .max()
         .unwrap_or(4)
@@ -209,7 +216,7 @@ pub fn report_text(a: &Analysis) -> String {
         lpad("lifetime", 9),
         lpad("cpu", 9)
     );
-    for t in m.threads.values() {
+    for t in m.threads.values().filter(|t| !t.virtual_thread) {
         let start = t.start_ns.unwrap_or(t.first_ns);
         let end = t.end_ns.unwrap_or(m.duration_ns.max(t.last_ns));
         let life = human_ns(end.saturating_sub(start));
@@ -227,6 +234,8 @@ pub fn report_text(a: &Analysis) -> String {
             lpad(&t.cpu_ns.map_or("-".into(), human_ns), 9)
         );
     }
+
+    virtual_threads_text(&mut out, &a.virtual_threads);
 
     let _ = writeln!(
         out,
@@ -355,5 +364,67 @@ fn locks_text(out: &mut String, l: &weft_analysis::locks::LockAnalysis) {
                 th.join(", ")
             );
         }
+    }
+}
+
+/// The virtual-thread section: how many, on how many carriers, and where they
+/// were pinned (nothing when the run had none).
+fn virtual_threads_text(out: &mut String, vt: &weft_analysis::vthreads::VirtualThreadAnalysis) {
+    if vt.count == 0 {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nVirtual threads: {} on {} carrier(s); mounted {}, unmounted {}; {} re-mounts, {} on another carrier",
+        vt.count,
+        vt.carriers,
+        human_ns(vt.mounted_ns),
+        human_ns(vt.unmounted_ns),
+        vt.remounts,
+        vt.carrier_changes
+    );
+    match vt.synchronized_pins {
+        Some(true) => {
+            let _ = writeln!(out, "  (on this JDK, blocking inside synchronized pins a virtual thread to its carrier)");
+        }
+        Some(false) => {
+            let _ = writeln!(
+                out,
+                "  (on this JDK, synchronized no longer pins; native frames still do)"
+            );
+        }
+        None => {}
+    }
+    if vt.weft_pinned_ns > 0 {
+        let _ = writeln!(
+            out,
+            "  weft's own class registration pinned virtual threads for {} (not counted below)",
+            human_ns(vt.weft_pinned_ns)
+        );
+    }
+    if vt.pinned.is_empty() {
+        let _ = writeln!(out, "  no pinned blocking seen");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "  {} {} {} {} {} pinned at",
+        lpad("blocks", 7),
+        lpad("blocked", 9),
+        lpad("max", 9),
+        lpad("saturated", 9),
+        pad("how", 7)
+    );
+    for p in &vt.pinned {
+        let _ = writeln!(
+            out,
+            "  {} {} {} {} {} {}",
+            lpad(&p.count.to_string(), 7),
+            lpad(&human_ns(p.blocked_ns), 9),
+            lpad(&human_ns(p.max_ns), 9),
+            lpad(&human_ns(p.carriers_saturated_ns), 9),
+            pad(p.how, 7),
+            p.site
+        );
     }
 }

@@ -50,6 +50,27 @@ public class Basic {
     public static synchronized void sv() {}                                          // 17
     public long callMany() { return many(1, 2.5, 3, 4, 5.5, "x", new int[6]); }
     public Object obj(Object o, int i) { return i == 0 ? null : o; }                 // 18 (pass_arg0)
+    public int spin(int n) { while (n > 0) { n--; } return n; }                      // 19 (loop back to 0)
+    public static Object fresh(boolean b) { return new StringBuilder(b ? "y" : "n"); } // 20 (new at 0)
+    public int multi(int k) {                                                        // 21
+        try {
+            switch (k) {
+                case 0: return 10;
+                case 1: throw new IllegalStateException("one");
+                case 7: return 70;
+                default:
+                    for (int i = 0; i < k; i++) { if (i == 3) return 3; }
+            }
+        } catch (IllegalStateException e) {
+            return -1;
+        } finally {
+            total += 1000;
+        }
+        return k;
+    }
+    public synchronized void syncThrow() {                                          // 22
+        throw new UnsupportedOperationException("sync");
+    }
 
     public static void main(String[] args) throws Exception {
         Basic x = new Basic();
@@ -90,15 +111,35 @@ public class Basic {
         System.out.println("tag=" + add.getAnnotation(Tag.class).value());
         System.out.println("throws=" + Arrays.toString(Basic.class.getMethod("thrower", int.class).getExceptionTypes()));
         System.out.println("generic=" + Basic.class.getMethod("names").getGenericReturnType());
-        Method orig = Basic.class.getDeclaredMethod("add$weft", int.class, int.class);
-        System.out.println("orig=" + Modifier.toString(orig.getModifiers()) + " synthetic=" + orig.isSynthetic()
-            + " tag=" + orig.getAnnotation(Tag.class));
         System.out.println("prot=" + Modifier.toString(Basic.class.getDeclaredMethod("prot").getModifiers()));
-        System.out.println("incr=" + Modifier.toString(Basic.class.getDeclaredMethod("incr").getModifiers())
-            + " / " + Modifier.toString(Basic.class.getDeclaredMethod("incr$weft").getModifiers()));
+        System.out.println("incr=" + Modifier.toString(Basic.class.getDeclaredMethod("incr").getModifiers()));
+        // In place: the same declared methods, and exceptions show the original frames and lines.
+        String[] declared = Arrays.stream(Basic.class.getDeclaredMethods())
+            .map(m -> Modifier.toString(m.getModifiers()) + " " + m.getName()).sorted().toArray(String[]::new);
+        System.out.println("declared=" + declared.length + " " + String.join(",", declared));
+        try {
+            x.thrower(2);
+        } catch (IOException e) {
+            StackTraceElement[] st = e.getStackTrace();
+            System.out.println("trace=" + st[0] + " <- " + st[1]);
+        }
+        System.out.println("spin=" + x.spin(5) + " fresh=" + fresh(true) + fresh(false));
+        x.total = 0;
+        System.out.println("multi=" + x.multi(0) + " " + x.multi(1) + " " + x.multi(7) + " " + x.multi(5) + " "
+            + x.multi(2) + " total=" + x.total);
+        Thread other = new Thread(() -> {
+            try {
+                x.syncThrow();
+            } catch (UnsupportedOperationException e) {
+                System.out.println("syncThrow=" + e.getMessage() + " line=" + e.getStackTrace()[0].getLineNumber());
+            }
+        });
+        other.start();
+        other.join();
+        synchronized (x) { System.out.println("monitor free"); } // syncThrow's exit released it
 
         String[] names = {"", "add", "mul", "incr", "avg", "concat", "not", "b", "c", "s", "f", "arr", "thrower",
-            "parse", "names", "prot", "many", "sv", "obj"};
+            "parse", "names", "prot", "many", "sv", "obj", "spin", "fresh", "multi", "syncThrow"};
         for (int i = 1; i < names.length; i++) System.out.println(Probe.counts(names[i], i));
     }
 }

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# What-if accuracy (issue 17, docs/whatif.md): for each case of cases.tsv, PAIRS times
+# interleaved: record the base and the knob variant (the change made real), then
+# `weft compare base variant --edit EDIT --json` gives the estimate (from the base
+# trace alone) and the measured gain over the same window. Writes results.tsv and
+# ACCURACY.md's table (bench/whatif/accuracy.py).
+#   bench/whatif/run.sh [PAIRS] [CASE...]     (WEFT=path/to/weft, default target/release/weft)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+PAIRS=${1:-3}; shift || true
+WEFT=${WEFT:-target/release/weft}
+OUT=${OUT:-$(mktemp -d /tmp/weft-whatif-bench.XXXXXX)}
+javac --release 17 -d "$OUT/classes" java/workloads/src/weft/workloads/whatif/WhatIfBench.java
+# burn() is never inlined: a compute op then costs the same wherever it runs (the
+# model's context-free durations; inlining into different callers changed the
+# loop's speed by 2x between the inline case's two variants).
+JAVA=(java -XX:CompileCommand=quiet "-XX:CompileCommand=dontinline,weft.workloads.whatif.WhatIfBench::burn" -cp "$OUT/classes" weft.workloads.whatif.WhatIfBench)
+RES="$OUT/results.tsv"
+: > "$RES"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$OUT/conditions.txt"
+nproc >> "$OUT/conditions.txt"
+grep -v '^#' bench/whatif/cases.tsv | while IFS=$'\t' read -r name base edit variant bcpu vcpu expected; do
+  if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then continue; fi
+  for i in $(seq 1 "$PAIRS"); do
+    # shellcheck disable=SC2086
+    taskset -c "$bcpu" "$WEFT" record -o "$OUT/$name.base.$i.weft" -- "${JAVA[@]}" $base > "$OUT/$name.base.$i.out" 2>/dev/null
+    # shellcheck disable=SC2086
+    taskset -c "$vcpu" "$WEFT" record -o "$OUT/$name.variant.$i.weft" -- "${JAVA[@]}" $variant > "$OUT/$name.variant.$i.out" 2>/dev/null
+    "$WEFT" compare "$OUT/$name.base.$i.weft" "$OUT/$name.variant.$i.weft" --edit "$edit" --json > "$OUT/$name.$i.json"
+    python3 - "$OUT/$name.$i.json" "$name" "$i" "$edit" "$OUT/$name.base.$i.out" "$OUT/$name.variant.$i.out" "$(cut -d' ' -f1 /proc/loadavg)" >> "$RES" <<'PY'
+import json, re, sys
+c = json.load(open(sys.argv[1]))["compare"]
+def win(p):
+    m = re.search(r"window_ns=(\d+)", open(p).read())
+    return int(m.group(1)) if m else 0
+wb, wv = win(sys.argv[5]), win(sys.argv[6])
+phase = wb / wv if wv else 0
+print("\t".join(map(str, [sys.argv[2], sys.argv[3], sys.argv[4], c["estimated_gain"], c["gain_lo"], c["gain_hi"],
+      c["confidence"], c["measured_gain"], phase, c["before_ns"], c["after_ns"], sys.argv[7], (c["reasons"] or [""])[0]])))
+PY
+    tail -1 "$RES"
+  done
+done
+python3 bench/whatif/accuracy.py "$RES" "$OUT/conditions.txt" > "$OUT/ACCURACY.table.md"
+echo "results: $RES; table: $OUT/ACCURACY.table.md"

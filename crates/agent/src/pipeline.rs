@@ -1,0 +1,172 @@
+//! The class-transform pipeline: what to instrument in one class (`decide`), with which probe
+//! ids, and the rewrite (`weft_classfile::instrument` in place, plus the fork-join fields at first
+//! load). The agent's ClassFileLoadHook and the offline transform of the whole-JDK test
+//! (`offline.rs`) both call [`transform`], so that test checks what ships.
+
+use weft_classfile::{instrument, ClassSummary, Instrumentation, WrapRequest};
+use weft_trace::ProbeKind;
+
+use crate::{agent, decide, forkjoin, plumbing};
+
+/// One instrumented method: its probe id, kind, name and descriptor (for its `ProbeDef`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Probed {
+    pub id: i32,
+    pub kind: ProbeKind,
+    pub method: String,
+    pub descriptor: String,
+}
+
+/// A rewritten class.
+#[derive(Debug)]
+pub struct Transformed {
+    pub bytes: Vec<u8>,
+    pub probed: Vec<Probed>,
+    /// The creation probe's id, when at least one constructor got it.
+    pub creation: Option<i32>,
+    pub constructors: usize,
+    /// The fork-join fields were added (ForkJoinTask, ForkJoinWorkerThread).
+    pub fields_added: bool,
+}
+
+#[derive(Debug)]
+pub enum Outcome {
+    /// Skipped by name, or nothing to instrument: loaded unchanged.
+    Unchanged,
+    Changed(Transformed),
+    /// The rewriter refused the class (or probe ids ran out): loaded unchanged.
+    Rejected(String),
+}
+
+/// When the class is being transformed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Load {
+    /// ClassFileLoadHook at the class's first load: fields may be added.
+    First,
+    /// RetransformClasses of a loaded class (late attach): method bodies only. The fork-join
+    /// hooks then find no `weft$u` field and stay off (FjProbe checks it).
+    Retransform,
+}
+
+/// The probe id of one instrumented method (from the agent's tables, also offline: ids are
+/// only numbers there).
+fn probe_id(w: &decide::Wrap, pl: Option<&'static plumbing::PlumbingClass>) -> Option<i32> {
+    if w.window {
+        Some(0) // the window hooks take no probe id
+    } else if w.kind == forkjoin::KIND {
+        forkjoin::new_probe(&w.name)
+    } else if w.loop_body {
+        agent::new_probe_with_code(agent::LOOP_BODY_CODE, None)
+    } else {
+        agent::new_probe(w.kind, pl)
+    }
+}
+
+/// Transforms one class for the JDK `major`. `decide_with(summary, is_plumbing)` runs the
+/// decision with the caller's supertype cache (after adding the class to it).
+pub fn transform(
+    bytes: &[u8],
+    summary: &ClassSummary,
+    major: u32,
+    load: Load,
+    decide_with: impl FnOnce(&ClassSummary, bool) -> decide::Decision,
+) -> Outcome {
+    if decide::skip_class(&summary.name) {
+        return Outcome::Unchanged;
+    }
+    let pl = plumbing::find(major, &summary.name);
+    let decision = decide_with(summary, pl.is_some());
+    let fj_fields = match load {
+        Load::First => forkjoin::fields(&summary.name),
+        Load::Retransform => Vec::new(),
+    };
+    let add_fields = |b: &[u8]| weft_classfile::add_fields(b, &fj_fields).map(|(b, _)| b);
+    if decision.wraps.is_empty() && !decision.creation {
+        if fj_fields.is_empty() {
+            return Outcome::Unchanged;
+        }
+        return match add_fields(bytes) {
+            Ok(b) => Outcome::Changed(Transformed {
+                bytes: b,
+                probed: Vec::new(),
+                creation: None,
+                constructors: 0,
+                fields_added: true,
+            }),
+            Err(e) => Outcome::Rejected(format!("add_fields: {e}")),
+        };
+    }
+    let mut probed = Vec::new();
+    let mut wraps = Vec::new();
+    for w in &decision.wraps {
+        let Some(id) = probe_id(w, pl) else {
+            return Outcome::Rejected("probe ids exhausted".into());
+        };
+        if !w.window {
+            probed.push(Probed {
+                id,
+                kind: w.kind,
+                method: w.name.clone(),
+                descriptor: w.descriptor.clone(),
+            });
+        }
+        wraps.push(WrapRequest {
+            name: w.name.clone(),
+            descriptor: w.descriptor.clone(),
+            probe_id: id,
+            pass_arg0: w.pass_arg0,
+            hooks: if w.window {
+                Some(decide::window_hooks())
+            } else {
+                forkjoin::hooks(w)
+            },
+        });
+    }
+    let ctor = if decision.creation {
+        agent::new_probe(ProbeKind::Creation, None)
+    } else {
+        None
+    };
+    let mut what = Instrumentation {
+        wraps,
+        constructor_probe: ctor,
+    };
+    let result = match instrument(bytes, &what) {
+        Ok(r) => r,
+        // A constructor the rewriter refuses: the methods alone.
+        Err(_) if what.constructor_probe.is_some() => {
+            what.constructor_probe = None;
+            match instrument(bytes, &what) {
+                Ok(r) => r,
+                Err(e) => return Outcome::Rejected(format!("instrument: {e}")),
+            }
+        }
+        Err(e) => return Outcome::Rejected(format!("instrument: {e}")),
+    };
+    if !result.changed() {
+        return Outcome::Unchanged;
+    }
+    probed.retain(|p| {
+        result
+            .wrapped
+            .iter()
+            .any(|(n, d)| *n == p.method && *d == p.descriptor)
+    });
+    let bytes = if fj_fields.is_empty() {
+        result.bytes
+    } else {
+        // ForkJoinTask: the usage-state field of the fork-join probes. Without it the
+        // hooks are useless (FjProbe stays off), so the class is kept as it is.
+        match add_fields(&result.bytes) {
+            Ok(b) => b,
+            Err(e) => return Outcome::Rejected(format!("add_fields: {e}")),
+        }
+    };
+    Outcome::Changed(Transformed {
+        bytes,
+        probed,
+        creation: what.constructor_probe.filter(|_| result.constructors > 0),
+        constructors: result.constructors,
+        fields_added: !fj_fields.is_empty(),
+    })
+}

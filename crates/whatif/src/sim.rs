@@ -1,0 +1,661 @@
+//! Mode S (docs/whatif.md §Simulator): a deterministic discrete-event
+//! simulation of the graph on P cores under processor sharing, with pools
+//! (executor: one FIFO queue; fork-join: a deque per worker, LIFO pops, FIFO
+//! steals), mutexes with waiter queues, and the edits of an [`Overlay`].
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, VecDeque};
+
+use crate::graph::{ExecGraph, LockId, Op, PoolId, Runs, StrandId};
+
+/// How a lock behaves under an edit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LockMode {
+    Normal,
+    /// Acquire and release are no-ops.
+    Removed,
+    /// Compute inside its critical sections is multiplied by this factor.
+    Shorten(f64),
+    /// Each acquisition goes to one of N stripes, chosen by a seeded hash.
+    Split(u32),
+}
+
+/// An edit as the simulator reads it: parameters and per-class / per-strand
+/// factors over the unchanged graph (never a copy of it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Overlay {
+    /// Cores (None = the recorded count).
+    pub cores: Option<f64>,
+    /// Worker threads per pool (None = as recorded).
+    pub pool_threads: Vec<Option<u32>>,
+    /// CPU factor per class (1.0 = unchanged).
+    pub class_factor: Vec<f64>,
+    pub lock_mode: Vec<LockMode>,
+    /// Strands that run as a call at their spawn, on the spawning thread.
+    pub inline: Vec<bool>,
+}
+
+impl Overlay {
+    /// The unedited run.
+    pub fn identity(g: &ExecGraph) -> Overlay {
+        Overlay {
+            cores: None,
+            pool_threads: vec![None; g.pools.len()],
+            class_factor: vec![1.0; g.classes.len()],
+            lock_mode: vec![LockMode::Normal; g.locks.len()],
+            inline: vec![false; g.strands.len()],
+        }
+    }
+}
+
+/// Model choices varied by the sensitivity runs (WHATIF.md §6.3).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SimParams {
+    /// A fork-join worker whose joined task was stolen runs other tasks while it
+    /// waits (the JDK's helping); else it blocks. Either way a joined task still in
+    /// the joiner's own deque is run by the joiner (tryUnpush).
+    pub fj_help: bool,
+    /// Locks grant waiters in FIFO order; else the last to arrive first (barging-like).
+    pub lock_fifo: bool,
+    /// Seed of the steal victim order and of lock stripes.
+    pub seed: u64,
+    /// Multiplies the measured wake-up and pickup latencies.
+    pub latency_scale: f64,
+    /// Ignore the load the recording saw: the program gets all its cores (the
+    /// optimistic end of a range on a loaded machine, docs/whatif.md §Cores).
+    pub idle_machine: bool,
+}
+
+impl Default for SimParams {
+    fn default() -> Self {
+        SimParams {
+            fj_help: true,
+            lock_fifo: true,
+            seed: 1,
+            latency_scale: 1.0,
+            idle_machine: false,
+        }
+    }
+}
+
+/// What a simulation gives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimResult {
+    /// Time from the window start until the last strand ended.
+    pub makespan_ns: u64,
+    /// Nothing could run while strands were unfinished (a pool starved by its own
+    /// waiting tasks, or a lock cycle): the makespan is then not an estimate.
+    pub deadlock: bool,
+    /// Most workers running a task at once, per pool.
+    pub peak_busy: Vec<u32>,
+    /// End time of each strand (ns), `u64::MAX` when it never ran.
+    pub strand_end_ns: Vec<u64>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    NotSpawned,
+    Queued,
+    Running,
+    Done,
+}
+
+struct Frame {
+    strand: StrandId,
+    pc: u32,
+    end: u32,
+    /// (lock as named by the op, stripe actually held).
+    held: Vec<(LockId, u32)>,
+}
+
+struct Ctx {
+    stack: Vec<Frame>,
+    pool: Option<PoolId>,
+    deque: VecDeque<StrandId>,
+    /// Index among its pool's workers.
+    worker: u32,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+struct F(f64);
+impl Eq for F {}
+impl PartialOrd for F {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for F {
+    fn cmp(&self, o: &Self) -> Ordering {
+        self.0.total_cmp(&o.0)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum TimerKind {
+    DelayEnd,
+    Start,
+    /// A blocked or idle context becomes ready (after a wake-up latency).
+    Wake,
+}
+
+struct LockState {
+    holder: Option<u32>,
+    queue: VecDeque<u32>,
+}
+
+struct Sim<'a> {
+    g: &'a ExecGraph,
+    ov: &'a Overlay,
+    p: SimParams,
+    cores: f64,
+    now: f64,
+    vclock: f64,
+    running: BinaryHeap<Reverse<(F, u64, u32)>>,
+    timers: BinaryHeap<Reverse<(F, u64, u32, TimerKind)>>,
+    seq: u64,
+    ready: VecDeque<u32>,
+    ctxs: Vec<Ctx>,
+    state: Vec<State>,
+    end: Vec<f64>,
+    waiters: Vec<Vec<u32>>,
+    locks: Vec<LockState>,
+    /// First stripe of each lock in `locks` (split locks have several).
+    lock_base: Vec<u32>,
+    pool_queue: Vec<VecDeque<StrandId>>,
+    pool_workers: Vec<Vec<u32>>,
+    idle: Vec<Vec<u32>>,
+    busy: Vec<u32>,
+    peak_busy: Vec<u32>,
+    /// Pending root starts (strand per timer).
+    starts: Vec<StrandId>,
+}
+
+/// Runs mode S on the graph with an overlay.
+pub fn simulate(g: &ExecGraph, ov: &Overlay, p: SimParams) -> SimResult {
+    // The capacity the program got; `cores:N` gives N CPUs, of which a loaded
+    // machine still gives it no more than it got (its share does not grow).
+    let recorded = g.cores.max(1) as f64;
+    let got = if g.cores_effective > 0.0 && !p.idle_machine {
+        g.cores_effective.min(recorded)
+    } else {
+        recorded
+    };
+    let cores = match ov.cores {
+        Some(n) if got < recorded => n.min(got),
+        Some(n) => n,
+        None => got,
+    }
+    .max(0.01);
+    let mut lock_base = Vec::with_capacity(g.locks.len());
+    let mut nlocks = 0u32;
+    for l in 0..g.locks.len() {
+        lock_base.push(nlocks);
+        nlocks += match ov.lock_mode.get(l) {
+            Some(LockMode::Split(n)) => (*n).max(1),
+            _ => 1,
+        };
+    }
+    let mut s = Sim {
+        g,
+        ov,
+        p,
+        cores,
+        now: 0.0,
+        vclock: 0.0,
+        running: BinaryHeap::new(),
+        timers: BinaryHeap::new(),
+        seq: 0,
+        ready: VecDeque::new(),
+        ctxs: Vec::new(),
+        state: vec![State::NotSpawned; g.strands.len()],
+        end: vec![f64::NAN; g.strands.len()],
+        waiters: vec![Vec::new(); g.strands.len()],
+        locks: (0..nlocks)
+            .map(|_| LockState {
+                holder: None,
+                queue: VecDeque::new(),
+            })
+            .collect(),
+        lock_base,
+        pool_queue: vec![VecDeque::new(); g.pools.len()],
+        pool_workers: vec![Vec::new(); g.pools.len()],
+        idle: vec![Vec::new(); g.pools.len()],
+        busy: vec![0; g.pools.len()],
+        peak_busy: vec![0; g.pools.len()],
+        starts: Vec::new(),
+    };
+    for (pi, pool) in g.pools.iter().enumerate() {
+        let k = ov
+            .pool_threads
+            .get(pi)
+            .copied()
+            .flatten()
+            .unwrap_or(pool.threads)
+            .max(1);
+        for w in 0..k {
+            let c = s.ctxs.len() as u32;
+            s.ctxs.push(Ctx {
+                stack: Vec::new(),
+                pool: Some(pi as PoolId),
+                deque: VecDeque::new(),
+                worker: w,
+            });
+            s.pool_workers[pi].push(c);
+            s.idle[pi].push(c);
+        }
+        // Idle workers are taken from the back: the first worker first.
+        s.idle[pi].reverse();
+    }
+    for (i, st) in g.strands.iter().enumerate() {
+        if let Some(t) = st.root_start_ns {
+            let k = s.starts.len() as u32;
+            s.starts.push(i as StrandId);
+            s.timer(t as f64, k, TimerKind::Start);
+        }
+    }
+    s.run();
+    let deadlock = s
+        .state
+        .iter()
+        .any(|st| matches!(st, State::Queued | State::Running));
+    let makespan = s
+        .end
+        .iter()
+        .filter(|e| !e.is_nan())
+        .fold(0.0f64, |a, &e| a.max(e));
+    SimResult {
+        makespan_ns: makespan.round() as u64,
+        deadlock,
+        peak_busy: s.peak_busy,
+        strand_end_ns: s
+            .end
+            .iter()
+            .map(|e| {
+                if e.is_nan() {
+                    u64::MAX
+                } else {
+                    e.round() as u64
+                }
+            })
+            .collect(),
+    }
+}
+
+impl Sim<'_> {
+    fn timer(&mut self, at: f64, ctx: u32, kind: TimerKind) {
+        self.seq += 1;
+        self.timers.push(Reverse((F(at), self.seq, ctx, kind)));
+    }
+
+    /// Progress rate of each computing context: processor sharing of the cores.
+    fn rate(&self) -> f64 {
+        let r = self.running.len() as f64;
+        if r <= self.cores {
+            1.0
+        } else {
+            self.cores / r
+        }
+    }
+
+    /// Moves time to `t`, advancing the processor-sharing virtual clock.
+    fn advance_to(&mut self, t: f64) {
+        let rate = self.rate();
+        if t > self.now {
+            self.vclock += (t - self.now) * rate;
+            self.now = t;
+        }
+    }
+
+    fn run(&mut self) {
+        loop {
+            while let Some(c) = self.ready.pop_front() {
+                self.step(c);
+            }
+            let tc = self
+                .running
+                .peek()
+                .map(|Reverse((v, _, _))| self.now + (v.0 - self.vclock).max(0.0) / self.rate());
+            let tt = self.timers.peek().map(|Reverse((t, _, _, _))| t.0);
+            let take_compute = match (tc, tt) {
+                (None, None) => return,
+                (Some(a), Some(b)) => a <= b,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+            };
+            if take_compute {
+                let Some(Reverse((v, _, c))) = self.running.pop() else {
+                    return;
+                };
+                let a = tc.unwrap_or(self.now);
+                if a > self.now {
+                    self.now = a;
+                }
+                // The earliest finish is exact: set the virtual clock to it (no drift).
+                self.vclock = self.vclock.max(v.0);
+                self.bump_pc(c);
+                self.ready.push_back(c);
+            } else {
+                let Some(Reverse((t, _, c, kind))) = self.timers.pop() else {
+                    return;
+                };
+                self.advance_to(t.0);
+                match kind {
+                    TimerKind::DelayEnd => {
+                        self.bump_pc(c);
+                        self.ready.push_back(c);
+                    }
+                    TimerKind::Wake => self.ready.push_back(c),
+                    TimerKind::Start => {
+                        let strand = self.starts[c as usize];
+                        match self.g.strands[strand as usize].runs {
+                            Runs::Thread => {
+                                let ctx = self.new_thread_ctx(strand);
+                                self.ready.push_back(ctx);
+                            }
+                            // A task whose submission was not recorded: queued at its start.
+                            Runs::Pool(p) => self.enqueue(None, strand, p),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn bump_pc(&mut self, c: u32) {
+        if let Some(f) = self.ctxs[c as usize].stack.last_mut() {
+            f.pc += 1;
+        }
+    }
+
+    fn new_thread_ctx(&mut self, strand: StrandId) -> u32 {
+        let c = self.ctxs.len() as u32;
+        self.ctxs.push(Ctx {
+            stack: Vec::new(),
+            pool: None,
+            deque: VecDeque::new(),
+            worker: 0,
+        });
+        self.push_frame(c, strand);
+        c
+    }
+
+    fn push_frame(&mut self, c: u32, strand: StrandId) {
+        let st = &self.g.strands[strand as usize];
+        self.state[strand as usize] = State::Running;
+        if let (Some(p), true) = (
+            self.ctxs[c as usize].pool,
+            self.ctxs[c as usize].stack.is_empty(),
+        ) {
+            let p = p as usize;
+            self.busy[p] += 1;
+            self.peak_busy[p] = self.peak_busy[p].max(self.busy[p]);
+        }
+        self.ctxs[c as usize].stack.push(Frame {
+            strand,
+            pc: st.first,
+            end: st.first + st.len,
+            held: Vec::new(),
+        });
+    }
+
+    fn compute_factor(&self, c: u32) -> f64 {
+        let Some(f) = self.ctxs[c as usize].stack.last() else {
+            return 1.0;
+        };
+        let class = self.g.strands[f.strand as usize].class as usize;
+        let mut k = self.ov.class_factor.get(class).copied().unwrap_or(1.0);
+        for (l, _) in &f.held {
+            if let Some(LockMode::Shorten(x)) = self.ov.lock_mode.get(*l as usize) {
+                k *= x;
+            }
+        }
+        k.max(0.0)
+    }
+
+    /// Runs context `c` until it computes, waits, or has nothing to do.
+    fn step(&mut self, c: u32) {
+        loop {
+            let ci = c as usize;
+            let Some(fr) = self.ctxs[ci].stack.last() else {
+                match self.ctxs[ci].pool {
+                    Some(p) => {
+                        if !self.find_work(c, p) {
+                            self.idle[p as usize].push(c);
+                            return;
+                        }
+                        continue;
+                    }
+                    None => return,
+                }
+            };
+            let (strand, pc, end) = (fr.strand, fr.pc, fr.end);
+            if pc >= end {
+                self.finish(c, strand);
+                continue;
+            }
+            match self.g.ops[pc as usize] {
+                Op::Compute(ns) => {
+                    let eff = ns as f64 * self.compute_factor(c);
+                    if eff <= 0.0 {
+                        self.bump_pc(c);
+                        continue;
+                    }
+                    self.seq += 1;
+                    self.running
+                        .push(Reverse((F(self.vclock + eff), self.seq, c)));
+                    return;
+                }
+                Op::Delay(ns) => {
+                    if ns == 0 {
+                        self.bump_pc(c);
+                        continue;
+                    }
+                    self.timer(self.now + ns as f64, c, TimerKind::DelayEnd);
+                    return;
+                }
+                Op::Spawn(s) => {
+                    self.bump_pc(c);
+                    if self.state[s as usize] != State::NotSpawned {
+                        continue;
+                    }
+                    if self.ov.inline.get(s as usize).copied().unwrap_or(false) {
+                        self.push_frame(c, s);
+                        continue;
+                    }
+                    match self.g.strands[s as usize].runs {
+                        Runs::Thread => {
+                            let t = self.new_thread_ctx(s);
+                            self.ready.push_back(t);
+                        }
+                        Runs::Pool(p) => self.enqueue(Some(c), s, p),
+                    }
+                }
+                Op::Await(s) => {
+                    let st = self.state[s as usize];
+                    if st == State::Done {
+                        self.bump_pc(c);
+                        continue;
+                    }
+                    if st == State::NotSpawned
+                        && self.ov.inline.get(s as usize).copied().unwrap_or(false)
+                    {
+                        // An inlined strand awaited before its spawn op: run it now.
+                        self.bump_pc(c);
+                        self.push_frame(c, s);
+                        continue;
+                    }
+                    // The task is still in the joiner's own deque: it runs it (tryUnpush).
+                    let dq = &mut self.ctxs[ci].deque;
+                    if st == State::Queued {
+                        if let Some(i) = dq.iter().rposition(|&x| x == s) {
+                            dq.remove(i);
+                            self.bump_pc(c);
+                            self.push_frame(c, s);
+                            continue;
+                        }
+                    }
+                    // Helping: a fork-join worker runs other tasks while it waits, and
+                    // comes back to this join after each.
+                    if self.p.fj_help {
+                        if let Some(p) = self.ctxs[ci].pool {
+                            if self.g.pools[p as usize].forkjoin {
+                                if let Some(t) = self.take_work(c, p) {
+                                    self.push_frame(c, t);
+                                    continue;
+                                }
+                            }
+                        }
+                    }
+                    self.waiters[s as usize].push(c);
+                    return;
+                }
+                Op::Acquire(l) => {
+                    let mode = self
+                        .ov
+                        .lock_mode
+                        .get(l as usize)
+                        .copied()
+                        .unwrap_or(LockMode::Normal);
+                    if mode == LockMode::Removed {
+                        self.bump_pc(c);
+                        continue;
+                    }
+                    let stripe = match mode {
+                        LockMode::Split(n) if n > 1 => {
+                            self.lock_base[l as usize]
+                                + (mix(self.p.seed, strand as u64, pc as u64) % n as u64) as u32
+                        }
+                        _ => self.lock_base[l as usize],
+                    };
+                    let ls = &mut self.locks[stripe as usize];
+                    match ls.holder {
+                        None => ls.holder = Some(c),
+                        Some(h) if h == c => {}
+                        Some(_) => {
+                            if !ls.queue.contains(&c) {
+                                ls.queue.push_back(c);
+                            }
+                            return;
+                        }
+                    }
+                    if let Some(f) = self.ctxs[ci].stack.last_mut() {
+                        f.held.push((l, stripe));
+                        f.pc += 1;
+                    }
+                }
+                Op::Release(l) => {
+                    self.bump_pc(c);
+                    let Some(f) = self.ctxs[ci].stack.last_mut() else {
+                        continue;
+                    };
+                    let Some(i) = f.held.iter().rposition(|h| h.0 == l) else {
+                        continue; // removed, or never taken
+                    };
+                    let (_, stripe) = f.held.remove(i);
+                    self.release(stripe);
+                }
+            }
+        }
+    }
+
+    /// Queues strand `s` on pool `p`: on the forking worker's deque (fork-join), else
+    /// on the pool's queue; wakes an idle worker.
+    fn enqueue(&mut self, from: Option<u32>, s: StrandId, p: PoolId) {
+        self.state[s as usize] = State::Queued;
+        let fj = self.g.pools[p as usize].forkjoin;
+        match from {
+            Some(c) if fj && self.ctxs[c as usize].pool == Some(p) => {
+                self.ctxs[c as usize].deque.push_back(s)
+            }
+            _ => self.pool_queue[p as usize].push_back(s),
+        }
+        if let Some(w) = self.idle[p as usize].pop() {
+            let lat = self.g.pools[p as usize].pickup_ns as f64 * self.p.latency_scale;
+            self.wake(w, lat);
+        }
+    }
+
+    fn wake(&mut self, c: u32, latency: f64) {
+        if latency > 0.0 {
+            self.timer(self.now + latency, c, TimerKind::Wake);
+        } else {
+            self.ready.push_back(c);
+        }
+    }
+
+    fn release(&mut self, stripe: u32) {
+        let fifo = self.p.lock_fifo;
+        let ls = &mut self.locks[stripe as usize];
+        let next = if fifo {
+            ls.queue.pop_front()
+        } else {
+            ls.queue.pop_back()
+        };
+        ls.holder = next;
+        if let Some(n) = next {
+            self.ready.push_back(n);
+        }
+    }
+
+    fn finish(&mut self, c: u32, strand: StrandId) {
+        let ci = c as usize;
+        if let Some(f) = self.ctxs[ci].stack.pop() {
+            // A strand that ends holding a lock releases it (clamped inferred holds).
+            for (_, stripe) in f.held {
+                self.release(stripe);
+            }
+        }
+        if let (Some(p), true) = (self.ctxs[ci].pool, self.ctxs[ci].stack.is_empty()) {
+            self.busy[p as usize] -= 1;
+        }
+        self.state[strand as usize] = State::Done;
+        self.end[strand as usize] = self.now;
+        let w = std::mem::take(&mut self.waiters[strand as usize]);
+        let lat = self.g.wake_ns as f64 * self.p.latency_scale;
+        for c in w {
+            self.wake(c, lat);
+        }
+    }
+
+    fn find_work(&mut self, c: u32, p: PoolId) -> bool {
+        match self.take_work(c, p) {
+            Some(s) => {
+                self.push_frame(c, s);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Next task for worker `c` of pool `p`: its own deque (LIFO), the pool's
+    /// queue (FIFO), else a steal (FIFO) from the first non-empty deque in a seeded order.
+    fn take_work(&mut self, c: u32, p: PoolId) -> Option<StrandId> {
+        let ci = c as usize;
+        let pi = p as usize;
+        self.ctxs[ci]
+            .deque
+            .pop_back()
+            .or_else(|| self.pool_queue[pi].pop_front())
+            .or_else(|| {
+                let ws = &self.pool_workers[pi];
+                let n = ws.len();
+                let me = self.ctxs[ci].worker as usize;
+                let start = (mix(self.p.seed, me as u64, 0) as usize) % n.max(1);
+                (0..n)
+                    .map(|k| ws[(start + k) % n])
+                    .filter(|&v| v != c)
+                    .find(|&v| !self.ctxs[v as usize].deque.is_empty())
+                    .and_then(|v| self.ctxs[v as usize].deque.pop_front())
+            })
+    }
+}
+
+/// A small deterministic hash (splitmix64).
+fn mix(seed: u64, a: u64, b: u64) -> u64 {
+    let mut z = seed
+        .wrapping_add(a.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .wrapping_add(b.wrapping_mul(0xBF58_476D_1CE4_E5B9));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
