@@ -9,6 +9,7 @@ pub mod events;
 pub mod findings;
 pub mod forkjoin;
 pub mod graph;
+pub mod jvms;
 pub mod locks;
 pub mod model;
 pub mod profile;
@@ -16,6 +17,7 @@ pub mod speedups;
 pub mod tasks;
 pub mod timeline;
 pub mod vthreads;
+pub mod window;
 
 pub use cpu::{CpuPoint, CpuProfile, WindowStats};
 pub use findings::{human_ns, FieldValue, Finding, FindingKind};
@@ -37,6 +39,8 @@ pub struct Analysis {
     pub forkjoin: forkjoin::ForkJoinAnalysis,
     /// Sampled stacks tied to tasks and locks (docs/sampling.md).
     pub profile: profile::Profile,
+    /// The window the analyses cover (None: the whole recording); see [`window`].
+    pub window: Option<window::Window>,
     /// Virtual threads and where they were pinned (JDK 21+; docs/virtual-threads.md).
     pub virtual_threads: vthreads::VirtualThreadAnalysis,
     /// Possible speedups (docs/speedups.md); without a baseline run until the
@@ -52,6 +56,18 @@ impl Analysis {
         self.speedups = speedups::compute(&speedups::gather(&self.model, &self.locks), Some(base));
         self
     }
+}
+
+/// Run every analysis on the part of a trace inside `window` (None: all of it).
+/// The restriction is one step: the trace is cut to the window's ranges
+/// ([`window::restrict`]) and every analysis reads the cut trace.
+pub fn analyze_window(trace: &Trace, window: Option<window::Window>) -> Analysis {
+    let Some(w) = window else {
+        return analyze(trace);
+    };
+    let mut a = analyze(&window::restrict(trace, &w.ranges));
+    a.window = Some(w);
+    a
 }
 
 /// Run every analysis on a trace read into memory (builds its [`Model`] first).
@@ -91,6 +107,7 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
         locks,
         forkjoin,
         profile,
+        window: None,
         virtual_threads,
         speedups,
     }

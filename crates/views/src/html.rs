@@ -758,7 +758,10 @@ pub fn report_html_with(a: &Analysis, title: &str, whatif: Option<&weft_whatif::
             esc(k)
         );
     };
-    stat("recording", human_ns(m.duration_ns));
+    match &a.window {
+        Some(w) => stat("window", crate::text::window_line(w)),
+        None => stat("recording", human_ns(m.duration_ns)),
+    }
     stat(
         "JVM",
         format!(

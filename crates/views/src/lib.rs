@@ -10,6 +10,7 @@ mod forkjoin_json;
 mod forkjoin_text;
 mod html;
 mod json;
+mod jvms;
 mod perfetto;
 mod sampled;
 mod speedups_html;
@@ -19,6 +20,7 @@ mod text;
 mod whatif;
 
 pub use json::{report_json, REPORT_VERSION};
+pub use jvms::{report_json_jvms, report_text_jvms};
 pub use speedups_json::speedups_json;
 pub use speedups_text::speedups_full_text;
 pub use text::report_text;
