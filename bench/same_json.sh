@@ -75,13 +75,45 @@ report)
     done
     ;;
 diff)
-    a="${3:?NAME1}"; b="${4:?NAME2}"; rc=0
-    for f in "$dir/$a"/*.json "$dir/$a"/*.txt; do
-        g="$dir/$b/$(basename "$f")"
-        if ! cmp -s "$f" "$g"; then echo "DIFFERS: $(basename "$f")"; rc=1; fi
-    done
-    [ $rc = 0 ] && echo "all $(ls "$dir/$a" | grep -c json) JSON reports and text reports identical"
-    exit $rc
+    # JSON: every value of NAME1's report must be in NAME2's unchanged; keys only
+    # NAME2 has (fields added by later work) are listed, not failures. Text: equal.
+    a="${3:?NAME1}"; b="${4:?NAME2}"
+    python3 - "$dir/$a" "$dir/$b" <<'PY'
+import json, os, sys
+a, b = sys.argv[1], sys.argv[2]
+bad, added, n = [], set(), 0
+def cmp(x, y, path):
+    if isinstance(x, dict) and isinstance(y, dict):
+        for k in x:
+            if k not in y:
+                bad.append(f"{path}.{k} removed")
+            else:
+                cmp(x[k], y[k], f"{path}.{k}")
+        for k in y:
+            if k not in x:
+                added.add(f"{path}.{k}".split("[")[0] if "[" in path else f"{path}.{k}")
+    elif isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+        for i, (u, v) in enumerate(zip(x, y)):
+            cmp(u, v, f"{path}[{i}]")
+    elif x != y:
+        bad.append(f"{path}: {json.dumps(x)[:80]} -> {json.dumps(y)[:80]}")
+for f in sorted(os.listdir(a)):
+    g = os.path.join(b, f)
+    if f.endswith(".json"):
+        n += 1
+        before = len(bad)
+        cmp(json.load(open(os.path.join(a, f))), json.load(open(g)), f[:-5])
+        if len(bad) > before:
+            print(f"DIFFERS: {f}")
+    elif f.endswith(".txt") and open(os.path.join(a, f)).read() != open(g).read():
+        bad.append(f"{f}: text report differs")
+for x in bad[:40]:
+    print("  " + x)
+if added:
+    print("fields only in the second:", ", ".join(sorted({k.split(".", 1)[1] for k in added})))
+print(f"{n} JSON reports: " + ("all values identical" if not bad else f"{len(bad)} differences"))
+sys.exit(1 if bad else 0)
+PY
     ;;
 *) sed -n '2,11p' "$0"; exit 2 ;;
 esac

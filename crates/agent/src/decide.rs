@@ -130,6 +130,8 @@ pub struct Wrap {
     /// A parallel-loop body ([`LOOP_BODIES`]): an Execution recorded whatever the
     /// class implements (its probe gets `agent::LOOP_BODY_CODE`).
     pub loop_body: bool,
+    /// A call of the window method (`window=`): hooks into `weft/WindowProbe`.
+    pub window: bool,
 }
 
 #[derive(Debug, Default, PartialEq)]
@@ -196,6 +198,7 @@ pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Dec
                 kind: exec_kind,
                 pass_arg0: false,
                 loop_body,
+                window: false,
             });
             continue;
         }
@@ -209,6 +212,7 @@ pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Dec
                 kind: ProbeKind::Submission,
                 pass_arg0: true,
                 loop_body: false,
+                window: false,
             });
         }
     }
@@ -224,6 +228,39 @@ pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Dec
         d.creation = s.methods.iter().any(|m| m.name == "<init>");
     }
     d
+}
+
+/// Wrappers of the window method `method` of this class (every overload with a
+/// body), skipping any overload another probe already wraps (a method is wrapped
+/// once; `weft record` says when the window then cannot be measured).
+pub fn window_wraps(s: &ClassSummary, method: &str, taken: &[Wrap]) -> Vec<Wrap> {
+    s.methods
+        .iter()
+        .filter(|m| m.name == method && m.access & (ACC_ABSTRACT | ACC_NATIVE | ACC_BRIDGE) == 0)
+        .filter(|m| {
+            !taken
+                .iter()
+                .any(|w| w.name == m.name && w.descriptor == m.descriptor)
+        })
+        .map(|m| Wrap {
+            name: m.name.clone(),
+            descriptor: m.descriptor.clone(),
+            kind: ProbeKind::Other(0),
+            pass_arg0: false,
+            loop_body: false,
+            window: true,
+        })
+        .collect()
+}
+
+/// The hooks of a window wrapper (java/agent/weft/WindowProbe.java).
+pub fn window_hooks() -> weft_classfile::Hooks {
+    const O: &str = "(Ljava/lang/Object;)V";
+    weft_classfile::Hooks {
+        class: "weft/WindowProbe".into(),
+        enter: Some(("enter".into(), O.into())),
+        exit: Some(("exit".into(), O.into())),
+    }
 }
 
 #[cfg(test)]
@@ -370,5 +407,26 @@ pub(crate) mod tests {
         let other = class("app/Other", "java/lang/Object", &[], &[("run", "(II)V", 1)]);
         h.add(&other);
         assert!(decide(&other, &h, false).wraps.is_empty());
+    }
+
+    #[test]
+    fn window_method_overloads_are_wrapped_once() {
+        let c = class(
+            "app/Main",
+            "java/lang/Object",
+            &[],
+            &[
+                ("solve", "()V", ACC_STATIC | 1),
+                ("solve", "(I)J", 1),
+                ("solve", "()I", ACC_ABSTRACT | 1),
+                ("other", "()V", 1),
+            ],
+        );
+        let w = window_wraps(&c, "solve", &[]);
+        assert_eq!(w.len(), 2);
+        assert!(w.iter().all(|w| w.window && !w.pass_arg0));
+        let taken = window_wraps(&c, "solve", &w[..1]);
+        assert_eq!(taken.len(), 1);
+        assert_eq!(taken[0].descriptor, "(I)J");
     }
 }

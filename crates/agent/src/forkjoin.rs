@@ -110,6 +110,7 @@ pub fn wraps(s: &ClassSummary) -> Vec<Wrap> {
                 kind: KIND,
                 pass_arg0: s.name == FJ_POOL,
                 loop_body: false,
+                window: false,
             });
         }
     }

@@ -38,6 +38,7 @@ pub fn wraps(s: &ClassSummary) -> Vec<Wrap> {
             kind: ProbeKind::Join,
             pass_arg0: false,
             loop_body: false,
+            window: false,
         })
         .collect()
 }

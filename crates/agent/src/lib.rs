@@ -57,6 +57,8 @@ struct Pending {
 
 static PENDING: Mutex<Option<Pending>> = Mutex::new(None);
 static HIERARCHY: Mutex<Option<decide::Hierarchy>> = Mutex::new(None);
+/// The window method of option `window=` (set at OnLoad, read by the class hook).
+static WINDOW: std::sync::OnceLock<options::WindowMethod> = std::sync::OnceLock::new();
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -189,6 +191,52 @@ pub unsafe extern "system" fn Agent_OnLoad(
     }
 }
 
+/// Environment variable in which `weft record` gives a directly started `java` the
+/// agent argument for the JVMs it starts in turn (docs/agent.md §Several JVMs).
+pub const CHILD_AGENT_ENV: &str = "WEFT_CHILD_AGENT";
+
+/// Puts the agent into `JAVA_TOOL_OPTIONS` of this process's environment, which
+/// `ProcessBuilder` and `Runtime.exec` pass to the processes the program starts:
+/// a child JVM then records itself (to `<stem>.<pid>.weft`, as out= exists).
+fn propagate_agent_to_children() {
+    let Some(arg) = std::env::var_os(CHILD_AGENT_ENV) else {
+        return;
+    };
+    let arg = arg.to_string_lossy().into_owned();
+    let current = std::env::var("JAVA_TOOL_OPTIONS").unwrap_or_default();
+    if arg.is_empty() || current.contains(&arg) {
+        return;
+    }
+    let options = if current.is_empty() {
+        arg
+    } else {
+        format!("{current} {arg}")
+    };
+    // At OnLoad no Java code has run yet: the JVM reads the environment for
+    // System.getenv / ProcessBuilder later, and no other thread reads it now.
+    std::env::set_var("JAVA_TOOL_OPTIONS", options);
+}
+
+/// This JVM's command line (`/proc/self/cmdline`, arguments joined by spaces).
+fn command_line() -> String {
+    let raw = std::fs::read("/proc/self/cmdline").unwrap_or_default();
+    let args: Vec<String> = raw
+        .split(|b| *b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    let mut line = args.join(" ");
+    if line.len() > 4096 {
+        let mut cut = 4096;
+        while !line.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        line.truncate(cut);
+        line.push('…');
+    }
+    line
+}
+
 fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     let options = match options::parse(opt_str) {
         Ok(o) => o,
@@ -213,6 +261,7 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
         );
         return JNI_OK;
     }
+    propagate_agent_to_children();
     let Some(env) = env else {
         eprintln!("weft: agent disabled: no JVMTI 11 environment");
         return JNI_OK;
@@ -283,6 +332,7 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     }
     header.set(hk::AGENT_VERSION, env!("CARGO_PKG_VERSION"));
     header.set(hk::AGENT_OPTIONS, opt_str.unwrap_or(""));
+    header.set(hk::COMMAND_LINE, command_line());
     header.set(hk::START_WALL_NS, wall.to_string());
     header.set(hk::START_TICKS, start_ticks.to_string());
     header.set(hk::START_MONO_NS, start_mono.to_string());
@@ -309,6 +359,13 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
         "locks.interval_ns",
         options.lock_interval.as_nanos().to_string(),
     );
+    if let Some(w) = &options.window {
+        header.set(hk::WINDOW_METHOD, w.dotted());
+        if options.window_each_call {
+            header.set(hk::WINDOW_CALLS, "each");
+        }
+        let _ = WINDOW.set(w.clone());
+    }
     *lock(&PENDING) = Some(Pending {
         file,
         path: path_s,
@@ -601,7 +658,12 @@ fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
             let mut h = lock(&HIERARCHY);
             let h = h.get_or_insert_with(decide::Hierarchy::default);
             h.add(s);
-            decide::decide(s, h, is_plumbing)
+            let mut d = decide::decide(s, h, is_plumbing);
+            if let Some(w) = WINDOW.get().filter(|w| w.class == s.name) {
+                let window = decide::window_wraps(s, &w.method, &d.wraps);
+                d.wraps.extend(window);
+            }
+            d
         },
     );
     let pipeline::Outcome::Changed(t) = outcome else {

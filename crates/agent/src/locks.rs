@@ -81,6 +81,7 @@ pub fn lock_wraps(s: &ClassSummary) -> Vec<Wrap> {
             kind: ProbeKind::LockAcquire,
             pass_arg0: *arg0,
             loop_body: false,
+            window: false,
         })
         .collect()
 }

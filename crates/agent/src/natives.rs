@@ -191,3 +191,23 @@ pub extern "system" fn Java_weft_Probe_nDisabled(e: *mut JNIEnv, _c: jclass, rea
     let r = std::panic::catch_unwind(|| jni.string(reason).unwrap_or_default()).unwrap_or_default();
     agent::disable(Some(jni), &format!("exception in probe: {r}"));
 }
+
+/// `weft.WindowProbe`: this thread entered the window method.
+#[no_mangle]
+pub extern "system" fn Java_weft_WindowProbe_nEnter(e: *mut JNIEnv, _c: jclass) {
+    let ts = clock::now();
+    agent::guard(env(e), "WindowProbe.nEnter", || {
+        sink::emit(&Record::WindowEnter { ts });
+        Ok(())
+    })
+}
+
+/// `weft.WindowProbe`: this thread left the window method.
+#[no_mangle]
+pub extern "system" fn Java_weft_WindowProbe_nExit(e: *mut JNIEnv, _c: jclass) {
+    let ts = clock::now();
+    agent::guard(env(e), "WindowProbe.nExit", || {
+        sink::emit(&Record::WindowExit { ts });
+        Ok(())
+    })
+}

@@ -11,6 +11,46 @@ pub struct Options {
     /// header as `locks.interval_ns` (docs/locks.md).
     pub lock_interval: Duration,
     pub quiet: bool,
+    /// The measured window `window=pkg.Class.method`: every call of that method
+    /// (all overloads) is recorded as WindowEnter/WindowExit.
+    pub window: Option<WindowMethod>,
+    /// `windowcalls`: each call is its own window (header `window.calls = each`).
+    pub window_each_call: bool,
+}
+
+/// The window method of `window=pkg.Class.method` (nested classes with `$`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowMethod {
+    /// Internal class name, `pkg/Class`.
+    pub class: String,
+    pub method: String,
+}
+
+impl WindowMethod {
+    /// `pkg.Class.method`, as the header names it.
+    pub fn dotted(&self) -> String {
+        format!("{}.{}", self.class.replace('/', "."), self.method)
+    }
+}
+
+fn parse_window(v: &str) -> Result<WindowMethod, String> {
+    let bad = || {
+        format!("bad window method '{v}' (expected pkg.Class.method, e.g. com.example.Main.solve)")
+    };
+    let (class, method) = v.rsplit_once('.').ok_or_else(bad)?;
+    let ident = |s: &str| {
+        !s.is_empty()
+            && !s.starts_with(|c: char| c.is_ascii_digit())
+            && s.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+    };
+    if !ident(method) || !class.split('.').all(ident) || method == "<init>" {
+        return Err(bad());
+    }
+    Ok(WindowMethod {
+        class: class.replace('.', "/"),
+        method: method.to_string(),
+    })
 }
 
 impl Default for Options {
@@ -20,6 +60,8 @@ impl Default for Options {
             interval: Duration::from_millis(100),
             lock_interval: Duration::from_secs(1),
             quiet: false,
+            window: None,
+            window_each_call: false,
         }
     }
 }
@@ -59,9 +101,11 @@ pub fn parse(s: Option<&str>) -> Result<Options, String> {
             ("lockinterval", Some(v)) => o.lock_interval = parse_duration(v)?,
             ("quiet", None) => o.quiet = true,
             (k, _) if crate::sampling::is_option(k) => {}
+            ("window", Some(v)) => o.window = Some(parse_window(v)?),
+            ("windowcalls", None) => o.window_each_call = true,
             _ => {
                 return Err(format!(
-                "unknown or malformed option '{item}' (options: out=PATH, interval=100ms, lockinterval=1s, quiet)"
+                "unknown or malformed option '{item}' (options: out=PATH, interval=100ms, lockinterval=1s, window=pkg.Class.method, windowcalls, quiet)"
             ))
             }
         }
@@ -98,5 +142,20 @@ mod tests {
         assert!(parse(Some("bogus=1")).is_err());
         assert!(parse(Some("interval=5h")).is_err());
         assert!(parse(Some("out=")).is_err());
+        let w = parse(Some("window=com.example.Main$Inner.solve,windowcalls")).unwrap();
+        let wm = w.window.unwrap();
+        assert_eq!(wm.class, "com/example/Main$Inner");
+        assert_eq!(wm.method, "solve");
+        assert_eq!(wm.dotted(), "com.example.Main$Inner.solve");
+        assert!(w.window_each_call);
+        for bad in [
+            "window=solve",
+            "window=a..b",
+            "window=a.b c",
+            "window=a.",
+            "window=.m",
+        ] {
+            assert!(parse(Some(bad)).is_err(), "{bad}");
+        }
     }
 }

@@ -51,7 +51,9 @@ pub enum Load {
 /// The probe id of one instrumented method (from the agent's tables, also offline: ids are
 /// only numbers there).
 fn probe_id(w: &decide::Wrap, pl: Option<&'static plumbing::PlumbingClass>) -> Option<i32> {
-    if w.kind == forkjoin::KIND {
+    if w.window {
+        Some(0) // the window hooks take no probe id
+    } else if w.kind == forkjoin::KIND {
         forkjoin::new_probe(&w.name)
     } else if w.loop_body {
         agent::new_probe_with_code(agent::LOOP_BODY_CODE, None)
@@ -100,18 +102,24 @@ pub fn transform(
         let Some(id) = probe_id(w, pl) else {
             return Outcome::Rejected("probe ids exhausted".into());
         };
-        probed.push(Probed {
-            id,
-            kind: w.kind,
-            method: w.name.clone(),
-            descriptor: w.descriptor.clone(),
-        });
+        if !w.window {
+            probed.push(Probed {
+                id,
+                kind: w.kind,
+                method: w.name.clone(),
+                descriptor: w.descriptor.clone(),
+            });
+        }
         wraps.push(WrapRequest {
             name: w.name.clone(),
             descriptor: w.descriptor.clone(),
             probe_id: id,
             pass_arg0: w.pass_arg0,
-            hooks: forkjoin::hooks(w),
+            hooks: if w.window {
+                Some(decide::window_hooks())
+            } else {
+                forkjoin::hooks(w)
+            },
         });
     }
     let ctor = if decision.creation {

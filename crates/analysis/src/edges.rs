@@ -134,6 +134,24 @@ impl ExecIdents {
     }
 }
 
+/// The identities that a join or get waits for (the targets of the `JoinBegin`s
+/// that are not completions): the only ones the edges look executions up by.
+pub fn joined_identities(
+    model: &Model,
+    completion_probes: &std::collections::HashSet<u32>,
+) -> std::collections::HashSet<Ident> {
+    let mut joined = std::collections::HashSet::new();
+    for evs in &model.events {
+        for e in evs.iter() {
+            if e.kind == EventKind::JoinBegin && !completion_probes.contains(&e.b) {
+                let (c, id) = unobj(e.a);
+                joined.insert((c, id as u64));
+            }
+        }
+    }
+    joined
+}
+
 /// Resolves the `JoinBegin`/`JoinEnd` pairs of each thread (the model's events) against the executions' identities (`idents[i]`: every object
 /// execution `i` stands for; for a thread execution, its Thread object) and the
 /// completions (`JoinBegin` of a probe in `completion_probes`: the target was

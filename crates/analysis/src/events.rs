@@ -111,6 +111,20 @@ pub struct Event {
     pub flag: u8,
 }
 
+impl Event {
+    /// An event with no arguments (set them with struct update syntax).
+    pub fn at(kind: EventKind, ts: u64) -> Event {
+        Event {
+            kind,
+            ts,
+            a: 0,
+            b: 0,
+            c: 0,
+            flag: 0,
+        }
+    }
+}
+
 impl ThreadEvents {
     pub fn new(thread: ThreadIndex) -> ThreadEvents {
         ThreadEvents {
@@ -219,14 +233,7 @@ mod tests {
     use super::*;
 
     fn ev(kind: EventKind, ts: u64) -> Event {
-        Event {
-            kind,
-            ts,
-            a: 0,
-            b: 0,
-            c: 0,
-            flag: 0,
-        }
+        Event::at(kind, ts)
     }
 
     #[test]

@@ -240,19 +240,171 @@ fn usage_frame(stack: &mut [Frame]) -> Option<&mut Frame> {
     stack.iter_mut().rev().find(|f| f.usage != 0)
 }
 
+/// Dense slots for usage ids: the agent's usage ids are `buffer << 40 | n`, the
+/// n-th push of a buffer (1, 2, ...), so a usage's slot is its buffer's base plus
+/// n - 1, with no hashing per task (a map per task was most of the report's time
+/// on millions of tasks). Ids of another shape (sparse) get slots from a map.
+pub(crate) enum Slots {
+    Dense(HashMap<u64, (usize, u64)>),
+    Sparse(HashMap<u64, usize>),
+}
+
+const PUSH_NUMBER_BITS: u32 = 40;
+
+impl Slots {
+    /// Slots for the usages the model's pushes name; also their number.
+    pub(crate) fn of_pushes(model: &Model) -> (Slots, usize) {
+        let pushes = || {
+            model.events.iter().flat_map(|evs| {
+                (0..evs.len())
+                    .filter(|&i| matches!(evs.kind[i], EventKind::FjFork | EventKind::FjSubmit))
+                    .map(|i| evs.a[i])
+            })
+        };
+        let mut max: HashMap<u64, u64> = HashMap::default();
+        let mut count = 0usize;
+        for u in pushes() {
+            let (b, n) = (u >> PUSH_NUMBER_BITS, u & ((1 << PUSH_NUMBER_BITS) - 1));
+            let m = max.entry(b).or_default();
+            *m = (*m).max(n);
+            count += 1;
+        }
+        let total: u64 = max.values().sum();
+        if total <= 2 * count as u64 + 1024 {
+            let mut bases: Vec<(u64, u64)> = max.into_iter().collect();
+            bases.sort_unstable();
+            let mut next = 0usize;
+            let mut dense = HashMap::default();
+            for (b, n) in bases {
+                dense.insert(b, (next, n));
+                next += n as usize;
+            }
+            (Slots::Dense(dense), next)
+        } else {
+            let mut sparse = HashMap::default();
+            for u in pushes() {
+                let next = sparse.len();
+                sparse.entry(u).or_insert(next);
+            }
+            let n = sparse.len();
+            (Slots::Sparse(sparse), n)
+        }
+    }
+
+    pub(crate) fn get(&self, usage: u64) -> Option<usize> {
+        match self {
+            Slots::Dense(bases) => {
+                let (b, n) = (
+                    usage >> PUSH_NUMBER_BITS,
+                    usage & ((1 << PUSH_NUMBER_BITS) - 1),
+                );
+                let &(base, count) = bases.get(&b)?;
+                (n >= 1 && n <= count).then(|| base + (n - 1) as usize)
+            }
+            Slots::Sparse(m) => m.get(&usage).copied(),
+        }
+    }
+}
+
+/// The usages by slot (id 0: no push seen for the slot).
+struct UsageTable {
+    slots: Slots,
+    items: Vec<Usage>,
+}
+
+impl UsageTable {
+    fn new(model: &Model) -> UsageTable {
+        let (slots, n) = Slots::of_pushes(model);
+        UsageTable {
+            slots,
+            items: vec![Usage::default(); n],
+        }
+    }
+
+    fn get(&self, id: &u64) -> Option<&Usage> {
+        let u = &self.items[self.slots.get(*id)?];
+        (u.id != 0).then_some(u)
+    }
+
+    fn get_mut(&mut self, id: &u64) -> Option<&mut Usage> {
+        let i = self.slots.get(*id)?;
+        let u = &mut self.items[i];
+        (u.id != 0).then_some(u)
+    }
+
+    fn contains_key(&self, id: &u64) -> bool {
+        self.get(id).is_some()
+    }
+
+    /// A push: sets the usage's push fields, keeping its run's (a steal's run
+    /// may come before its push in thread order).
+    fn push(&mut self, u: Usage) {
+        if let Some(i) = self.slots.get(u.id) {
+            let old = &mut self.items[i];
+            *old = Usage {
+                run_thread: old.run_thread,
+                begin_ns: old.begin_ns,
+                end_ns: old.end_ns,
+                self_ns: old.self_ns,
+                ..u
+            };
+        }
+    }
+
+    /// A run of `id` on `thread` (kept only if the usage's push is seen).
+    fn run(&mut self, id: u64, thread: ThreadIndex, begin_ns: u64, end_ns: u64, self_ns: u64) {
+        if let Some(i) = self.slots.get(id) {
+            let u = &mut self.items[i];
+            u.run_thread = Some(thread);
+            u.begin_ns = begin_ns;
+            u.end_ns = end_ns;
+            u.self_ns = self_ns;
+        }
+    }
+
+    /// Keeps the usages `keep` says (a usage left out is as if never pushed).
+    fn retain(&mut self, mut keep: impl FnMut(&u64, &mut Usage) -> bool) {
+        for u in self.items.iter_mut().filter(|u| u.id != 0) {
+            let id = u.id;
+            if !keep(&id, u) {
+                *u = Usage::default();
+            }
+        }
+    }
+
+    fn values(&self) -> impl Iterator<Item = &Usage> {
+        self.items.iter().filter(|u| u.id != 0)
+    }
+
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut Usage> {
+        self.items.iter_mut().filter(|u| u.id != 0)
+    }
+}
+
+impl std::ops::Index<&u64> for UsageTable {
+    type Output = Usage;
+    fn index(&self, id: &u64) -> &Usage {
+        self.get(id).expect("a usage that was pushed")
+    }
+}
+
 pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     let mut out = ForkJoinAnalysis::default();
-    let mut usages: HashMap<u64, Usage> = HashMap::default();
-    let mut order: Vec<u64> = Vec::new();
+    let mut usages = UsageTable::new(model);
+    // (push time, usage) of each usage, in first-push order.
+    let mut order: Vec<(u64, u64)> = Vec::new();
     let mut sites: HashMap<u64, u32> = HashMap::default();
     let mut worker_pool: HashMap<ThreadIndex, (u32, u32, u32)> = HashMap::default();
     let mut stacks: HashMap<ThreadIndex, Vec<Frame>> = HashMap::default();
     // Joins outside any run, per thread: (begin, nested time, usage).
     let mut base_joins: HashMap<ThreadIndex, Vec<(u64, u64, u64)>> = HashMap::default();
-    let mut strands: HashMap<u64, Vec<(u64, u64, bool)>> = HashMap::default();
+    // Strand events of all runs in one list; a run's are a range of it (a Vec per
+    // run cost ~100 B per fork-join task).
+    let mut strand_ev: Vec<(u64, u64, bool)> = Vec::new();
+    // By usage slot: (start, length) in strand_ev.
+    let mut strands: Vec<(usize, u32)> = vec![(0, 0); usages.items.len()];
     let mut threads: BTreeMap<ThreadIndex, FjThread> = BTreeMap::new();
     let mut cancels: Vec<u64> = Vec::new();
-    let mut runs: Vec<(u64, ThreadIndex, u64, u64, u64)> = Vec::new();
 
     let thread_entry = |threads: &mut BTreeMap<ThreadIndex, FjThread>, t: ThreadIndex| {
         threads.entry(t).or_insert_with(|| FjThread {
@@ -305,22 +457,19 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
                         }
                     };
                     if !usages.contains_key(usage) {
-                        order.push(*usage);
+                        order.push((*ts, *usage));
                     }
-                    usages.insert(
-                        *usage,
-                        Usage {
-                            id: *usage,
-                            class_id: *class_id,
-                            push_thread: t,
-                            push_ns: *ts,
-                            external,
-                            prev,
-                            parent,
-                            pool: if external { pool } else { 0 },
-                            ..Usage::default()
-                        },
-                    );
+                    usages.push(Usage {
+                        id: *usage,
+                        class_id: *class_id,
+                        push_thread: t,
+                        push_ns: *ts,
+                        external,
+                        prev,
+                        parent,
+                        pool: if external { pool } else { 0 },
+                        ..Usage::default()
+                    });
                     if external {
                         out.external_submissions += 1;
                     } else {
@@ -337,6 +486,10 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
                     out.max_nesting = out.max_nesting.max(stack.len() as u32);
                     if *usage == 0 {
                         out.direct_executions += 1;
+                    } else if let Some(u) = usages.get_mut(usage) {
+                        if u.class_id == 0 {
+                            u.class_id = *class_id;
+                        }
                     } else {
                         run_classes.push((*usage, *class_id));
                     }
@@ -371,14 +524,16 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
                         let off = p.offset(*ts);
                         p.ev.push((off, f.usage, true));
                     }
-                    strands.insert(f.usage, f.ev);
+                    if let Some(slot) = usages.slots.get(f.usage).filter(|_| !f.ev.is_empty()) {
+                        strands[slot] = (strand_ev.len(), f.ev.len() as u32);
+                        strand_ev.extend_from_slice(&f.ev);
+                    }
                     thread_entry(&mut threads, t);
                     let th = threads.get_mut(&t).expect("inserted");
                     th.executed += 1;
                     th.busy_ns += self_ns;
-                    // Joined with the push after the loop: blocks of different threads
-                    // are not in time order in the file.
-                    runs.push((f.usage, t, f.begin, *ts, self_ns));
+                    // Into the usage's slot, whether or not its push was read yet.
+                    usages.run(f.usage, t, f.begin, *ts, self_ns);
                 }
                 EventKind::FjCancel => cancels.push(e.a),
                 EventKind::FjReinit => out.reinitialized += 1,
@@ -424,12 +579,8 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
             }
         }
     }
-    for (id, t, b, e, self_ns) in runs {
-        if let Some(u) = usages.get_mut(&id) {
-            u.run_thread = Some(t);
-            u.begin_ns = b;
-            u.end_ns = e;
-            u.self_ns = self_ns;
+    for u in usages.values() {
+        if let Some(t) = u.run_thread {
             if u.push_thread != t && !u.external {
                 if let Some(th) = threads.get_mut(&t) {
                     th.stolen += 1;
@@ -486,34 +637,69 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
             }
             keep
         });
-        order.retain(|id| usages.contains_key(id));
+        order.retain(|o| usages.contains_key(&o.1));
         threads.retain(|_, th| !scheduler_pools.contains(&th.pool));
         worker_pool.retain(|_, p| !scheduler_pools.contains(&p.0));
     }
 
     // Trees; computations in the order of their roots' pushes (thread order is
     // not time order).
-    order.sort_by_key(|id| (usages[id].push_ns, *id));
-    let mut children: HashMap<u64, Vec<u64>> = HashMap::default();
+    for o in order.iter_mut() {
+        o.0 = usages[&o.1].push_ns;
+    }
+    order.sort_unstable();
+    let order: Vec<u64> = order.into_iter().map(|o| o.1).collect();
+    // Children by parent slot, in one list (CSR): kids of slot i are
+    // kids[kid_start[i]..kid_start[i + 1]].
+    let nslots = usages.items.len();
+    let parent_slot = |id: &u64| -> Option<usize> {
+        let p = usages[id].parent.filter(|p| usages.contains_key(p))?;
+        usages.slots.get(p)
+    };
+    let mut kid_start: Vec<usize> = vec![0; nslots + 1];
     let mut roots: Vec<u64> = Vec::new();
     for id in &order {
-        let u = &usages[id];
-        match u.parent.filter(|p| usages.contains_key(p)) {
-            Some(p) => children.entry(p).or_default().push(*id),
+        match parent_slot(id) {
+            Some(p) => kid_start[p + 1] += 1,
             None => roots.push(*id),
         }
     }
-    for root in roots {
+    for i in 0..nslots {
+        kid_start[i + 1] += kid_start[i];
+    }
+    let mut kids_all: Vec<u64> = vec![0; kid_start[nslots]];
+    let mut fill = kid_start.clone();
+    for id in &order {
+        if let Some(p) = parent_slot(id) {
+            kids_all[fill[p]] = *id;
+            fill[p] += 1;
+        }
+    }
+    drop(fill);
+    let children = |id: u64| -> &[u64] {
+        match usages.slots.get(id) {
+            Some(i) => &kids_all[kid_start[i]..kid_start[i + 1]],
+            None => &[],
+        }
+    };
+    // Span by slot, tagged with the computation it was computed for (a join on a
+    // usage of another computation finds none, as with a map per computation).
+    let mut span_of: Vec<(u32, u64)> = vec![(u32::MAX, 0); nslots];
+    for (generation, root) in roots.into_iter().enumerate() {
+        let generation = generation as u32;
+        let span_get = |span_of: &[(u32, u64)], id: u64| -> Option<u64> {
+            let (g, s) = span_of[usages.slots.get(id)?];
+            (g == generation).then_some(s)
+        };
         // Iterative post-order; depth from the root (1). Span: the critical path
         // through the strand of each run (docs/forkjoin.md §Span): walking the run's
         // self time, a child forked at offset f contributes f + span(child), and a
         // join (or an inline run) of that child at offset o lifts the strand to it.
         let mut stack: Vec<(u64, u32, bool)> = vec![(root, 1, false)];
-        let mut span: HashMap<u64, u64> = HashMap::default();
         let (mut tasks, mut work, mut depth) = (0u64, 0u64, 0u32);
         let (mut begin, mut end) = (u64::MAX, 0u64);
         while let Some((id, d, done)) = stack.pop() {
-            let kids = children.get(&id).map(Vec::as_slice).unwrap_or(&[]);
+            let kids = children(id);
             if !done {
                 stack.push((id, d, true));
                 for k in kids {
@@ -535,20 +721,30 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
             let fork_offset =
                 |forked: &[(u64, u64)], c: u64| forked.iter().rev().find(|f| f.0 == c).map(|f| f.1);
             let mut extra = 0u64;
-            for &(off, c, join) in strands.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+            let strand = usages
+                .slots
+                .get(id)
+                .map(|slot| strands[slot])
+                .map_or(&[][..], |(from, n)| &strand_ev[from..from + n as usize]);
+            for &(off, c, join) in strand {
                 if !join {
                     forked.push((c, off + extra));
-                } else if let (Some(f), Some(sc)) = (fork_offset(&forked, c), span.get(&c)) {
+                } else if let (Some(f), Some(sc)) = (fork_offset(&forked, c), span_get(&span_of, c))
+                {
                     extra = extra.max((f + sc).saturating_sub(off));
                 }
             }
             let mut s = own + extra;
             for k in kids {
-                s = s.max(fork_offset(&forked, *k).unwrap_or(0) + span[k]);
+                s = s.max(
+                    fork_offset(&forked, *k).unwrap_or(0) + span_get(&span_of, *k).unwrap_or(0),
+                );
             }
-            span.insert(id, s);
+            if let Some(slot) = usages.slots.get(id) {
+                span_of[slot] = (generation, s);
+            }
         }
-        let s = span[&root];
+        let s = span_get(&span_of, root).unwrap_or(0);
         let ru = &usages[&root];
         out.max_depth = out.max_depth.max(depth);
         out.computations.push(Computation {
@@ -636,7 +832,15 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     }
     out.pools = pools.into_values().collect();
     out.threads = threads.into_values().collect();
-    let mut us: Vec<Usage> = order.iter().map(|id| usages[id].clone()).collect();
+    drop(strands);
+    drop(strand_ev);
+    drop(span_of);
+    drop(kids_all);
+    drop(kid_start);
+    // The table's own list, in place (a second list of usages was the peak).
+    let mut us: Vec<Usage> = std::mem::take(&mut usages.items);
+    us.retain(|u| u.id != 0);
+    drop(order);
     us.sort_by_key(|u| (u.push_ns, u.id));
     out.usages = us;
     out

@@ -187,20 +187,6 @@ mod tests {
     use crate::testutil::{C_WORK, TB};
     use weft_trace::{lock_kind, Record, GLOBAL_THREAD};
 
-    fn start(name: &str, ts: u64, jid: u64) -> Record {
-        Record::ThreadStart {
-            ts,
-            name: name.into(),
-            java_id: jid,
-            os_tid: 1,
-            daemon: false,
-            class_id: 0,
-            target_class_id: 0,
-            target_ident: 0,
-            ident: 0,
-        }
-    }
-
     #[test]
     fn fork_join_and_lock_edges() {
         let mut tb = TB::new();
@@ -218,9 +204,9 @@ mod tests {
             usage,
             class_id: C_WORK,
         };
+        // Threads 1 and 2 (Java ids 11 and 12).
+        tb.start(1, 0, 0, (0, 0)).start(2, 0, 0, (0, 0));
         for (t, r) in [
-            (1, start("a", 0, 11)),
-            (2, start("b", 0, 12)),
             // Thread 1 submits root 1, runs it, forks 2 at 20, joins it 30..90.
             (1, push(1, 5, true)),
             (1, begin(1, 10)),

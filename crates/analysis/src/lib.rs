@@ -10,6 +10,7 @@ pub mod events;
 pub mod findings;
 pub mod forkjoin;
 pub mod graph;
+pub mod jvms;
 pub mod lock_groups;
 pub mod locks;
 pub mod model;
@@ -18,6 +19,7 @@ pub mod speedups;
 pub mod tasks;
 pub mod timeline;
 pub mod vthreads;
+pub mod window;
 
 pub use cpu::{CpuPoint, CpuProfile, WindowStats};
 pub use findings::{human_ns, FieldValue, Finding, FindingKind};
@@ -43,6 +45,8 @@ pub struct Analysis {
     pub activity: activity::ActivityAnalysis,
     /// Sampled stacks tied to tasks and locks (docs/sampling.md).
     pub profile: profile::Profile,
+    /// The window the analyses cover (None: the whole recording); see [`window`].
+    pub window: Option<window::Window>,
     /// Virtual threads and where they were pinned (JDK 21+; docs/virtual-threads.md).
     pub virtual_threads: vthreads::VirtualThreadAnalysis,
     /// Possible speedups (docs/speedups.md); without a baseline run until the
@@ -58,6 +62,18 @@ impl Analysis {
         self.speedups = speedups::compute(&speedups::gather(&self.model, &self.locks), Some(base));
         self
     }
+}
+
+/// Run every analysis on the part of a trace inside `window` (None: all of it).
+/// The restriction is one step: the trace is cut to the window's ranges
+/// ([`window::restrict`]) and every analysis reads the cut trace.
+pub fn analyze_window(trace: &Trace, window: Option<window::Window>) -> Analysis {
+    let Some(w) = window else {
+        return analyze(trace);
+    };
+    let mut a = analyze(&window::restrict(trace, &w.ranges));
+    a.window = Some(w);
+    a
 }
 
 /// Run every analysis on a trace read into memory (builds its [`Model`] first).
@@ -111,6 +127,7 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
         lock_groups,
         activity,
         profile,
+        window: None,
         virtual_threads,
         speedups,
     }

@@ -742,3 +742,7 @@ mod tests {
         assert_eq!(a.blocked_by_site(), vec![(0, None, S)]);
     }
 }
+
+#[cfg(test)]
+#[path = "locks_tests.rs"]
+mod constructed_model_tests;

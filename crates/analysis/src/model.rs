@@ -357,6 +357,8 @@ impl ModelBuilder {
             }
             // Kept in `m.sampled` above.
             Record::FrameDef { .. } | Record::StackDef { .. } | Record::StackSample { .. } => None,
+            // The window's calls are read before the model (window::read_model).
+            Record::WindowEnter { .. } | Record::WindowExit { .. } => None,
             Record::ThreadSched {
                 ts,
                 thread: sched_thread,

@@ -89,8 +89,9 @@ pub struct TaskExecution {
     pub submit_thread: Option<ThreadIndex>,
     /// Begin − submission time, for submitted executions.
     pub queue_wait_ns: Option<u64>,
-    pub created_site: Option<String>,
-    pub submitted_site: Option<String>,
+    /// Innermost user frames of the sites; shared by the executions of a site.
+    pub created_site: Option<std::sync::Arc<str>>,
+    pub submitted_site: Option<std::sync::Arc<str>>,
     /// Closed by weft (no end record: thread ended, trace cut, or records lost).
     pub incomplete: bool,
     /// A plumbing execution reported for its inner task (rule 3).
@@ -262,6 +263,10 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     // (identity, ts, thread) of forks, sorted: one list, as most objects are forked
     // once (a Vec per object cost ~100 B per fork-join task).
     let mut forked: Vec<(Ident, u64, ThreadIndex)> = Vec::new();
+    // The thread that forked each fork-join usage, by usage slot (a usage is
+    // forked once: its run's creator).
+    let (usage_slots, nslots) = crate::forkjoin::Slots::of_pushes(model);
+    let mut push_thread: Vec<ThreadIndex> = vec![ThreadIndex::MAX; nslots];
     // External fork-join submissions: usage -> the submitted object's identity hash,
     // so the run matches its `Submit` (and joins on the object find it).
     let mut ext_ident: HashMap<u64, u32> = HashMap::default();
@@ -295,7 +300,11 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                     let (c, id) = unobj(e.a);
                     forked.push((object(c, id), e.ts, thread))
                 }
-                EventKind::FjFork => forked.push((fj_key(e.b, e.a, 0), e.ts, thread)),
+                EventKind::FjFork => {
+                    if let Some(i) = usage_slots.get(e.a) {
+                        push_thread[i] = thread;
+                    }
+                }
                 EventKind::FjSubmit => {
                     let ident = match e.c {
                         NONE => 0,
@@ -594,18 +603,18 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         .map(|n| n.plumbing && (n.inner.is_none() || n.resolved))
         .collect();
     out.dropped_plumbing = dropped.iter().filter(|&&d| d).count() as u64;
-    let mut new_index: Vec<Option<usize>> = vec![None; nodes.len()];
+    let mut new_index: Vec<u32> = vec![u32::MAX; nodes.len()];
     let mut kept: Vec<usize> = Vec::new();
     for (i, d) in dropped.iter().enumerate() {
         if !d {
-            new_index[i] = Some(kept.len());
+            new_index[i] = kept.len() as u32;
             kept.push(i);
         }
     }
     let eff_parent = |mut i: usize| -> Option<usize> {
         while let Some(p) = nodes[i].raw_parent {
             if !dropped[p] {
-                return new_index[p];
+                return Some(new_index[p] as usize).filter(|_| new_index[p] != u32::MAX);
             }
             i = p;
         }
@@ -613,10 +622,12 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     };
 
     // ---- submissions matched to executions (FIFO per identity, in begin order) ----
-    let mut order: Vec<usize> = (0..kept.len()).collect();
-    order.sort_by_key(|&k| (nodes[kept[k]].begin, k));
-    let mut matched: Vec<Option<usize>> = vec![None; kept.len()];
+    let mut order: Vec<u32> = (0..kept.len() as u32).collect();
+    order.sort_by_key(|&k| (nodes[kept[k as usize]].begin, k));
+    // The submission matched to each kept execution (NO_SUBMIT: none).
+    let mut matched: Vec<u32> = vec![NO_SUBMIT; kept.len()];
     for &k in &order {
+        let k = k as usize;
         let n = &nodes[kept[k]];
         if n.is_thread {
             continue;
@@ -630,7 +641,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                 if let Some(&s) = q.front() {
                     if submits[s].ts <= n.end {
                         q.pop_front();
-                        matched[k] = Some(s);
+                        matched[k] = s as u32;
                         break;
                     }
                 }
@@ -641,6 +652,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
 
     // ---- build executions: class, kind, creation, aggregation ----
     let mut execs: Vec<TaskExecution> = Vec::with_capacity(kept.len());
+    let mut site_names = SiteNames::default();
     let mut class_names: HashMap<u32, std::sync::Arc<str>> = HashMap::default();
     let mut is_thread_exec: Vec<bool> = Vec::with_capacity(kept.len());
     for (k, &ni) in kept.iter().enumerate() {
@@ -662,7 +674,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             (cid, TaskKind::Thread)
         } else if stand_in {
             let plumb = model.class_name(n.obj.0);
-            let callable_submit = matched[k]
+            let callable_submit = submit_of(&matched, k)
                 .and_then(|s| model.probes.get(&submits[s].probe))
                 .is_some_and(|p| p.descriptor.starts_with("(Ljava/util/concurrent/Callable;"));
             let kind = if plumb.contains("Callable")
@@ -689,12 +701,17 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             .get(&obj)
             .and_then(|v| latest_before(v, n.begin, |e| e.0));
         let creator = creation.map(|c| c.1).or_else(|| {
+            if obj.1 >> 63 == 1 {
+                // A forked usage's run (see fj_key).
+                let slot = usage_slots.get(obj.1 & !(1 << 63))?;
+                return Some(push_thread[slot]).filter(|&t| t != ThreadIndex::MAX);
+            }
             let from = forked.partition_point(|f| f.0 < obj);
             let to = forked.partition_point(|f| f.0 <= obj);
             latest_before(&forked[from..to], n.begin, |f| f.1).map(|f| f.2)
         });
         let created_here = creator.is_none_or(|t| t == n.thread);
-        let submit = matched[k].map(|s| &submits[s]);
+        let submit = submit_of(&matched, k).map(|s| &submits[s]);
         let submitted = submit.is_some();
         let parent_is_task = parent.is_some_and(|p| !is_thread_exec_at(&nodes, &kept, p));
         // A loop chunk is scheduled work even though nothing submits it: the
@@ -727,8 +744,8 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             submit_ns: submit.map(|s| s.ts),
             submit_thread: submit.map(|s| s.thread),
             queue_wait_ns: submit.map(|s| n.begin.saturating_sub(s.ts)),
-            created_site: creation.and_then(|c| model.site_frame(c.2)),
-            submitted_site: submit.and_then(|s| model.site_frame(s.site)),
+            created_site: creation.and_then(|c| site_names.get(model, c.2)),
+            submitted_site: submit.and_then(|s| site_names.get(model, s.site)),
             incomplete: n.incomplete,
             stand_in,
         });
@@ -760,12 +777,40 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             }
         }
     }
-    // (thread, time) of the submission matched to each execution.
-    let submitted_by: Vec<Option<(ThreadIndex, u64)>> = matched
-        .iter()
-        .map(|m| m.map(|s| (submits[s].thread, submits[s].ts)))
-        .collect();
-    out.edges = happens_before(model, &nodes, &kept, &execs, &submitted_by, &created);
+    drop(order);
+    // What the edges need from the raw executions, so that those are freed first:
+    // the identities each execution stands for (only the ones something joins),
+    // and the Thread object and target of thread executions.
+    let completion_probes = completion_probes(model);
+    let joined = edges::joined_identities(model, &completion_probes);
+    let mut idents = edges::ExecIdents::default();
+    let mut thread_objects: Vec<(usize, Ident, Option<Ident>)> = Vec::new();
+    for (k, &ni) in kept.iter().enumerate() {
+        let n = &nodes[ni];
+        let (inner, extra): (Option<Ident>, &[Ident]) = if n.is_thread {
+            thread_objects.push((k, n.obj, n.target));
+            (None, &[])
+        } else {
+            (n.inner, &n.extra_ids)
+        };
+        idents.push(
+            std::iter::once(n.obj)
+                .chain(inner)
+                .chain(extra.iter().copied())
+                .filter(|id| joined.contains(id)),
+        );
+    }
+    drop(nodes);
+    drop(kept);
+    out.edges = happens_before(
+        model,
+        &execs,
+        (&submits, &matched),
+        &created,
+        &thread_objects,
+        &idents,
+        &completion_probes,
+    );
     out.incomplete = execs.iter().filter(|e| e.incomplete).count() as u64;
     out.classes = class_stats(&execs);
     out.executions = execs;
@@ -775,11 +820,12 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
 /// Submit, thread-start and join edges (crates/analysis/src/edges.rs).
 fn happens_before(
     model: &Model,
-    nodes: &[Node],
-    kept: &[usize],
     execs: &[TaskExecution],
-    submitted_by: &[Option<(ThreadIndex, u64)>],
+    (submits, matched): (&[SubmitRec], &[u32]),
     created: &HashMap<Ident, Vec<(u64, ThreadIndex, u32)>>,
+    thread_objects: &[(usize, Ident, Option<Ident>)],
+    idents: &edges::ExecIdents,
+    completion_probes: &std::collections::HashSet<u32>,
 ) -> Edges {
     let mut out = Edges::default();
     let mut by_thread: HashMap<ThreadIndex, Vec<usize>> = HashMap::default();
@@ -789,8 +835,8 @@ fn happens_before(
     let mut submit_edges = Vec::new();
     let mut start_edges = Vec::new();
     for (k, e) in execs.iter().enumerate() {
-        let n = &nodes[kept[k]];
-        if let Some((sth, sts)) = submitted_by[k] {
+        if let Some((sth, sts)) = submit_of(matched, k).map(|s| (submits[s].thread, submits[s].ts))
+        {
             submit_edges.push(Edge {
                 kind: EdgeKind::Submit,
                 from: edges::innermost_at(execs, &by_thread, sth, sts),
@@ -801,13 +847,16 @@ fn happens_before(
                 to_ns: e.begin_ns,
             });
         }
-        if n.is_thread {
+    }
+    for &(k, obj, target) in thread_objects {
+        let e = &execs[k];
+        {
             // The Thread object's creation, else its target's.
-            let c = std::iter::once(n.obj)
-                .chain(n.target)
+            let c = std::iter::once(obj)
+                .chain(target)
                 .find_map(|id| created.get(&id))
-                .and_then(|v| latest_before(v, n.begin, |c| c.0))
-                .filter(|c| c.0 <= n.begin);
+                .and_then(|v| latest_before(v, e.begin_ns, |c| c.0))
+                .filter(|c| c.0 <= e.begin_ns);
             match c {
                 None => out.unresolved_starts += 1,
                 Some((ts, th, _)) => start_edges.push(Edge {
@@ -826,38 +875,49 @@ fn happens_before(
     start_edges.sort_by_key(|e| (e.to_ns, e.to_thread));
     out.edges.extend(submit_edges);
     out.edges.extend(start_edges);
-    let mut idents = edges::ExecIdents::default();
-    for &ni in kept {
-        let n = &nodes[ni];
-        let (inner, extra): (Option<Ident>, &[Ident]) = if n.is_thread {
-            (None, &[])
-        } else {
-            (n.inner, &n.extra_ids)
-        };
-        idents.push(
-            std::iter::once(n.obj)
-                .chain(inner)
-                .chain(extra.iter().copied()),
-        );
-    }
     let late: Vec<bool> = execs.iter().map(|e| e.stand_in).collect();
-    // CompletableFuture.postComplete probes mark completions (crates/agent/src/joins.rs).
-    let completion_probes: std::collections::HashSet<u32> = model
-        .probes
-        .iter()
-        .filter(|(_, p)| p.kind == ProbeKind::Join && p.method == "postComplete")
-        .map(|(id, _)| *id)
-        .collect();
     edges::resolve_joins(
         model,
-        &completion_probes,
+        completion_probes,
         execs,
-        &idents,
+        idents,
         &late,
         &by_thread,
         &mut out,
     );
     out
+}
+
+/// No submission matched (in `matched`).
+const NO_SUBMIT: u32 = u32::MAX;
+
+/// The submission matched to kept execution `k`.
+fn submit_of(matched: &[u32], k: usize) -> Option<usize> {
+    Some(matched[k] as usize).filter(|_| matched[k] != NO_SUBMIT)
+}
+
+/// Join probes whose `JoinBegin` marks a completion: CompletableFuture.postComplete
+/// (crates/agent/src/joins.rs).
+fn completion_probes(model: &Model) -> std::collections::HashSet<u32> {
+    model
+        .probes
+        .iter()
+        .filter(|(_, p)| p.kind == ProbeKind::Join && p.method == "postComplete")
+        .map(|(id, _)| *id)
+        .collect()
+}
+
+/// Site frames by site id, each made once and shared by its executions.
+#[derive(Default)]
+struct SiteNames(HashMap<u32, Option<std::sync::Arc<str>>>);
+
+impl SiteNames {
+    fn get(&mut self, model: &Model, site: u32) -> Option<std::sync::Arc<str>> {
+        self.0
+            .entry(site)
+            .or_insert_with(|| model.site_frame(site).map(Into::into))
+            .clone()
+    }
 }
 
 /// Classes of the plumbing adapters that fork-join runs wrap: their runs are
@@ -944,8 +1004,8 @@ fn class_stats(execs: &[TaskExecution]) -> Vec<TaskClassStats> {
         if e.created_site.is_some() || e.submitted_site.is_some() {
             *a.sites
                 .entry(SitePair {
-                    created: e.created_site.clone(),
-                    submitted: e.submitted_site.clone(),
+                    created: e.created_site.as_deref().map(str::to_string),
+                    submitted: e.submitted_site.as_deref().map(str::to_string),
                 })
                 .or_default() += 1;
         }

@@ -75,7 +75,7 @@ pub fn run(output: &Path) -> Result<u8, CliError> {
         )));
     }
     eprintln!("weft: trace written to {}\n", output.display());
-    let text = crate::report::render(&output, false)?;
+    let text = crate::report::render(&[output.to_path_buf()], &Default::default(), false)?;
     crate::files::write_stdout(&text)?;
     Ok(0)
 }

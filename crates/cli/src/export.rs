@@ -55,8 +55,13 @@ fn parse_mode(s: &str) -> Result<Mode, String> {
     }
 }
 
-/// Reads a trace into its model and analyses it, with the CLI's error messages.
-pub fn load(trace: &Path) -> Result<Analysis, CliError> {
+/// Reads a trace into its model and analyses it, within the window `sel` selects
+/// (the trace's own window method by default; docs/views.md §Window), with the
+/// CLI's error messages; the trace's header comes along (several-JVM reports).
+pub fn load(
+    trace: &Path,
+    sel: &weft_analysis::window::Selection,
+) -> Result<(Analysis, weft_trace::Header), CliError> {
     if !trace.exists() {
         return Err(CliError::new(format!(
             "trace {} does not exist (record one with `weft record -o {} -- java …`)",
@@ -64,8 +69,16 @@ pub fn load(trace: &Path) -> Result<Analysis, CliError> {
             trace.display()
         )));
     }
-    let model = crate::report::read_model(trace)?;
-    Ok(weft_analysis::analyze_model(model))
+    let (model, window, header, warnings) = weft_analysis::window::read_model(trace, sel)
+        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
+    // Damage the reader skipped or corrected is also in the report (a loss per
+    // skipped block); these lines say it where the user is looking.
+    for w in warnings {
+        eprintln!("weft: warning: {}: {w}", trace.display());
+    }
+    let mut analysis = weft_analysis::analyze_model(model);
+    analysis.window = window;
+    Ok((analysis, header))
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
@@ -125,7 +138,7 @@ pub fn run(args: ExportArgs) -> Result<u8, CliError> {
     .filter_map(|o| o.as_deref())
     .collect();
     check_outputs(&args.trace, &outputs)?;
-    let analysis = load(&args.trace)?;
+    let (analysis, _) = load(&args.trace, &Default::default())?;
     if let Some(p) = &args.perfetto {
         write(p, &weft_views::perfetto_trace(&analysis))?;
     }

@@ -4,10 +4,14 @@
 //!
 //! Design: the agent already hands every thread's records to its writer at least
 //! every ~200 ms, so the CLI tails the growing trace file: every 250 ms it reads the
-//! file (a torn last block is simply not read yet), runs the lock analysis and prints
-//! the intervals that ended at least [`LAG_NS`] before the newest record. The
-//! agent does no extra work in live mode. Lines go to stderr, so the program's
-//! stdout is unchanged.
+//! blocks appended since its last look ([`weft_trace::TraceTail`]; a block still
+//! being written is read next time), runs the lock analysis on the records it
+//! still needs ([`Carry`]) and prints the intervals that ended at least [`LAG_NS`]
+//! before the newest record. What it keeps is the records of the intervals not
+//! printed yet plus the definitions, live threads' starts and open blocks and waits,
+//! so a look costs the same at the end of a long run as at its start
+//! (BENCHMARKS.md). The agent does no extra work in live mode. Lines go to stderr,
+//! so the program's stdout is unchanged.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,6 +21,7 @@ use std::time::Duration;
 
 use weft_analysis::locks::{analyze_locks_with, LockAnalysis};
 use weft_analysis::Model;
+use weft_trace::{Record, ThreadIndex, Trace, TraceTail};
 
 /// An interval is printed once the trace holds records this much later than its end
 /// (the agent's flush period plus the writer's tick).
@@ -32,7 +37,7 @@ pub struct LiveConfig {
 
 pub struct Live {
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<u64>>,
+    thread: Option<JoinHandle<Watch>>,
     path: PathBuf,
     cfg: LiveConfig,
 }
@@ -51,10 +56,85 @@ pub fn parse_threshold(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-fn analyze(path: &Path, interval_ns: u64) -> Option<(LockAnalysis, u64)> {
-    let model = Model::read(path).ok()?;
-    let horizon = model.duration_ns;
-    Some((analyze_locks_with(&model, interval_ns), horizon))
+/// The records the lock analysis of the intervals not printed yet needs.
+#[derive(Default)]
+struct Carry {
+    records: Vec<(ThreadIndex, Record)>,
+}
+
+impl Carry {
+    /// Adds the newly read records and analyses everything kept; returns the analysis
+    /// and the newest time seen.
+    fn analyze(
+        &mut self,
+        tail: &TraceTail,
+        new: Vec<(ThreadIndex, Record)>,
+        interval_ns: u64,
+    ) -> Option<(LockAnalysis, u64)> {
+        self.records.extend(new);
+        let trace = Trace {
+            header: tail.header()?.clone(),
+            records: std::mem::take(&mut self.records),
+            truncated: true,
+            unknown_records: 0,
+            clock: weft_trace::Clock::new(0, 1.0),
+        };
+        let model = Model::build(&trace);
+        let horizon = model.duration_ns;
+        let a = analyze_locks_with(&model, interval_ns);
+        self.records = trace.records;
+        Some((a, horizon))
+    }
+
+    /// Drops what intervals from `cut` on do not need: records before `cut` except
+    /// definitions, the program's start, the starts of threads that had not ended
+    /// by `cut`, and lock blocks and waits still open.
+    fn prune(&mut self, cut: u64) {
+        let recs = std::mem::take(&mut self.records);
+        let mut keep = vec![false; recs.len()];
+        let mut ended_before: std::collections::HashSet<ThreadIndex> = Default::default();
+        // Open blocks and waits per thread: indices of their begin records.
+        let mut open: std::collections::HashMap<ThreadIndex, (Vec<usize>, Vec<usize>)> =
+            Default::default();
+        // Begins whose end comes at or after `cut` (the span crosses it).
+        let mut crossing = Vec::new();
+        for (i, (th, r)) in recs.iter().enumerate() {
+            let o = open.entry(*th).or_default();
+            let late = r.ts().is_some_and(|ts| ts >= cut);
+            match r {
+                Record::LockBlock { .. } => o.0.push(i),
+                Record::LockAcquired { .. } => crossing.extend(o.0.pop().filter(|_| late)),
+                Record::WaitBegin { .. } => o.1.push(i),
+                Record::WaitEnd { .. } => crossing.extend(o.1.pop().filter(|_| late)),
+                Record::ThreadEnd { ts, .. } if *ts < cut => {
+                    ended_before.insert(*th);
+                }
+                _ => {}
+            }
+            keep[i] = match r.ts() {
+                None => true,
+                Some(ts) => ts >= cut || matches!(r, Record::AppStart { .. }),
+            };
+        }
+        for (blocks, waits) in open.values() {
+            for &i in blocks.iter().chain(waits) {
+                keep[i] = true;
+            }
+        }
+        for i in crossing {
+            keep[i] = true;
+        }
+        for (i, (th, r)) in recs.iter().enumerate() {
+            if matches!(r, Record::ThreadStart { .. }) && !ended_before.contains(th) {
+                keep[i] = true;
+            }
+        }
+        self.records = recs
+            .into_iter()
+            .zip(keep)
+            .filter_map(|(r, k)| k.then_some(r))
+            .collect();
+    }
 }
 
 /// The lines of interval `k` (CSP above the threshold), for the locks of `a`.
@@ -89,9 +169,19 @@ pub fn lines_for(a: &LockAnalysis, k: usize, threshold: f64) -> Vec<String> {
     rows.into_iter().map(|r| r.1).collect()
 }
 
-/// Prints intervals `next..` that are complete (or all of them when `all`); returns the new `next`.
-fn print_ready(path: &Path, cfg: LiveConfig, mut next: u64, all: bool) -> u64 {
-    let Some((a, horizon)) = analyze(path, cfg.interval_ns) else {
+/// Reads what was appended and prints intervals `next..` that are complete (or all
+/// of them when `all`); returns the new `next`.
+fn print_ready(
+    tail: &mut TraceTail,
+    carry: &mut Carry,
+    cfg: LiveConfig,
+    mut next: u64,
+    all: bool,
+) -> u64 {
+    let Ok(new) = tail.poll() else {
+        return next;
+    };
+    let Some((a, horizon)) = carry.analyze(tail, new, cfg.interval_ns) else {
         return next;
     };
     let i = a.interval_ns;
@@ -103,12 +193,32 @@ fn print_ready(path: &Path, cfg: LiveConfig, mut next: u64, all: bool) -> u64 {
             end + LAG_NS <= horizon
         };
         if !ready {
-            return next;
+            break;
         }
         for line in lines_for(&a, next as usize, cfg.threshold) {
             eprintln!("{line}");
         }
         next += 1;
+    }
+    carry.prune(next * i);
+    next
+}
+
+/// The state of a live view between looks.
+struct Watch {
+    tail: Option<TraceTail>,
+    carry: Carry,
+    next: u64,
+}
+
+impl Watch {
+    fn look(&mut self, path: &Path, cfg: LiveConfig, all: bool) {
+        if self.tail.is_none() && path.is_file() {
+            self.tail = TraceTail::open(path).ok();
+        }
+        if let Some(t) = self.tail.as_mut() {
+            self.next = print_ready(t, &mut self.carry, cfg, self.next, all);
+        }
     }
 }
 
@@ -120,14 +230,16 @@ impl Live {
         let thread = std::thread::Builder::new()
             .name("weft-live".into())
             .spawn(move || {
-                let mut next = 0;
+                let mut w = Watch {
+                    tail: None,
+                    carry: Carry::default(),
+                    next: 0,
+                };
                 while !s.load(Ordering::Relaxed) {
                     std::thread::sleep(POLL);
-                    if p.is_file() {
-                        next = print_ready(&p, cfg, next, false);
-                    }
+                    w.look(&p, cfg, false);
                 }
-                next
+                w
             })
             .ok();
         Live {
@@ -141,10 +253,16 @@ impl Live {
     /// After the program ended: prints the intervals not printed yet (the last one partial).
     pub fn finish(mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        let next = self.thread.take().and_then(|t| t.join().ok()).unwrap_or(0);
-        if self.path.is_file() {
-            print_ready(&self.path, self.cfg, next, true);
-        }
+        let mut w = self
+            .thread
+            .take()
+            .and_then(|t| t.join().ok())
+            .unwrap_or(Watch {
+                tail: None,
+                carry: Carry::default(),
+                next: 0,
+            });
+        w.look(&self.path, self.cfg, true);
     }
 }
 
@@ -158,5 +276,66 @@ mod tests {
         assert_eq!(parse_threshold("0.2").unwrap(), 0.2);
         assert!(parse_threshold("150%").is_err());
         assert!(parse_threshold("x").is_err());
+    }
+
+    /// Pruning keeps what later intervals need and drops the rest.
+    #[test]
+    fn prune_keeps_what_later_intervals_need() {
+        let wait = |ts| Record::WaitBegin {
+            ts,
+            kind: 2,
+            lock: 0,
+        };
+        let start = |ts| Record::ThreadStart {
+            ts,
+            name: "t".into(),
+            java_id: 1,
+            os_tid: 1,
+            daemon: false,
+            class_id: 0,
+            target_class_id: 0,
+            target_ident: 0,
+            ident: 0,
+        };
+        let end = |ts| Record::ThreadEnd {
+            ts,
+            cpu_ns: 0,
+            voluntary_cs: 0,
+            involuntary_cs: 0,
+        };
+        let mut c = Carry {
+            records: vec![
+                (
+                    0,
+                    Record::ClassDef {
+                        id: 1,
+                        name: "x".into(),
+                    },
+                ),
+                (1, start(0)),
+                (1, wait(10)),
+                (1, Record::WaitEnd { ts: 20 }),
+                (1, wait(30)), // still open at the cut
+                (2, start(5)),
+                (2, end(40)), // ended before the cut
+                (3, start(6)),
+                (3, end(120)),
+                (1, Record::WaitEnd { ts: 150 }),
+            ],
+        };
+        c.prune(100);
+        let kept: Vec<(ThreadIndex, Option<u64>)> =
+            c.records.iter().map(|(t, r)| (*t, r.ts())).collect();
+        assert_eq!(
+            kept,
+            vec![
+                (0, None),
+                (1, Some(0)),
+                (1, Some(30)),
+                (3, Some(6)),
+                (3, Some(120)),
+                (1, Some(150))
+            ]
+        );
     }
 }

@@ -15,6 +15,10 @@ use clap::Args;
 
 use crate::CliError;
 
+/// The agent's `CHILD_AGENT_ENV` (crates/agent/src/lib.rs): the agent argument the
+/// recorded JVM passes on to the JVMs it starts.
+const CHILD_AGENT_ENV: &str = "WEFT_CHILD_AGENT";
+
 #[derive(Args)]
 pub struct RecordArgs {
     /// Trace file to write.
@@ -42,6 +46,14 @@ pub struct RecordArgs {
     /// No stack sampling (same as --sample cpu=off,wall=off).
     #[arg(long)]
     pub no_sample: bool,
+    /// Measured window: record each entry and exit of this method (pkg.Class.method,
+    /// every overload, on any thread); reports then cover only the time from its
+    /// first entry to its last exit.
+    #[arg(long, value_name = "CLASS.METHOD")]
+    pub window: Option<String>,
+    /// With --window: each call is its own window (reports cover the calls only).
+    #[arg(long, requires = "window")]
+    pub window_all: bool,
     /// The command to run, after `--`: `java …` or a script that starts java.
     #[arg(last = true, required = true, num_args = 1..)]
     pub command: Vec<OsString>,
@@ -176,13 +188,25 @@ pub fn run(args: RecordArgs) -> Result<u8, CliError> {
     } else {
         args.sample.clone()
     };
-    let agent_arg = format!(
+    let mut agent_arg = format!(
         "-agentpath:{}=out={},interval={}us,lockinterval={}us,{sample}",
         agent.display(),
         output.display(),
         args.interval / 1000,
         args.lock_interval / 1000
     );
+    if let Some(w) = &args.window {
+        // The agent checks the name (one `weft:` line and no JVM when malformed).
+        if w.contains(',') || w.chars().any(char::is_whitespace) {
+            return Err(CliError::new(format!(
+                "--window {w}: expected pkg.Class.method (e.g. com.example.Main.solve)"
+            )));
+        }
+        agent_arg.push_str(&format!(",window={w}"));
+        if args.window_all {
+            agent_arg.push_str(",windowcalls");
+        }
+    }
     let live = args.live.then(|| {
         crate::live::Live::start(
             &output,
@@ -212,7 +236,11 @@ pub fn launch(command: &[OsString], agent_arg: &str) -> Result<std::process::Exi
     };
     let mut cmd = Command::new(program);
     if is_java_launcher(program) {
-        cmd.arg(agent_arg).args(rest);
+        // The JVMs it starts get the agent through JAVA_TOOL_OPTIONS, which the
+        // agent puts into this JVM's environment (docs/agent.md §Several JVMs).
+        cmd.arg(agent_arg)
+            .args(rest)
+            .env(CHILD_AGENT_ENV, format!("{agent_arg},quiet"));
     } else {
         let mut opts = std::env::var_os("JAVA_TOOL_OPTIONS").unwrap_or_default();
         if !opts.is_empty() {

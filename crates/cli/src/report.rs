@@ -8,97 +8,139 @@ use crate::CliError;
 
 #[derive(Args)]
 pub struct ReportArgs {
-    /// The trace file written by `weft record`.
-    pub trace: PathBuf,
+    /// The trace file(s) written by `weft record`; several (e.g. `app*.weft`, one per
+    /// JVM) give one report aligned on wall-clock time.
+    #[arg(required = true, num_args = 1..)]
+    pub traces: Vec<PathBuf>,
     /// Print one JSON object instead of the text report.
     #[arg(long)]
     pub json: bool,
     /// Write the HTML report (one self-contained file) to FILE instead of printing.
     #[arg(long, value_name = "FILE", conflicts_with = "json")]
     pub html: Option<PathBuf>,
+    /// Report only from this time of the recording on (e.g. 1.5s, 200ms).
+    #[arg(long, value_name = "DUR", value_parser = parse_offset_ns)]
+    pub from: Option<u64>,
+    /// Report only up to this time of the recording (e.g. 3s).
+    #[arg(long, value_name = "DUR", value_parser = parse_offset_ns)]
+    pub to: Option<u64>,
+    /// With a trace recorded with --window: each call of the window method is its
+    /// own window (default: from the first entry to the last exit).
+    #[arg(long)]
+    pub window_all: bool,
+}
+
+impl ReportArgs {
+    fn selection(&self) -> weft_analysis::window::Selection {
+        weft_analysis::window::Selection {
+            from_ns: self.from,
+            to_ns: self.to,
+            each_call: self.window_all,
+        }
+    }
+}
+
+/// Parses a time of the recording: `1.5s`, `200ms`, `300us`, `2m`, `5000ns` (a
+/// plain number is seconds).
+pub fn parse_offset_ns(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let scale = match unit.trim() {
+        "" | "s" => 1e9,
+        "ms" => 1e6,
+        "us" | "µs" => 1e3,
+        "ns" => 1.0,
+        "m" | "min" => 60e9,
+        _ => return Err(format!("`{s}` is not a time (examples: 1.5s, 200ms, 2m)")),
+    };
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a time (examples: 1.5s, 200ms, 2m)"))?;
+    let ns = v * scale;
+    if !ns.is_finite() || ns >= 1e19 {
+        return Err(format!("`{s}` is too long"));
+    }
+    Ok(ns.round() as u64)
 }
 
 pub fn run(args: ReportArgs) -> Result<u8, CliError> {
     if let Some(out) = &args.html {
-        crate::export::check_outputs(&args.trace, &[out])?;
-        let analysis = crate::export::load(&args.trace)?;
-        crate::export::write_html(&args.trace, &analysis, out)?;
+        let [trace] = args.traces.as_slice() else {
+            return Err(CliError::new(
+                "--html takes one trace (several JVMs in one HTML report are not supported yet)",
+            ));
+        };
+        crate::export::check_outputs(trace, &[out])?;
+        let (analysis, _) = crate::export::load(trace, &args.selection())?;
+        crate::export::write_html(trace, &analysis, out)?;
         return Ok(0);
     }
-    let text = render(&args.trace, args.json)?;
+    let text = render(&args.traces, &args.selection(), args.json)?;
     crate::files::write_stdout(&text)?;
     Ok(0)
 }
 
-/// The report of a trace as text or JSON.
-pub fn render(trace: &std::path::Path, json: bool) -> Result<String, CliError> {
-    if !trace.exists() {
-        return Err(CliError::new(format!(
-            "trace {} does not exist (record one with `weft record -o {} -- java …`)",
-            trace.display(),
-            trace.display()
-        )));
-    }
-    // WEFT_REPORT_STAGES=1: time and peak memory after each stage, on stderr
-    // (bench/report_speed.sh).
+/// The report of one or several traces (one per JVM) as text or JSON.
+pub fn render(
+    traces: &[PathBuf],
+    sel: &weft_analysis::window::Selection,
+    json: bool,
+) -> Result<String, CliError> {
+    use weft_analysis::jvms;
+    // WEFT_REPORT_STAGES=1: time and peak memory after each stage, on stderr.
     let stages = std::env::var_os("WEFT_REPORT_STAGES").is_some();
     let t0 = std::time::Instant::now();
-    let mut stage = |name: &str| {
+    let stage = |name: &str| {
         if stages {
             eprintln!(
-                "weft: stage {name:<14} {:>8.3} s  peak RSS {}",
+                "weft: stage {name:<14} {:>8.3} s wall {:>8.2} s CPU  peak RSS {}",
                 t0.elapsed().as_secs_f64(),
+                cpu_seconds().unwrap_or(f64::NAN),
                 peak_rss().unwrap_or_else(|| "?".into())
             );
         }
     };
-    let model = read_model(trace)?;
-    stage("model");
-    if stages {
-        eprintln!(
-            "weft: model: {} events, {} threads",
-            model.event_count(),
-            model.threads.len()
-        );
+    let mut list = Vec::with_capacity(traces.len());
+    for path in traces {
+        let (analysis, header) = crate::export::load(path, sel)?;
+        stage("model+analyses");
+        list.push(jvms::Jvm::new(
+            path.display().to_string(),
+            &header,
+            analysis,
+        ));
     }
-    let analysis = weft_analysis::analyze_model_staged(model, &mut stage);
+    jvms::check_versions(&list).map_err(CliError::new)?;
+    let all = jvms::combine(list);
     if json {
-        let value = weft_views::report_json(&analysis);
+        let value = weft_views::report_json_jvms(&all);
         stage("json");
         let mut s = serde_json::to_string_pretty(&value)
             .map_err(|e| CliError::new(format!("cannot encode the report as JSON: {e}")))?;
         s.push('\n');
         Ok(s)
     } else {
-        let mut text = weft_views::report_text(&analysis);
-        match crate::whatif::for_report(&analysis) {
-            Some(Ok(w)) => {
-                text.push('\n');
-                text.push_str(&weft_views::whatif_text(&w, 3));
+        let mut text = weft_views::report_text_jvms(&all);
+        if let [only] = all.jvms.as_slice() {
+            match crate::whatif::for_report(&only.analysis) {
+                Some(Ok(w)) => {
+                    text.push('\n');
+                    text.push_str(&weft_views::whatif_text(&w, 3));
+                }
+                Some(Err(msg)) => {
+                    text.push('\n');
+                    text.push_str(&msg);
+                    text.push('\n');
+                }
+                None => {}
             }
-            Some(Err(msg)) => {
-                text.push('\n');
-                text.push_str(&msg);
-                text.push('\n');
-            }
-            None => {}
+            stage("whatif");
         }
-        stage("whatif");
         Ok(text)
     }
-}
-
-/// The model of a trace file (docs/model.md): the trace's records are read and
-/// turned into the model in one pass, and only the model is kept.
-pub fn read_model(trace: &std::path::Path) -> Result<weft_analysis::Model, CliError> {
-    let (model, warnings) = weft_analysis::Model::read_with_warnings(trace)
-        .map_err(|e| CliError::new(format!("{}: {e}", trace.display())))?;
-    // Damage the reader skipped or corrected is also in the report (a loss per
-    // skipped block); these lines say it where the user is looking.
-    for w in warnings {
-        eprintln!("weft: warning: {}: {w}", trace.display());
-    }
-    Ok(model)
 }
 
 /// The process's peak resident set (`VmHWM` of /proc/self/status), as written there.
@@ -106,4 +148,27 @@ fn peak_rss() -> Option<String> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
     Some(line["VmHWM:".len()..].trim().to_string())
+}
+
+/// CPU time (user + system) of this process so far, from /proc/self/stat.
+fn cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces) end at its ')'.
+    let f: Vec<&str> = s[s.rfind(')')? + 1..].split_whitespace().collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn times_of_the_recording() {
+        use super::parse_offset_ns as p;
+        assert_eq!(p("1.5s"), Ok(1_500_000_000));
+        assert_eq!(p("200ms"), Ok(200_000_000));
+        assert_eq!(p("2"), Ok(2_000_000_000));
+        assert_eq!(p("2m"), Ok(120_000_000_000));
+        assert_eq!(p("0"), Ok(0));
+        assert!(p("soon").is_err() && p("1h").is_err() && p("-1s").is_err());
+    }
 }

@@ -22,9 +22,10 @@ pub struct SpeedupsArgs {
 }
 
 pub fn run(args: SpeedupsArgs) -> Result<u8, CliError> {
-    let mut analysis = crate::export::load(&args.trace)?;
+    // Over the trace's own window when it was recorded with --window.
+    let (mut analysis, _) = crate::export::load(&args.trace, &Default::default())?;
     if let Some(b) = &args.baseline {
-        let base = crate::export::load(b)?;
+        let (base, _) = crate::export::load(b, &Default::default())?;
         analysis = analysis.with_baseline(&base);
     }
     let text = if args.json {

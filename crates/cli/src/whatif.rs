@@ -80,7 +80,7 @@ fn parse_edits(texts: &[String]) -> Result<Vec<Edit>, CliError> {
 }
 
 fn graph_of(path: &Path) -> Result<weft_whatif::ExecGraph, CliError> {
-    let analysis = crate::export::load(path)?;
+    let (analysis, _) = crate::export::load(path, &Default::default())?;
     let g = weft_whatif::build::build(&analysis);
     if g.strands.is_empty() {
         return Err(CliError::new(format!(

@@ -42,6 +42,8 @@ pub(crate) mod tag {
     pub const CALIBRATION: u8 = 43;
     pub const LOSS: u8 = 44;
     pub const END: u8 = 45;
+    pub const WINDOW_ENTER: u8 = 46;
+    pub const WINDOW_EXIT: u8 = 47;
     pub const THREAD_SCHED: u8 = 50;
     pub const VT_START: u8 = 90;
     pub const VT_END: u8 = 91;
@@ -561,5 +563,7 @@ fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
             out.push(*mode_state);
             (tag::STACK_SAMPLE, Some(*ts))
         }
+        WindowEnter { ts } => (tag::WINDOW_ENTER, Some(*ts)),
+        WindowExit { ts } => (tag::WINDOW_EXIT, Some(*ts)),
     }
 }

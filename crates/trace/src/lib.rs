@@ -17,7 +17,7 @@ mod vthreads;
 pub use codec::{encode_file_header, BlockEncoder, FORMAT_VERSION, MAGIC};
 pub use reader::{
     read_header, read_trace, read_trace_bytes, read_trace_bytes_with_warnings,
-    read_trace_with_warnings, Clock, Trace, TraceError,
+    read_trace_with_warnings, Clock, Trace, TraceError, TraceTail,
 };
 pub use record::{
     frame_kind, lock_flags, lock_kind, sample_mode, thread_state, wait_kind, LossReason, ProbeKind,
@@ -68,6 +68,8 @@ pub mod header_keys {
     pub const PID: &str = "pid";
     pub const AGENT_VERSION: &str = "agent.version";
     pub const AGENT_OPTIONS: &str = "agent.options";
+    /// The JVM's command line (`/proc/self/cmdline`, arguments joined by spaces).
+    pub const COMMAND_LINE: &str = "jvm.command_line";
     /// Wall-clock time of the start of recording, ns since the Unix epoch.
     pub const START_WALL_NS: &str = "start.wall_ns";
     /// Clock ticks at the start of recording: time zero of every report.
@@ -87,6 +89,12 @@ pub mod header_keys {
     /// record); absent in traces before it (then CLOCK_MONOTONIC ns, converted with
     /// `start.mono_ns`).
     pub const FORKJOIN_CLOCK: &str = "forkjoin.clock";
+    /// The measured window (`weft record --window`): `pkg.Class.method` whose calls
+    /// are recorded as `WindowEnter`/`WindowExit`.
+    pub const WINDOW_METHOD: &str = "window.method";
+    /// `each` when every call of the window method is its own window (`weft record
+    /// --window-all`); absent: one window from the first entry to the last exit.
+    pub const WINDOW_CALLS: &str = "window.calls";
     /// Prefix of probe costs measured at start-up: `probe_cost_ns.<kind>`.
     pub const PROBE_COST_PREFIX: &str = "probe_cost_ns.";
 }

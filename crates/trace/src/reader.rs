@@ -424,6 +424,133 @@ impl TimeConverter {
     }
 }
 
+/// A trace file read while the agent writes it (`weft record --live`): each
+/// [`poll`](TraceTail::poll) reads only the bytes appended since the last one and
+/// decodes the whole blocks among them, so its cost does not grow with the run.
+/// Times use the header's start-up clock estimate (the whole-file reader refines it
+/// with every `Calibration`).
+pub struct TraceTail {
+    file: std::fs::File,
+    /// Bytes read but not decoded yet (a block still being written).
+    pending: Vec<u8>,
+    /// Offset in the file of `pending[0]`.
+    offset: usize,
+    header: Option<Header>,
+    clock: Clock,
+    fj: FjEventDecoder,
+    /// Records of kinds this reader does not know.
+    pub skipped: u64,
+    /// Bytes read so far.
+    pub bytes_read: u64,
+}
+
+impl TraceTail {
+    pub fn open(path: &Path) -> Result<TraceTail, TraceError> {
+        let file =
+            std::fs::File::open(path).map_err(|e| TraceError::Io(path.display().to_string(), e))?;
+        Ok(TraceTail {
+            file,
+            pending: Vec::new(),
+            offset: 0,
+            header: None,
+            clock: Clock::new(0, 1.0),
+            fj: FjEventDecoder::default(),
+            skipped: 0,
+            bytes_read: 0,
+        })
+    }
+
+    /// The header, once it has been written.
+    pub fn header(&self) -> Option<&Header> {
+        self.header.as_ref()
+    }
+
+    /// The records of the blocks completed since the last poll (times in ns since
+    /// the start of recording), in file order.
+    pub fn poll(&mut self) -> Result<Vec<(ThreadIndex, Record)>, TraceError> {
+        use std::io::Read;
+        let before = self.pending.len();
+        (&self.file)
+            .read_to_end(&mut self.pending)
+            .map_err(|e| TraceError::Io("trace".into(), e))?;
+        self.bytes_read += (self.pending.len() - before) as u64;
+        let mut pos = 0;
+        if self.header.is_none() {
+            let p = &self.pending;
+            let whole = p.len() >= 18 && p.len() >= 18 + header_len(p);
+            if !whole {
+                let n = p.len().min(8);
+                if p[..n] != MAGIC[..n] {
+                    return Err(TraceError::NotATrace);
+                }
+                return Ok(Vec::new());
+            }
+            let (header, hend) = parse_header(p)?;
+            let start_ticks = header.get_u64(header_keys::START_TICKS).unwrap_or(0);
+            let ns_per_tick = header
+                .get_f64(header_keys::TICKS_PER_SEC)
+                .filter(|t| *t > 0.0)
+                .map_or(1.0, |t| 1e9 / t);
+            self.clock = Clock::new(start_ticks, ns_per_tick);
+            self.header = Some(header);
+            pos = hend;
+        }
+        let mut out = Vec::new();
+        while let Some((start, end)) = next_block(&self.pending, pos)? {
+            decode_block(
+                &self.pending[start..end],
+                self.offset + start,
+                &mut out,
+                &mut self.skipped,
+                &mut self.fj,
+            )?;
+            pos = end;
+        }
+        self.pending.drain(..pos);
+        self.offset += pos;
+        for (_, r) in out.iter_mut() {
+            if let Some(ts) = r.ts_mut() {
+                *ts = self.clock.to_ns(*ts);
+            }
+            if let Record::Loss { to_ts, .. } = r {
+                *to_ts = self.clock.to_ns(*to_ts);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The length field of the block at `pos` (whole: [`next_block`] read it).
+fn block_len_at(bytes: &[u8], pos: usize) -> usize {
+    u32::from_le_bytes([bytes[pos], bytes[pos + 1], bytes[pos + 2], bytes[pos + 3]]) as usize
+}
+
+/// The next whole block at `pos`: `(payload start, end)`, `None` while the bytes
+/// end before it does; a checksum mismatch is an error.
+fn next_block(bytes: &[u8], pos: usize) -> Result<Option<(usize, usize)>, TraceError> {
+    if bytes.len() - pos < 8 {
+        return Ok(None);
+    }
+    let len = block_len_at(bytes, pos);
+    let sum = u32::from_le_bytes([
+        bytes[pos + 4],
+        bytes[pos + 5],
+        bytes[pos + 6],
+        bytes[pos + 7],
+    ]);
+    let start = pos + 8;
+    let Some(end) = start.checked_add(len).filter(|&e| e <= bytes.len()) else {
+        return Ok(None);
+    };
+    if checksum(&bytes[start..end]) != sum {
+        return Err(TraceError::Corrupt {
+            offset: pos,
+            what: "block checksum mismatch".into(),
+        });
+    }
+    Ok(Some((start, end)))
+}
+
 /// Slack after the last credible calibration point: records of a killed process may
 /// come a little after it (the agent writes one a second), a stalled writer later.
 const END_SLACK_NS: u64 = 60_000_000_000;
@@ -800,6 +927,8 @@ pub(crate) fn decode_record(
             stack: c.u32v()?,
             mode_state: c.u8()?,
         },
+        tag::WINDOW_ENTER => WindowEnter { ts },
+        tag::WINDOW_EXIT => WindowExit { ts },
         _ => return Ok(None),
     };
     Ok(Some(r))

@@ -408,6 +408,15 @@ pub enum Record {
         stack: u32,
         mode_state: u8,
     },
+    // ---- measured window (tags 46–47; `weft record --window`, docs/trace-format.md) ----
+    /// This thread entered the window method (header `window.method`).
+    WindowEnter {
+        ts: u64,
+    },
+    /// This thread left the window method (normally or by an exception).
+    WindowExit {
+        ts: u64,
+    },
 }
 
 /// What a [`Record::FrameDef`] is.
@@ -521,7 +530,9 @@ impl Record {
             | LockAcquired { ts, .. }
             | WaitBegin { ts, .. }
             | WaitEnd { ts }
-            | AppStart { ts } => Some(*ts),
+            | AppStart { ts }
+            | WindowEnter { ts }
+            | WindowExit { ts } => Some(*ts),
             ThreadStart { ts, .. }
             | ThreadEnd { ts, .. }
             | TaskBegin { ts, .. }
@@ -562,7 +573,9 @@ impl Record {
         )
     }
 
-    pub(crate) fn ts_mut(&mut self) -> Option<&mut u64> {
+    /// The record's time, to rewrite it (the reader converts ticks to ns; a
+    /// restricted trace maps times onto its window).
+    pub fn ts_mut(&mut self) -> Option<&mut u64> {
         use Record::*;
         match self {
             FjSite { .. } | FjWorker { .. } => None,
@@ -580,7 +593,9 @@ impl Record {
             | LockAcquired { ts, .. }
             | WaitBegin { ts, .. }
             | WaitEnd { ts }
-            | AppStart { ts } => Some(ts),
+            | AppStart { ts }
+            | WindowEnter { ts }
+            | WindowExit { ts } => Some(ts),
             ThreadStart { ts, .. }
             | ThreadEnd { ts, .. }
             | TaskBegin { ts, .. }

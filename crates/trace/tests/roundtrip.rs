@@ -395,6 +395,21 @@ fn lock_and_join_records_round_trip() {
     assert_eq!(t.records[1].1.ts(), Some((50_000_000_000 - 1000) / 2));
 }
 
+/// The window records (tags 46–47) keep their times.
+#[test]
+fn window_records_round_trip() {
+    let recs = vec![
+        Record::WindowEnter { ts: 10 },
+        Record::WindowEnter { ts: 20 },
+        Record::WindowExit { ts: 30 },
+        Record::WindowExit { ts: 40 },
+    ];
+    let t = round_trip(&identity_clock(), &[], &recs);
+    assert_eq!(t.unknown_records, 0);
+    let got: Vec<Record> = t.records.iter().map(|(_, r)| r.clone()).collect();
+    assert_eq!(got, recs);
+}
+
 /// The fork-join records (docs/forkjoin.md, tags 27–39) keep every field; their
 /// times are CLOCK_MONOTONIC ns, converted with `start.mono_ns`.
 #[test]
@@ -707,6 +722,57 @@ fn sampled_stack_records_round_trip() {
     let t = round_trip(&identity_clock(), &global, &[]);
     let got: Vec<Record> = t.records.iter().map(|(_, r)| r.clone()).collect();
     assert_eq!(got, global);
+}
+
+/// A file read while it grows: each poll returns the records of the blocks
+/// completed since the last one, never a block still being written.
+#[test]
+fn tail_reads_only_what_was_appended() {
+    use std::io::Write;
+    let dir = std::env::temp_dir().join(format!("weft-tail-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.weft");
+    let mut f = std::fs::File::create(&path).unwrap();
+    let mut tail = TraceTail::open(&path).unwrap();
+    let head = encode_file_header(&identity_clock());
+    f.write_all(&head[..10]).unwrap();
+    assert!(tail.poll().unwrap().is_empty());
+    assert!(tail.header().is_none());
+    f.write_all(&head[10..]).unwrap();
+    assert!(tail.poll().unwrap().is_empty());
+    assert!(tail.header().is_some());
+    let block = |ts: u64| {
+        let mut e = BlockEncoder::new(1, 64);
+        e.push(&Record::WaitBegin {
+            ts,
+            kind: wait_kind::PARK,
+            lock: 0,
+        });
+        e.push(&Record::WaitEnd { ts: ts + 1 });
+        e.take_block()
+    };
+    let b1 = block(100);
+    f.write_all(&b1[..5]).unwrap();
+    assert!(
+        tail.poll().unwrap().is_empty(),
+        "a partial block is not read"
+    );
+    f.write_all(&b1[5..]).unwrap();
+    f.write_all(&block(200)).unwrap();
+    let got = tail.poll().unwrap();
+    let ts: Vec<u64> = got.iter().filter_map(|(_, r)| r.ts()).collect();
+    assert_eq!(ts, vec![100, 101, 200, 201]);
+    assert!(got.iter().all(|(t, _)| *t == 1));
+    f.write_all(&block(300)).unwrap();
+    let ts: Vec<u64> = tail
+        .poll()
+        .unwrap()
+        .iter()
+        .filter_map(|(_, r)| r.ts())
+        .collect();
+    assert_eq!(ts, vec![300, 301], "only the new block");
+    assert_eq!(tail.bytes_read, std::fs::metadata(&path).unwrap().len());
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Collects what a stream hands on.

@@ -73,10 +73,10 @@ pub fn chrome_trace(a: &Analysis) -> String {
             args["queue_wait_ns"] = json!(q);
         }
         if let Some(s) = &e.created_site {
-            args["created_at"] = json!(s);
+            args["created_at"] = json!(&**s);
         }
         if let Some(s) = &e.submitted_site {
-            args["submitted_at"] = json!(s);
+            args["submitted_at"] = json!(&**s);
         }
         if e.incomplete {
             args["incomplete"] = json!(true);

@@ -69,11 +69,11 @@ fn page_data(a: &Analysis) -> Value {
     let rows = timeline::class_rows(&a.tasks);
     let mut sites: Vec<String> = Vec::new();
     let mut site_idx = std::collections::HashMap::new();
-    let mut site_of = |s: &Option<String>| -> i64 {
+    let mut site_of = |s: &Option<std::sync::Arc<str>>| -> i64 {
         match s {
             None => -1,
-            Some(s) => *site_idx.entry(s.clone()).or_insert_with(|| {
-                sites.push(s.clone());
+            Some(s) => *site_idx.entry(s.to_string()).or_insert_with(|| {
+                sites.push(s.to_string());
                 sites.len() as i64 - 1
             }),
         }
@@ -752,7 +752,10 @@ pub fn report_html_with(a: &Analysis, title: &str, whatif: Option<&weft_whatif::
             esc(k)
         );
     };
-    stat("recording", human_ns(m.duration_ns));
+    match &a.window {
+        Some(w) => stat("window", crate::text::window_line(w)),
+        None => stat("recording", human_ns(m.duration_ns)),
+    }
     stat(
         "JVM",
         format!(

@@ -129,6 +129,18 @@ pub fn report_json(a: &Analysis) -> Value {
             "vendor": m.jvm_vendor,
         },
         "duration_ns": m.duration_ns,
+        "window": a.window.as_ref().map(|w| json!({
+            "method": w.method,
+            "each_call": w.each_call,
+            "calls": w.calls,
+            "from_ns": w.from_ns,
+            "to_ns": w.to_ns,
+            "ranges": w.ranges.iter().map(|(s, e)| json!([s, e])).collect::<Vec<_>>(),
+            "covered_ns": w.covered_ns(),
+            "recording_ns": w.recording_ns,
+            "notes": w.notes,
+            "description": crate::text::window_line(w),
+        })),
         "trace": {
             "truncated": m.truncated,
             "blind_spots": m.blind_spots,

@@ -10,6 +10,7 @@ mod forkjoin_json;
 mod forkjoin_text;
 mod html;
 mod json;
+mod jvms;
 mod perfetto;
 mod sampled;
 mod speedups_html;
@@ -19,6 +20,7 @@ mod text;
 mod whatif;
 
 pub use json::{report_json, REPORT_VERSION};
+pub use jvms::{report_json_jvms, report_text_jvms};
 pub use speedups_json::speedups_json;
 pub use speedups_text::speedups_full_text;
 pub use text::report_text;
@@ -32,3 +34,6 @@ pub use html::{report_html, report_html_with};
 pub use perfetto::perfetto_trace;
 // Issue 19: sampled stacks (docs/sampling.md).
 pub use sampled::{profile_collapsed, profile_flamegraph, profile_speedscope};
+
+#[cfg(test)]
+mod tests;

@@ -66,6 +66,42 @@ fn wrap(out: &mut String, indent: &str, first: &str, text: &str) {
     let _ = writeln!(out, "{line}");
 }
 
+/// One sentence saying which part of the recording a report covers.
+pub(crate) fn window_line(w: &weft_analysis::window::Window) -> String {
+    let what = match (&w.method, w.each_call) {
+        (Some(m), true) => format!("the {} calls of {m}, each its own window", w.calls),
+        (Some(m), false) if w.calls > 0 => format!(
+            "{m}, from its first entry to its last exit ({} call{})",
+            w.calls,
+            if w.calls == 1 { "" } else { "s" }
+        ),
+        (Some(m), false) => format!("window method {m}"),
+        (None, _) => "a time range".to_string(),
+    };
+    let ranges = match w.ranges.as_slice() {
+        [(s, e)] => format!("{} to {}", human_ns(*s), human_ns(*e)),
+        r => format!(
+            "{} ranges between {} and {}",
+            r.len(),
+            human_ns(r.first().map_or(0, |x| x.0)),
+            human_ns(r.last().map_or(0, |x| x.1))
+        ),
+    };
+    let cut = match (w.from_ns, w.to_ns) {
+        (None, None) => String::new(),
+        (f, t) => format!(
+            ", cut to --from {} --to {}",
+            human_ns(f.unwrap_or(0)),
+            t.map_or("the end".to_string(), human_ns)
+        ),
+    };
+    format!(
+        "Window: {what}{cut}: {} of the {} recording ({ranges}); times count from the window's start",
+        human_ns(w.covered_ns()),
+        human_ns(w.recording_ns)
+    )
+}
+
 /// A readable summary for a terminal.
 pub fn report_text(a: &Analysis) -> String {
     let m = &a.model;
@@ -84,6 +120,12 @@ pub fn report_text(a: &Analysis) -> String {
             String::new()
         }
     );
+    if let Some(w) = &a.window {
+        let _ = writeln!(out, "{}.", window_line(w));
+        for n in &w.notes {
+            let _ = writeln!(out, "NOTE: {n}.");
+        }
+    }
     if m.truncated {
         let _ = writeln!(
             out,

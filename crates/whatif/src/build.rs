@@ -235,7 +235,10 @@ pub fn build(a: &Analysis) -> ExecGraph {
             x.thread,
             x.begin_ns,
             x.end_ns,
-            x.submitted_site.clone().or_else(|| x.created_site.clone()),
+            x.submitted_site
+                .as_deref()
+                .or(x.created_site.as_deref())
+                .map(str::to_string),
             spawn,
         );
         exec_strand.insert(i, id);

@@ -539,3 +539,12 @@ pub fn sigkill(pid: u32) {
         .expect("run kill");
     assert!(st.success(), "kill -KILL {pid} failed");
 }
+
+/// The JSON of the stdout line starting with `tag` (e.g. `WEFT-PHASE `).
+pub fn tagged_json(stdout: &str, tag: &str) -> Value {
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(tag))
+        .unwrap_or_else(|| panic!("no {tag}line in\n{stdout}"));
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("{tag}json: {e}"))
+}
