@@ -10,7 +10,7 @@
 # `weft-sanity:` lines and are counted in the last column.
 set -uo pipefail
 cd "$(dirname "$0")"
-APPS=("$@"); [ ${#APPS[@]} -gt 0 ] || APPS=(sunflow lucene tomcat h2 pj spark)
+APPS=("$@"); [ ${#APPS[@]} -gt 0 ] || APPS=(sunflow lucene tomcat h2 pj spark jetty clojure)
 JAVA="${JAVA:-java}"
 echo "machine: $(nproc) CPUs, $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -r); JDK: $("$JAVA" -version 2>&1 | head -1); $(date -u +%Y-%m-%d)"
 echo

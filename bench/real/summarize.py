@@ -87,7 +87,7 @@ def main():
         findings += d.get("findings", [])
     for p in problems:
         print(f"weft-sanity: {p}", file=sys.stderr)
-    top = findings[0]["message"] if findings else "no granularity problem"
+    top = findings[0]["message"] if findings else "no finding"
     if not findings:
         best = None
         for d in reports:

@@ -59,7 +59,9 @@ impl CpuProfile {
             points.push(CpuPoint {
                 start_ns: a.ts_ns,
                 end_ns: b.ts_ns,
-                utilisation: cpu / (dt as f64 * cpus as f64),
+                // Never above 100%: the process CPU counter and the sample's
+                // clock are read a few µs apart, which can overshoot by a hair.
+                utilisation: (cpu / (dt as f64 * cpus as f64)).min(1.0),
                 cs_per_100ms: cs * 100e6 / dt as f64,
                 gc_ns,
             });

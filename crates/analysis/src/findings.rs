@@ -1,13 +1,25 @@
-//! Findings in plain words, with the numbers behind them: too fine-grained and
-//! too coarse-grained task classes (the evidence of tgp, digest §7.1), and what
-//! the trace itself says about its completeness (losses, truncation).
+//! Findings in plain words, with the numbers behind them, from every analysis:
+//! contended locks (grouped by class and site), task classes that wait most of
+//! the time they hold a thread, too fine-grained and too coarse-grained task
+//! classes (the evidence of tgp, digest §7.1, judged on *running* time), the
+//! fork-join model's findings (wosp), and what the trace itself says about its
+//! completeness (losses, truncation).
 //!
-//! The thesis gives no numeric thresholds; ours are the named constants below.
+//! One list, one vocabulary: each finding says what is wrong, what it costs
+//! (`cost_ns`: thread or CPU time lost, see each kind), where to change it and
+//! what to change it to. Completeness findings come first (they qualify every
+//! number), then the others by cost, largest first.
+//!
+//! The papers give no numeric thresholds; ours are the named constants below.
 //! This module decides and words findings; it does not lay out reports.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::activity::{Activity, ActivityAnalysis};
 use crate::cpu::{CpuProfile, WindowStats};
+use crate::forkjoin::{ForkJoinAnalysis, FINE_NS};
+use crate::lock_groups::LockGroup;
+use crate::locks::LockAnalysis;
 use crate::model::{loss_reason_str, Model};
 use crate::tasks::{TaskAnalysis, TaskClassStats, TaskKind};
 
@@ -46,6 +58,34 @@ pub const COARSE_MIN_COVERED_NS: u64 = 100_000_000;
 /// idle pool worker) is waiting, not working, and splitting it would not help.
 pub const COARSE_THREAD_MIN_BUSY: f64 = 0.5;
 
+/// A lock group is a finding when its whole-run CSP is at least this…
+pub const LOCK_MIN_CSP: f64 = 0.05;
+/// …or when some interval's CSP reached this (a contended phase)…
+pub const LOCK_MIN_PHASE_CSP: f64 = crate::locks::DOMINANT_CSP;
+/// …and it cost at least this much blocked time in all.
+pub const LOCK_MIN_BLOCKED_NS: u64 = 10_000_000;
+/// A task class (not a thread, not a pool worker) that waits this share of its
+/// self time, for at least [`WAIT_MIN_NS`], holds threads while it waits.
+pub const WAIT_MIN_SHARE: f64 = 0.25;
+pub const WAIT_MIN_NS: u64 = 50_000_000;
+/// Fixed cost of one executor task (submission, queue hand-off, waking a pool
+/// thread): an order of magnitude, used only to estimate what merging saves.
+pub const TASK_OVERHEAD_NS: u64 = 5_000;
+/// Fixed cost of one fork-join task (fork, push, pop or steal, exec): an order of magnitude.
+pub const FJ_TASK_OVERHEAD_NS: u64 = 1_000;
+/// Fork-join: at least this many tasks of a class, half of them under [`FINE_NS`].
+pub const FJ_FINE_MIN_TASKS: u64 = 1_000;
+/// Fork-join: a pool's busy time must reach this for balance and blocking to mean anything.
+pub const FJ_MIN_BUSY_NS: u64 = 10_000_000;
+/// Fork-join: one thread doing this share of a pool's work is an imbalance.
+pub const FJ_IMBALANCE_SHARE: f64 = 0.6;
+/// Fork-join: computations with at least this much work and a parallelism below
+/// [`FJ_LOW_PARALLELISM`] have too little parallelism.
+pub const FJ_MIN_WORK_NS: u64 = 50_000_000;
+pub const FJ_LOW_PARALLELISM: f64 = 2.0;
+/// Fork-join: workers blocked in joins for at least this share of their busy time.
+pub const FJ_JOIN_BLOCKED_SHARE: f64 = 0.25;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum FindingKind {
     /// Records were lost: counts are lower bounds.
@@ -60,6 +100,18 @@ pub enum FindingKind {
     FineGrained,
     /// A few huge tasks with idle CPUs: split.
     CoarseGrained,
+    /// A lock (group of instances at one site) that threads spent much time blocked on.
+    LockContention,
+    /// A task class that spends much of its self time in waits while holding a thread.
+    Waiting,
+    /// Fork-join tasks below the fine-grained threshold: raise the sequential cutoff.
+    ForkJoinFineGrained,
+    /// One thread of a fork-join pool did most of the work.
+    ForkJoinImbalance,
+    /// A fork-join computation with little parallelism (work ÷ span).
+    ForkJoinLowParallelism,
+    /// Fork-join workers blocked in joins.
+    ForkJoinJoinBlocking,
     /// Virtual threads blocked while pinned to their carrier.
     VirtualThreadPinned,
 }
@@ -73,8 +125,44 @@ impl FindingKind {
             FindingKind::Unbalanced => "unbalanced",
             FindingKind::FineGrained => "fine_grained",
             FindingKind::CoarseGrained => "coarse_grained",
+            FindingKind::LockContention => "lock_contention",
+            FindingKind::Waiting => "waiting",
+            FindingKind::ForkJoinFineGrained => "fj_fine_grained",
+            FindingKind::ForkJoinImbalance => "fj_imbalance",
+            FindingKind::ForkJoinLowParallelism => "fj_low_parallelism",
+            FindingKind::ForkJoinJoinBlocking => "fj_join_blocking",
             FindingKind::VirtualThreadPinned => "virtual_thread_pinned",
         }
+    }
+
+    /// Short words for a label (reports' badges).
+    pub fn label(self) -> &'static str {
+        match self {
+            FindingKind::Losses => "records lost",
+            FindingKind::Truncated => "trace cut short",
+            FindingKind::UnknownRecords => "unknown records",
+            FindingKind::Unbalanced => "unbalanced",
+            FindingKind::FineGrained => "too fine-grained",
+            FindingKind::CoarseGrained => "too coarse-grained",
+            FindingKind::LockContention => "lock contention",
+            FindingKind::Waiting => "waiting",
+            FindingKind::ForkJoinFineGrained => "fork-join: too fine",
+            FindingKind::ForkJoinImbalance => "fork-join: imbalance",
+            FindingKind::ForkJoinLowParallelism => "fork-join: low parallelism",
+            FindingKind::ForkJoinJoinBlocking => "fork-join: join blocking",
+            FindingKind::VirtualThreadPinned => "virtual thread pinned",
+        }
+    }
+
+    /// About the trace's completeness, not the program: listed first.
+    pub fn is_trace(self) -> bool {
+        matches!(
+            self,
+            FindingKind::Losses
+                | FindingKind::Truncated
+                | FindingKind::UnknownRecords
+                | FindingKind::Unbalanced
+        )
     }
 }
 
@@ -89,11 +177,17 @@ pub enum FieldValue {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
     pub kind: FindingKind,
+    /// The task class (or lock class) it is about.
     pub class: Option<String>,
     /// Plain words, with the numbers.
     pub message: String,
     /// The numbers behind the message, by name (units in the name: `_ns`, ratios as fractions).
     pub fields: Vec<(&'static str, FieldValue)>,
+    /// Time lost, in ns of thread (or CPU) time; what the findings are ranked by.
+    /// 0 for trace-completeness findings.
+    pub cost_ns: u64,
+    /// Where to change it: the same site the tables show for the class or lock.
+    pub site: Option<String>,
 }
 
 impl Finding {
@@ -126,15 +220,31 @@ fn sig3(x: f64) -> String {
     }
 }
 
-fn pct(x: f64) -> String {
-    format!("{:.0}%", x * 100.0)
+/// What the findings are drawn from.
+pub struct Inputs<'a> {
+    pub model: &'a Model,
+    pub tasks: &'a TaskAnalysis,
+    pub cpu: &'a CpuProfile,
+    pub locks: &'a LockAnalysis,
+    pub lock_groups: &'a [LockGroup],
+    pub forkjoin: &'a ForkJoinAnalysis,
+    pub activity: &'a ActivityAnalysis,
+    pub virtual_threads: &'a crate::vthreads::VirtualThreadAnalysis,
 }
 
-/// All findings, most urgent first: trace completeness, then task granularity.
-pub fn find(model: &Model, tasks: &TaskAnalysis, cpu: &CpuProfile) -> Vec<Finding> {
+/// All findings: trace completeness first, then every other finding by cost, largest first.
+pub fn find(i: &Inputs) -> Vec<Finding> {
     let mut out = Vec::new();
-    trace_findings(model, tasks, &mut out);
-    granularity_findings(model, tasks, cpu, &mut out);
+    trace_findings(i.model, i.tasks, &mut out);
+    let mut costed = Vec::new();
+    lock_findings(i, &mut costed);
+    wait_findings(i, &mut costed);
+    granularity_findings(i, &mut costed);
+    forkjoin_findings(i, &mut costed);
+    costed.extend(virtual_thread_findings(i.virtual_threads));
+    // Stable: equal costs keep the order above.
+    costed.sort_by_key(|f| std::cmp::Reverse(f.cost_ns));
+    out.extend(costed);
     out
 }
 
@@ -150,6 +260,8 @@ fn trace_findings(model: &Model, tasks: &TaskAnalysis, out: &mut Vec<Finding>) {
                  ({incomplete} incomplete), and the last records may be missing."
             ),
             fields: vec![("incomplete_executions", FieldValue::Int(incomplete))],
+            cost_ns: 0,
+            site: None,
         });
     }
     if !model.losses.is_empty() {
@@ -182,6 +294,8 @@ fn trace_findings(model: &Model, tasks: &TaskAnalysis, out: &mut Vec<Finding>) {
                 ("to_ns", FieldValue::Int(to)),
                 ("reasons", FieldValue::Text(reasons.join(","))),
             ],
+            cost_ns: 0,
+            site: None,
         });
     }
     if model.unknown_records > 0 {
@@ -193,6 +307,8 @@ fn trace_findings(model: &Model, tasks: &TaskAnalysis, out: &mut Vec<Finding>) {
                 model.unknown_records
             ),
             fields: vec![("records", FieldValue::Int(model.unknown_records))],
+            cost_ns: 0,
+            site: None,
         });
     }
     let open_tasks = tasks
@@ -213,28 +329,250 @@ fn trace_findings(model: &Model, tasks: &TaskAnalysis, out: &mut Vec<Finding>) {
                 ("incomplete_executions", FieldValue::Int(open_tasks)),
                 ("unmatched_ends", FieldValue::Int(tasks.unmatched_ends)),
             ],
+            cost_ns: 0,
+            site: None,
         });
     }
 }
 
-/// Where to act for a class: the most frequent submission site, else creation site.
-fn act_site(c: &TaskClassStats, prefer_submit: bool) -> Option<(String, &'static str)> {
-    let sub = c.sites.iter().find_map(|(s, _)| s.submitted.clone());
-    let cre = c.sites.iter().find_map(|(s, _)| s.created.clone());
-    let (a, b) = if prefer_submit {
-        (sub.map(|s| (s, "submitted")), cre.map(|s| (s, "created")))
-    } else {
-        (cre.map(|s| (s, "created")), sub.map(|s| (s, "submitted")))
-    };
-    a.or(b)
+/// The site shown for a task class, in its table row and its findings alike:
+/// its most frequent (created, submitted) pair's submission site, else creation site.
+pub fn class_site(c: &TaskClassStats) -> Option<(String, &'static str)> {
+    let (s, _) = c.sites.first()?;
+    match (&s.submitted, &s.created) {
+        (Some(x), _) => Some((x.clone(), "submitted")),
+        (None, Some(x)) => Some((x.clone(), "created")),
+        (None, None) => None,
+    }
 }
 
-fn granularity_findings(
-    model: &Model,
-    tasks: &TaskAnalysis,
-    cpu: &CpuProfile,
-    out: &mut Vec<Finding>,
-) {
+/// `n thing` or `n things`.
+fn count(n: u64, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
+/// `x` (a fraction) as a percentage.
+fn pct(x: f64) -> String {
+    format!("{:.0}%", x * 100.0)
+}
+
+fn secs(ns: u64) -> String {
+    format!("{:.1} s", ns as f64 / 1e9)
+}
+
+/// The class name without its package.
+fn simple(class: &str) -> &str {
+    class.rsplit('.').next().unwrap_or(class)
+}
+
+/// Collections that are often shared behind one lock: a concurrent one replaces lock and map.
+const COLLECTIONS: &[&str] = &[
+    "java.util.HashMap",
+    "java.util.Hashtable",
+    "java.util.TreeMap",
+    "java.util.LinkedHashMap",
+    "java.util.WeakHashMap",
+    "java.util.IdentityHashMap",
+    "java.util.HashSet",
+    "java.util.TreeSet",
+    "java.util.ArrayList",
+    "java.util.LinkedList",
+    "java.util.ArrayDeque",
+    "java.util.PriorityQueue",
+    "java.util.Vector",
+    "java.util.Stack",
+    "java.util.Collections$SynchronizedMap",
+    "java.util.Collections$SynchronizedList",
+    "java.util.Collections$SynchronizedSet",
+    "java.util.Collections$SynchronizedCollection",
+    "java.util.Collections$SynchronizedRandomAccessList",
+    "java.util.Collections$SynchronizedSortedMap",
+];
+
+/// What to change for a contended lock group, in words.
+fn lock_advice(g: &LockGroup, at: &str) -> String {
+    let concurrent = if g.class.contains("Map") || g.class.contains("Hashtable") {
+        "`ConcurrentHashMap`"
+    } else if g.class.contains("Set") {
+        "`ConcurrentHashMap.newKeySet()`"
+    } else if g.class.contains("Deque") || g.class.contains("Queue") {
+        "`ConcurrentLinkedDeque` or a `BlockingQueue`"
+    } else {
+        "`CopyOnWriteArrayList` (read-mostly) or a `ConcurrentLinkedQueue`"
+    };
+    if COLLECTIONS.contains(&g.class.as_str()) {
+        return format!(
+            "Replace the shared `{}` with {concurrent} and drop the lock{at}, or keep only the \
+             map or list operation itself inside the critical section.",
+            simple(&g.class)
+        );
+    }
+    if g.locks.len() > 1 {
+        return format!(
+            "The contention is spread over {} instances created for the same purpose: hold each \
+             for less time{at} (do the work that does not need it outside the critical section), \
+             or make fewer threads need the same instance at once.",
+            g.locks.len()
+        );
+    }
+    if g.kind == "read_write_lock" && g.shared_blocked_ns * 2 < g.blocked_ns {
+        return format!(
+            "Writers are what block: shorten the write-locked section{at}, or read without the \
+             lock (`StampedLock` optimistic reads, copy-on-write snapshots)."
+        );
+    }
+    if g.kind == "semaphore" {
+        return format!(
+            "Threads queue for permits{at}: raise the permit count if the resource allows, or \
+             hold a permit for less time."
+        );
+    }
+    format!(
+        "Shorten the critical section{at} (move work that does not need the lock out of it), \
+         split the lock (one per independent piece of state, or striped by key), or use a \
+         concurrent data structure instead."
+    )
+}
+
+fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
+    let la = i.locks;
+    for g in i.lock_groups {
+        let phase_hit = g.max_phase_csp >= LOCK_MIN_PHASE_CSP;
+        if g.blocked_ns < LOCK_MIN_BLOCKED_NS || !(g.csp >= LOCK_MIN_CSP || phase_hit) {
+            continue;
+        }
+        // The strongest dominant phase of the group's locks, for when and by whom.
+        let phase = la
+            .phases
+            .iter()
+            .filter(|p| g.locks.contains(&p.lock))
+            .max_by(|a, b| {
+                a.csp
+                    .partial_cmp(&b.csp)
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
+        let at = g
+            .site
+            .as_ref()
+            .map_or(String::new(), |s| format!(" at {s}"));
+        let what = match g.locks.len() {
+            1 => format!("`{}` ({})", g.class, g.kind.replace('_', " ")),
+            n => format!("{n} `{}` instances ({})", g.class, g.kind.replace('_', " ")),
+        };
+        let when = match phase {
+            Some(p) if p.end_ns > p.start_ns && p.csp > g.csp * 1.2 => format!(
+                "; {} from {} to {}",
+                pct(p.csp),
+                secs(p.start_ns),
+                secs(p.end_ns)
+            ),
+            _ if g.max_phase_csp > g.csp * 1.2 => format!(
+                "; {} in its worst {} interval at {}",
+                pct(g.max_phase_csp),
+                human_ns(la.interval_ns),
+                secs(g.max_phase_start_ns)
+            ),
+            _ => String::new(),
+        };
+        let avg = g.blocked_ns / g.slow_acquisitions.max(1);
+        let holder = phase
+            .and_then(|p| p.owner.as_deref())
+            .map_or(String::new(), |o| format!(", mostly held by `{o}`"));
+        let message = format!(
+            "Threads spent {} blocked on {what}{at}: {} of all running time{when}. {} blocked \
+             there, {} waited {} on average (longest {}){holder}. {}",
+            human_ns(g.blocked_ns),
+            pct(g.csp),
+            count(g.threads as u64, "thread"),
+            count(g.slow_acquisitions, "acquisition"),
+            human_ns(avg),
+            human_ns(g.max_blocked_ns),
+            lock_advice(g, &at)
+        );
+        let mut fields = vec![
+            ("lock_class", FieldValue::Text(g.class.clone())),
+            ("lock_kind", FieldValue::Text(g.kind.to_string())),
+            ("instances", FieldValue::Int(g.locks.len() as u64)),
+            ("csp", FieldValue::Float(g.csp)),
+            ("max_phase_csp", FieldValue::Float(g.max_phase_csp)),
+            ("max_phase_start_ns", FieldValue::Int(g.max_phase_start_ns)),
+            ("blocked_ns", FieldValue::Int(g.blocked_ns)),
+            ("contended", FieldValue::Int(g.contended)),
+            ("slow_acquisitions", FieldValue::Int(g.slow_acquisitions)),
+        ];
+        if let Some(p) = phase {
+            fields.push(("phase_start_ns", FieldValue::Int(p.start_ns)));
+            fields.push(("phase_end_ns", FieldValue::Int(p.end_ns)));
+            fields.push(("phase_csp", FieldValue::Float(p.csp)));
+        }
+        out.push(Finding {
+            kind: FindingKind::LockContention,
+            class: Some(g.class.clone()),
+            message,
+            fields,
+            cost_ns: g.blocked_ns,
+            site: g.site.clone(),
+        });
+    }
+}
+
+fn wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
+    for (ci, c) in i.tasks.classes.iter().enumerate() {
+        let Some(a) = i.activity.classes.get(ci) else {
+            continue;
+        };
+        // Threads and pool workers waiting for work are idle, not slow.
+        if c.kind == TaskKind::Thread || a.hosts_tasks || c.executions == 0 {
+            continue;
+        }
+        let s = &a.split;
+        let total = s.total();
+        if s.waiting_ns < WAIT_MIN_NS || (s.waiting_ns as f64) < WAIT_MIN_SHARE * total as f64 {
+            continue;
+        }
+        let kinds: Vec<String> = a
+            .waits
+            .iter()
+            .take(3)
+            .map(|(k, ns, n)| format!("{k} {} in {n} waits", human_ns(*ns)))
+            .collect();
+        let site = class_site(c);
+        let at = site
+            .as_ref()
+            .map_or(String::new(), |(s, how)| format!(" ({how} at {s})"));
+        let message = format!(
+            "{}{at} spends {} of its self time waiting ({}: {}) and runs only {}. Each wait holds \
+             a pool thread: make what it waits for (a future, a queue, a condition) ready sooner, \
+             or submit the task only when its input is ready (a continuation such as \
+             `thenApply` instead of a blocking `get`).",
+            c.class,
+            pct(s.waiting_ns as f64 / total.max(1) as f64),
+            human_ns(s.waiting_ns),
+            kinds.join(", "),
+            human_ns(s.running_ns)
+        );
+        out.push(Finding {
+            kind: FindingKind::Waiting,
+            class: Some(c.class.clone()),
+            message,
+            fields: vec![
+                ("executions", FieldValue::Int(c.executions)),
+                ("waiting_ns", FieldValue::Int(s.waiting_ns)),
+                ("running_ns", FieldValue::Int(s.running_ns)),
+                ("self_total_ns", FieldValue::Int(total)),
+            ],
+            cost_ns: s.waiting_ns,
+            site: site.map(|s| s.0),
+        });
+    }
+}
+
+fn granularity_findings(i: &Inputs, out: &mut Vec<Finding>) {
+    let (tasks, cpu) = (i.tasks, i.cpu);
     // Intervals of each class's reported executions, and classes that host
     // reported executions (worker threads: their self time is mostly waiting).
     let mut intervals: BTreeMap<(&str, TaskKind), Vec<(u64, u64)>> = BTreeMap::new();
@@ -255,7 +593,7 @@ fn granularity_findings(
     } else {
         DEFAULT_CPUS
     };
-    for c in &tasks.classes {
+    for (ci, c) in tasks.classes.iter().enumerate() {
         if c.executions == 0 {
             continue;
         }
@@ -265,7 +603,7 @@ fn granularity_findings(
         if let Some(f) = fine_grained(c, inside, outside) {
             out.push(f);
         } else if !hosts.contains(&key) {
-            if let Some(f) = coarse_grained(c, tasks, model, cpu, cpus, inside, outside) {
+            if let Some(f) = coarse_grained(i, ci, cpus, inside, outside) {
                 out.push(f);
             }
         }
@@ -321,7 +659,7 @@ fn fine_grained(
     if evidence.is_empty() {
         return None;
     }
-    let site = act_site(c, true);
+    let site = class_site(c);
     if let Some((s, _)) = &site {
         fields.push(("site", FieldValue::Text(s.clone())));
     }
@@ -329,78 +667,82 @@ fn fine_grained(
         Some((s, how)) => format!(" where they are {how} ({s})"),
         None => String::new(),
     };
+    let cost = (c.executions.saturating_mul(TASK_OVERHEAD_NS)).min(g.total);
+    fields.push(("cost_estimated", FieldValue::Int(1)));
     Some(Finding {
         kind: FindingKind::FineGrained,
         class: Some(c.class.clone()),
         message: format!(
-            "{} is too fine-grained: {} tasks with a median self time of {}, and {}. \
-             Merge tasks (batch several items per task){}.",
+            "{} is too fine-grained: {} tasks with a median self time of {}, and {}. At ~{} of \
+             fixed cost per task (an estimate) that is about {} of overhead. Merge tasks (batch \
+             several items per task){}.",
             c.class,
             c.executions,
             human_ns(g.p50),
             evidence.join(", and "),
+            human_ns(TASK_OVERHEAD_NS),
+            human_ns(cost),
             where_
         ),
         fields,
+        cost_ns: cost,
+        site: site.map(|s| s.0),
     })
 }
 
 fn coarse_grained(
-    c: &TaskClassStats,
-    tasks: &TaskAnalysis,
-    model: &Model,
-    cpu: &CpuProfile,
+    i: &Inputs,
+    ci: usize,
     cpus: u64,
     inside: Option<WindowStats>,
     outside: Option<WindowStats>,
 ) -> Option<Finding> {
-    let g = c.granularity_ns;
-    if c.executions > COARSE_MAX_EXECUTIONS_PER_CPU * cpus || g.p50 == 0 {
+    let (tasks, model, cpu) = (i.tasks, i.model, i.cpu);
+    let c = &tasks.classes[ci];
+    let act = i.activity.classes.get(ci)?;
+    // Judged on running time: a blocking loop or an idle worker has a long self
+    // time and nothing to split. Unknown CPU time: not judged.
+    if act.activity != Activity::Running || !act.cpu_measured {
         return None;
     }
-    if c.kind == TaskKind::Thread {
-        // Busy share of the class's threads; unknown CPU time → not judged.
-        let (mut cpu_ns, mut life_ns) = (0u64, 0u64);
-        for e in tasks
-            .executions
-            .iter()
-            .filter(|e| e.reported && e.kind == TaskKind::Thread && *e.class == *c.class)
-        {
-            let t = model.threads.get(&e.thread).and_then(|t| t.cpu_ns)?;
-            cpu_ns = cpu_ns.saturating_add(t);
-            life_ns = life_ns.saturating_add(e.duration_ns());
-        }
-        if life_ns == 0 || (cpu_ns as f64) < COARSE_THREAD_MIN_BUSY * life_ns as f64 {
-            return None;
-        }
+    let run = act.busy_ns;
+    if c.executions > COARSE_MAX_EXECUTIONS_PER_CPU * cpus || run.p50 == 0 {
+        return None;
+    }
+    if c.kind == TaskKind::Thread && act.busy_share() < COARSE_THREAD_MIN_BUSY {
+        return None;
     }
     let share = if model.duration_ns > 0 {
-        g.p50 as f64 / model.duration_ns as f64
+        run.p50 as f64 / model.duration_ns as f64
     } else {
         0.0
     };
     let mut others: Vec<u64> = tasks
         .classes
         .iter()
-        .filter(|o| o.executions > 0 && !(o.class == c.class && o.kind == c.kind))
-        .map(|o| o.granularity_ns.p50)
+        .enumerate()
+        .filter(|(_, o)| o.executions > 0 && !(o.class == c.class && o.kind == c.kind))
+        .filter_map(|(k, _)| i.activity.classes.get(k).map(|a| a.busy_ns.p50))
         .collect();
     others.sort_unstable();
     let others_p50 = (!others.is_empty()).then(|| crate::tasks::percentile_sorted(&others, 50));
-    let ratio = others_p50.map(|o| g.p50 as f64 / o.max(1) as f64);
+    let ratio = others_p50.map(|o| run.p50 as f64 / o.max(1) as f64);
     let long =
         share >= COARSE_MIN_SHARE_OF_RUN || ratio.is_some_and(|r| r >= COARSE_MIN_RATIO_TO_OTHERS);
     let ins = inside.filter(|i| i.covered_ns >= COARSE_MIN_COVERED_NS)?;
     if !long || !cpu.cpus_known || ins.utilisation >= COARSE_MAX_UTILISATION {
         return None;
     }
+    let idle_cpu_ns = (ins.covered_ns as f64 * cpus as f64 * (1.0 - ins.utilisation)) as u64;
     let mut fields = vec![
         ("executions", FieldValue::Int(c.executions)),
-        ("self_p50_ns", FieldValue::Int(g.p50)),
+        ("self_p50_ns", FieldValue::Int(c.granularity_ns.p50)),
+        ("busy_p50_ns", FieldValue::Int(run.p50)),
         ("share_of_run", FieldValue::Float(share)),
         ("utilisation_during", FieldValue::Float(ins.utilisation)),
         ("cpus", FieldValue::Int(cpus)),
         ("cs_per_100ms_during", FieldValue::Float(ins.cs_per_100ms)),
+        ("idle_cpu_ns", FieldValue::Int(idle_cpu_ns)),
     ];
     if let Some(o) = others_p50 {
         fields.push(("others_p50_ns", FieldValue::Int(o)));
@@ -410,7 +752,7 @@ fn coarse_grained(
             && ins.cs_per_100ms >= FINE_MIN_CS_PER_100MS
             && ins.cs_per_100ms >= FINE_CS_RATIO * o.cs_per_100ms
     });
-    let site = act_site(c, false);
+    let site = class_site(c);
     if let Some((s, _)) = &site {
         fields.push(("site", FieldValue::Text(s.clone())));
     }
@@ -431,19 +773,169 @@ fn coarse_grained(
         kind: FindingKind::CoarseGrained,
         class: Some(c.class.clone()),
         message: format!(
-            "{} is too coarse-grained: only {} tasks for {} CPUs, each about {} ({} of the run), \
-             and the CPUs are {} busy while they run. Split tasks (more, smaller pieces of work){}.{}",
+            "{} is too coarse-grained: only {} for {} CPUs, each with about {} of work \
+             (on a CPU or ready to run; {} of the run), and the CPUs are {} busy while they run: {} of CPU time left idle. \
+             Split tasks (more, smaller pieces of work){}.{}",
             c.class,
-            c.executions,
+            count(c.executions, "task"),
             cpus,
-            human_ns(g.p50),
+            human_ns(run.p50),
             pct(share),
             pct(ins.utilisation),
+            human_ns(idle_cpu_ns),
             where_,
             caveat
         ),
         fields,
+        cost_ns: idle_cpu_ns,
+        site: site.map(|s| s.0),
     })
+}
+
+/// `pkg.Class.method:line` → `Class.java:line` (the source file as users name it).
+fn source_of(frame: &str) -> String {
+    let Some((qual, line)) = frame.rsplit_once(':') else {
+        return frame.to_string();
+    };
+    let class = qual.rsplit_once('.').map_or(qual, |(c, _)| c);
+    let outer = simple(class).split('$').next().unwrap_or(class);
+    format!("{outer}.java:{line}")
+}
+
+/// The fork-join model's findings (wosp): fine tasks, imbalance, low parallelism, join blocking.
+fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
+    let f = i.forkjoin;
+    for c in &f.classes {
+        if c.tasks >= FJ_FINE_MIN_TASKS && c.fine * 2 >= c.tasks {
+            let share = c.fine as f64 / c.tasks as f64;
+            let at = c
+                .site
+                .as_deref()
+                .map_or(String::new(), |s| format!(" at {s} ({})", source_of(s)));
+            let cost = c.fine.saturating_mul(FJ_TASK_OVERHEAD_NS);
+            out.push(Finding {
+                kind: FindingKind::ForkJoinFineGrained,
+                class: Some(c.class.clone()),
+                message: format!(
+                    "{} of {} `{}` fork-join tasks run less than {} (median {}): at ~{} of fork \
+                     and steal cost per task (an estimate), about {} of overhead. Raise the \
+                     sequential cutoff{at} so each task does more work before it forks.",
+                    pct(share),
+                    c.tasks,
+                    simple(&c.class),
+                    human_ns(FINE_NS),
+                    human_ns(c.granularity_ns.p50),
+                    human_ns(FJ_TASK_OVERHEAD_NS),
+                    human_ns(cost)
+                ),
+                fields: vec![
+                    ("tasks", FieldValue::Int(c.tasks)),
+                    ("fine", FieldValue::Int(c.fine)),
+                    ("self_p50_ns", FieldValue::Int(c.granularity_ns.p50)),
+                    ("cost_estimated", FieldValue::Int(1)),
+                ],
+                cost_ns: cost,
+                site: c.site.clone(),
+            });
+        }
+    }
+    for p in &f.pools {
+        let busy: Vec<_> = f
+            .threads
+            .iter()
+            .filter(|t| t.pool == p.pool && t.executed > 0)
+            .collect();
+        let total: u64 = busy.iter().map(|t| t.busy_ns).sum();
+        if p.parallelism < 2 || total < FJ_MIN_BUSY_NS {
+            continue;
+        }
+        let Some(t) = busy.iter().max_by_key(|t| t.busy_ns) else {
+            continue;
+        };
+        let share = t.busy_ns as f64 / total as f64;
+        let fair = 1.0 / p.parallelism as f64;
+        if share >= FJ_IMBALANCE_SHARE && share > 1.5 * fair {
+            // The other workers could have run while the busiest one did.
+            let cost = (t.busy_ns * p.parallelism as u64).saturating_sub(total);
+            out.push(Finding {
+                kind: FindingKind::ForkJoinImbalance,
+                class: None,
+                message: format!(
+                    "One thread ({}) did {} of the work of pool #{:08x} (parallelism {}): its \
+                     other workers found little to steal and sat idle for about {}. Split the work \
+                     earlier or finer (fork before computing, not after) so it can be stolen.",
+                    t.name,
+                    pct(share),
+                    p.pool,
+                    p.parallelism,
+                    human_ns(cost)
+                ),
+                fields: vec![
+                    ("pool", FieldValue::Int(p.pool as u64)),
+                    ("busiest_share", FieldValue::Float(share)),
+                    ("parallelism", FieldValue::Int(p.parallelism as u64)),
+                ],
+                cost_ns: cost,
+                site: None,
+            });
+        }
+    }
+    let cpus = i.model.cpus.unwrap_or(DEFAULT_CPUS as u32) as u64;
+    for c in &f.computations {
+        if c.work_ns >= FJ_MIN_WORK_NS && c.tasks > 1 && c.parallelism < FJ_LOW_PARALLELISM {
+            let pool_par = f
+                .pools
+                .iter()
+                .find(|p| p.pool == c.pool)
+                .map_or(cpus, |p| p.parallelism as u64);
+            let width = pool_par.min(cpus).max(1);
+            let cost = (c.span_ns.saturating_mul(width)).saturating_sub(c.work_ns);
+            out.push(Finding {
+                kind: FindingKind::ForkJoinLowParallelism,
+                class: Some(c.root_class.clone()),
+                message: format!(
+                    "The computation rooted at `{}` has little parallelism ({:.1}: work {}, \
+                     critical path {}): its tasks wait on each other, leaving about {} of thread \
+                     time idle on {} threads. Fork earlier and join later, so independent \
+                     subtasks overlap.",
+                    simple(&c.root_class),
+                    c.parallelism,
+                    human_ns(c.work_ns),
+                    human_ns(c.span_ns),
+                    human_ns(cost),
+                    width
+                ),
+                fields: vec![
+                    ("work_ns", FieldValue::Int(c.work_ns)),
+                    ("span_ns", FieldValue::Int(c.span_ns)),
+                    ("parallelism", FieldValue::Float(c.parallelism)),
+                ],
+                cost_ns: cost,
+                site: None,
+            });
+        }
+    }
+    let (blocked, busy) = f.workers_blocked_and_busy_ns();
+    if busy >= FJ_MIN_BUSY_NS && blocked as f64 >= FJ_JOIN_BLOCKED_SHARE * busy as f64 {
+        out.push(Finding {
+            kind: FindingKind::ForkJoinJoinBlocking,
+            class: None,
+            message: format!(
+                "Fork-join worker threads spent {} blocked in join/get against {} running tasks: \
+                 joins wait on tasks still running elsewhere. Join the task forked last first \
+                 (`invokeAll`, or `compute()` one half and `join()` the other), and do not block \
+                 on futures inside fork-join tasks.",
+                human_ns(blocked),
+                human_ns(busy)
+            ),
+            fields: vec![
+                ("blocked_ns", FieldValue::Int(blocked)),
+                ("busy_ns", FieldValue::Int(busy)),
+            ],
+            cost_ns: blocked,
+            site: None,
+        });
+    }
 }
 
 /// A pinning site is worth a finding from this much blocked time (a carrier
@@ -492,6 +984,9 @@ pub fn virtual_thread_findings(vt: &crate::vthreads::VirtualThreadAnalysis) -> V
                     ("max_ns", FieldValue::Int(p.max_ns)),
                     ("carriers_saturated_ns", FieldValue::Int(p.carriers_saturated_ns)),
                 ],
+                // Carrier time held while blocked: other virtual threads could not run on it.
+                cost_ns: p.blocked_ns,
+                site: Some(p.site.clone()),
             }
         })
         .collect()

@@ -3,6 +3,7 @@
 //! findings ([`findings`]). Pure computation: no bytes, no report formatting
 //! (that is `weft-views`).
 
+pub mod activity;
 pub mod cpu;
 pub mod edges;
 pub mod events;
@@ -10,6 +11,7 @@ pub mod findings;
 pub mod forkjoin;
 pub mod graph;
 pub mod jvms;
+pub mod lock_groups;
 pub mod locks;
 pub mod model;
 pub mod profile;
@@ -37,6 +39,10 @@ pub struct Analysis {
     pub locks: locks::LockAnalysis,
     /// Fork-join computations (docs/forkjoin.md).
     pub forkjoin: forkjoin::ForkJoinAnalysis,
+    /// Locks grouped by class, kind and site, ranked by blocked time.
+    pub lock_groups: Vec<lock_groups::LockGroup>,
+    /// Each execution's self time split into running, blocked, waiting and off-CPU.
+    pub activity: activity::ActivityAnalysis,
     /// Sampled stacks tied to tasks and locks (docs/sampling.md).
     pub profile: profile::Profile,
     /// The window the analyses cover (None: the whole recording); see [`window`].
@@ -88,15 +94,27 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
     let forkjoin = forkjoin::analyze(&model);
     stage("forkjoin");
     let cpu = CpuProfile::build(&model);
-    let mut findings = findings::find(&model, &tasks, &cpu);
-    stage("cpu+findings");
+    stage("cpu");
     let locks = locks::analyze_locks(&model);
     stage("locks");
     let profile = profile::Profile::build(&model, &tasks, &locks);
     stage("profile");
     let virtual_threads = vthreads::analyze_virtual_threads(&model);
-    findings.extend(findings::virtual_thread_findings(&virtual_threads));
     stage("virtual threads");
+    let lock_groups = lock_groups::group(&locks);
+    let activity = activity::analyze(&model, &tasks, &locks);
+    stage("activity");
+    let findings = findings::find(&findings::Inputs {
+        model: &model,
+        tasks: &tasks,
+        cpu: &cpu,
+        locks: &locks,
+        lock_groups: &lock_groups,
+        forkjoin: &forkjoin,
+        activity: &activity,
+        virtual_threads: &virtual_threads,
+    });
+    stage("findings");
     let speedups = speedups::analyze(&model, &locks);
     stage("speedups");
     Analysis {
@@ -106,6 +124,8 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
         findings,
         locks,
         forkjoin,
+        lock_groups,
+        activity,
         profile,
         window: None,
         virtual_threads,

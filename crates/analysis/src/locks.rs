@@ -512,11 +512,15 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
             let site = top(&s_count)
                 .and_then(site_name)
                 .or_else(|| stats.sites.first().map(|s| s.0.clone()));
+            // The holder only when this phase's own samples name one thread for most
+            // of them: the whole run's owner (or one stale sample) is not this
+            // phase's holder when threads take turns.
+            let sampled: u64 = o_count.values().sum();
             let owner = o_count
                 .iter()
                 .max_by_key(|x| (x.1, std::cmp::Reverse(*x.0)))
-                .map(|x| owner_name(*x.0))
-                .or_else(|| stats.owners.first().map(|s| s.0.clone()));
+                .filter(|x| sampled >= 2 && *x.1 * 2 > sampled)
+                .map(|x| owner_name(*x.0));
             out.phases.push(DominantPhase {
                 lock: idx,
                 start_ns: ps,

@@ -802,7 +802,7 @@ impl Model {
         // The site a user can change: the innermost frame outside the JDK
         // (runAsync submits from CompletableFuture.asyncRunStage), else the innermost.
         let frames = self.sites.get(&id);
-        let user = frames.and_then(|fs| fs.iter().find(|f| !is_jdk_frame(f)));
+        let user = frames.and_then(|fs| fs.iter().find(|f| !is_plumbing_frame(f)));
         Some(match user.or_else(|| frames.and_then(|f| f.first())) {
             Some(f) => f.clone(),
             None => format!("<unknown site #{id}>"),
@@ -820,21 +820,45 @@ impl Model {
     }
 }
 
-/// Frames of the JDK's own packages, which a user cannot change.
+/// Frames of the JDK and of language runtimes, which a user cannot change.
 /// A frame of a method the agent wrapped names the renamed original
 /// (`Cls.run$weft:119`, see weft_classfile::RENAME_SUFFIX): show the method's own name.
+/// A frame without a line number (`:0`, `:-1`: no line table) reads `(no line)`.
 fn unrename_frame(frame: &str) -> String {
     const SUFFIX: &str = "$weft";
-    match frame.find(&format!("{SUFFIX}:")) {
+    let f = match frame.find(&format!("{SUFFIX}:")) {
         Some(i) => format!("{}{}", &frame[..i], &frame[i + SUFFIX.len()..]),
         None => frame.strip_suffix(SUFFIX).unwrap_or(frame).to_string(),
+    };
+    match f.rsplit_once(':') {
+        Some((m, "0" | "-1")) => format!("{m} (no line)"),
+        _ => f,
     }
 }
 
-pub fn is_jdk_frame(frame: &str) -> bool {
+pub fn is_plumbing_frame(frame: &str) -> bool {
     ["java.", "javax.", "jdk.", "sun.", "com.sun."]
         .iter()
         .any(|p| frame.starts_with(p))
+        || is_runtime_frame(frame)
+}
+
+/// Frames of language runtimes' own plumbing (Clojure's `future-call`, `pmap`,
+/// agents; Scala and Kotlin's): the site a user acts on is the program's frame
+/// that called them (issue 16: Clojure's advice pointed at `clojure.core$future_call`).
+fn is_runtime_frame(frame: &str) -> bool {
+    [
+        "clojure.core$",
+        "clojure.lang.",
+        "scala.concurrent.",
+        "scala.collection.",
+        "kotlin.",
+        "kotlinx.coroutines.",
+        "groovy.lang.",
+        "org.codehaus.groovy.",
+    ]
+    .iter()
+    .any(|p| frame.starts_with(p))
 }
 
 #[cfg(test)]
@@ -859,6 +883,12 @@ mod real_app_fixes {
         assert_eq!(unrename_frame("a.B.run$weft:119"), "a.B.run:119");
         assert_eq!(unrename_frame("a.B.run$weft"), "a.B.run");
         assert_eq!(unrename_frame("a.B$weft2.run:3"), "a.B$weft2.run:3");
+        assert_eq!(unrename_frame("a.B.run:0"), "a.B.run (no line)");
+        assert_eq!(unrename_frame("a.B.run$weft:-1"), "a.B.run (no line)");
+        assert!(is_plumbing_frame(
+            "clojure.core$future_call.invokeStatic:7040"
+        ));
+        assert!(!is_plumbing_frame("user$eval12.invoke:3"));
         let mut tb = TB::new();
         tb.site(7, "edu.rit.pj.ParallelTeamThread.run$weft:119");
         let m = Model::build(&tb.trace());

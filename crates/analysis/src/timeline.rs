@@ -241,28 +241,6 @@ pub fn self_time_histograms(tasks: &TaskAnalysis) -> Vec<Histogram> {
     out
 }
 
-/// Self time of every execution (reported or aggregated) summed by stack
-/// `[kind, class, site]`, where site is `submitted at …`, else `created at …`,
-/// else `site not captured` (the agent samples sites). Sorted by stack.
-pub fn self_time_stacks(tasks: &TaskAnalysis) -> Vec<(Vec<String>, u64)> {
-    let mut by: HashMap<(TaskKind, String, &str), u64> = HashMap::new();
-    for e in &tasks.executions {
-        let site = match (&e.submitted_site, &e.created_site) {
-            (Some(s), _) => format!("submitted at {s}"),
-            (None, Some(c)) => format!("created at {c}"),
-            (None, None) => "site not captured".to_string(),
-        };
-        *by.entry((e.kind, site, &*e.class)).or_default() += e.self_ns;
-    }
-    let mut out: Vec<(Vec<String>, u64)> = by
-        .into_iter()
-        .filter(|(_, v)| *v > 0)
-        .map(|((k, s, c), v)| (vec![k.as_str().to_string(), c.to_string(), s], v))
-        .collect();
-    out.sort();
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,9 +320,5 @@ mod tests {
         // 200 ns: log10 = 2.30 -> bin 9
         assert_eq!(h[0].counts[9], 1);
         assert_eq!(longest(&t, 1), vec![0, 3]);
-        let s = self_time_stacks(&t);
-        assert_eq!(s.len(), 2);
-        assert_eq!(s[0].0, vec!["runnable", "W", "site not captured"]);
-        assert_eq!(s[0].1, 200 + 50 + 400);
     }
 }

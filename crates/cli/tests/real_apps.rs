@@ -8,7 +8,10 @@
 //! `dynamic(1)`, one per thread with `fixed`.
 //! The long runs of all applications are `bench/real/run-all.sh` (docs/real-apps.md).
 //!
-//! Skips (with a printed notice) when `/usr/share/java/pj.jar` is missing.
+//! Also Clojure (`bench/real/apps/contend.clj`): its advice is checked against
+//! `bench/real/expected.json`.
+//!
+//! Skips (with a printed notice) when `/usr/share/java/pj.jar` (or Clojure) is missing.
 
 mod common;
 
@@ -182,4 +185,80 @@ fn loop_chunks(r: &serde_json::Value) -> u64 {
             c["executions"].as_u64().unwrap_or(0) + c["aggregated"].as_u64().unwrap_or(0)
         })
         .sum()
+}
+
+const CLOJURE_JARS: [&str; 3] = [
+    "/usr/share/java/clojure.jar",
+    "/usr/share/java/spec.alpha.jar",
+    "/usr/share/java/core.specs.alpha.jar",
+];
+
+/// Clojure (Debian `clojure`): `bench/real/apps/contend.clj` (pmap, 8 futures on
+/// one `locking` monitor, an agent) recorded; its counts are unchanged, the
+/// `locking` monitor is at the program's own frame (not Clojure's plumbing) in the
+/// lock table and in its finding, and nothing of Clojure's runtime is called
+/// coarse-grained. Skips when Clojure is not installed (`apt-get install clojure`).
+#[test]
+fn clojure_locking_is_reported_at_the_programs_site() {
+    if let Some(missing) = CLOJURE_JARS.iter().find(|j| !Path::new(j).exists()) {
+        println!("real_apps: SKIPPED: {missing} missing (apt-get install clojure)");
+        return;
+    }
+    let _serial = serial();
+    let trace = scratch_file("clojure.weft");
+    let _ = std::fs::remove_file(&trace);
+    let java = std::env::var("WEFT_TEST_JAVA").unwrap_or_else(|_| "java".into());
+    let script = repo_root().join("bench/real/apps/contend.clj");
+    let mut c = command(weft());
+    c.arg("record")
+        .arg("-o")
+        .arg(&trace)
+        .arg("--")
+        .arg(java)
+        .arg("-cp")
+        .arg(CLOJURE_JARS.join(":"))
+        .arg("clojure.main")
+        .arg(&script);
+    let rec = run(c);
+    assert_no_panic(&rec, "weft record");
+    assert!(rec.status.success(), "{}", rec.describe());
+    assert_eq!(
+        rec.stdout.trim(),
+        "pmap 200\nagent 1000\ncounter 2400",
+        "program output changed"
+    );
+    let r = report_json(&trace);
+    let trace_kinds = ["losses", "truncated", "unknown_records", "unbalanced"];
+    let findings: Vec<&serde_json::Value> = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| !trace_kinds.contains(&f["kind"].as_str().unwrap_or("")))
+        .collect();
+    // The `locking` monitor's group is at the program's own frame, not Clojure's
+    // plumbing, and when it is a finding (it is the top one in bench/real runs:
+    // expected.json) the finding names the same site. The top finding itself is not
+    // asserted: weft records only part of this program's monitor contention (a few
+    // contended enters for 2,400 locked updates; docs/real-apps.md), so on a quiet
+    // machine the lock can stay under the finding threshold.
+    let group = r["locks"]["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["class"] == "java.lang.Object" && g["kind"] == "monitor")
+        .unwrap_or_else(|| panic!("no java.lang.Object monitor: {}", r["locks"]["groups"]));
+    let site = group["site"].as_str().unwrap_or("");
+    assert!(site.starts_with("contend$locked_update"), "{site}");
+    for f in &findings {
+        if f["kind"] == "lock_contention" && f["class"] == "java.lang.Object" {
+            assert_eq!(f["site"], group["site"], "{f}");
+        }
+    }
+    for f in &findings {
+        let class = f["class"].as_str().unwrap_or("");
+        assert!(
+            !(f["kind"] == "coarse_grained" && class.starts_with("clojure.")),
+            "{f}"
+        );
+    }
 }

@@ -1,10 +1,11 @@
 //! Collapsed stacks (`frame;frame;frame value`, one stack per line), the input
-//! of flame graph tools (flamegraph.pl, inferno, speedscope): task self time in
-//! ns by `kind;class;site` (see `timeline::self_time_stacks`), and lock blocked
-//! time in ns by `lock;lock class;site` (`LockAnalysis::blocked_by_site`; site
-//! `site not sampled` for acquisitions whose stack the agent did not capture).
+//! of flame graph tools (flamegraph.pl, inferno, speedscope): the self time in
+//! ns of every reported task execution, by `kind;class;site;state` (state:
+//! running, off-CPU, waiting, or blocked on a lock with the lock's site; see
+//! `activity::self_time_stacks`). Each nanosecond is in one stack only: a class's
+//! stacks add up to its total self time in the report.
 
-use weft_analysis::{timeline, Analysis};
+use weft_analysis::{activity, Analysis};
 
 /// A frame as a collapsed-stack token: no `;` (the separator) and no newline.
 fn frame(s: &str) -> String {
@@ -13,22 +14,11 @@ fn frame(s: &str) -> String {
 
 /// The stacks as `(frames, value)`, value in ns, sorted by frames.
 pub fn stacks(a: &Analysis) -> Vec<(Vec<String>, u64)> {
-    let mut v: Vec<(Vec<String>, u64)> = timeline::self_time_stacks(&a.tasks)
-        .into_iter()
-        .map(|(f, v)| (f.iter().map(|s| frame(s)).collect(), v))
-        .collect();
-    // Locks of one class and kind share a frame.
-    let mut locks: std::collections::BTreeMap<Vec<String>, u64> = Default::default();
-    for (l, site, ns) in a.locks.blocked_by_site() {
-        let lock = &a.locks.locks[l];
-        let key = vec![
-            "lock".to_string(),
-            frame(&format!("{} ({})", lock.class, lock.kind)),
-            frame(site.as_deref().unwrap_or("site not sampled")),
-        ];
-        *locks.entry(key).or_default() += ns;
-    }
-    v.extend(locks.into_iter().filter(|x| x.1 > 0));
+    let mut v: Vec<(Vec<String>, u64)> =
+        activity::self_time_stacks(&a.tasks, &a.locks, &a.activity)
+            .into_iter()
+            .map(|(f, v)| (f.iter().map(|s| frame(s)).collect(), v))
+            .collect();
     v.sort_by(|x, y| x.0.cmp(&y.0));
     v
 }

@@ -1,9 +1,10 @@
 //! The `forkjoin` object of the JSON report (docs/forkjoin.md).
 
 use serde_json::{json, Value};
-use weft_analysis::forkjoin::ForkJoinAnalysis;
+use weft_analysis::Analysis;
 
-pub fn forkjoin_json(f: &ForkJoinAnalysis) -> Value {
+pub fn forkjoin_json(a: &Analysis) -> Value {
+    let f = &a.forkjoin;
     let d = |g: &weft_analysis::Distribution| json!({ "total": g.total, "min": g.min, "p50": g.p50, "p90": g.p90, "max": g.max });
     json!({
         "tasks": f.tasks,
@@ -53,6 +54,7 @@ pub fn forkjoin_json(f: &ForkJoinAnalysis) -> Value {
             "computations": p.computations,
             "load_balance": f.load_balance(p.pool),
         })).collect::<Vec<_>>(),
-        "findings": crate::forkjoin_text::findings(f),
+        // The fork-join findings of the analysis (the top-level list has them too, with costs).
+        "findings": a.findings.iter().filter(|x| crate::forkjoin_text::is_forkjoin(x.kind)).map(|x| x.message.clone()).collect::<Vec<_>>(),
     })
 }

@@ -1,11 +1,11 @@
 //! The fork-join section of the terminal report (docs/forkjoin.md): per pool and
 //! per computation the wosp metrics, granularity per task class, per-thread
-//! executed/stolen/busy and the load balance, then findings in plain words.
+//! executed/stolen/busy and the load balance, then the fork-join findings of the
+//! analysis (`weft_analysis::findings`).
 
 use std::fmt::Write as _;
 
-use weft_analysis::forkjoin::{ForkJoinAnalysis, FINE_NS};
-use weft_analysis::human_ns;
+use weft_analysis::{human_ns, Analysis, FindingKind};
 
 /// Computations listed (largest work first).
 const MAX_COMPUTATIONS: usize = 8;
@@ -24,18 +24,9 @@ fn simple(class: &str) -> &str {
     class.rsplit('.').next().unwrap_or(class)
 }
 
-/// `pkg.Class.method:line` → `Class.java:line` (the source file as users name it).
-fn source_of(frame: &str) -> String {
-    let Some((qual, line)) = frame.rsplit_once(':') else {
-        return frame.to_string();
-    };
-    let class = qual.rsplit_once('.').map_or(qual, |(c, _)| c);
-    let outer = simple(class).split('$').next().unwrap_or(class);
-    format!("{outer}.java:{line}")
-}
-
 /// Appends the fork-join section (nothing if the trace has no fork-join activity).
-pub fn forkjoin_text(out: &mut String, f: &ForkJoinAnalysis) {
+pub fn forkjoin_text(out: &mut String, a: &Analysis) {
+    let f = &a.forkjoin;
     if f.is_empty() {
         return;
     }
@@ -168,77 +159,22 @@ pub fn forkjoin_text(out: &mut String, f: &ForkJoinAnalysis) {
             );
         }
     }
-    let findings = findings(f);
+    let findings: Vec<_> = a.findings.iter().filter(|x| is_forkjoin(x.kind)).collect();
     if !findings.is_empty() {
-        let _ = writeln!(out, "  findings");
+        let _ = writeln!(out, "  findings (also in the list at the top)");
         for x in findings {
-            let _ = writeln!(out, "    - {x}");
+            let _ = writeln!(out, "    - {}", x.message);
         }
     }
 }
 
-/// Findings in plain words.
-pub fn findings(f: &ForkJoinAnalysis) -> Vec<String> {
-    let mut v = Vec::new();
-    for c in &f.classes {
-        if c.tasks >= 1000 && c.fine * 2 >= c.tasks {
-            let share = c.fine as f64 / c.tasks as f64 * 100.0;
-            let at = c
-                .site
-                .as_deref()
-                .map_or(String::new(), |s| format!(" at {}", source_of(s)));
-            v.push(format!(
-                "{share:.0}% of {} tasks run < {} (median {}): raise the sequential cutoff{at}",
-                simple(&c.class),
-                human_ns(FINE_NS),
-                human_ns(c.granularity_ns.p50)
-            ));
-        }
-    }
-    for p in &f.pools {
-        let busy: Vec<_> = f
-            .threads
-            .iter()
-            .filter(|t| t.pool == p.pool && t.executed > 0)
-            .collect();
-        let total: u64 = busy.iter().map(|t| t.busy_ns).sum();
-        if p.parallelism >= 2 && total >= 10_000_000 {
-            if let Some(t) = busy.iter().max_by_key(|t| t.busy_ns) {
-                let share = t.busy_ns as f64 / total as f64;
-                let fair = 1.0 / p.parallelism as f64;
-                if share >= 0.6 && share > 1.5 * fair {
-                    v.push(format!(
-                        "one thread ({}) did {:.0}% of the work of pool #{:08x} (parallelism {}): \
-                         the others found little to steal; split the work earlier or finer",
-                        t.name,
-                        share * 100.0,
-                        p.pool,
-                        p.parallelism
-                    ));
-                }
-            }
-        }
-    }
-    for c in &f.computations {
-        if c.work_ns >= 50_000_000 && c.tasks > 1 && c.parallelism < 2.0 {
-            v.push(format!(
-                "the computation rooted at {} has little parallelism ({:.1}: work {}, critical path {}): \
-                 its tasks wait on each other; fork earlier or join later",
-                simple(&c.root_class),
-                c.parallelism,
-                human_ns(c.work_ns),
-                human_ns(c.span_ns)
-            ));
-        }
-    }
-    let (blocked, busy) = f.workers_blocked_and_busy_ns();
-    if busy >= 10_000_000 && blocked * 4 >= busy {
-        v.push(format!(
-            "worker threads spent {} blocked in join/get against {} running tasks: joins wait on \
-             tasks that are still running elsewhere",
-            human_ns(blocked),
-            human_ns(busy)
-        ));
-    }
-    v
+/// The findings of the fork-join model.
+pub fn is_forkjoin(k: FindingKind) -> bool {
+    matches!(
+        k,
+        FindingKind::ForkJoinFineGrained
+            | FindingKind::ForkJoinImbalance
+            | FindingKind::ForkJoinLowParallelism
+            | FindingKind::ForkJoinJoinBlocking
+    )
 }

@@ -11,8 +11,9 @@
 use std::fmt::Write as _;
 
 use serde_json::{json, Value};
+use weft_analysis::findings::class_site;
 use weft_analysis::timeline::{self, Histogram, HISTOGRAM_BINS_PER_DECADE};
-use weft_analysis::{human_ns, Analysis, FindingKind, TaskKind};
+use weft_analysis::{human_ns, Analysis, TaskKind};
 
 /// Individual executions embedded in the page; beyond this, the longest ones.
 pub const MAX_EXECUTIONS_SHOWN: usize = 20_000;
@@ -354,28 +355,18 @@ fn histogram_svg(h: &Histogram, colour: usize, p50: u64, p90: u64) -> String {
     s
 }
 
-fn finding_kind_label(k: FindingKind) -> &'static str {
-    match k {
-        FindingKind::FineGrained => "too fine-grained",
-        FindingKind::CoarseGrained => "too coarse-grained",
-        FindingKind::Losses => "records lost",
-        FindingKind::Truncated => "trace cut short",
-        FindingKind::UnknownRecords => "unknown records",
-        FindingKind::Unbalanced => "unbalanced",
-        FindingKind::VirtualThreadPinned => "virtual threads pinned",
-    }
-}
-
 fn finding_html(f: &weft_analysis::Finding) -> String {
-    let cls = match f.kind {
-        FindingKind::FineGrained
-        | FindingKind::CoarseGrained
-        | FindingKind::VirtualThreadPinned => "fnd act",
-        _ => "fnd warn",
+    let (cls, cost) = if f.kind.is_trace() {
+        ("fnd warn", String::new())
+    } else {
+        (
+            "fnd act",
+            format!(" <span class=\"cost\">{}</span>", human_ns(f.cost_ns)),
+        )
     };
     format!(
-        "<div class=\"{cls}\"><span class=\"badge\">{}</span> {}</div>",
-        finding_kind_label(f.kind),
+        "<div class=\"{cls}\"><span class=\"badge\">{}</span>{cost} {}</div>",
+        f.kind.label(),
         esc(&f.message)
     )
 }
@@ -383,8 +374,8 @@ fn finding_html(f: &weft_analysis::Finding) -> String {
 /// Locks shown in the CSP section.
 pub const MAX_LOCKS: usize = 5;
 
-/// CSP over time of one lock: a step per interval, the peak interval marked.
-fn csp_svg(a: &Analysis, l: &weft_analysis::locks::LockStats, colour: usize) -> String {
+/// CSP over time of one lock group: a step per interval, the peak interval marked.
+fn csp_svg(a: &Analysis, l: &weft_analysis::lock_groups::LockGroup, colour: usize) -> String {
     const W: f64 = 900.0;
     const H: f64 = 90.0;
     const L: f64 = 40.0;
@@ -401,8 +392,8 @@ fn csp_svg(a: &Analysis, l: &weft_analysis::locks::LockStats, colour: usize) -> 
     let y_of = |c: f64| H - B - (c / max) * (H - B - 12.0);
     let mut s = String::new();
     svg_chart_open(&mut s, "csp", (W, H, L, B), y_of(max), &pct(max), "0%");
-    // Peak interval.
-    if l.max_phase_csp > 0.0 {
+    // Peak interval (none for a lock whose peak reads 0%).
+    if l.max_phase_csp >= 0.005 {
         let x0 = x_of(l.max_phase_start_ns as f64);
         let x1 = x_of(l.max_phase_start_ns as f64 + iv).max(x0 + 2.0);
         let _ = write!(
@@ -651,8 +642,8 @@ Parallelism: threads running fork-join tasks (nested runs count once), mean per 
 /// phases where one lock dominated, and waits. Empty when no lock was contended.
 fn locks_section(a: &Analysis) -> String {
     let la = &a.locks;
-    let top: Vec<(usize, &weft_analysis::locks::LockStats)> = la
-        .locks
+    let top: Vec<(usize, &weft_analysis::lock_groups::LockGroup)> = a
+        .lock_groups
         .iter()
         .enumerate()
         .filter(|(_, l)| l.blocked_ns > 0 || l.csp > 0.0)
@@ -665,25 +656,28 @@ fn locks_section(a: &Analysis) -> String {
     } else {
         let _ = write!(
             h,
-            "<p class=\"muted small\">Critical-section pressure (CSP): time threads spent blocked on the lock ÷ their running time, per {} interval. Whole run, all locks: {}. The shaded interval is each lock's peak.</p>",
+            "<p class=\"muted small\">Critical-section pressure (CSP): time threads spent blocked on the lock ÷ their running time, per {} interval. Locks of one class created at one site are one group. Whole run, all locks: {}. The shaded interval is each group's peak. The top {} of {} groups, as in the text report.</p>",
             human_ns(la.interval_ns),
-            pct(la.total_csp())
+            pct(la.total_csp()),
+            top.len(),
+            a.lock_groups.len()
         );
         for (i, l) in top {
             let _ = write!(
                 h,
                 "<div class=\"lrow\"><div class=\"cname\"><span class=\"sw c{}\"></span>{} <span class=\"muted small\">{}</span></div>\
-<div class=\"muted small\">CSP {} over the run, peak {} at {} · {} contended acquisitions · blocked {} (longest {}){}{}</div>{}</div>",
+<div class=\"muted small\">CSP {} over the run, peak {} at {} · {} contended acquisitions ({} slow-path) · blocked {} (longest {}){}{}</div>{}</div>",
                 i % 12,
-                esc(&l.id),
+                esc(&l.label(la)),
                 esc(l.kind),
                 pct(l.csp),
                 pct(l.max_phase_csp),
                 human_ns(l.max_phase_start_ns),
                 l.contended,
+                l.slow_acquisitions,
                 human_ns(l.blocked_ns),
                 human_ns(l.max_blocked_ns),
-                l.sites.first().map_or(String::new(), |(s, _)| format!(" · mostly at {}", esc(s))),
+                l.site.as_ref().map_or(String::new(), |s| format!(" · at {}", esc(s))),
                 l.owners.first().map_or(String::new(), |(o, _)| format!(" · owner mostly {}", esc(o))),
                 csp_svg(a, l, i)
             );
@@ -798,7 +792,7 @@ pub fn report_html_with(a: &Analysis, title: &str, whatif: Option<&weft_whatif::
     // ---- findings ----
     h.push_str("<section id=\"findings\"><h2>Findings</h2>");
     if a.findings.is_empty() {
-        h.push_str("<p class=\"muted\">No findings: no task class is clearly too fine- or too coarse-grained, and the trace is complete.</p>");
+        h.push_str("<p class=\"muted\">No findings: no contended lock, dominating wait, or task class clearly too fine- or too coarse-grained, and the trace is complete.</p>");
     }
     for f in &a.findings {
         h.push_str(&finding_html(f));
@@ -829,9 +823,9 @@ pub fn report_html_with(a: &Analysis, title: &str, whatif: Option<&weft_whatif::
     h.push_str("<section id=\"granularity\"><h2>Task granularity</h2><p class=\"muted small\">Self time of each reported execution, per class (log scale: each bar is a quarter decade). Most time-consuming classes first.</p>");
     let hists = timeline::self_time_histograms(&a.tasks);
     let mut shown = 0;
-    // Task classes first (by total self time), then thread classes.
-    let mut order: Vec<usize> = (0..a.tasks.classes.len()).collect();
-    order.sort_by_key(|&i| (a.tasks.classes[i].kind == TaskKind::Thread, i));
+    // Task classes first (by running time), then thread classes.
+    let mut order: Vec<usize> = a.activity.order.clone();
+    order.sort_by_key(|&i| a.tasks.classes[i].kind == TaskKind::Thread);
     for i in order {
         let c = &a.tasks.classes[i];
         if shown >= MAX_HISTOGRAMS || c.executions == 0 {
@@ -883,30 +877,41 @@ pub fn report_html_with(a: &Analysis, title: &str, whatif: Option<&weft_whatif::
     h.push_str("</section>\n");
 
     // ---- class table ----
-    h.push_str("<section id=\"classes\"><h2>Task classes</h2><table class=\"grid\"><thead><tr><th>class</th><th>kind</th><th>executions</th><th>aggregated</th><th>total self</th><th>median</th><th>p90</th><th>queue wait p50</th><th>threads</th><th>site</th></tr></thead><tbody>");
-    for (i, c) in a.tasks.classes.iter().take(MAX_CLASS_ROWS).enumerate() {
+    h.push_str("<section id=\"classes\"><h2>Task classes</h2><p class=\"muted small\">By running time (on CPU); self = wall time minus reported nested tasks; ≤: CPU time not measured (thread alive at the end), an upper bound.</p><table class=\"grid\"><thead><tr><th>class</th><th>kind</th><th>executions</th><th>aggregated</th><th>total self</th><th>running</th><th>blocked + waiting</th><th>median</th><th>p90</th><th>queue wait p50</th><th>threads</th><th>what / site</th></tr></thead><tbody>");
+    for &i in a.activity.order.iter().take(MAX_CLASS_ROWS) {
+        let c = &a.tasks.classes[i];
         let g = &c.granularity_ns;
-        let site =
-            c.sites
-                .first()
-                .map_or(String::new(), |(s, _)| match (&s.submitted, &s.created) {
-                    (Some(x), _) => format!("submitted at {x}"),
-                    (None, Some(x)) => format!("created at {x}"),
-                    _ => String::new(),
-                });
+        let act = a.activity.classes.get(i);
+        let site = class_site(c).map_or(String::new(), |(s, how)| format!("{how} at {s}"));
+        let what = act
+            .and_then(|x| x.idle_label(c.kind))
+            .map_or(String::new(), |l| format!("{l}; "));
+        let (running, waiting) = act.map_or(("–".into(), "–".into()), |x| {
+            (
+                format!(
+                    "{}{}",
+                    if x.cpu_measured { "" } else { "≤" },
+                    human_ns(x.split.demand_ns())
+                ),
+                human_ns(x.split.waiting_ns + x.split.blocked_ns),
+            )
+        });
         let _ = write!(
             h,
-            "<tr><td><span class=\"sw c{}\"></span>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"site\">{}</td></tr>",
+            "<tr><td><span class=\"sw c{}\"></span>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"site\">{}{}</td></tr>",
             i % 12,
             esc(&c.class),
             c.kind.as_str(),
             c.executions,
             c.aggregated,
             human_ns(g.total),
+            running,
+            waiting,
             human_ns(g.p50),
             human_ns(g.p90),
             c.queue_wait_ns.map_or("–".into(), |q| human_ns(q.p50)),
             c.threads,
+            esc(&what),
             esc(&site)
         );
     }
@@ -919,6 +924,27 @@ pub fn report_html_with(a: &Analysis, title: &str, whatif: Option<&weft_whatif::
         );
     }
     h.push_str("</section>\n");
+
+    // ---- threads: lifetime and CPU, as in the text report ----
+    h.push_str("<section id=\"threads\"><h2>Threads</h2><table class=\"grid\"><thead><tr><th>thread</th><th>start</th><th>lifetime</th><th>CPU</th><th>on CPU</th></tr></thead><tbody>");
+    for t in m.threads.values() {
+        let start = t.start_ns.unwrap_or(t.first_ns);
+        let end = t.end_ns.unwrap_or(m.duration_ns.max(t.last_ns));
+        let life = end.saturating_sub(start);
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            esc(&t.display_name()),
+            human_ns(start),
+            human_ns(life),
+            if t.end_ns.is_some() { "" } else { "+" },
+            t.cpu_ns.map_or("–".into(), human_ns),
+            t.cpu_ns
+                .filter(|_| life > 0)
+                .map_or("–".into(), |c| pct((c as f64 / life as f64).min(1.0)))
+        );
+    }
+    h.push_str("</tbody></table></section>\n");
     h.push_str("<footer class=\"muted small\">Generated by weft. Self-contained: no network access needed.</footer>\n<div id=\"weft-status\" hidden></div>\n");
     let _ = write!(
         h,

@@ -31,11 +31,28 @@ pub fn report_json(a: &Analysis) -> Value {
             })
         })
         .collect();
+    // Ranked by running time, as in the text and HTML reports.
     let classes: Vec<Value> = a
-        .tasks
-        .classes
+        .activity
+        .order
         .iter()
-        .map(|c| {
+        .map(|&ci| {
+            let c = &a.tasks.classes[ci];
+            let time_split = a.activity.classes.get(ci).map(|x| {
+                json!({
+                    "running_ns": x.split.running_ns,
+                    "blocked_ns": x.split.blocked_ns,
+                    "waiting_ns": x.split.waiting_ns,
+                    "off_cpu_ns": x.split.off_cpu_ns,
+                    "unmeasured_ns": x.split.unmeasured_ns,
+                    "cpu_measured": x.cpu_measured,
+                    "busy_p50_ns": x.busy_ns.p50,
+                    "runnable_ns": x.split.runnable_ns,
+                    "activity": x.activity.as_str(),
+                    "what": x.idle_label(c.kind),
+                    "waits": x.waits.iter().map(|(k, ns, n)| json!({ "kind": k, "ns": ns, "count": n })).collect::<Vec<_>>(),
+                })
+            });
             json!({
                 "class": c.class,
                 "kind": c.kind.as_str(),
@@ -51,6 +68,7 @@ pub fn report_json(a: &Analysis) -> Value {
                     "submitted": s.submitted,
                     "count": n,
                 })).collect::<Vec<_>>(),
+                "time_split": time_split,
             })
         })
         .collect();
@@ -98,6 +116,8 @@ pub fn report_json(a: &Analysis) -> Value {
             o.insert("kind".into(), json!(f.kind.as_str()));
             o.insert("class".into(), json!(f.class));
             o.insert("message".into(), json!(f.message));
+            o.insert("cost_ns".into(), json!(f.cost_ns));
+            o.insert("site".into(), json!(f.site));
             Value::Object(o)
         })
         .collect();
@@ -144,8 +164,8 @@ pub fn report_json(a: &Analysis) -> Value {
         },
         "tasks": { "classes": classes, "edges": edges_json(&a.tasks.edges) },
         "findings": findings,
-        "locks": locks_json(&a.locks),
-        "forkjoin": crate::forkjoin_json::forkjoin_json(&a.forkjoin),
+        "locks": locks_json(a),
+        "forkjoin": crate::forkjoin_json::forkjoin_json(a),
         "speedups": crate::speedups_json::speedups_json(&a.speedups),
         "profile": crate::sampled::profile_json(&a.profile),
     })
@@ -166,7 +186,32 @@ pub fn edges_json(e: &weft_analysis::edges::Edges) -> Value {
 }
 
 /// The `locks` object (docs/locks.md).
-pub fn locks_json(l: &weft_analysis::locks::LockAnalysis) -> Value {
+pub fn locks_json(a: &Analysis) -> Value {
+    let l = &a.locks;
+    let groups: Vec<Value> = a
+        .lock_groups
+        .iter()
+        .map(|g| {
+            json!({
+                "class": g.class,
+                "kind": g.kind,
+                "site": g.site,
+                "instances": g.locks.iter().map(|&i| l.locks[i].id.clone()).collect::<Vec<_>>(),
+                "csp": g.csp,
+                "max_phase_csp": g.max_phase_csp,
+                "max_phase_start_ns": g.max_phase_start_ns,
+                "phases": g.phases.iter().map(|(s, c)| json!({ "start_ns": s, "csp": c })).collect::<Vec<_>>(),
+                "contended": g.contended,
+                "slow_acquisitions": g.slow_acquisitions,
+                "blocked_ns": g.blocked_ns,
+                "max_blocked_ns": g.max_blocked_ns,
+                "shared_blocked_ns": g.shared_blocked_ns,
+                "threads": g.threads,
+                "blocked_ns_per_thread": g.blocked_per_thread.iter().map(|(t, d)| json!({ "thread": t, "ns": d })).collect::<Vec<_>>(),
+                "owners": g.owners.iter().map(|(o, _)| o.clone()).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
     let locks: Vec<Value> = l
         .locks
         .iter()
@@ -226,6 +271,7 @@ pub fn locks_json(l: &weft_analysis::locks::LockAnalysis) -> Value {
         "counted_threads": l.counted_threads,
         "excluded_threads": l.excluded_threads,
         "locks": locks,
+        "groups": groups,
         "dominant_phases": phases,
         "waits": waits,
     })

@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use weft_analysis::findings::class_site;
 use weft_analysis::{human_ns, Analysis, TaskClassStats};
 
 /// Widest class name column before names are shortened from the left.
@@ -38,13 +39,12 @@ fn lpad(s: &str, width: usize) -> String {
     format!("{}{s}", " ".repeat(width.saturating_sub(n)))
 }
 
+/// Lock groups listed in the text report; the rest are counted.
+pub const MAX_LOCK_ROWS: usize = 15;
+
 fn top_site(c: &TaskClassStats) -> String {
-    match c.sites.first() {
-        Some((s, _)) => match (&s.submitted, &s.created) {
-            (Some(sub), _) => format!("submitted at {sub}"),
-            (None, Some(cr)) => format!("created at {cr}"),
-            (None, None) => "-".into(),
-        },
+    match class_site(c) {
+        Some((s, how)) => format!("{how} at {s}"),
         None => "-".into(),
     }
 }
@@ -144,50 +144,91 @@ pub fn report_text(a: &Analysis) -> String {
     }
 
     // What to change first.
-    let _ = writeln!(out, "\nFindings");
+    let _ = writeln!(
+        out,
+        "\nFindings (largest cost first; cost = thread or CPU time lost)"
+    );
     if a.findings.is_empty() {
-        let _ = writeln!(out, "  No granularity problem found.");
+        let _ = writeln!(
+            out,
+            "  No problem found: no contended lock, dominating wait, or task class clearly too \
+             fine- or too coarse-grained."
+        );
     }
     for (i, f) in a.findings.iter().enumerate() {
-        let first = format!("  {}. [{}]", i + 1, f.kind.as_str());
+        let first = if f.kind.is_trace() {
+            format!("  {}. [{}]", i + 1, f.kind.label())
+        } else {
+            format!("  {}. [{}, {}]", i + 1, f.kind.label(), human_ns(f.cost_ns))
+        };
         wrap(&mut out, "     ", &first, &f.message);
     }
 
-    // Task classes.
-    let _ = writeln!(out, "\nTask classes (by total self time)");
+    // Task classes, by running time.
+    let _ = writeln!(
+        out,
+        "\nTask classes (by running time; self = wall time minus reported nested tasks; running = \
+         on a CPU or ready to run, from {}; ≤: not measured, an upper bound; waiting = blocked on \
+         locks + recorded waits)",
+        if a.activity.cpu_source == "thread_end" {
+            "each thread's CPU time at its end"
+        } else {
+            "per-thread schedstat"
+        }
+    );
     if a.tasks.classes.is_empty() {
         let _ = writeln!(out, "  No task executions.");
     } else {
         let w = class_column_width(a.tasks.classes.iter().map(|c| c.class.as_str()));
         let _ = writeln!(
             out,
-            "  {} {} {} {} {} {} {} {} {} top site",
+            "  {} {} {} {} {} {} {} {} {} {} {} what / top site",
             pad("class", w),
             pad("kind", 8),
             lpad("execs", 8),
             lpad("aggr", 7),
-            lpad("total", 9),
+            lpad("self", 9),
+            lpad("running", 9),
+            lpad("waiting", 9),
             lpad("p50", 9),
             lpad("p90", 9),
             lpad("wait p50", 9),
             lpad("thr", 4),
         );
-        for c in &a.tasks.classes {
+        for &ci in &a.activity.order {
+            let c = &a.tasks.classes[ci];
+            let act = a.activity.classes.get(ci);
             let g = &c.granularity_ns;
             let (total, p50, p90) = if c.executions > 0 {
                 (human_ns(g.total), human_ns(g.p50), human_ns(g.p90))
             } else {
                 ("-".into(), "-".into(), "-".into())
             };
+            let (running, waiting) = match act {
+                Some(x) if c.executions > 0 => (
+                    format!(
+                        "{}{}",
+                        if x.cpu_measured { "" } else { "≤" },
+                        human_ns(x.split.demand_ns())
+                    ),
+                    human_ns(x.split.waiting_ns + x.split.blocked_ns),
+                ),
+                _ => ("-".into(), "-".into()),
+            };
+            let what = act
+                .and_then(|x| x.idle_label(c.kind))
+                .map_or(String::new(), |l| format!("{l}; "));
             let wait = c.queue_wait_ns.map_or("-".into(), |q| human_ns(q.p50));
             let _ = writeln!(
                 out,
-                "  {} {} {} {} {} {} {} {} {} {}",
+                "  {} {} {} {} {} {} {} {} {} {} {} {what}{}",
                 pad(&shorten(&c.class, w), w),
                 pad(c.kind.as_str(), 8),
                 lpad(&c.executions.to_string(), 8),
                 lpad(&c.aggregated.to_string(), 7),
                 lpad(&total, 9),
+                lpad(&running, 9),
+                lpad(&waiting, 9),
                 lpad(&p50, 9),
                 lpad(&p90, 9),
                 lpad(&wait, 9),
@@ -262,9 +303,9 @@ pub fn report_text(a: &Analysis) -> String {
             let _ = writeln!(out, "CPU: no samples");
         }
     }
-    crate::forkjoin_text::forkjoin_text(&mut out, &a.forkjoin);
+    crate::forkjoin_text::forkjoin_text(&mut out, a);
     crate::sampled::profile_text(&mut out, &a.profile);
-    locks_text(&mut out, &a.locks);
+    locks_text(&mut out, a);
     crate::speedups_text::speedups_text(&mut out, &a.speedups);
     out
 }
@@ -277,55 +318,82 @@ fn secs(ns: u64) -> String {
     format!("{:.1} s", ns as f64 / 1e9)
 }
 
-/// The lock section: locks by whole-run CSP, dominant phases in words, waits apart.
-fn locks_text(out: &mut String, l: &weft_analysis::locks::LockAnalysis) {
+/// The lock section: lock groups (class, kind, site) by whole-run CSP, the top
+/// [`MAX_LOCK_ROWS`]; dominant phases in words; waits apart.
+fn locks_text(out: &mut String, a: &Analysis) {
+    let l = &a.locks;
     let _ = writeln!(
         out,
-        "\nLocks (critical-section pressure, interval {})",
+        "\nLocks (critical-section pressure, interval {}; grouped by class, kind and site)",
         human_ns(l.interval_ns)
     );
-    if l.locks.is_empty() {
+    if a.lock_groups.is_empty() {
         let _ = writeln!(out, "  No contended lock.");
     } else {
-        let w = class_column_width(l.locks.iter().map(|k| k.class.as_str()));
+        let labels: Vec<String> = a.lock_groups.iter().map(|g| g.label(l)).collect();
+        let w = class_column_width(labels.iter().take(MAX_LOCK_ROWS).map(String::as_str));
         let _ = writeln!(
             out,
-            "  {} {} {} {} {} {} {} site / owners / blocked threads",
+            "  {} {} {} {} {} {} {} {} site / owners / blocked threads",
             pad("lock", w),
             pad("kind", 15),
             lpad("CSP", 5),
             lpad("peak", 5),
             lpad("contended", 9),
+            lpad("slow acq", 9),
             lpad("blocked", 9),
             lpad("max", 9),
         );
-        for k in &l.locks {
-            let site = k.sites.first().map_or("-".to_string(), |s| s.0.clone());
-            let owners: Vec<&str> = k.owners.iter().take(3).map(|o| o.0.as_str()).collect();
-            let threads: Vec<String> = k
+        for (g, label) in a.lock_groups.iter().zip(&labels).take(MAX_LOCK_ROWS) {
+            let site = g.site.as_deref().unwrap_or("(site not sampled)");
+            let owners: Vec<&str> = g.owners.iter().take(3).map(|o| o.0.as_str()).collect();
+            let threads: Vec<String> = g
                 .blocked_per_thread
                 .iter()
                 .take(4)
                 .map(|(t, d)| format!("{t} {}", human_ns(*d)))
                 .collect();
+            let more = g.blocked_per_thread.len().saturating_sub(4);
             let _ = writeln!(
                 out,
-                "  {} {} {} {} {} {} {} at {site}; held by {}; blocked: {}",
-                pad(&shorten(&k.class, w), w),
-                pad(k.kind, 15),
-                lpad(&pct(k.csp), 5),
-                lpad(&pct(k.max_phase_csp), 5),
-                lpad(&k.contended.to_string(), 9),
-                lpad(&human_ns(k.blocked_ns), 9),
-                lpad(&human_ns(k.max_blocked_ns), 9),
+                "  {} {} {} {} {} {} {} {} at {site}; held by {}; blocked: {}{}",
+                pad(&shorten(label, w), w),
+                pad(g.kind, 15),
+                lpad(&pct(g.csp), 5),
+                lpad(&pct(g.max_phase_csp), 5),
+                lpad(&g.contended.to_string(), 9),
+                lpad(&g.slow_acquisitions.to_string(), 9),
+                lpad(&human_ns(g.blocked_ns), 9),
+                lpad(&human_ns(g.max_blocked_ns), 9),
                 if owners.is_empty() {
-                    "?".to_string()
+                    "? (not sampled)".to_string()
                 } else {
                     owners.join(", ")
                 },
-                threads.join(", ")
+                threads.join(", "),
+                if more > 0 {
+                    format!(" and {more} more threads")
+                } else {
+                    String::new()
+                }
             );
         }
+        if a.lock_groups.len() > MAX_LOCK_ROWS {
+            let rest = &a.lock_groups[MAX_LOCK_ROWS..];
+            let instances: usize = rest.iter().map(|g| g.locks.len()).sum();
+            let blocked: u64 = rest.iter().map(|g| g.blocked_ns).sum();
+            let _ = writeln!(
+                out,
+                "  ... and {} more groups ({instances} lock instances, {} blocked in all; see --json)",
+                rest.len(),
+                human_ns(blocked)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "  (contended: acquisitions that blocked (parked); slow acq: all that took the slow path, \
+             including those a retry resolved)"
+        );
     }
     for p in &l.phases {
         let k = &l.locks[p.lock];
@@ -334,13 +402,13 @@ fn locks_text(out: &mut String, l: &weft_analysis::locks::LockAnalysis) {
             secs(p.start_ns),
             secs(p.end_ns),
             pct(p.csp),
-            k.class
+            k.id
         );
         if let Some(s) = &p.site {
             msg.push_str(&format!(" at {s}"));
         }
         if let Some(o) = &p.owner {
-            msg.push_str(&format!(", held by `{o}`"));
+            msg.push_str(&format!(", held mostly by `{o}`"));
         }
         wrap(out, "    ", "  -", &msg);
     }
@@ -365,6 +433,33 @@ fn locks_text(out: &mut String, l: &weft_analysis::locks::LockAnalysis) {
                 human_ns(w.max_ns),
                 th.join(", ")
             );
+        }
+        // Where the waits fell: the task classes whose self time they are in.
+        let mut by_class: Vec<(u64, &str, &str, u64, &str)> = Vec::new();
+        for (ci, c) in a.tasks.classes.iter().enumerate() {
+            let Some(x) = a.activity.classes.get(ci) else {
+                continue;
+            };
+            let label = x.idle_label(c.kind).unwrap_or("running");
+            for (k, ns, n) in &x.waits {
+                by_class.push((*ns, k, &c.class, *n, label));
+            }
+        }
+        by_class.sort_by(|x, y| y.0.cmp(&x.0).then(x.2.cmp(y.2)));
+        if !by_class.is_empty() {
+            let _ = writeln!(out, "  Waits by task class (in whose self time they fell):");
+            for (ns, k, class, n, label) in by_class.iter().take(8) {
+                let _ = writeln!(
+                    out,
+                    "    {} {} × {} in {class} ({label})",
+                    pad(k, 22),
+                    n,
+                    human_ns(*ns)
+                );
+            }
+            if by_class.len() > 8 {
+                let _ = writeln!(out, "    ... and {} more", by_class.len() - 8);
+            }
         }
     }
 }
