@@ -1062,7 +1062,7 @@ fn is_thread_per_task_wrapper(model: &Model, class_id: u32) -> bool {
 }
 
 /// Total length of the parts of `intervals` (sorted, disjoint) inside [from, to].
-fn overlap_ns(intervals: &[(u64, u64)], from: u64, to: u64) -> u64 {
+pub(crate) fn overlap_ns(intervals: &[(u64, u64)], from: u64, to: u64) -> u64 {
     let start = intervals.partition_point(|g| g.1 <= from);
     intervals[start..]
         .iter()

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use weft_trace::{is_virtual_thread, ThreadIndex};
 
 use crate::events::EventKind;
+use crate::tasks::overlap_ns;
 
 use crate::model::Model;
 
@@ -157,7 +158,7 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
         e.count += 1;
         e.blocked_ns += d;
         e.max_ns = e.max_ns.max(d);
-        e.carriers_saturated_ns += overlap(&saturated, from, to);
+        e.carriers_saturated_ns += overlap_ns(&saturated, from, to);
     }
     out.pinned = by_site.into_values().collect();
     out.pinned
@@ -212,16 +213,6 @@ fn saturated_intervals(carriers: &BTreeMap<ThreadIndex, Vec<(u64, u64)>>) -> Vec
     out
 }
 
-/// Length of [from, to] covered by sorted disjoint `intervals`.
-fn overlap(intervals: &[(u64, u64)], from: u64, to: u64) -> u64 {
-    let start = intervals.partition_point(|g| g.1 <= from);
-    intervals[start..]
-        .iter()
-        .take_while(|g| g.0 < to)
-        .map(|g| g.1.min(to).saturating_sub(g.0.max(from)))
-        .sum()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,6 +231,6 @@ mod tests {
         c.insert(1, vec![(5, 20)]);
         // Both busy: 5..10 and 12..20.
         assert_eq!(saturated_intervals(&c), vec![(5, 10), (12, 20)]);
-        assert_eq!(overlap(&saturated_intervals(&c), 0, 15), 5 + 3);
+        assert_eq!(overlap_ns(&saturated_intervals(&c), 0, 15), 5 + 3);
     }
 }
