@@ -255,6 +255,7 @@ struct SubmitRec {
 /// Run the task model on a model.
 pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     let mut out = TaskAnalysis::default();
+    let vt_scheduler = vthread_scheduler_classes(model);
 
     let mut submits: Vec<SubmitRec> = Vec::new();
     let mut submit_queues: HashMap<Ident, VecDeque<usize>> = HashMap::default();
@@ -276,7 +277,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             match e.kind {
                 EventKind::Submit => {
                     // The virtual-thread scheduler's own runnables are not the program's.
-                    if is_vthread_scheduler_plumbing(model, unobj(e.a).0) {
+                    if vt_scheduler.contains(&unobj(e.a).0) {
                         continue;
                     }
                     let i = submits.len();
@@ -353,40 +354,14 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                     }
                     let (class_id, ident) = unobj(e.a);
                     let (target_class_id, target_ident) = (e.b, e.c);
-                    let idx = nodes.len();
-                    nodes.push(Node {
+                    open_thread_execution(
+                        &mut nodes,
+                        &mut stack,
                         thread,
-                        is_thread: true,
-                        virtual_thread: false,
-                        obj: object(class_id, ident),
-                        method: Method::Run,
-                        plumbing: false,
-                        inner: None,
-                        target: (target_class_id != 0)
-                            .then_some(object(target_class_id, target_ident)),
-                        begin: e.ts,
-                        end: e.ts,
-                        closed: false,
-                        incomplete: false,
-                        raw_parent: None,
-                        resolved: false,
-                        extra_ids: Vec::new(),
-                    });
-                    // The thread execution encloses everything on the thread.
-                    for f in &stack {
-                        if !f.reentry && nodes[f.node].raw_parent.is_none() && f.node != idx {
-                            nodes[f.node].raw_parent = Some(idx);
-                        }
-                    }
-                    stack.insert(
-                        0,
-                        Frame {
-                            node: idx,
-                            probe: u32::MAX,
-                            ident: ident as u64,
-                            reentry: false,
-                            thread_base: true,
-                        },
+                        object(class_id, ident),
+                        (target_class_id != 0).then_some(object(target_class_id, target_ident)),
+                        false,
+                        e.ts,
                     );
                     continue;
                 }
@@ -400,34 +375,15 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                     {
                         continue;
                     }
-                    let idx = nodes.len();
                     let task = object(class_id, ident);
-                    nodes.push(Node {
+                    open_thread_execution(
+                        &mut nodes,
+                        &mut stack,
                         thread,
-                        is_thread: true,
-                        virtual_thread: true,
-                        obj: task,
-                        method: Method::Run,
-                        plumbing: false,
-                        inner: None,
-                        target: Some(task),
-                        begin: e.ts,
-                        end: e.ts,
-                        closed: false,
-                        incomplete: false,
-                        raw_parent: None,
-                        resolved: false,
-                        extra_ids: Vec::new(),
-                    });
-                    stack.insert(
-                        0,
-                        Frame {
-                            node: idx,
-                            probe: u32::MAX,
-                            ident: ident as u64,
-                            reentry: false,
-                            thread_base: true,
-                        },
+                        task,
+                        Some(task),
+                        true,
+                        e.ts,
                     );
                     continue;
                 }
@@ -508,8 +464,8 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             };
             // The virtual-thread scheduler's own runnables (a mount, a timed
             // unpark) are plumbing with nothing of the program inside.
-            let scheduler = is_vthread_scheduler_plumbing(model, obj.0)
-                || inner.is_some_and(|i| is_vthread_scheduler_plumbing(model, i.0));
+            let scheduler =
+                vt_scheduler.contains(&obj.0) || inner.is_some_and(|i| vt_scheduler.contains(&i.0));
             let plumbing = plumbing || scheduler;
             let inner = inner
                 .filter(|i| plumbing && !scheduler && i.0 != 0)
@@ -1043,13 +999,64 @@ fn class_stats(execs: &[TaskExecution]) -> Vec<TaskClassStats> {
 #[path = "tasks_tests.rs"]
 mod tests;
 
-/// The virtual-thread scheduler's own runnables (`VirtualThread::runContinuation`,
-/// the timed unpark): plumbing of the JDK, not tasks of the program.
-fn is_vthread_scheduler_plumbing(model: &Model, class_id: u32) -> bool {
-    class_id != 0
-        && model
-            .class_name(class_id)
-            .starts_with("java.lang.VirtualThread$$Lambda")
+/// Opens the execution of a thread (a platform thread's `ThreadStart`, or a virtual
+/// thread's `VtStart`): it encloses everything already open on the thread and is
+/// the base of its stack.
+fn open_thread_execution(
+    nodes: &mut Vec<Node>,
+    stack: &mut Vec<Frame>,
+    thread: ThreadIndex,
+    obj: Ident,
+    target: Option<Ident>,
+    virtual_thread: bool,
+    ts: u64,
+) {
+    let idx = nodes.len();
+    nodes.push(Node {
+        thread,
+        is_thread: true,
+        virtual_thread,
+        obj,
+        method: Method::Run,
+        plumbing: false,
+        inner: None,
+        target,
+        begin: ts,
+        end: ts,
+        closed: false,
+        incomplete: false,
+        raw_parent: None,
+        resolved: false,
+        extra_ids: Vec::new(),
+    });
+    for f in stack.iter() {
+        if !f.reentry && nodes[f.node].raw_parent.is_none() && f.node != idx {
+            nodes[f.node].raw_parent = Some(idx);
+        }
+    }
+    stack.insert(
+        0,
+        Frame {
+            node: idx,
+            probe: u32::MAX,
+            ident: obj.1,
+            reentry: false,
+            thread_base: true,
+        },
+    );
+}
+
+/// The classes of the virtual-thread scheduler's own runnables
+/// (`VirtualThread::runContinuation`, the timed unpark): plumbing of the JDK, not
+/// tasks of the program. By class id, like [`fj_plumbing_classes`]: a name lookup
+/// per task allocated a String per task.
+fn vthread_scheduler_classes(model: &Model) -> std::collections::HashSet<u32> {
+    model
+        .classes
+        .iter()
+        .filter(|(_, name)| name.starts_with("java.lang.VirtualThread$$Lambda"))
+        .map(|(id, _)| *id)
+        .collect()
 }
 
 /// A thread-per-task executor's wrapper of a submitted task (the task a virtual
