@@ -3,18 +3,22 @@
 weft, its efficiencies against the truth it prints (its threads' CPU times), and
 each "if removed" line against the gain measured by turning the workload's knob.
 
-Usage: bench/speedups/run.py [--reps N] [--out table.md]   (from the repo root,
-after `cargo build --release`). Needs java, javac and taskset on the PATH.
+Usage: bench/speedups/run.py [--reps N] [--out table.md] [--only CLASS]   (from the
+repo root, after `cargo build --release`; WEFT_BIN overrides target/release/weft).
+Needs java, javac and taskset on the PATH.
 
-For each workload: one recorded run without the knob (sampler at 10 ms) gives
-the prediction and the truth; then N plain runs without and N with the knob,
-interleaved, give the measured gain = median elapsed without / median with
-(elapsed = the workload's own timed span, printed in its truth line).
+Each workload is measured in N rounds; each round is three runs back to back: one
+recorded by weft without the knob (sampler at 10 ms: weft's efficiencies and lines,
+and the workload's truth), one plain run without the knob and one with it (the
+measured gain = elapsed without ÷ elapsed with, elapsed = the workload's own timed
+span). A round's prediction and measurement are taken under the same load; the
+table gives the medians over the rounds and the range of the measured gain (how
+stable the knob's gain is on this machine).
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-WEFT = os.path.join(ROOT, "target", "release", "weft")
+WEFT = os.environ.get("WEFT_BIN", os.path.join(ROOT, "target", "release", "weft"))
 PKG = "weft.workloads.speedups."
 
 # (name, class, args, knob args, line, prefix without knob, prefix with knob)
@@ -47,6 +51,15 @@ def java(classes, cls, args, prefix, record=None):
     return truth(r.stdout)
 
 
+def line_of(s, line, key):
+    return next((l[key] for l in s["lines"] if l["remove"] == line), None)
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=3)
@@ -60,35 +73,51 @@ def main():
         srcs += [os.path.join(d, f) for f in fs if f.endswith(".java")]
     subprocess.run(["javac", "--release", "17", "-d", classes] + srcs, check=True)
     rows = []
+    loads = [os.getloadavg()[0]]
     for name, cls, args, knob, line, pre, pre_knob in WORKLOADS:
         if a.only and a.only not in cls:
             continue
         trace = os.path.join(tmp, cls + ".weft")
-        t = java(classes, cls, args, pre, record=trace)
-        r = subprocess.run([WEFT, "speedups", trace, "--json"], capture_output=True, text=True, check=True)
-        s = json.loads(r.stdout)
-        base, knobbed = [], []
-        for _ in range(a.reps):
-            base.append(java(classes, cls, args, pre)["elapsed_ns"])
-            knobbed.append(java(classes, cls, args + knob, pre_knob)["elapsed_ns"])
-        measured = statistics.median(base) / statistics.median(knobbed)
-        pred = next((l["closed_form_gain"] for l in s["lines"] if l["remove"] == line), None)
-        effs = {k: (s["efficiencies"].get(k), t.get(k)) for k in EFFS}
-        rows.append((name, line, pred, measured, effs, s.get("residual"), base, knobbed))
-        print(name, line, pred, measured, effs, file=sys.stderr)
-    out = ["| workload | line | predicted gain | measured gain | ratio | efficiencies weft / truth (diff) | residual |",
-           "|---|---|---|---|---|---|---|"]
-    for name, line, pred, measured, effs, resid, base, knobbed in rows:
+        reps = []
+        for k in range(a.reps):
+            t = java(classes, cls, args, pre, record=trace)
+            r = subprocess.run([WEFT, "speedups", trace, "--json"], capture_output=True, text=True, check=True)
+            s = json.loads(r.stdout)
+            base = java(classes, cls, args, pre)["elapsed_ns"]
+            knobbed = java(classes, cls, args + knob, pre_knob)["elapsed_ns"]
+            loads.append(os.getloadavg()[0])
+            rep = {
+                "pred": line_of(s, line, "closed_form_gain"),
+                "sim": line_of(s, line, "simulated_gain"),
+                "measured": base / knobbed,
+                "effs": {k: (s["efficiencies"].get(k), t.get(k)) for k in EFFS},
+                "residual": s.get("residual"),
+                "notes": s.get("notes", []),
+            }
+            reps.append(rep)
+            print(name, k, rep, file=sys.stderr)
+        rows.append((name, line, reps))
+    out = [f"Load average (1 min) during the runs: {min(loads):.1f}-{max(loads):.1f}.", "",
+           "| workload | line | predicted gain (median, range) | simulated gain | measured gain (median, range) | ratio of medians | efficiencies weft / truth (diff), last round | residual |",
+           "|---|---|---|---|---|---|---|---|"]
+    fmt = lambda x: "-" if x is None else f"×{x:.2f}"
+    for name, line, reps in rows:
+        preds = [r["pred"] for r in reps if r["pred"] is not None]
+        meas = [r["measured"] for r in reps]
+        pred, sim, measured = med(preds), med([r["sim"] for r in reps]), med(meas)
         ratio = pred / measured if pred else None
         ok = ratio is not None and 0.95 <= ratio <= 1.25
         e = []
-        for k, (w, tr) in effs.items():
+        for k, (w, tr) in reps[-1]["effs"].items():
             if w is None or tr is None:
                 e.append(f"{k} {w} / {tr}")
                 continue
             d = w - tr
             e.append(f"{k} {w:.2f} / {tr:.2f} ({d:+.2f}{'' if abs(d) <= 0.05 else ' MISS'})")
-        out.append(f"| {name} | {line} | {pred and f'×{pred:.2f}'} | ×{measured:.2f} | "
+        resid = reps[-1]["residual"]
+        prange = f" ({min(preds):.2f}-{max(preds):.2f})" if preds else ""
+        out.append(f"| {name} | {line} | {fmt(pred)}{prange} | {fmt(sim)} | "
+                   f"{fmt(measured)} ({min(meas):.2f}-{max(meas):.2f}) | "
                    f"{ratio and f'{ratio:.2f}'}{'' if ok else ' MISS'} | {'; '.join(e)} | "
                    f"{resid and f'{resid:+.1%}'} |")
     text = "\n".join(out) + "\n"
@@ -96,6 +125,8 @@ def main():
     if a.out:
         with open(a.out, "w") as f:
             f.write(text)
+        with open(a.out + ".json", "w") as f:
+            json.dump(rows, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -58,8 +58,15 @@ impl Analysis {
     /// The possible speedups again, with the overhead terms from `baseline`, the
     /// analysis of a one-worker or sequential run of the same program.
     pub fn with_baseline(mut self, baseline: &Analysis) -> Analysis {
-        let base = speedups::baseline_work(&speedups::gather(&baseline.model, &baseline.locks));
-        self.speedups = speedups::compute(&speedups::gather(&self.model, &self.locks), Some(base));
+        let base = speedups::baseline_work(&speedups::gather(
+            &baseline.model,
+            &baseline.locks,
+            baseline.window.as_ref(),
+        ));
+        self.speedups = speedups::compute(
+            &speedups::gather(&self.model, &self.locks, self.window.as_ref()),
+            Some(base),
+        );
         self
     }
 }
@@ -71,9 +78,7 @@ pub fn analyze_window(trace: &Trace, window: Option<window::Window>) -> Analysis
     let Some(w) = window else {
         return analyze(trace);
     };
-    let mut a = analyze(&window::restrict(trace, &w.ranges));
-    a.window = Some(w);
-    a
+    analyze_model_window(Model::build(&window::restrict(trace, &w.ranges)), Some(w))
 }
 
 /// Run every analysis on a trace read into memory (builds its [`Model`] first).
@@ -86,9 +91,24 @@ pub fn analyze_model(model: Model) -> Analysis {
     analyze_model_staged(model, |_| {})
 }
 
+/// Run every analysis on the model of a window's part of a trace
+/// ([`window::read_model`]); the analyses that cover a time span (possible
+/// speedups) cover the whole window.
+pub fn analyze_model_window(model: Model, window: Option<window::Window>) -> Analysis {
+    analyze_staged_in(model, window, |_| {})
+}
+
 /// [`analyze_model`], calling `stage(name)` after each analysis (for the
 /// benchmark's per-stage times and memory).
-pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analysis {
+pub fn analyze_model_staged(model: Model, stage: impl FnMut(&str)) -> Analysis {
+    analyze_staged_in(model, None, stage)
+}
+
+fn analyze_staged_in(
+    model: Model,
+    window: Option<window::Window>,
+    mut stage: impl FnMut(&str),
+) -> Analysis {
     let tasks = tasks::analyze_tasks(&model);
     stage("tasks");
     let forkjoin = forkjoin::analyze(&model);
@@ -115,7 +135,7 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
         virtual_threads: &virtual_threads,
     });
     stage("findings");
-    let speedups = speedups::analyze(&model, &locks);
+    let speedups = speedups::analyze(&model, &locks, window.as_ref());
     stage("speedups");
     Analysis {
         model,
@@ -127,7 +147,7 @@ pub fn analyze_model_staged(model: Model, mut stage: impl FnMut(&str)) -> Analys
         lock_groups,
         activity,
         profile,
-        window: None,
+        window,
         virtual_threads,
         speedups,
     }

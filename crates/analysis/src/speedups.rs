@@ -20,6 +20,7 @@ use crate::cpu::merge_intervals;
 use crate::locks::LockAnalysis;
 use crate::model::Model;
 pub use crate::model::SchedPoint;
+use crate::window::Window;
 
 /// A thread counts in a section's team (`#T_j`) when its work there (on-CPU, or
 /// blocked on a lock) is at least this share of the section's busiest thread's:
@@ -74,8 +75,10 @@ pub struct SpeedupInput {
 
 /// The only place that reads analysis outputs: thread lifetimes, waits and
 /// blocked periods as the lock analysis defines them (docs/locks.md), GC pauses
-/// and the CPU count from the model.
-pub fn gather(model: &Model, locks: &LockAnalysis) -> SpeedupInput {
+/// and the CPU count from the model. With a `window` (the model is then the
+/// window's part of the trace, its times counted from the window's start), the
+/// analysis covers the whole window, `[0, covered)`.
+pub fn gather(model: &Model, locks: &LockAnalysis, window: Option<&Window>) -> SpeedupInput {
     // Virtual threads run on carrier threads, which are counted: their time is
     // the carriers' (and there can be 100,000 of them).
     let mut threads: BTreeMap<ThreadIndex, ThreadTimeline> = locks
@@ -115,9 +118,13 @@ pub fn gather(model: &Model, locks: &LockAnalysis) -> SpeedupInput {
         t.waits = merge_intervals(&t.waits);
         t.blocked = merge_intervals(&t.blocked);
     }
+    let (window, window_source) = match window {
+        Some(w) if w.covered_ns() > 0 => (Some((0, w.covered_ns())), window_source(w)),
+        _ => (None, "run".to_string()),
+    };
     SpeedupInput {
-        window: None,
-        window_source: "run".into(),
+        window,
+        window_source,
         cpus: model.cpus,
         process_cpu: model
             .samples
@@ -130,6 +137,34 @@ pub fn gather(model: &Model, locks: &LockAnalysis) -> SpeedupInput {
             .iter()
             .map(|g| (g.start_ns, g.end_ns))
             .collect(),
+    }
+}
+
+/// How the views name a window: `window pkg.Class.method` (`, each call`), and
+/// the `--from`/`--to` range when given.
+fn window_source(w: &Window) -> String {
+    let mut parts = Vec::new();
+    if let (Some(m), true) = (&w.method, w.calls > 0) {
+        parts.push(format!(
+            "window {m}{}",
+            if w.each_call && w.calls > 1 {
+                format!(" ({} calls)", w.calls)
+            } else {
+                String::new()
+            }
+        ));
+    }
+    if w.from_ns.is_some() || w.to_ns.is_some() {
+        parts.push(format!(
+            "{} to {} of the recording",
+            crate::human_ns(w.from_ns.unwrap_or(0)),
+            crate::human_ns(w.to_ns.unwrap_or(w.recording_ns))
+        ));
+    }
+    if parts.is_empty() {
+        "run".to_string()
+    } else {
+        parts.join(", ")
     }
 }
 
@@ -1232,9 +1267,10 @@ fn across_cores(m: &Eq11, cpus: Option<u32>, team: f64, baseline: bool) -> Vec<C
         .collect()
 }
 
-/// The possible speedups of an analysed run (no baseline).
-pub fn analyze(model: &Model, locks: &LockAnalysis) -> Speedups {
-    compute(&gather(model, locks), None)
+/// The possible speedups of an analysed run (no baseline), over `window` when
+/// the model is a window's part of the trace.
+pub fn analyze(model: &Model, locks: &LockAnalysis, window: Option<&Window>) -> Speedups {
+    compute(&gather(model, locks, window), None)
 }
 
 #[cfg(test)]

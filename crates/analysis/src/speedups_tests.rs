@@ -513,3 +513,42 @@ fn window_clips() {
     assert!(close(s.quantities.cpu_serial, (2 * MS) as f64));
     assert!(close(s.quantities.cpu_parallel, (12 * MS) as f64));
 }
+
+/// A windowed model (times from the window's start) is analysed over the whole
+/// window, named after the window method and the --from/--to range.
+#[test]
+fn window_of_a_windowed_trace() {
+    let w = Window {
+        method: Some("app.Main.solve".into()),
+        calls: 1,
+        ranges: vec![(5 * MS, 17 * MS)],
+        recording_ns: 30 * MS,
+        ..Window::default()
+    };
+    let i = gather(&Model::default(), &LockAnalysis::default(), Some(&w));
+    assert_eq!(i.window, Some((0, 12 * MS)));
+    assert_eq!(i.window_source, "window app.Main.solve");
+    let w = Window {
+        from_ns: Some(2_000 * MS),
+        ranges: vec![(2_000 * MS, 3_000 * MS)],
+        recording_ns: 3_000 * MS,
+        ..Window::default()
+    };
+    let i = gather(&Model::default(), &LockAnalysis::default(), Some(&w));
+    assert_eq!(i.window, Some((0, 1_000 * MS)));
+    assert_eq!(i.window_source, "2.00 s to 3.00 s of the recording");
+    // A window method that never ran: the whole recording, named as the run.
+    let w = Window {
+        method: Some("app.Main.solve".into()),
+        ranges: vec![(0, 30 * MS)],
+        recording_ns: 30 * MS,
+        ..Window::default()
+    };
+    let i = gather(&Model::default(), &LockAnalysis::default(), Some(&w));
+    assert_eq!(i.window_source, "run");
+    // No window: from the first to the last moment a thread did something.
+    let i = gather(&Model::default(), &LockAnalysis::default(), None);
+    assert_eq!((i.window, i.window_source.as_str()), (None, "run"));
+    let s = compute(&i, None);
+    assert_eq!(s.status, Status::NoActivity);
+}

@@ -76,9 +76,7 @@ pub fn load(
     for w in warnings {
         eprintln!("weft: warning: {}: {w}", trace.display());
     }
-    let mut analysis = weft_analysis::analyze_model(model);
-    analysis.window = window;
-    Ok((analysis, header))
+    Ok((weft_analysis::analyze_model_window(model, window), header))
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
@@ -102,13 +100,17 @@ pub fn check_outputs(trace: &Path, outputs: &[&Path]) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Writes the HTML report of an analysed trace.
-pub fn write_html(trace: &Path, analysis: &Analysis, out: &Path) -> Result<(), CliError> {
+/// Writes the HTML report of an analysed trace (simulating its execution graph
+/// for the what-if section and the possible speedups' simulated gains).
+pub fn write_html(trace: &Path, mut analysis: Analysis, out: &Path) -> Result<(), CliError> {
     let title = trace.file_name().map_or_else(
         || trace.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let w = crate::whatif::for_report(analysis).and_then(Result::ok);
+    let graph = crate::whatif::report_graph(&analysis);
+    crate::whatif::simulate_speedups(&mut analysis, graph.as_ref());
+    let analysis = &analysis;
+    let w = crate::whatif::for_report(graph.as_ref()).and_then(Result::ok);
     write(
         out,
         weft_views::report_html_with(analysis, &title, w.as_ref()).as_bytes(),
@@ -182,7 +184,7 @@ pub fn run(args: ExportArgs) -> Result<u8, CliError> {
         write(p, s.as_bytes())?;
     }
     if let Some(p) = &args.html {
-        write_html(&args.trace, &analysis, p)?;
+        write_html(&args.trace, analysis, p)?;
     }
     Ok(0)
 }

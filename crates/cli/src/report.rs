@@ -75,7 +75,7 @@ pub fn run(args: ReportArgs) -> Result<u8, CliError> {
         };
         crate::export::check_outputs(trace, &[out])?;
         let (analysis, _) = crate::export::load(trace, &args.selection())?;
-        crate::export::write_html(trace, &analysis, out)?;
+        crate::export::write_html(trace, analysis, out)?;
         return Ok(0);
     }
     let text = render(&args.traces, &args.selection(), args.json)?;
@@ -104,9 +104,18 @@ pub fn render(
         }
     };
     let mut list = Vec::with_capacity(traces.len());
+    let mut graph = None;
     for path in traces {
-        let (analysis, header) = crate::export::load(path, sel)?;
+        let (mut analysis, header) = crate::export::load(path, sel)?;
         stage("model+analyses");
+        // One graph per trace: the possible speedups' simulated gains, and (one
+        // trace, text) the what-if search.
+        let g = crate::whatif::report_graph(&analysis);
+        crate::whatif::simulate_speedups(&mut analysis, g.as_ref());
+        stage("simulated speedups");
+        if traces.len() == 1 {
+            graph = g;
+        }
         list.push(jvms::Jvm::new(
             path.display().to_string(),
             &header,
@@ -124,8 +133,8 @@ pub fn render(
         Ok(s)
     } else {
         let mut text = weft_views::report_text_jvms(&all);
-        if let [only] = all.jvms.as_slice() {
-            match crate::whatif::for_report(&only.analysis) {
+        if let [_only] = all.jvms.as_slice() {
+            match crate::whatif::for_report(graph.as_ref()) {
                 Some(Ok(w)) => {
                     text.push('\n');
                     text.push_str(&weft_views::whatif_text(&w, 3));

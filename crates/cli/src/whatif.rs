@@ -45,18 +45,18 @@ pub struct CompareArgs {
 /// several simulations); above it the report points to `weft whatif`.
 const REPORT_SEARCH_MAX_OPS: usize = 300_000;
 
-/// The what-if section of `weft report`: the searched suggestions; `None` when the
-/// run has nothing to estimate, an error when it is too large to search in a
-/// report's time.
-pub fn for_report(
+/// The execution graph a report simulates: `None` when the run has nothing to
+/// simulate, an error when it is too large to simulate in a report's time (the
+/// same guard for the what-if search and the simulated possible speedups).
+pub fn report_graph(
     analysis: &weft_analysis::Analysis,
-) -> Option<Result<weft_whatif::WhatIf, String>> {
+) -> Option<Result<weft_whatif::ExecGraph, String>> {
     // Each strand gives a few ops: a run with this many executions is too large to
     // search, and not worth building the graph for in a report.
     let strands = analysis.tasks.executions.len() + analysis.forkjoin.usages.len();
     if strands > REPORT_SEARCH_MAX_OPS / 3 {
         return Some(Err(format!(
-            "What-if: {strands} task executions are too many to search in the report; run `weft whatif TRACE`"
+            "{strands} task executions are too many to simulate in the report; run `weft whatif TRACE`"
         )));
     }
     let g = weft_whatif::build::build(analysis);
@@ -65,11 +65,38 @@ pub fn for_report(
     }
     if g.ops.len() > REPORT_SEARCH_MAX_OPS {
         return Some(Err(format!(
-            "What-if: {} ops are too many to search in the report; run `weft whatif TRACE`",
+            "{} ops are too many to simulate in the report; run `weft whatif TRACE`",
             g.ops.len()
         )));
     }
-    Some(Ok(weft_whatif::whatif(&g, &[], false, true)))
+    Some(Ok(g))
+}
+
+/// The what-if section of `weft report`: the searched suggestions on the graph
+/// of [`report_graph`].
+pub fn for_report(
+    graph: Option<&Result<weft_whatif::ExecGraph, String>>,
+) -> Option<Result<weft_whatif::WhatIf, String>> {
+    match graph? {
+        Ok(g) => Some(Ok(weft_whatif::whatif(g, &[], false, true))),
+        Err(msg) => Some(Err(format!("What-if: {msg}"))),
+    }
+}
+
+/// The possible speedups' simulated gains (docs/speedups.md §Simulated gains),
+/// from the graph of [`report_graph`]; when there is none, a note says why.
+pub fn simulate_speedups(
+    analysis: &mut weft_analysis::Analysis,
+    graph: Option<&Result<weft_whatif::ExecGraph, String>>,
+) {
+    let sp = &mut analysis.speedups;
+    match graph {
+        Some(Ok(g)) => weft_whatif::speedups::fill(sp, g),
+        Some(Err(msg)) if sp.status == weft_analysis::speedups::Status::Ok => {
+            sp.notes.push(format!("simulated gains: none ({msg})"))
+        }
+        _ => {}
+    }
 }
 
 fn parse_edits(texts: &[String]) -> Result<Vec<Edit>, CliError> {

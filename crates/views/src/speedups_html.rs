@@ -69,7 +69,7 @@ fn cores_svg(s: &Speedups) -> String {
     let Some(last) = pts.last() else {
         return String::new();
     };
-    let (w, h, l, b, t) = (640.0, 260.0, 40.0, 24.0, 10.0);
+    let (w, h, l, b, t) = (640.0, 270.0, 40.0, 24.0, 22.0);
     let xmax = last.cores as f64;
     let ymax = pts
         .iter()
@@ -83,14 +83,33 @@ fn cores_svg(s: &Speedups) -> String {
     let x_of = |c: f64| l + (w - l - 12.0) * (c - 1.0) / (xmax - 1.0).max(1.0);
     let y_of = |v: f64| h - b - (h - b - t) * v / ymax;
     let mut svg = format!(
-        "<svg class=\"spd\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\">\
+        "<svg class=\"spd\" viewBox=\"0 0 {w} {h2}\" width=\"{w}\" height=\"{h2}\" role=\"img\">\
 <line x1=\"{l}\" y1=\"{y0}\" x2=\"{x2}\" y2=\"{y0}\" class=\"axis\"/><line x1=\"{l}\" y1=\"{t}\" x2=\"{l}\" y2=\"{y0}\" class=\"axis\"/>\
-<text x=\"{tx}\" y=\"{ty}\" class=\"yl\">×{ymax:.0}</text><text x=\"{tx}\" y=\"{y0}\" class=\"yl\">0</text>",
+<text x=\"{xm}\" y=\"{xt}\" class=\"tl\">cores</text><text x=\"{l}\" y=\"{yt}\" class=\"tl\">speedup</text>",
+        h2 = h + 14.0,
         y0 = h - b,
         x2 = w - 12.0,
-        tx = l - 4.0,
-        ty = t + 4.0,
+        xm = (l + w) / 2.0,
+        xt = h + 10.0,
+        yt = t - 10.0,
     );
+    // A tick at every 1, 2, 5, 10… step that gives at most 8 ticks.
+    let step = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
+        .into_iter()
+        .find(|st| ymax / st <= 8.0)
+        .unwrap_or(200.0);
+    let mut v = 0.0;
+    while v <= ymax + 1e-9 {
+        let _ = write!(
+            svg,
+            "<line x1=\"{l}\" y1=\"{y:.1}\" x2=\"{x2}\" y2=\"{y:.1}\" class=\"grid\"/><text x=\"{tx}\" y=\"{ty:.1}\" class=\"yl\">×{v:.0}</text>",
+            y = y_of(v),
+            x2 = w - 12.0,
+            tx = l - 4.0,
+            ty = y_of(v) + 4.0,
+        );
+        v += step;
+    }
     for p in pts {
         let _ = write!(
             svg,
@@ -129,6 +148,28 @@ fn cores_svg(s: &Speedups) -> String {
     svg
 }
 
+/// Each line's gain: eq. 11 (closed form) beside the execution graph simulated
+/// with the limitation removed.
+fn lines_table(s: &Speedups) -> String {
+    let mut h = String::from(
+        "<table class=\"grid\"><thead><tr><th>if removed</th><th>gain (eq. 11)</th><th>gain (simulated)</th><th>possible speedup</th></tr></thead><tbody>",
+    );
+    let gain = |x: Option<f64>| x.map_or("-".into(), |v| format!("×{v:.2}"));
+    for l in &s.lines {
+        let _ = write!(
+            h,
+            "<tr><td><span class=\"sw c{}\"></span> {}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            colour(l.remove),
+            esc(l.remove.label()),
+            gain(l.closed_form_gain),
+            gain(l.simulated_gain),
+            gain(l.possible_speedup),
+        );
+    }
+    h.push_str("</tbody></table><p class=\"muted small\">Gain: how much faster than the calculated time; simulated: the same limitation removed in the execution graph and the graph simulated (docs/speedups.md); possible speedup: over the reference work (Gomes' form).</p>");
+    h
+}
+
 pub fn speedups_section(s: &Speedups) -> String {
     let mut h = String::from("<section id=\"speedups\"><h2>Possible speedups</h2>");
     if s.status != Status::Ok {
@@ -142,9 +183,10 @@ pub fn speedups_section(s: &Speedups) -> String {
     let _ = write!(
         h,
         "<p class=\"muted small\">How much faster the run could be if one limitation were gone (Gomes' eq. 11 in time units; docs/speedups.md). \
-Each is an <b>upper bound</b>: removing one limitation can raise another. {} {} · {} team threads · CPU shares {} · {}.</p>",
+Each is an <b>upper bound</b>: removing one limitation can raise another. {} {} · team of {:.1} threads ({} distinct) · CPU shares {} · {}.</p>",
         esc(&s.window_source),
         human_ns(s.observed_ns),
+        s.threads_effective,
         s.threads,
         s.cpu_source.as_str(),
         if s.baseline == "none" { "no baseline run (overhead not visible)".to_string() } else { format!("baseline: {}", s.baseline) }
@@ -165,6 +207,10 @@ Each is an <b>upper bound</b>: removing one limitation can raise another. {} {} 
     );
     h.push_str("<h3>Speedup over the reference work, at the recorded core count</h3>");
     h.push_str(&bars_svg(s));
+    h.push_str(&lines_table(s));
+    for n in &s.notes {
+        let _ = write!(h, "<p class=\"muted small\">Note: {}.</p>", esc(n));
+    }
     h.push_str("<h3>Across core counts</h3><p class=\"muted small\">Eq. 11 with the efficiencies held at their measured values and one thread per core: an extrapolation. Thick: current; dashed: ideal; one line per limitation removed (colours as above).</p>");
     h.push_str(&cores_svg(s));
     h.push_str("<div class=\"muted small\"><span class=\"sw c0\"></span> current");

@@ -111,6 +111,26 @@ pub fn speedups_full_text(s: &Speedups) -> String {
     if s.status != Status::Ok {
         return out;
     }
+    let _ = writeln!(
+        out,
+        "\nIf removed: gain over the calculated time, eq. 11 and simulated (the execution graph with it removed)"
+    );
+    let _ = writeln!(
+        out,
+        "  {:<18} {:>9} {:>9} {:>9}",
+        "limitation", "eq. 11", "simulated", "speedup"
+    );
+    let gain = |x: Option<f64>| x.map_or("-".into(), |v| format!("×{v:.2}"));
+    for l in &s.lines {
+        let _ = writeln!(
+            out,
+            "  {:<18} {:>9} {:>9} {:>9}",
+            l.remove.label(),
+            gain(l.closed_form_gain),
+            gain(l.simulated_gain),
+            gain(l.possible_speedup)
+        );
+    }
     let q = &s.quantities;
     let _ = writeln!(out, "\nQuantities (ns of the window; docs/speedups.md)");
     for (k, v) in [

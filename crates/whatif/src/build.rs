@@ -518,6 +518,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
         .max()
         .unwrap_or(t0);
     g.observed_ns = t_end - t0;
+    g.origin_ns = t0;
     let mut all_ops: Vec<Op> = Vec::new();
     let mut op_begin: Vec<u64> = Vec::new();
     let mut firsts: Vec<(u32, u32)> = Vec::with_capacity(g.strands.len());

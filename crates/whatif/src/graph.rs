@@ -113,6 +113,9 @@ pub struct ExecGraph {
     pub cpu_share: f64,
     /// Length of the recorded window (ns).
     pub observed_ns: u64,
+    /// The model time (ns) of the graph's time 0: graph times are model times
+    /// minus this (to place the analyses' intervals on the graph).
+    pub origin_ns: u64,
     pub waits: WaitTotals,
     /// Median time from the end of an awaited strand to the return of a wait that
     /// blocked on it (the waiter's wake-up), ns.

@@ -19,6 +19,7 @@ pub mod edit;
 pub mod graph;
 pub mod search;
 pub mod sim;
+pub mod speedups;
 
 pub use edit::Edit;
 pub use graph::{ExecGraph, Op, Pool, Runs, Strand};
