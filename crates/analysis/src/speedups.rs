@@ -32,6 +32,13 @@ pub const TEAM_MIN_SHARE: f64 = 0.05;
 /// unrecorded synchronisation); the views flag the closed-form lines.
 pub const RESIDUAL_WARN: f64 = 0.10;
 
+/// The process used less than this share of its CPUs on average while it had
+/// work: other processes (or a CPU quota) limited it, not its own threads. A
+/// core per thread would not give it more CPU then (the kernel shares CPUs
+/// between sessions, not threads), so the oversubscription line keeps the
+/// capacity bound; the idle-machine figure goes into a note.
+pub const EXTERNAL_LIMIT: f64 = 0.9;
+
 /// Most sections listed one by one (the totals cover all of them).
 pub const MAX_SECTIONS_LISTED: usize = 10_000;
 
@@ -947,23 +954,33 @@ struct Eq11 {
     /// The CPUs the process could use, on average while it had work (measured
     /// per sampler interval); `None` when unknown.
     capacity: Option<f64>,
+    /// The CPUs the process was allowed (header `cpus`).
+    cpus: Option<f64>,
 }
 
 impl Eq11 {
     /// A line's time: eq. 11, but never below all the work done at the CPUs the
     /// process could get. Removing imbalance or a lock does not give a process
     /// that already used all the CPU it could get any more of it; only the
-    /// oversubscription line (a core per thread) lifts that bound.
+    /// oversubscription line (a core per thread) lifts that bound, and only when
+    /// the process's own threads were what it lacked (it got its CPUs:
+    /// [`EXTERNAL_LIMIT`]).
     fn line_time(&self, l: Limitation) -> f64 {
         let e = self.without(l);
         let t = e.time();
         match (l, self.capacity) {
-            (Limitation::Oversubscription, _) | (_, None) => t,
+            (_, None) => t,
+            (Limitation::Oversubscription, _) if !self.externally_limited() => t,
             (_, Some(b)) => {
                 let work = (1.0 - e.pf) * e.t1 / e.so + e.pf * e.t1 / e.po;
                 t.max(e.gc + work / b)
             }
         }
+    }
+
+    /// Other processes (or a quota) kept the process below its CPUs.
+    fn externally_limited(&self) -> bool {
+        matches!((self.capacity, self.cpus), (Some(b), Some(c)) if b < EXTERNAL_LIMIT * c)
     }
 
     fn time(&self) -> f64 {
@@ -1178,6 +1195,7 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
         threads: threads_effective,
         gc: q.gc,
         capacity: ratio(tot.capacity_time, tot.active_time),
+        cpus: input.cpus.map(f64::from),
     });
     let calculated = model
         .map(|m| m.time())
@@ -1203,6 +1221,22 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
             }
         })
         .collect();
+    if let (Some(m), Some(b), Some(c), Some(calc)) = (
+        model,
+        model.and_then(|m| m.capacity),
+        input.cpus,
+        calculated,
+    ) {
+        if m.externally_limited() {
+            let idle = m.without(Limitation::Oversubscription).time();
+            notes.push(format!(
+                "other processes: the process got {b:.2} of its {c} CPUs on average while it had work; \
+                 no change to the program gives it more, so the oversubscription line (a core per thread) \
+                 is bounded by that; with the machine to itself and a core per thread: ×{:.2}",
+                ratio(calc, idle).unwrap_or(1.0)
+            ));
+        }
+    }
     let across_cores = model
         .map(|m| across_cores(&m, input.cpus, threads_effective, baseline.is_some()))
         .unwrap_or_default();

@@ -66,11 +66,11 @@ fn serial_prologue_efficiencies_match_the_truth() {
     // Simulated gains (the execution graph with the limitation removed): for
     // every line but GC and overhead (no baseline), unless the simulator does not
     // reproduce the run, which a note then says.
-    let simulated = !s["notes"]
-        .as_array()
-        .expect("notes")
-        .iter()
-        .any(|n| n.as_str().unwrap_or("").starts_with("simulated gains: none"));
+    let simulated = !s["notes"].as_array().expect("notes").iter().any(|n| {
+        n.as_str()
+            .unwrap_or("")
+            .starts_with("simulated gains: none")
+    });
     for l in lines {
         if l["remove"] == "overhead" {
             assert!(l["closed_form_gain"].is_null());

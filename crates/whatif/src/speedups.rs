@@ -15,7 +15,8 @@
 //! - `locks`: every lock's acquire and release a no-op;
 //! - `overhead` (with a baseline run): serial work scaled by E_SO, parallel work
 //!   by E_PO;
-//! - `oversubscription`: a core per team thread on an otherwise idle machine;
+//! - `oversubscription`: a core per team thread (a process that other processes
+//!   held below its CPUs keeps the capacity it got, as in the closed form);
 //! - `gc`: not simulated (the graph holds no GC pauses).
 
 use std::borrow::Cow;
@@ -109,13 +110,10 @@ pub fn simulated_gains(g: &ExecGraph, sp: &Speedups) -> Vec<(Limitation, Result<
                     }
                     _ => Err("needs a baseline run".to_string()),
                 },
-                Limitation::Oversubscription => Ok((
-                    Cow::Borrowed(g),
-                    SimParams {
-                        idle_machine: true,
-                        ..SimParams::default()
-                    },
-                )),
+                // The simulator keeps a loaded machine's capacity (docs/whatif.md
+                // §Cores), as the closed form does: more cores help only a
+                // process that got the CPUs it had.
+                Limitation::Oversubscription => Ok((Cow::Borrowed(g), SimParams::default())),
                 Limitation::Gc => Err("the execution graph has no GC pauses".to_string()),
             };
             let gain = edited.and_then(|(graph, params)| {
@@ -602,6 +600,11 @@ mod tests {
         let gain = self::gain(&g, &sp, Limitation::Oversubscription).unwrap();
         // 400 + 600 on one core against 400 + 300 on two.
         assert!((gain - 1000.0 / 700.0).abs() < 1e-6, "{gain}");
+        // Two cores of which a loaded machine gave it one: more cores give nothing.
+        g.cores = 2;
+        g.cores_effective = 1.0;
+        let gain = self::gain(&g, &sp, Limitation::Oversubscription).unwrap();
+        assert!((gain - 1.0).abs() < 1e-6, "{gain}");
     }
 
     #[test]
