@@ -810,6 +810,17 @@ fn cpu_caps(input: &SpeedupInput, window: (u64, u64)) -> Vec<(u64, f64)> {
             ..Shares::default()
         },
     );
+    let measured = input
+        .threads
+        .iter()
+        .all(|t| t.sched.len() >= 2 || t.start_ns >= t.end_ns);
+    let app_cpu = measured.then_some(|ts: u64| -> f64 {
+        input
+            .threads
+            .iter()
+            .map(|t| cumulative_cpu(&t.sched, ts))
+            .sum()
+    });
     let mut caps = Vec::new();
     let mut seg = 0usize;
     for w in input.process_cpu.windows(2) {
@@ -829,7 +840,13 @@ fn cpu_caps(input: &SpeedupInput, window: (u64, u64)) -> Vec<(u64, f64)> {
             })
             .collect();
         let used = |cap: f64| overlaps.iter().map(|(n, d)| n.min(cap) * d).sum::<f64>();
-        let got = c1.saturating_sub(c0) as f64;
+        // What the application's threads got, when each has schedstat readings:
+        // the process's CPU also holds the JIT compilers' and GC's, which do not
+        // run the program's work and keep competing after any change to it.
+        let got = app_cpu
+            .as_ref()
+            .map(|f| f(b) - f(a))
+            .unwrap_or(c1.saturating_sub(c0) as f64);
         let cap = if overlaps.is_empty() || used(cpus) <= got {
             cpus
         } else {
@@ -859,6 +876,21 @@ fn cpu_caps(input: &SpeedupInput, window: (u64, u64)) -> Vec<(u64, f64)> {
         }
     }
     out
+}
+
+/// A thread's cumulative on-CPU time at `ts`, interpolated between its schedstat
+/// readings (its first reading before them, its last after).
+fn cumulative_cpu(sched: &[SchedPoint], ts: u64) -> f64 {
+    let n = sched.partition_point(|p| p.ts_ns <= ts);
+    match (n.checked_sub(1).map(|i| &sched[i]), sched.get(n)) {
+        (None, Some(first)) => first.on_cpu_ns as f64,
+        (Some(last), None) => last.on_cpu_ns as f64,
+        (Some(p), Some(q)) => {
+            let f = (ts - p.ts_ns) as f64 / (q.ts_ns - p.ts_ns).max(1) as f64;
+            p.on_cpu_ns as f64 + f * q.on_cpu_ns.saturating_sub(p.on_cpu_ns) as f64
+        }
+        (None, None) => 0.0,
+    }
 }
 
 /// The sweep with CPU shares: processor sharing under the per-interval caps,

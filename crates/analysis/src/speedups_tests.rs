@@ -582,3 +582,44 @@ fn window_of_a_windowed_trace() {
     let s = compute(&i, None);
     assert_eq!(s.status, Status::NoActivity);
 }
+
+/// The process's CPU time holds the JIT's and GC's: with every application
+/// thread's schedstat readings, the capacity is what those threads got.
+#[test]
+fn capacity_is_what_the_application_threads_got() {
+    let pts = |on: u64| {
+        vec![
+            SchedPoint {
+                ts_ns: 0,
+                on_cpu_ns: 0,
+                runq_ns: 0,
+                timeslices: 0,
+            },
+            SchedPoint {
+                ts_ns: 10 * MS,
+                on_cpu_ns: on,
+                runq_ns: 10 * MS - on,
+                timeslices: 1,
+            },
+        ]
+    };
+    let mut main = waits(th(0, "main", true, 0, 10), &[(0, 10)]);
+    main.sched = pts(0);
+    let mut threads = vec![main];
+    for i in 1..=2 {
+        let mut t = th(i, "w", false, 0, 10);
+        t.sched = pts(5 * MS / 2);
+        threads.push(t);
+    }
+    let mut i = input(threads, Some(2));
+    // The process got a whole CPU, half of it in JVM threads.
+    i.process_cpu = vec![(0, 0), (10 * MS, 10 * MS)];
+    let s = compute(&i, None);
+    assert!(close(s.efficiencies.cores.unwrap(), 0.25));
+    assert!(
+        s.notes.iter().any(|n| n.contains("got 0.50 of its 2 CPUs")),
+        "{:?}",
+        s.notes
+    );
+    assert!(close(gain(&s, Limitation::Oversubscription).unwrap(), 1.0));
+}
