@@ -650,6 +650,9 @@ impl ModelBuilder {
                 Some((ev(EventKind::WaitBegin, *ts, 0, *lock, 0, *kind), false))
             }
             Record::WaitEnd { ts } => Some((ev(EventKind::WaitEnd, *ts, 0, 0, 0, 0), false)),
+            Record::Unpark { ts, target } => {
+                Some((ev(EventKind::Unpark, *ts, *target, 0, 0, 0), false))
+            }
         };
         if let Some((e, is_fj)) = event {
             let s = self

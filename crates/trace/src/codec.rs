@@ -50,6 +50,7 @@ pub(crate) mod tag {
     pub const VT_MOUNT: u8 = 92;
     pub const VT_UNMOUNT: u8 = 93;
     pub const VT_PINNED: u8 = 94;
+    pub const UNPARK: u8 = 100;
     pub const LOCK_DEF: u8 = 60;
     pub const LOCK_BLOCK: u8 = 61;
     pub const LOCK_ACQUIRED: u8 = 62;
@@ -474,6 +475,10 @@ fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
         VtPinned { ts, site } => {
             v(out, *site as u64);
             (tag::VT_PINNED, Some(*ts))
+        }
+        Unpark { ts, target } => {
+            v(out, *target);
+            (tag::UNPARK, Some(*ts))
         }
         Calibration { ts, mono_ns } => {
             v(out, *mono_ns);

@@ -864,6 +864,10 @@ pub(crate) fn decode_record(
             ts,
             site: c.u32v()?,
         },
+        tag::UNPARK => Unpark {
+            ts,
+            target: c.varint()?,
+        },
         tag::CALIBRATION => Calibration {
             ts,
             mono_ns: c.varint()?,

@@ -267,6 +267,14 @@ pub enum Record {
         ts: u64,
         site: u32,
     },
+    // ---- what-if recording (tags 100–109; docs/whatif.md §Recording) ----
+    /// This thread unparked the thread whose Java id is `target` (`Unsafe.unpark`,
+    /// behind every `LockSupport.unpark`: AQS releases, condition signals, queue
+    /// hand-offs, latches, pool wake-ups). 0 when the target's id is unknown.
+    Unpark {
+        ts: u64,
+        target: u64,
+    },
     /// A (ticks, CLOCK_MONOTONIC ns) pair used to convert ticks to ns.
     Calibration {
         ts: u64,
@@ -551,6 +559,7 @@ impl Record {
             | VtMount { ts, .. }
             | VtUnmount { ts, .. }
             | VtPinned { ts, .. }
+            | Unpark { ts, .. }
             | Calibration { ts, .. }
             | End { ts } => Some(*ts),
             Loss { from_ts, .. } => Some(*from_ts),
@@ -614,6 +623,7 @@ impl Record {
             | VtMount { ts, .. }
             | VtUnmount { ts, .. }
             | VtPinned { ts, .. }
+            | Unpark { ts, .. }
             | Calibration { ts, .. }
             | End { ts } => Some(ts),
             Loss { from_ts, .. } => Some(from_ts),

@@ -68,6 +68,8 @@ pub struct WhatIf {
     pub strands: usize,
     pub waits_exact_ns: u64,
     pub waits_anchored_ns: u64,
+    /// The part of `waits_exact_ns` matched through the unpark that ended a park.
+    pub waits_unpark_ns: u64,
     pub lost_records: u64,
     /// Share of the recorded critical path that is anchored delay (unexplained waits).
     pub critical_path_anchored_share: f64,
@@ -495,6 +497,7 @@ pub fn whatif(g: &ExecGraph, edits: &[Edit], combine: bool, search: bool) -> Wha
         strands: g.strands.len(),
         waits_exact_ns: g.waits.exact_ns,
         waits_anchored_ns: g.waits.anchored_ns,
+        waits_unpark_ns: g.waits.unpark_ns,
         lost_records: g.lost_records,
         critical_path_anchored_share: base.anchored_share,
     }
