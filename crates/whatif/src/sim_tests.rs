@@ -300,3 +300,27 @@ fn a_wake_up_latency_delays_each_woken_waiter_and_a_lost_signal_is_a_deadlock() 
     );
     assert!(simulate(&g, &Overlay::identity(&g), SimParams::default()).deadlock);
 }
+
+#[test]
+fn a_refined_leaf_that_unparks_its_joiner_is_still_refined() {
+    // One fork-join leaf of 1000 on a pool of 2 (2 cores) whose end unparks main,
+    // which waits in a park: refined one level, its two halves run side by side.
+    let mut g = graph(2);
+    add_pool(&mut g, true, 2);
+    g.syncs = 1;
+    let leaf = g.push_strand(
+        strand(Runs::Pool(0), None, 1),
+        &[Op::Compute(1000), Op::Signal(0)],
+    );
+    g.push_strand(
+        strand(Runs::Thread, Some(0), 0),
+        &[Op::Spawn(leaf), Op::AwaitSignal(0)],
+    );
+    assert_eq!(run(&g), 1000);
+    let edit = crate::Edit::parse("fj-refine:Task:levels=1").expect("parses");
+    let (refined, ov) = edit.apply(&g).expect("applies");
+    assert_eq!(
+        simulate(&refined, &ov, SimParams::default()).makespan_ns,
+        500
+    );
+}
