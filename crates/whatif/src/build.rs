@@ -580,6 +580,8 @@ pub fn build(a: &Analysis) -> ExecGraph {
                 compute_walls.push((st.thread, from, to));
             }
         };
+        // Locks this strand holds (acquired, release not reached yet).
+        let mut held: Vec<u32> = Vec::new();
         for d in ms.iter() {
             let point = matches!(d.mark, Mark::Spawn(_) | Mark::Release(_) | Mark::Signal(_));
             if !point && d.start < cursor {
@@ -588,10 +590,26 @@ pub fn build(a: &Analysis) -> ExecGraph {
             let at = d.start.max(cursor).min(st.observed_end_ns);
             compute(&mut all_ops, &mut op_begin, cursor, at);
             cursor = cursor.max(at);
+            if matches!(d.mark, Mark::Await(_) | Mark::AwaitSignal(_)) {
+                // An inferred hold never spans a wait for another strand: a thread
+                // waiting on a condition has released its lock (Condition.await,
+                // Object.wait), and a hold kept across the wait could deadlock the
+                // model with the strand that signals it.
+                for l in held.drain(..) {
+                    all_ops.push(Op::Release(l));
+                    op_begin.push(at - t0);
+                }
+            }
             op_begin.push(at - t0);
             match d.mark {
                 Mark::Spawn(c) => all_ops.push(Op::Spawn(c)),
-                Mark::Release(l) => all_ops.push(Op::Release(l)),
+                Mark::Release(l) => {
+                    // Already released before a wait: a no-op in the simulator.
+                    if let Some(i) = held.iter().position(|&h| h == l) {
+                        held.remove(i);
+                    }
+                    all_ops.push(Op::Release(l));
+                }
                 Mark::Signal(k) => all_ops.push(Op::Signal(k)),
                 Mark::AwaitSignal(k) => {
                     all_ops.push(Op::AwaitSignal(k));
@@ -601,6 +619,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
                     cursor = cursor.max(d.end.min(st.observed_end_ns));
                 }
                 Mark::Blocked(l) => {
+                    held.push(l);
                     all_ops.push(Op::Acquire(l));
                     g.waits.exact_ns += d.end.saturating_sub(d.start);
                     cursor = cursor.max(d.end.min(st.observed_end_ns));
