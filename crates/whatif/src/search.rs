@@ -133,7 +133,11 @@ impl Baseline {
     pub fn of(g: &ExecGraph, path: &[PathPart]) -> Baseline {
         let id = Overlay::identity(g);
         let runs: Vec<_> = VARIANTS.iter().map(|p| simulate(g, &id, *p)).collect();
-        let sim = runs[0].makespan_ns;
+        let sim = if runs[0].deadlock {
+            0
+        } else {
+            runs[0].makespan_ns
+        };
         let obs = g.observed_ns.max(1);
         let total: u64 = path.iter().map(|p| p.ns).sum();
         let anchored: u64 = path
@@ -142,7 +146,11 @@ impl Baseline {
             .map(|p| p.ns)
             .sum();
         Baseline {
-            makespans: runs.iter().map(|r| r.makespan_ns).collect(),
+            // A baseline that cannot finish in the model is no baseline (0: no estimate).
+            makespans: runs
+                .iter()
+                .map(|r| if r.deadlock { 0 } else { r.makespan_ns })
+                .collect(),
             peak_busy: runs[0].peak_busy.clone(),
             calibration: Calibration {
                 observed_ns: g.observed_ns,
@@ -186,8 +194,10 @@ pub fn estimate(g: &ExecGraph, base: &Baseline, edits: &[Edit], label: &str) -> 
         }
     };
     if base.makespans.contains(&0) {
-        e.reasons
-            .push("the recorded run has no task or thread activity to simulate".into());
+        e.reasons.push(
+            "the recorded run cannot be simulated (no task or thread activity, or its model cannot finish: a wait whose waker it lost, a lock cycle): no estimate"
+                .into(),
+        );
         return e;
     }
     let mut gains = Vec::new();

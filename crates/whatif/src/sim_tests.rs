@@ -324,3 +324,21 @@ fn a_refined_leaf_that_unparks_its_joiner_is_still_refined() {
         500
     );
 }
+
+#[test]
+fn a_baseline_that_cannot_finish_gives_no_estimate() {
+    // main waits for a signal nothing fires (a waker the model lost), after 10 of work.
+    let mut g = graph(2);
+    g.syncs = 1;
+    g.observed_ns = 100;
+    g.push_strand(
+        strand(Runs::Thread, Some(0), 0),
+        &[Op::Compute(10), Op::AwaitSignal(0)],
+    );
+    let base = crate::search::Baseline::of(&g, &[]);
+    assert_eq!(base.calibration.simulated_ns, 0);
+    let edit = crate::Edit::parse("cores:1").expect("parses");
+    let e = crate::estimate(&g, &base, &[edit], "cores:1");
+    assert_eq!(e.gain, None);
+    assert!(e.reasons[0].contains("no estimate"), "{:?}", e.reasons);
+}
