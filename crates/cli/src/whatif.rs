@@ -177,7 +177,7 @@ pub fn run(args: WhatIfArgs) -> Result<u8, CliError> {
         print(&to_json(&serde_json::json!({ "whatif": v }))?);
     } else {
         if let Some(w) = &window {
-            print(&format!("Window: {}\n", weft_views::window_line(w)));
+            print(&format!("{}\n", weft_views::window_line(w)));
         }
         print(&weft_views::whatif_text(&w, 10));
     }

@@ -217,6 +217,21 @@ fn a_pipeline_hands_items_over_through_unparks_over_its_window() {
     assert!(gain(0) > 1.05, "{}", est[0]);
     assert!(gain(0) > gain(1), "{est:?}");
 
+    // The search names the stage threads' classes too (Coz's classic): the middle one
+    // is suggested, with more gain than the first one when that one is listed at all.
+    let s = whatif_json(&trace, &[]);
+    let sug = s["whatif"]["suggestions"].as_array().expect("suggestions");
+    let sug_gain = |edit: &str| {
+        sug.iter()
+            .find(|x| x["edit"] == edit)
+            .and_then(|x| x["gain"].as_f64())
+    };
+    let mid = sug_gain("faster:weft.workloads.whatif.WhatIfBench$Middle:20%");
+    assert!(mid.is_some_and(|g| g > 1.0), "{s}");
+    if let Some(f) = sug_gain("faster:weft.workloads.whatif.WhatIfBench$First:20%") {
+        assert!(mid > Some(f), "{s}");
+    }
+
     // compare over the windows of both traces.
     let r = weft_cmd(&["compare", &trace, &trace, "--edit", middle, "--json"]);
     assert!(r.status.success(), "{}", r.describe());

@@ -422,6 +422,22 @@ pub fn candidates(g: &ExecGraph) -> Vec<(Edit, String, Vec<String>)> {
         ));
     }
     out.push((format!("cores:{}", g.cores * 2), "cores".into(), Vec::new()));
+    // Application threads' programs are task classes too (a pipeline's stages, Coz's
+    // classic): they compete for "made faster" with the pools' classes.
+    for (i, s) in g.strands.iter().enumerate() {
+        if s.runs != Runs::Thread || g.classes[s.class as usize] == "main" {
+            continue;
+        }
+        let w: u64 = g
+            .ops_of(i as u32)
+            .iter()
+            .map(|o| if let Op::Compute(n) = o { *n } else { 0 })
+            .sum();
+        match classes.iter_mut().find(|c| c.0 == s.class) {
+            Some(c) => c.2 += w,
+            None => classes.push((s.class, false, w)),
+        }
+    }
     classes.sort_by_key(|c| std::cmp::Reverse(c.2));
     for &(c, _, _) in classes.iter().take(3) {
         let name = &g.classes[c as usize];
