@@ -344,6 +344,7 @@ mod tests {
         let mut tb = TB::new();
         // Threads 1 and 2 (Java ids 11 and 12).
         tb.start(1, 0, 0, (0, 0)).start(2, 0, 0, (0, 0));
+        let unpark = |ts, target| Record::Unpark { ts, target };
         let wait = |ts| Record::WaitBegin {
             ts,
             kind: wait_kind::PARK,
@@ -352,42 +353,18 @@ mod tests {
         for (t, r) in [
             // Woken during the wait: the first unpark in it is the edge.
             (1, wait(100)),
-            (
-                2,
-                Record::Unpark {
-                    ts: 150,
-                    target: 11,
-                },
-            ),
-            (
-                2,
-                Record::Unpark {
-                    ts: 170,
-                    target: 11,
-                },
-            ),
+            (2, unpark(150, 11)),
+            (2, unpark(170, 11)),
             (1, Record::WaitEnd { ts: 200 }),
             // Nobody unparked it (a timeout): no edge.
             (1, wait(300)),
             (1, Record::WaitEnd { ts: 400 }),
             // A permit given before the park: the park returned at once.
-            (
-                2,
-                Record::Unpark {
-                    ts: 450,
-                    target: 11,
-                },
-            ),
+            (2, unpark(450, 11)),
             (1, wait(500)),
             (1, Record::WaitEnd { ts: 501 }),
             // An unpark consumed by a lock acquisition before the wait: no edge.
-            (
-                2,
-                Record::Unpark {
-                    ts: 550,
-                    target: 11,
-                },
-            ),
+            (2, unpark(550, 11)),
             (
                 1,
                 Record::LockBlock {
@@ -409,20 +386,8 @@ mod tests {
             (1, wait(600)),
             (1, Record::WaitEnd { ts: 700 }),
             // An unpark of a thread the trace does not know, and of itself: ignored.
-            (
-                2,
-                Record::Unpark {
-                    ts: 800,
-                    target: 99,
-                },
-            ),
-            (
-                2,
-                Record::Unpark {
-                    ts: 801,
-                    target: 12,
-                },
-            ),
+            (2, unpark(800, 99)),
+            (2, unpark(801, 12)),
         ] {
             tb.recs.push((t, r));
         }
