@@ -14,7 +14,7 @@
 //! Not here: what a sample means for tasks and locks (crates/analysis/src/profile.rs
 //! ties samples to the thread's executions and lock waits by time).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Sender};
@@ -585,7 +585,7 @@ impl Names {
         Names {
             jvmti,
             jni,
-            methods: HashMap::new(),
+            methods: HashMap::default(),
             by_sig: None,
         }
     }
@@ -668,7 +668,7 @@ impl Names {
     fn loaded_classes(&mut self) -> &HashMap<String, jclass> {
         let jvmti = self.jvmti;
         self.by_sig.get_or_insert_with(|| {
-            let mut m = HashMap::new();
+            let mut m = HashMap::default();
             // Local references, freed with the caller's local frame.
             for c in jvmti.get_loaded_classes().unwrap_or_default() {
                 if let Ok(s) = jvmti.get_class_signature(c) {

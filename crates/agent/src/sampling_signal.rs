@@ -112,8 +112,9 @@ pub struct ThreadSlot {
     env: AtomicPtr<c_void>,
     /// Trace thread index of the samples.
     pub index: AtomicU32,
-    /// perf_event fd of the CPU timer (-1: none).
-    fd: AtomicI32,
+    /// perf_event fd of the CPU timer plus one (0: none), so that a free slot is all
+    /// zeros and the 4,096-slot table lies in .bss (no 2 MB of .data to map in).
+    fd1: AtomicI32,
     rng: AtomicU64,
     /// OS state read by the sampler thread just before it sent a wall signal.
     pub wall_state: AtomicU8,
@@ -136,7 +137,7 @@ impl ThreadSlot {
             tid: AtomicU32::new(FREE),
             env: AtomicPtr::new(std::ptr::null_mut()),
             index: AtomicU32::new(0),
-            fd: AtomicI32::new(-1),
+            fd1: AtomicI32::new(0),
             rng: AtomicU64::new(0),
             wall_state: AtomicU8::new(0),
             cpu_after_wall: AtomicU64::new(0),
@@ -209,12 +210,12 @@ pub fn register(env: *mut c_void, index: u32, period_ns: u64) -> bool {
         );
         s.busy.store(false, Ordering::Relaxed);
         s.cpu_after_wall.store(0, Ordering::Relaxed);
-        s.fd.store(-1, Ordering::Relaxed);
+        s.fd1.store(0, Ordering::Relaxed);
         s.tid.store(tid, Ordering::Release);
         if period_ns > 0 {
             let fd = open_cpu_timer(tid);
             if fd >= 0 {
-                s.fd.store(fd, Ordering::Release);
+                s.fd1.store(fd + 1, Ordering::Release);
                 arm(s, fd, period_ns);
             }
         }
@@ -227,7 +228,7 @@ pub fn register(env: *mut c_void, index: u32, period_ns: u64) -> bool {
 pub fn unregister() {
     let Some(s) = find(gettid()) else { return };
     s.env.store(std::ptr::null_mut(), Ordering::SeqCst);
-    let fd = s.fd.swap(-1, Ordering::SeqCst);
+    let fd = s.fd1.swap(0, Ordering::SeqCst) - 1;
     s.tid.store(GONE, Ordering::Release);
     if fd >= 0 {
         // SAFETY: fd is the perf_event fd this slot owned; closed once (swapped out).
@@ -238,7 +239,7 @@ pub fn unregister() {
 /// Closes every CPU timer (at the end; the handler is already inactive).
 pub fn close_all() {
     for s in THREADS.iter() {
-        let fd = s.fd.swap(-1, Ordering::SeqCst);
+        let fd = s.fd1.swap(0, Ordering::SeqCst) - 1;
         if fd >= 0 {
             // SAFETY: as in unregister.
             unsafe { libc::close(fd) };
@@ -279,7 +280,6 @@ const FLAG_DISABLED: u64 = 1;
 const FLAG_EXCLUDE_KERNEL: u64 = 1 << 5;
 const FLAG_EXCLUDE_HV: u64 = 1 << 6;
 const IOC_REFRESH: libc::c_ulong = 0x2402;
-const IOC_RESET: libc::c_ulong = 0x2403;
 const IOC_PERIOD: libc::c_ulong = 0x4008_2404;
 const F_SETSIG: i32 = 10;
 const F_SETOWN_EX: i32 = 15;
@@ -369,21 +369,26 @@ pub fn jitter(rng: &AtomicU64, p: u64) -> u64 {
     p / 2 + x % p.max(1)
 }
 
-/// Sets the next period of a thread's timer and lets it fire once more.
+/// Sets the next period of a thread's timer and lets it fire once more. The
+/// timer stopped itself at its overflow (refresh count 1), so the new period
+/// starts from zero when it is enabled again: no reset is needed (each ioctl
+/// costs ~2 µs here: they run with interrupts off and reprogram an hrtimer).
 fn arm(s: &ThreadSlot, fd: i32, p: u64) {
     let next = jitter(&s.rng, p).max(100_000);
     // SAFETY: ioctls on a perf_event fd owned by this slot; async-signal-safe syscalls.
     unsafe {
         libc::ioctl(fd, IOC_PERIOD, &next as *const u64);
-        libc::ioctl(fd, IOC_RESET, 0);
         libc::ioctl(fd, IOC_REFRESH, 1);
     }
 }
 
 // ---------------------------------------------------------------- the ring
 
-/// One sample as the handler leaves it for the sampler thread.
+/// One sample as the handler leaves it for the sampler thread. All zeros is a
+/// valid free entry: the ring is allocated zeroed, so its 3 MB cost no page
+/// until a sample lands in them.
 pub struct Entry {
+    /// Vyukov's sequence number minus the cell's index (0: free for position index).
     seq: AtomicUsize,
     pub ts: u64,
     pub thread: u32,
@@ -415,23 +420,20 @@ pub static DROPPED: AtomicU64 = AtomicU64::new(0);
 /// Allocates the ring (before any signal).
 pub fn init_ring() {
     RING.get_or_init(|| {
-        let cells: Vec<std::cell::UnsafeCell<Entry>> = (0..RING_SLOTS)
-            .map(|i| {
-                std::cell::UnsafeCell::new(Entry {
-                    seq: AtomicUsize::new(i),
-                    ts: 0,
-                    thread: 0,
-                    mode_state: 0,
-                    num_frames: 0,
-                    frames: [CallFrame {
-                        lineno: 0,
-                        method: std::ptr::null_mut(),
-                    }; MAX_FRAMES],
-                })
-            })
-            .collect();
+        let layout = std::alloc::Layout::array::<std::cell::UnsafeCell<Entry>>(RING_SLOTS)
+            .expect("ring layout");
+        // SAFETY: a non-zero-sized layout; an all-zero Entry is valid (atomics,
+        // integers, null pointers); the slice owns the allocation (Box frees it
+        // with the same layout). Zeroed pages come from the kernel untouched.
+        let cells = unsafe {
+            let p = std::alloc::alloc_zeroed(layout) as *mut std::cell::UnsafeCell<Entry>;
+            if p.is_null() {
+                std::alloc::handle_alloc_error(layout);
+            }
+            Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, RING_SLOTS))
+        };
         Ring {
-            cells: cells.into_boxed_slice(),
+            cells,
             head: AtomicUsize::new(0),
             tail: AtomicUsize::new(0),
         }
@@ -445,7 +447,7 @@ impl Ring {
         for _ in 0..16 {
             let cell = self.cells.get(pos % RING_SLOTS)?;
             // SAFETY: seq is an atomic inside the cell; reading it is always allowed.
-            let seq = unsafe { (*cell.get()).seq.load(Ordering::Acquire) };
+            let seq = unsafe { (*cell.get()).seq.load(Ordering::Acquire) } + pos % RING_SLOTS;
             if seq == pos {
                 match self.head.compare_exchange_weak(
                     pos,
@@ -467,7 +469,7 @@ impl Ring {
 
     fn publish(e: *mut Entry, pos: usize) {
         // SAFETY: the caller claimed this cell at `pos`.
-        unsafe { (*e).seq.store(pos + 1, Ordering::Release) };
+        unsafe { (*e).seq.store(pos + 1 - pos % RING_SLOTS, Ordering::Release) };
     }
 }
 
@@ -483,11 +485,12 @@ pub fn drain(mut f: impl FnMut(&Entry)) {
         // SAFETY: seq is atomic; the rest of the cell is read only once seq says it
         // was published, and handed back (seq = pos + RING_SLOTS) after.
         unsafe {
-            if (*e).seq.load(Ordering::Acquire) != pos + 1 {
+            let idx = pos % RING_SLOTS;
+            if (*e).seq.load(Ordering::Acquire) + idx != pos + 1 {
                 return;
             }
             f(&*e);
-            (*e).seq.store(pos + RING_SLOTS, Ordering::Release);
+            (*e).seq.store(pos + RING_SLOTS - idx, Ordering::Release);
         }
         r.tail.store(pos + 1, Ordering::Relaxed);
     }
@@ -600,7 +603,7 @@ fn take_sample(sig: i32, uc: *mut c_void) {
             .store(clock::thread_cpu_ns(), Ordering::Relaxed);
     }
     if sig == CPU_SIGNAL {
-        let fd = slot.fd.load(Ordering::Acquire);
+        let fd = slot.fd1.load(Ordering::Acquire) - 1;
         let p = CPU_PERIOD_NS.load(Ordering::Relaxed);
         if fd >= 0 && p > 0 {
             arm(slot, fd, p);
