@@ -147,7 +147,7 @@ pub fn setup(jvmti: Jvmti, cb: &mut Callbacks, opt_str: Option<&str>) {
         return;
     }
     let _ = jvmti.enable_event(jvmti::EVENT_COMPILED_METHOD_LOAD);
-    sig::init_ring();
+    sig::init_ring(opts.cpu_ns);
     if !sig::install_handler() {
         eprintln!("weft: sampling off: cannot install the signal handler");
         return;
@@ -362,17 +362,22 @@ fn drain_once() {
 }
 
 /// OS state of a thread from /proc (R running, D uninterruptible: I/O, else sleeping).
+/// (Read into a buffer on the stack: only the first bytes after the name are needed.)
 fn os_state(tid: u32) -> u8 {
+    use std::io::Read;
     use weft_trace::thread_state as ts;
-    let Ok(s) = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")) else {
-        return ts::UNKNOWN;
-    };
-    let state = s
-        .rfind(')')
-        .and_then(|i| s[i + 1..].split_whitespace().next());
+    let mut buf = [0u8; 160];
+    let n = std::fs::File::open(format!("/proc/self/task/{tid}/stat"))
+        .and_then(|mut f| f.read(&mut buf))
+        .unwrap_or(0);
+    // "tid (name) S ...": the name may hold spaces and parentheses, so the last ')'.
+    let state = buf[..n]
+        .iter()
+        .rposition(|&b| b == b')')
+        .and_then(|i| buf.get(i + 2));
     match state {
-        Some("R") => ts::RUNNING,
-        Some("D") => ts::IO,
+        Some(b'R') => ts::RUNNING,
+        Some(b'D') => ts::IO,
         Some(_) => ts::SLEEPING,
         None => ts::UNKNOWN,
     }
@@ -384,7 +389,7 @@ const IDLE_SLACK_NS: u64 = 50_000;
 
 /// Threads signalled per wall tick at most (each costs a /proc read and a walk):
 /// with more busy threads, they are taken in turn.
-const WALL_SIGNALS_PER_TICK: usize = 128;
+const WALL_SIGNALS_PER_TICK: usize = sig::WALL_BURST;
 
 /// A wall sample of a thread that has not run since its last one, without
 /// waking it or reading /proc: the same stack and state again (async-profiler
@@ -471,9 +476,9 @@ fn sampler_main(stop: std::sync::mpsc::Receiver<()>) {
         let until_wall = if wall > 0 {
             next_wall.saturating_duration_since(Instant::now())
         } else {
-            Duration::from_millis(20)
+            Duration::from_nanos(sig::DRAIN_NS)
         };
-        match stop.recv_timeout(until_wall.min(Duration::from_millis(20))) {
+        match stop.recv_timeout(until_wall.min(Duration::from_nanos(sig::DRAIN_NS))) {
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
             _ => return,
         }

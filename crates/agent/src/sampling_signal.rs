@@ -23,8 +23,10 @@ pub const WALL_SIGNAL: i32 = libc::SIGVTALRM;
 
 /// Frames kept per sample (deeper stacks lose their outermost frames).
 pub const MAX_FRAMES: usize = 192;
-/// Samples the ring holds between two drains of the sampler thread.
-const RING_SLOTS: usize = 1024;
+/// How often the sampler thread drains the ring at most (it also drains at each wall tick).
+pub const DRAIN_NS: u64 = 50_000_000;
+/// Threads signalled at one wall tick at most (sampling.rs takes the others in turn).
+pub const WALL_BURST: usize = 128;
 /// Threads sampled at once (a bigger program has its extra threads unsampled, counted).
 const THREAD_SLOTS: usize = 4096;
 const FREE: u32 = 0;
@@ -417,10 +419,26 @@ static RING: OnceLock<Ring> = OnceLock::new();
 /// Samples dropped because the ring was full, or for want of a table slot.
 pub static DROPPED: AtomicU64 = AtomicU64::new(0);
 
-/// Allocates the ring (before any signal).
-pub fn init_ring() {
+/// Ring slots for these periods: twice the CPU samples all processors can take
+/// between two drains, plus one wall tick's burst, as a power of two in
+/// 256..=8192. Fewer slots than that would drop samples; more would spread the
+/// handler's writes over more cold pages (a first touch costs a page fault).
+fn ring_slots(cpu_period_ns: u64, cpus: usize) -> usize {
+    let per_drain = match cpu_period_ns {
+        0 => 0,
+        p => cpus as u64 * DRAIN_NS.div_ceil(p) * 2,
+    };
+    (per_drain as usize + WALL_BURST)
+        .next_power_of_two()
+        .clamp(256, 8192)
+}
+
+/// Allocates the ring (before any signal), sized for the CPU period.
+pub fn init_ring(cpu_period_ns: u64) {
     RING.get_or_init(|| {
-        let layout = std::alloc::Layout::array::<std::cell::UnsafeCell<Entry>>(RING_SLOTS)
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let slots = ring_slots(cpu_period_ns, cpus);
+        let layout = std::alloc::Layout::array::<std::cell::UnsafeCell<Entry>>(slots)
             .expect("ring layout");
         // SAFETY: a non-zero-sized layout; an all-zero Entry is valid (atomics,
         // integers, null pointers); the slice owns the allocation (Box frees it
@@ -430,7 +448,7 @@ pub fn init_ring() {
             if p.is_null() {
                 std::alloc::handle_alloc_error(layout);
             }
-            Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, RING_SLOTS))
+            Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, slots))
         };
         Ring {
             cells,
@@ -442,12 +460,13 @@ pub fn init_ring() {
 
 impl Ring {
     /// Claims a free cell (None when full).
-    fn claim(&self) -> Option<(usize, *mut Entry)> {
+    fn claim(&self) -> Option<(usize, usize, *mut Entry)> {
         let mut pos = self.head.load(Ordering::Relaxed);
         for _ in 0..16 {
-            let cell = self.cells.get(pos % RING_SLOTS)?;
+            let idx = pos % self.cells.len();
+            let cell = self.cells.get(idx)?;
             // SAFETY: seq is an atomic inside the cell; reading it is always allowed.
-            let seq = unsafe { (*cell.get()).seq.load(Ordering::Acquire) } + pos % RING_SLOTS;
+            let seq = unsafe { (*cell.get()).seq.load(Ordering::Acquire) } + idx;
             if seq == pos {
                 match self.head.compare_exchange_weak(
                     pos,
@@ -455,7 +474,7 @@ impl Ring {
                     Ordering::Relaxed,
                     Ordering::Relaxed,
                 ) {
-                    Ok(_) => return Some((pos, cell.get())),
+                    Ok(_) => return Some((pos, idx, cell.get())),
                     Err(p) => pos = p,
                 }
             } else if seq < pos {
@@ -467,9 +486,9 @@ impl Ring {
         None
     }
 
-    fn publish(e: *mut Entry, pos: usize) {
-        // SAFETY: the caller claimed this cell at `pos`.
-        unsafe { (*e).seq.store(pos + 1 - pos % RING_SLOTS, Ordering::Release) };
+    fn publish(e: *mut Entry, pos: usize, idx: usize) {
+        // SAFETY: the caller claimed this cell (index idx) at `pos`.
+        unsafe { (*e).seq.store(pos + 1 - idx, Ordering::Release) };
     }
 }
 
@@ -478,19 +497,19 @@ pub fn drain(mut f: impl FnMut(&Entry)) {
     let Some(r) = RING.get() else { return };
     loop {
         let pos = r.tail.load(Ordering::Relaxed);
-        let Some(cell) = r.cells.get(pos % RING_SLOTS) else {
+        let idx = pos % r.cells.len();
+        let Some(cell) = r.cells.get(idx) else {
             return;
         };
         let e = cell.get();
         // SAFETY: seq is atomic; the rest of the cell is read only once seq says it
-        // was published, and handed back (seq = pos + RING_SLOTS) after.
+        // was published, and handed back (seq = pos + slots) after.
         unsafe {
-            let idx = pos % RING_SLOTS;
             if (*e).seq.load(Ordering::Acquire) + idx != pos + 1 {
                 return;
             }
             f(&*e);
-            (*e).seq.store(pos + RING_SLOTS - idx, Ordering::Release);
+            (*e).seq.store(pos + r.cells.len() - idx, Ordering::Release);
         }
         r.tail.store(pos + 1, Ordering::Relaxed);
     }
@@ -555,7 +574,7 @@ fn take_sample(sig: i32, uc: *mut c_void) {
     };
     if !env.is_null() && agct != 0 {
         match RING.get().and_then(|r| r.claim()) {
-            Some((pos, e)) => {
+            Some((pos, idx, e)) => {
                 // SAFETY: `e` is the cell this handler claimed; AsyncGetCallTrace is
                 // HotSpot's signal-safe walker, given this thread's JNIEnv, a buffer
                 // of MAX_FRAMES frames and the signal's ucontext; it runs under
@@ -590,7 +609,7 @@ fn take_sample(sig: i32, uc: *mut c_void) {
                     (*e).thread = slot.index.load(Ordering::Relaxed);
                     (*e).mode_state = mode | (state << 4);
                 }
-                Ring::publish(e, pos);
+                Ring::publish(e, pos, idx);
             }
             None => {
                 DROPPED.fetch_add(1, Ordering::Relaxed);
@@ -728,4 +747,18 @@ pub fn wall_period_ns() -> u64 {
 
 pub fn cpu_period_ns() -> u64 {
     CPU_PERIOD_NS.load(Ordering::Relaxed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ring_is_sized_for_the_rate() {
+        // 100 Hz on 2 CPUs: 20 samples per drain and a wall burst.
+        assert_eq!(ring_slots(10_000_000, 2), 256);
+        assert_eq!(ring_slots(1_000_000, 2), 512);
+        assert_eq!(ring_slots(0, 64), 256);
+        assert_eq!(ring_slots(1_000_000, 64), 8192);
+    }
 }
