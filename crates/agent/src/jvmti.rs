@@ -574,6 +574,23 @@ pub const EVENT_COMPILED_METHOD_LOAD: jint = 68;
 pub const CAP_COMPILED_METHOD_LOAD: u32 = 27;
 
 impl Jvmti {
+    /// Every live Java thread visible to JVMTI (local references).
+    pub fn get_all_threads(self) -> JvmtiResult<Vec<jobject>> {
+        let f = tfn!(self, 3, fn(*mut jint, *mut *mut jobject));
+        let mut n: jint = 0;
+        let mut p: *mut jobject = std::ptr::null_mut();
+        // SAFETY: slot 3 is GetAllThreads; valid out-pointers.
+        check(unsafe { f(self.0, &mut n, &mut p) })?;
+        let v = if p.is_null() || n <= 0 {
+            Vec::new()
+        } else {
+            // SAFETY: JVMTI returned n thread references at p.
+            unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec()
+        };
+        self.deallocate(p);
+        Ok(v)
+    }
+
     /// Every loaded class (local references).
     pub fn get_loaded_classes(self) -> JvmtiResult<Vec<jclass>> {
         let f = tfn!(self, 77, fn(*mut jint, *mut *mut jclass));

@@ -245,8 +245,85 @@ pub fn start(jvmti: Jvmti, jni: Jni, env: *mut JNIEnv) {
             return;
         }
     }
+    if let Some(vm) = jni.java_vm() {
+        sig::set_vm(vm);
+    }
     sig::ACTIVE.store(true, Ordering::SeqCst);
     thread_start(env);
+    arm_existing_threads(jvmti, jni);
+}
+
+/// Records and arms the Java threads that started before the agent's hooks (at
+/// VMInit: the JVM's Reference Handler, Finalizer, Signal Dispatcher, ...; after
+/// a late attach: every thread), which get no ThreadStart. JVMTI lists them
+/// without their OS ids; the kernel lists the OS ids with the names HotSpot gave
+/// them (the Java name cut to 15 bytes; the launcher's main thread keeps the
+/// process name `java`). A thread is armed when its cut name is unique on both
+/// sides; the others (same names) are counted in `unmatched` and left unsampled.
+/// Returns (armed, unmatched).
+pub fn arm_existing_threads(jvmti: Jvmti, jni: Jni) -> (usize, usize) {
+    if !ENABLED.load(Ordering::Relaxed) || !jni.push_local_frame(LOCAL_REFS) {
+        return (0, 0);
+    }
+    let mut by_name: HashMap<Vec<u8>, Vec<jobject>> = HashMap::default();
+    for t in jvmti.get_all_threads().unwrap_or_default() {
+        if let Ok((name, _)) = jvmti.get_thread_info(t) {
+            let os_name = if name == "main" {
+                b"java".to_vec()
+            } else {
+                name.as_bytes()[..name.len().min(15)].to_vec()
+            };
+            by_name.entry(os_name).or_default().push(t);
+        }
+    }
+    let pid = std::process::id();
+    let mut by_comm: HashMap<Vec<u8>, Vec<u32>> = HashMap::default();
+    for tid in task_ids() {
+        if tid == pid || sig::is_registered(tid) {
+            continue; // the launcher's primordial thread runs no Java code
+        }
+        if let Ok(mut comm) = std::fs::read(format!("/proc/self/task/{tid}/comm")) {
+            if comm.last() == Some(&b'\n') {
+                comm.pop();
+            }
+            by_comm.entry(comm).or_default().push(tid);
+        }
+    }
+    let (mut armed, mut unmatched) = (0, 0);
+    for (comm, tids) in &by_comm {
+        let Some(threads) = by_name.get(comm) else {
+            continue; // not a Java thread JVMTI shows (GC, compiler, agent threads)
+        };
+        if tids.len() != 1 || threads.len() != 1 {
+            unmatched += tids.len();
+            continue;
+        }
+        let (name, daemon) = jvmti.get_thread_info(threads[0]).unwrap_or_default();
+        let start = Record::ThreadSeen {
+            ts: crate::clock::now(),
+            name: name.into(),
+            java_id: crate::agent::java_thread_id(jni, threads[0]),
+            os_tid: tids[0],
+            daemon,
+        };
+        if let Some(index) = sink::record_foreign_thread(tids[0], &start) {
+            if sig::register_other(tids[0], index, sig::cpu_period_ns()) {
+                armed += 1;
+            }
+        }
+    }
+    jni.pop_local_frame();
+    (armed, unmatched)
+}
+
+/// The OS ids of this process's threads.
+fn task_ids() -> Vec<u32> {
+    std::fs::read_dir("/proc/self/task")
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Whether the JVM runs with -Xcheck:jni (its command line or the option

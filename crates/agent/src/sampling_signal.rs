@@ -191,6 +191,11 @@ pub fn register(env: *mut c_void, index: u32, period_ns: u64) -> bool {
         // A thread of the same tid that ended unseen: its slot is stale.
         unregister();
     }
+    claim(tid, env, index, period_ns)
+}
+
+/// Takes a free slot for `tid` and arms its CPU timer (`period_ns` 0: none).
+fn claim(tid: u32, env: *mut c_void, index: u32, period_ns: u64) -> bool {
     let h = home(tid);
     for i in 0..THREAD_SLOTS {
         let s = &THREADS[(h + i) % THREAD_SLOTS];
@@ -225,6 +230,41 @@ pub fn register(env: *mut c_void, index: u32, period_ns: u64) -> bool {
     }
     false
 }
+
+/// The JavaVM, for the JNIEnv of threads registered from outside (see [`register_other`]).
+static VM: AtomicPtr<crate::jni::JavaVM> = AtomicPtr::new(std::ptr::null_mut());
+
+pub fn set_vm(vm: *mut crate::jni::JavaVM) {
+    VM.store(vm, Ordering::SeqCst);
+}
+
+/// Whether thread `tid` has a slot.
+pub fn is_registered(tid: u32) -> bool {
+    find(tid).is_some()
+}
+
+/// Registers another thread of this process (one started before the agent's
+/// hooks) and arms its CPU timer from here: perf_event_open takes any thread id,
+/// and F_SETOWN_EX sends the timer's signal to that thread. Its JNIEnv is not
+/// known here: the handler asks the JavaVM for it on that thread (GetEnv reads
+/// the JVM's thread-local current thread; async-profiler does the same) and
+/// stops sampling the thread if it is not a Java thread.
+pub fn register_other(tid: u32, index: u32, period_ns: u64) -> bool {
+    if VM.load(Ordering::Relaxed).is_null() || find(tid).is_some() {
+        return false;
+    }
+    claim(tid, std::ptr::null_mut(), index, period_ns)
+}
+
+/// The JNIEnv of the current thread from the JavaVM (None: not a Java thread).
+fn env_from_vm() -> Option<*mut c_void> {
+    let vm = VM.load(Ordering::Relaxed);
+    // SAFETY: vm is the process's JavaVM (set at VMInit); GetEnv with a JNI
+    // version only reads the JVM's current-thread pointer, allocates nothing.
+    unsafe { crate::jni::get_env(vm, JNI_VERSION_1_6) }
+}
+
+const JNI_VERSION_1_6: i32 = 0x0001_0006;
 
 /// Forgets the current thread: no sample is taken on it after this returns.
 pub fn unregister() {
@@ -438,8 +478,8 @@ pub fn init_ring(cpu_period_ns: u64) {
     RING.get_or_init(|| {
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         let slots = ring_slots(cpu_period_ns, cpus);
-        let layout = std::alloc::Layout::array::<std::cell::UnsafeCell<Entry>>(slots)
-            .expect("ring layout");
+        let layout =
+            std::alloc::Layout::array::<std::cell::UnsafeCell<Entry>>(slots).expect("ring layout");
         // SAFETY: a non-zero-sized layout; an all-zero Entry is valid (atomics,
         // integers, null pointers); the slice owns the allocation (Box frees it
         // with the same layout). Zeroed pages come from the kernel untouched.
@@ -559,7 +599,21 @@ fn take_sample(sig: i32, uc: *mut c_void) {
     if slot.busy.swap(true, Ordering::Acquire) {
         return;
     }
-    let env = slot.env.load(Ordering::Acquire);
+    let mut env = slot.env.load(Ordering::Acquire);
+    if env.is_null() {
+        // A thread registered from outside: its JNIEnv, once.
+        match env_from_vm() {
+            Some(e) => {
+                slot.env.store(e, Ordering::Release);
+                env = e;
+            }
+            None => {
+                // Not a Java thread: no sample, and its timer is not re-armed.
+                slot.busy.store(false, Ordering::Release);
+                return;
+            }
+        }
+    }
     let agct = AGCT.load(Ordering::Relaxed);
     let (mode, state) = if sig == CPU_SIGNAL {
         (
