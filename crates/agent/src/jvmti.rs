@@ -574,6 +574,15 @@ pub const EVENT_COMPILED_METHOD_LOAD: jint = 68;
 pub const CAP_COMPILED_METHOD_LOAD: u32 = 27;
 
 impl Jvmti {
+    /// The defining loader of a class (a local reference; null: the boot loader).
+    pub fn get_class_loader(self, c: jclass) -> JvmtiResult<jobject> {
+        let f = tfn!(self, 56, fn(jclass, *mut jobject));
+        let mut l: jobject = std::ptr::null_mut();
+        // SAFETY: slot 56 is GetClassLoader; valid class and out-pointer.
+        check(unsafe { f(self.0, c, &mut l) })?;
+        Ok(l)
+    }
+
     /// Every live Java thread visible to JVMTI (local references).
     pub fn get_all_threads(self) -> JvmtiResult<Vec<jobject>> {
         let f = tfn!(self, 3, fn(*mut jint, *mut *mut jobject));

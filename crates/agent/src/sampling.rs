@@ -193,7 +193,7 @@ unsafe extern "system" fn on_compiled_method_load(
 /// that have one, and cannot create one inside a signal handler.
 unsafe extern "system" fn on_class_prepare(
     _t: *mut JvmtiEnvRaw,
-    _env: *mut JNIEnv,
+    env: *mut JNIEnv,
     _thread: jobject,
     class: jclass,
 ) {
@@ -202,12 +202,63 @@ unsafe extern "system" fn on_class_prepare(
     }
     let r = std::panic::catch_unwind(|| {
         if let Some(t) = crate::agent::jvmti() {
-            let _ = t.get_class_methods(class);
+            let methods = t.get_class_methods(class).unwrap_or_default();
+            // SAFETY: the JNIEnv of this callback's thread (or null).
+            if let Some(jni) = unsafe { Jni::from_raw(env) } {
+                if !methods.is_empty() && may_be_unloaded(t, jni, class) {
+                    resolve_now(t, jni, &methods);
+                }
+            }
         }
     });
     if r.is_err() {
         switch_off("internal error in ClassPrepare");
     }
+}
+
+/// Whether a class may be unloaded before the end (when its jmethodIDs stop
+/// resolving): a class of a loader other than the boot, platform and
+/// application loaders, or a hidden class that is not a lambda (lambdas live as
+/// long as their host's loader; other hidden classes, such as the JDK's
+/// LambdaForms, may go on their own).
+fn may_be_unloaded(jvmti: Jvmti, jni: Jni, class: jclass) -> bool {
+    let sig = jvmti.get_class_signature(class).unwrap_or_default();
+    let hidden = sig.contains("/0x") || sig.contains(".0x") || sig.contains("+0x");
+    if hidden {
+        return !sig.contains("$$Lambda");
+    }
+    let Ok(loader) = jvmti.get_class_loader(class) else {
+        return false;
+    };
+    if loader.is_null() {
+        return false; // the boot loader never unloads
+    }
+    let lc = jni.get_object_class(loader);
+    let loader_sig = jvmti.get_class_signature(lc).unwrap_or_default();
+    jni.delete_local_ref(lc);
+    jni.delete_local_ref(loader);
+    !matches!(
+        loader_sig.as_str(),
+        "Ljdk/internal/loader/ClassLoaders$AppClassLoader;"
+            | "Ljdk/internal/loader/ClassLoaders$PlatformClassLoader;"
+    )
+}
+
+/// Names of methods of classes that may be unloaded, resolved when the class
+/// was prepared: at the end their jmethodIDs may no longer resolve (the
+/// ClassUnload extension event only comes after the class is gone, with its name).
+static EARLY_NAMES: Mutex<Option<HashMap<usize, MethodInfo>>> = Mutex::new(None);
+
+fn resolve_now(jvmti: Jvmti, jni: Jni, methods: &[jmethodID]) {
+    let mut names = Names::new(jvmti, jni);
+    names.early = true;
+    let resolved: Vec<(usize, MethodInfo)> = methods
+        .iter()
+        .filter_map(|&m| Some((m as usize, names.resolve(m)?)))
+        .collect();
+    lock(&EARLY_NAMES)
+        .get_or_insert_with(HashMap::default)
+        .extend(resolved);
 }
 
 // ---------------------------------------------------------------- VMInit, threads
@@ -660,6 +711,8 @@ struct Names {
     methods: HashMap<usize, Option<MethodInfo>>,
     /// Loaded classes by signature (for lambda hosts), built on first need.
     by_sig: Option<HashMap<String, jclass>>,
+    /// Resolving at ClassPrepare: no lambda-host lookup (it lists every loaded class).
+    early: bool,
 }
 
 impl Names {
@@ -669,6 +722,7 @@ impl Names {
             jni,
             methods: HashMap::default(),
             by_sig: None,
+            early: false,
         }
     }
 
@@ -688,7 +742,10 @@ impl Names {
         }
         let m = method;
         if !self.methods.contains_key(&m) {
-            let r = self.resolve(m as jmethodID);
+            let r = self.resolve(m as jmethodID).or_else(|| {
+                // Unloaded since: the names taken when its class was prepared.
+                lock(&EARLY_NAMES).as_ref()?.get(&m).cloned()
+            });
             self.methods.insert(m, r);
         }
         match self.methods.get(&m).and_then(|x| x.as_ref()) {
@@ -742,6 +799,7 @@ impl Names {
             .find("$$Lambda")
             .map(|i| format!("L{};", &internal[..i]));
         let host = host_sig
+            .filter(|_| !self.early)
             .and_then(|hs| self.loaded_classes().get(&hs).copied())
             .unwrap_or(std::ptr::null_mut());
         crate::lambda::lambda_name(self.jvmti, self.jni, c, &dotted, host)

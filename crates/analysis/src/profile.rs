@@ -71,6 +71,10 @@ pub struct StackSample {
     pub state: u8,
     /// Index into `TaskAnalysis::executions` of the reported execution it ran in.
     pub execution: Option<usize>,
+    /// Index into `LockAnalysis::locks`: for a CPU sample, the lock its thread
+    /// held while others were blocked on it; for a wall sample, the lock its
+    /// thread was blocked on.
+    pub lock: Option<usize>,
 }
 
 /// Methods a task class (or a lock holder) spent its samples in.
@@ -189,6 +193,7 @@ impl SampledRecords {
                     mode,
                     state: mode_state >> 4,
                     execution: None,
+                    lock: None,
                 });
             }
             _ => return false,
@@ -279,7 +284,8 @@ impl Profile {
         }
         p.tie_to_executions(tasks);
         p.task_classes = p.task_class_profiles(tasks);
-        p.lock_holders = p.lock_holder_profiles(model, locks);
+        p.tie_to_locks(model, locks);
+        p.lock_holders = p.lock_holder_profiles(locks);
         p
     }
 
@@ -378,15 +384,22 @@ impl Profile {
         out
     }
 
-    fn lock_holder_profiles(&self, model: &Model, locks: &LockAnalysis) -> Vec<LockHolderProfile> {
+    /// Sets each sample's lock: CPU samples of a holder while others were blocked
+    /// on its lock, wall samples of a thread while it was blocked on one.
+    fn tie_to_locks(&mut self, model: &Model, locks: &LockAnalysis) {
         let by_name: HashMap<String, ThreadIndex> = model
             .threads
             .values()
             .map(|t| (t.display_name(), t.index))
             .collect();
-        // Per (lock, holder thread): the merged intervals in which others were blocked.
+        // Per (thread, mode): (start, end, lock) intervals; merged per lock for holders.
         let mut held: HashMap<(usize, ThreadIndex), Vec<(u64, u64)>> = HashMap::new();
+        let mut blocked: HashMap<ThreadIndex, Vec<(u64, u64, usize)>> = HashMap::new();
         for b in &locks.blocked {
+            blocked
+                .entry(b.thread)
+                .or_default()
+                .push((b.start_ns, b.end_ns, b.lock));
             let Some(owner) = b.owner.as_ref().and_then(|o| by_name.get(o)) else {
                 continue;
             };
@@ -394,7 +407,7 @@ impl Profile {
                 .or_default()
                 .push((b.start_ns, b.end_ns));
         }
-        let mut per_lock: HashMap<usize, Vec<u32>> = HashMap::new();
+        let mut holding: HashMap<ThreadIndex, Vec<(u64, u64, usize)>> = HashMap::new();
         for ((lock, owner), mut iv) in held {
             iv.sort();
             let mut merged: Vec<(u64, u64)> = Vec::new();
@@ -404,16 +417,34 @@ impl Profile {
                     _ => merged.push((s, e)),
                 }
             }
-            let lo = self.samples.partition_point(|s| s.thread < owner);
-            let hi = self.samples.partition_point(|s| s.thread <= owner);
-            for s in &self.samples[lo..hi] {
-                if s.mode != Mode::Cpu {
-                    continue;
-                }
-                let k = merged.partition_point(|iv| iv.0 <= s.ts_ns);
-                if k > 0 && merged[k - 1].1 > s.ts_ns {
-                    per_lock.entry(lock).or_default().push(s.stack);
-                }
+            holding
+                .entry(owner)
+                .or_default()
+                .extend(merged.into_iter().map(|(s, e)| (s, e, lock)));
+        }
+        for v in holding.values_mut().chain(blocked.values_mut()) {
+            v.sort();
+        }
+        // The interval of `list` (by start) covering `ts`: the latest begun by then
+        // that has not ended (intervals of one thread do not nest).
+        fn covering(list: &[(u64, u64, usize)], ts: u64) -> Option<usize> {
+            let k = list.partition_point(|iv| iv.0 <= ts);
+            (k > 0 && list[k - 1].1 > ts).then(|| list[k - 1].2)
+        }
+        for s in &mut self.samples {
+            let table = match s.mode {
+                Mode::Cpu => &holding,
+                Mode::Wall => &blocked,
+            };
+            s.lock = table.get(&s.thread).and_then(|l| covering(l, s.ts_ns));
+        }
+    }
+
+    fn lock_holder_profiles(&self, locks: &LockAnalysis) -> Vec<LockHolderProfile> {
+        let mut per_lock: HashMap<usize, Vec<u32>> = HashMap::new();
+        for s in &self.samples {
+            if let (Mode::Cpu, Some(lock)) = (s.mode, s.lock) {
+                per_lock.entry(lock).or_default().push(s.stack);
             }
         }
         let mut out: Vec<LockHolderProfile> = per_lock
@@ -465,17 +496,38 @@ impl Profile {
     }
 }
 
-/// Which samples an export keeps (`weft export --profile … --thread/--task-class`).
+/// Which samples an export keeps (`weft export --profile … --thread/--task-class/--lock`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SampleFilter {
     /// Thread name (exact).
     pub thread: Option<String>,
     /// Task class (exact, or its simple name after the last `.`).
     pub task_class: Option<String>,
+    /// Lock: its id (`class@hash`) or its class (full, after the package, or after
+    /// the last `$`). CPU samples
+    /// of its holders while others were blocked on it; wall samples of the threads
+    /// blocked on it.
+    pub lock: Option<String>,
 }
 
 impl SampleFilter {
-    pub fn keeps(&self, s: &StackSample, model: &Model, tasks: &TaskAnalysis) -> bool {
+    pub fn keeps(
+        &self,
+        s: &StackSample,
+        model: &Model,
+        tasks: &TaskAnalysis,
+        locks: &LockAnalysis,
+    ) -> bool {
+        if let Some(want) = &self.lock {
+            let Some(l) = s.lock.and_then(|i| locks.locks.get(i)) else {
+                return false;
+            };
+            let simple = l.class.rsplit('.').next().unwrap_or(&l.class);
+            let inner = simple.rsplit('$').next().unwrap_or(simple);
+            if ![l.id.as_str(), l.class.as_str(), simple, inner].contains(&want.as_str()) {
+                return false;
+            }
+        }
         if let Some(t) = &self.thread {
             let name = model.threads.get(&s.thread).map(|t| t.display_name());
             if name.as_deref() != Some(t.as_str()) {
@@ -596,11 +648,13 @@ mod tests {
             )]
         );
         let only_work = SampleFilter {
-            thread: None,
             task_class: Some("Work".into()),
+            ..SampleFilter::default()
         };
         let n: u64 = p
-            .collapsed(Mode::Cpu, false, |s| only_work.keeps(s, &a.model, &a.tasks))
+            .collapsed(Mode::Cpu, false, |s| {
+                only_work.keeps(s, &a.model, &a.tasks, &a.locks)
+            })
             .iter()
             .map(|x| x.1)
             .sum();

@@ -17,7 +17,9 @@ fn token(s: &str) -> String {
 fn lines_of(a: &Analysis, mode: Mode, lines: bool, filter: &SampleFilter) -> Vec<(String, u64)> {
     let p = &a.profile;
     let mut by: HashMap<String, u64> = HashMap::new();
-    for (frames, n) in p.collapsed(mode, lines, |s| filter.keeps(s, &a.model, &a.tasks)) {
+    for (frames, n) in p.collapsed(mode, lines, |s| {
+        filter.keeps(s, &a.model, &a.tasks, &a.locks)
+    }) {
         let t: Vec<String> = frames.split(';').map(token).collect();
         *by.entry(t.join(";")).or_default() += n;
     }
@@ -76,7 +78,7 @@ pub fn profile_speedscope(a: &Analysis, mode: Mode, lines: bool, filter: &Sample
         Mode::Wall => p.wall_period_ns,
     };
     for s in &p.samples {
-        if s.mode != mode || !filter.keeps(s, &a.model, &a.tasks) {
+        if s.mode != mode || !filter.keeps(s, &a.model, &a.tasks, &a.locks) {
             continue;
         }
         let idx: Vec<usize> = p
