@@ -106,7 +106,16 @@ fn html_report_renders_in_headless_chromium() {
     assert!(attr("data-cpu") > 0, "CPU chart empty: {tag}");
     // Idle pool workers' parks: waits drawn on the timeline.
     assert!(attr("data-waits") > 0, "no waits drawn: {tag}");
-    for id in ["timeline", "granularity", "cpu", "findings", "locks"] {
+    // The flame graph of the sampled stacks (the pool run is sampled by default).
+    assert!(attr("data-flame") > 0, "flame graph empty: {tag}");
+    for id in [
+        "timeline",
+        "granularity",
+        "cpu",
+        "findings",
+        "locks",
+        "profile",
+    ] {
         assert!(
             dom.contains(&format!("id=\"{id}\"")),
             "section {id} missing"
