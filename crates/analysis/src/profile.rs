@@ -106,6 +106,26 @@ pub struct LockHolderProfile {
     pub top_methods: Vec<MethodShare>,
 }
 
+/// What a task class costs beyond its own work, in CPU samples: inside its
+/// executions (work), in its pool's code between executions on the threads
+/// that ran it (dispatch: taking the next task), and in the submission calls
+/// on the threads that submitted it (submit). Shares of the three together.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskOverhead {
+    pub class: String,
+    pub work_samples: u64,
+    pub dispatch_samples: u64,
+    pub submit_samples: u64,
+}
+
+impl TaskOverhead {
+    /// (dispatch + submit) / all three.
+    pub fn overhead_share(&self) -> f64 {
+        let all = self.work_samples + self.dispatch_samples + self.submit_samples;
+        (self.dispatch_samples + self.submit_samples) as f64 / all.max(1) as f64
+    }
+}
+
 /// The sampled-stack analysis.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Profile {
@@ -128,6 +148,40 @@ pub struct Profile {
     pub task_classes: Vec<TaskClassProfile>,
     /// Per contended lock with holder samples (most first).
     pub lock_holders: Vec<LockHolderProfile>,
+    /// Per submitted task class with samples: work vs dispatch and submission
+    /// (by work samples, most first).
+    pub overheads: Vec<TaskOverhead>,
+}
+
+/// A frame of a pool's worker loop (a sample outside any execution with one of
+/// these is the pool taking its next task).
+fn is_worker_loop(f: &Frame) -> bool {
+    matches!(
+        (f.class.as_str(), f.method.as_str()),
+        (
+            "java.util.concurrent.ThreadPoolExecutor",
+            "runWorker" | "getTask"
+        ) | (
+            "java.util.concurrent.ForkJoinPool",
+            "runWorker" | "scan" | "awaitWork"
+        ) | ("java.util.concurrent.ForkJoinWorkerThread", "run")
+    )
+}
+
+/// A frame of a submission call of java.util.concurrent.
+fn is_submission(f: &Frame) -> bool {
+    f.class.starts_with("java.util.concurrent.")
+        && matches!(
+            f.method.as_str(),
+            "execute"
+                | "submit"
+                | "schedule"
+                | "supplyAsync"
+                | "runAsync"
+                | "externalPush"
+                | "externalSubmit"
+                | "invokeAll"
+        )
 }
 
 const TOP: usize = 5;
@@ -286,6 +340,7 @@ impl Profile {
         p.task_classes = p.task_class_profiles(tasks);
         p.tie_to_locks(model, locks);
         p.lock_holders = p.lock_holder_profiles(locks);
+        p.overheads = p.task_overheads(tasks);
         p
     }
 
@@ -379,6 +434,70 @@ impl Profile {
         out.sort_by(|a, b| {
             b.cpu_samples
                 .cmp(&a.cpu_samples)
+                .then_with(|| a.class.cmp(&b.class))
+        });
+        out
+    }
+
+    /// Work, dispatch and submission samples per submitted task class (see
+    /// [`TaskOverhead`]). A dispatch sample counts for the next execution begun on
+    /// its thread, a submission sample for the latest submission of its thread.
+    fn task_overheads(&self, tasks: &TaskAnalysis) -> Vec<TaskOverhead> {
+        let ex = &tasks.executions;
+        let mut begins: HashMap<ThreadIndex, Vec<(u64, usize)>> = HashMap::new();
+        let mut submits: HashMap<ThreadIndex, Vec<(u64, usize)>> = HashMap::new();
+        for (i, e) in ex.iter().enumerate() {
+            if !e.submitted || !e.reported {
+                continue;
+            }
+            begins.entry(e.thread).or_default().push((e.begin_ns, i));
+            if let (Some(t), Some(ts)) = (e.submit_thread, e.submit_ns) {
+                submits.entry(t).or_default().push((ts, i));
+            }
+        }
+        for v in begins.values_mut().chain(submits.values_mut()) {
+            v.sort();
+        }
+        let mut per: HashMap<&str, [u64; 3]> = HashMap::new();
+        for s in self.samples.iter().filter(|s| s.mode == Mode::Cpu) {
+            let frames: Vec<&Frame> = self
+                .stacks
+                .get(&s.stack)
+                .map(|ids| ids.iter().filter_map(|id| self.frames.get(id)).collect())
+                .unwrap_or_default();
+            let class = if frames.iter().any(|f| is_submission(f)) {
+                // The latest submission of this thread at or before the sample.
+                submits.get(&s.thread).and_then(|v| {
+                    let k = v.partition_point(|x| x.0 <= s.ts_ns);
+                    (k > 0).then(|| (2, &*ex[v[k - 1].1].class))
+                })
+            } else if let Some(i) = s.execution.filter(|&i| ex[i].submitted) {
+                Some((0, &*ex[i].class))
+            } else if frames.iter().any(|f| is_worker_loop(f)) {
+                // The next execution begun on this thread.
+                begins.get(&s.thread).and_then(|v| {
+                    let k = v.partition_point(|x| x.0 <= s.ts_ns);
+                    v.get(k).map(|x| (1, &*ex[x.1].class))
+                })
+            } else {
+                None
+            };
+            if let Some((slot, c)) = class {
+                per.entry(c).or_default()[slot] += 1;
+            }
+        }
+        let mut out: Vec<TaskOverhead> = per
+            .into_iter()
+            .map(|(class, n)| TaskOverhead {
+                class: class.to_string(),
+                work_samples: n[0],
+                dispatch_samples: n[1],
+                submit_samples: n[2],
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            b.work_samples
+                .cmp(&a.work_samples)
                 .then_with(|| a.class.cmp(&b.class))
         });
         out
@@ -576,12 +695,11 @@ mod tests {
         ));
     }
 
-    /// Samples are tied to the innermost execution running on their thread;
-    /// collapsed stacks are root first; broken walks are counted, not named.
-    #[test]
-    fn ties_samples_to_executions_and_collapses_stacks() {
+    /// A pool thread (1) runs a demo.Work (22-52) submitted by main at 10,
+    /// inside a FutureTask; frames 1-4 (Thread.run, Work.run, Work.spin, a
+    /// broken walk), stacks 1 (spin) and 2 (broken).
+    fn pool_run() -> TB {
         let mut tb = TB::new();
-        // A pool thread runs a submitted demo.Work (22-52) inside a FutureTask.
         tb.submit(MAIN, 10, (C_WORK, 7), 0);
         tb.start(1, 0, C_THREAD, (C_WORKER, 2001));
         tb.begin(1, 1, P_WORKER_RUN, C_WORKER, 2001);
@@ -602,6 +720,14 @@ mod tests {
             id: 2,
             frames: vec![4],
         });
+        tb
+    }
+
+    /// Samples are tied to the innermost execution running on their thread;
+    /// collapsed stacks are root first; broken walks are counted, not named.
+    #[test]
+    fn ties_samples_to_executions_and_collapses_stacks() {
+        let mut tb = pool_run();
         let cpu = sample_mode::CPU | (thread_state::RUNNING << 4);
         sample(&mut tb, 25, 1, 1, cpu);
         sample(&mut tb, 30, 1, 1, cpu);
@@ -659,5 +785,42 @@ mod tests {
             .map(|x| x.1)
             .sum();
         assert_eq!(n, 3);
+    }
+
+    /// Work, dispatch (the pool's loop before the task) and submission (main in
+    /// ThreadPoolExecutor.execute) samples of a submitted class.
+    #[test]
+    fn splits_a_task_class_into_work_dispatch_and_submission() {
+        let mut tb = pool_run();
+        let tpe = "java.util.concurrent.ThreadPoolExecutor";
+        frame(&mut tb, 5, frame_kind::JAVA, tpe, "getTask", 1050);
+        frame(&mut tb, 6, frame_kind::JAVA, tpe, "execute", 1350);
+        frame(&mut tb, 7, frame_kind::JAVA, "demo.Main", "main", 5);
+        tb.global(Record::StackDef {
+            id: 3,
+            frames: vec![5, 1],
+        });
+        tb.global(Record::StackDef {
+            id: 4,
+            frames: vec![6, 7],
+        });
+        let cpu = sample_mode::CPU | (thread_state::RUNNING << 4);
+        sample(&mut tb, 11, MAIN, 4, cpu); // submitting
+        sample(&mut tb, 15, 1, 3, cpu); // the worker taking the task
+        sample(&mut tb, 25, 1, 1, cpu); // the task's work
+        sample(&mut tb, 30, 1, 1, cpu);
+        tb.global(Record::End { ts: 100 });
+        let a = crate::analyze(&tb.trace());
+        let o = a
+            .profile
+            .overheads
+            .iter()
+            .find(|o| o.class == "demo.Work")
+            .expect("demo.Work overhead");
+        assert_eq!(
+            (o.work_samples, o.dispatch_samples, o.submit_samples),
+            (2, 1, 1)
+        );
+        assert!((o.overhead_share() - 0.5).abs() < 1e-9);
     }
 }
