@@ -267,14 +267,14 @@ fn profile_section(a: &Analysis) -> String {
         return String::new();
     }
     let mut h = String::new();
-    let _ = write!(
+    let _ = writeln!(
         h,
         "<section id=\"profile\"><h2>Sampled stacks</h2><p class=\"muted small\">{} CPU samples (every {} of a thread's CPU time), {} wall-clock samples (every {}); {} of CPU samples could not be walked. \
          Root at the top; width = samples. A task class keeps the samples taken inside its executions; a lock keeps, in CPU mode, what its holders ran while others were blocked on it and, in wall mode, where the blocked threads were.</p>\
          <div class=\"fg-controls small\">samples <select id=\"fg-mode\"><option value=\"0\">CPU</option><option value=\"1\">wall-clock</option></select> \
          task class <select id=\"fg-class\"><option value=\"\">all</option></select> \
          lock <select id=\"fg-lock\"><option value=\"\">all</option></select> <span id=\"fg-total\" class=\"muted\"></span></div>\
-         <div id=\"fg\" class=\"flame\"></div></section>\n",
+         <div id=\"fg\" class=\"flame\"></div></section>",
         p.cpu_samples,
         human_ns(p.cpu_period_ns),
         p.wall_samples,
