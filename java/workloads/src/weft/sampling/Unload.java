@@ -13,7 +13,7 @@ import java.util.function.LongUnaryOperator;
  * collected, {@code UNLOADED true} (false when no GC unloaded it).
  */
 public final class Unload {
-    /** Defined by a throw-away loader (references only java.*). */
+    /** Defined by a throw-away loader ({@link Churn.OneShot}; references only java.*). */
     public static final class Burner implements LongUnaryOperator {
         @Override
         public long applyAsLong(long millis) {
@@ -33,16 +33,6 @@ public final class Unload {
         }
     }
 
-    static final class OneShot extends ClassLoader {
-        OneShot() {
-            super(null);
-        }
-
-        Class<?> define(String name, byte[] b) {
-            return defineClass(name, b, 0, b.length);
-        }
-    }
-
     public static void main(String[] args) throws Exception {
         long millis = args.length > 0 ? Long.parseLong(args[0]) : 400;
         byte[] bytes;
@@ -58,7 +48,7 @@ public final class Unload {
     }
 
     static WeakReference<Class<?>> run(byte[] bytes, long millis) throws Exception {
-        Class<?> c = new OneShot().define("weft.sampling.Unload$Burner", bytes);
+        Class<?> c = new Churn.OneShot().define("weft.sampling.Unload$Burner", bytes);
         LongUnaryOperator op = (LongUnaryOperator) c.getDeclaredConstructor().newInstance();
         System.out.println("UNLOAD-RESULT " + (op.applyAsLong(millis) != 0 ? "done" : "zero"));
         return new WeakReference<>(c);
