@@ -60,6 +60,7 @@ pub(crate) mod tag {
     pub const FRAME_DEF: u8 = 80;
     pub const STACK_DEF: u8 = 81;
     pub const STACK_SAMPLE: u8 = 82;
+    pub const THREAD_SEEN: u8 = 83;
 }
 
 pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -567,6 +568,19 @@ fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
             v(out, *stack as u64);
             out.push(*mode_state);
             (tag::STACK_SAMPLE, Some(*ts))
+        }
+        ThreadSeen {
+            ts,
+            name,
+            java_id,
+            os_tid,
+            daemon,
+        } => {
+            put_str(out, name);
+            v(out, *java_id);
+            v(out, *os_tid as u64);
+            out.push(*daemon as u8);
+            (tag::THREAD_SEEN, Some(*ts))
         }
         WindowEnter { ts } => (tag::WINDOW_ENTER, Some(*ts)),
         WindowExit { ts } => (tag::WINDOW_EXIT, Some(*ts)),

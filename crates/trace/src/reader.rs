@@ -946,6 +946,13 @@ pub(crate) fn decode_record(
             stack: c.u32v()?,
             mode_state: c.u8()?,
         },
+        tag::THREAD_SEEN => ThreadSeen {
+            ts,
+            name: c.string()?.into(),
+            java_id: c.varint()?,
+            os_tid: c.u32v()?,
+            daemon: c.u8()? != 0,
+        },
         tag::WINDOW_ENTER => WindowEnter { ts },
         tag::WINDOW_EXIT => WindowExit { ts },
         _ => return Ok(None),

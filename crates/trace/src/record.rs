@@ -416,6 +416,16 @@ pub enum Record {
         stack: u32,
         mode_state: u8,
     },
+    /// A thread whose start the agent did not see (it started before the agent's
+    /// hooks), recorded so that its samples have a name (the thread's own block,
+    /// first record). Unlike `ThreadStart` it is not a task execution.
+    ThreadSeen {
+        ts: u64,
+        name: Box<str>,
+        java_id: u64,
+        os_tid: u32,
+        daemon: bool,
+    },
     // ---- measured window (tags 46–47; `weft record --window`, docs/trace-format.md) ----
     /// This thread entered the window method (header `window.method`).
     WindowEnter {
@@ -533,7 +543,7 @@ impl Record {
             | FjJoinEnd { ts } => Some(*ts),
             ClassDef { .. } | ProbeDef { .. } | SiteDef { .. } | LockDef { .. } => None,
             FrameDef { .. } | StackDef { .. } => None,
-            StackSample { ts, .. } => Some(*ts),
+            StackSample { ts, .. } | ThreadSeen { ts, .. } => Some(*ts),
             LockBlock { ts, .. }
             | LockAcquired { ts, .. }
             | WaitBegin { ts, .. }
@@ -597,7 +607,7 @@ impl Record {
             | FjJoinEnd { ts } => Some(ts),
             ClassDef { .. } | ProbeDef { .. } | SiteDef { .. } | LockDef { .. } => None,
             FrameDef { .. } | StackDef { .. } => None,
-            StackSample { ts, .. } => Some(ts),
+            StackSample { ts, .. } | ThreadSeen { ts, .. } => Some(ts),
             LockBlock { ts, .. }
             | LockAcquired { ts, .. }
             | WaitBegin { ts, .. }

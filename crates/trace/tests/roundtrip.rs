@@ -743,6 +743,13 @@ fn sampled_stack_records_round_trip() {
             stack: 8,
             mode_state: sample_mode::WALL | thread_state::SLEEPING << 4,
         },
+        Record::ThreadSeen {
+            ts: 2_500,
+            name: "Finalizer".into(),
+            java_id: 3,
+            os_tid: 4_000_001,
+            daemon: true,
+        },
     ];
     let t = round_trip(&identity_clock(), &global, &[]);
     let got: Vec<Record> = t.records.iter().map(|(_, r)| r.clone()).collect();
