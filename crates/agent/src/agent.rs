@@ -28,6 +28,18 @@ pub static JDK_MAJOR: AtomicU32 = AtomicU32::new(17);
 /// Our descriptor of the in-memory jar of probe classes (crates/agent/src/probe_jar.rs).
 pub static PROBE_JAR: Mutex<Option<std::fs::File>> = Mutex::new(None);
 
+/// The JavaVM (saved at OnLoad / OnAttach), for a later GetEnv.
+static JAVA_VM: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+pub fn set_java_vm(vm: *mut crate::jni::JavaVM) {
+    JAVA_VM.store(vm as usize, Ordering::SeqCst);
+}
+
+pub fn java_vm() -> Option<*mut crate::jni::JavaVM> {
+    let v = JAVA_VM.load(Ordering::SeqCst);
+    (v != 0).then_some(v as *mut crate::jni::JavaVM)
+}
+
 pub fn disabled() -> bool {
     DISABLED.load(Ordering::Relaxed)
 }
@@ -358,8 +370,29 @@ pub fn register_class(jni: Jni, c: jclass, name: &str, hidden: bool, host: jobje
                 .insert(id, pl);
         }
     }
+    if sink::SESSION.load(Ordering::Relaxed) != 0 {
+        // An attach session: the next session's trace needs the definition again
+        // (Probe keeps the id of a class for good).
+        lock(&CLASS_NAMES).push((id, readable.clone()));
+    }
     sink::emit_global(&Record::ClassDef { id, name: readable });
     id
+}
+
+/// Classes registered during attach sessions (id, name).
+static CLASS_NAMES: Mutex<Vec<(u32, String)>> = Mutex::new(Vec::new());
+
+/// Writes the definitions of the classes earlier attach sessions registered.
+pub fn emit_known_classes() {
+    let known = lock(&CLASS_NAMES).clone();
+    for (id, name) in known {
+        sink::emit_global(&Record::ClassDef { id, name });
+    }
+}
+
+/// A new attach session writes a new trace: its sites are defined and numbered anew.
+pub fn new_session() {
+    *lock(&SITES) = None;
 }
 
 // ---------------------------------------------------------------- threads

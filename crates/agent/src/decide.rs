@@ -76,6 +76,11 @@ pub struct Hierarchy {
 }
 
 impl Hierarchy {
+    /// A class known by name and direct supertypes (a class loaded before an attach).
+    pub fn add_names(&mut self, name: String, supers: Vec<String>) {
+        self.supers.entry(name).or_insert(supers);
+    }
+
     pub fn add(&mut self, s: &ClassSummary) {
         let mut v: Vec<String> = s.super_name.iter().cloned().collect();
         v.extend(s.interfaces.iter().cloned());

@@ -591,3 +591,96 @@ impl Jvmti {
         Ok(v)
     }
 }
+
+// ---------------------------------------------------------------- attach (docs/attach.md)
+
+/// can_retransform_classes.
+pub const CAP_RETRANSFORM_CLASSES: u32 = 37;
+
+impl Jvmti {
+    /// Turns an event off (SetEventNotificationMode JVMTI_DISABLE).
+    pub fn disable_event(self, event: jint) -> JvmtiResult<()> {
+        // SAFETY: as in enable_event (slot 1, C-variadic SetEventNotificationMode).
+        let r = unsafe {
+            let table = &*(*self.0).functions;
+            let f = std::mem::transmute::<
+                *const c_void,
+                unsafe extern "C" fn(*mut JvmtiEnvRaw, jint, jint, jobject, ...) -> jint,
+            >(table[slot::SET_EVENT_NOTIFICATION_MODE]);
+            f(self.0, 0, event, std::ptr::null_mut())
+        };
+        check(r)
+    }
+
+    /// Every live platform thread (local references).
+    pub fn get_all_threads(self) -> JvmtiResult<Vec<jobject>> {
+        let f = tfn!(self, 3, fn(*mut jint, *mut *mut jobject));
+        let mut n: jint = 0;
+        let mut p: *mut jobject = std::ptr::null_mut();
+        // SAFETY: slot 3 is GetAllThreads; valid out-pointers.
+        check(unsafe { f(self.0, &mut n, &mut p) })?;
+        let v = if p.is_null() || n <= 0 {
+            Vec::new()
+        } else {
+            // SAFETY: JVMTI returned n thread references at p.
+            unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec()
+        };
+        self.deallocate(p);
+        Ok(v)
+    }
+
+    /// This environment's thread-local value of `thread` (null: the current thread).
+    pub fn get_thread_local_storage(self, thread: jobject) -> usize {
+        let f = tfn!(self, 101, fn(jobject, *mut *mut c_void));
+        let mut p: *mut c_void = std::ptr::null_mut();
+        // SAFETY: slot 101 is GetThreadLocalStorage; valid out-pointer.
+        let r = unsafe { f(self.0, thread, &mut p) };
+        if r == 0 {
+            p as usize
+        } else {
+            0
+        }
+    }
+
+    /// Sets this environment's thread-local value of `thread` (a plain number here).
+    pub fn set_thread_local_storage(self, thread: jobject, value: usize) -> JvmtiResult<()> {
+        let f = tfn!(self, 102, fn(jobject, *const c_void));
+        // SAFETY: slot 102 is SetThreadLocalStorage; the value is never dereferenced.
+        check(unsafe { f(self.0, thread, value as *const c_void) })
+    }
+
+    pub fn is_modifiable_class(self, c: jclass) -> bool {
+        let f = tfn!(self, 44, fn(jclass, *mut u8));
+        let mut b: u8 = 0;
+        // SAFETY: slot 44 is IsModifiableClass; valid out-pointer.
+        check(unsafe { f(self.0, c, &mut b) }).is_ok() && b != 0
+    }
+
+    /// The interfaces a class declares (local references).
+    pub fn get_implemented_interfaces(self, c: jclass) -> JvmtiResult<Vec<jclass>> {
+        let f = tfn!(self, 53, fn(jclass, *mut jint, *mut *mut jclass));
+        let mut n: jint = 0;
+        let mut p: *mut jclass = std::ptr::null_mut();
+        // SAFETY: slot 53 is GetImplementedInterfaces; valid out-pointers.
+        check(unsafe { f(self.0, c, &mut n, &mut p) })?;
+        let v = if p.is_null() || n <= 0 {
+            Vec::new()
+        } else {
+            // SAFETY: JVMTI returned n class references at p.
+            unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec()
+        };
+        self.deallocate(p);
+        Ok(v)
+    }
+
+    /// RetransformClasses: the ClassFileLoadHook of retransformation-capable
+    /// environments runs again for each class, from its original bytes.
+    pub fn retransform_classes(self, classes: &[jclass]) -> JvmtiResult<()> {
+        if classes.is_empty() {
+            return Ok(());
+        }
+        let f = tfn!(self, 151, fn(jint, *const jclass));
+        // SAFETY: slot 151 is RetransformClasses; the array lives for the call.
+        check(unsafe { f(self.0, classes.len() as jint, classes.as_ptr()) })
+    }
+}

@@ -107,6 +107,11 @@ type Registry = HashMap<u32, Vec<Arc<Entry>>>;
 static LOCKS: RwLock<Option<Registry>> = RwLock::new(None);
 static NEXT_LOCK: AtomicU32 = AtomicU32::new(1);
 
+/// A new attach session writes a new trace: its locks are defined anew.
+pub fn new_session() {
+    *LOCKS.write().unwrap_or_else(|e| e.into_inner()) = None;
+}
+
 /// Kind and reported class of an AQS subclass / StampedLock / monitor object.
 fn classify(class: &str, monitor: bool) -> (Role, String) {
     if monitor {
@@ -274,6 +279,8 @@ enum Current {
 }
 
 thread_local! {
+    /// The attach session of this thread's acquire depth (sink::SESSION).
+    static LOCK_SESSION: Cell<u32> = const { Cell::new(0) };
     /// Depth of wrapped acquire slow paths on this thread.
     static ACQUIRE_DEPTH: Cell<u32> = const { Cell::new(0) };
     /// What the outermost acquire records.
@@ -319,6 +326,12 @@ pub extern "system" fn Java_weft_Probe_nLockBegin(
     let ts = clock::now();
     // SAFETY: the JVM passes the current thread's JNIEnv to every native method.
     let jni = unsafe { Jni::from_raw(e) };
+    // An acquire whose end was not recorded (the probes went off at the end of an
+    // attach session while it waited) must not hide this thread's later ones.
+    let session = sink::SESSION.load(Ordering::Relaxed);
+    if LOCK_SESSION.with(|s| s.replace(session)) != session {
+        ACQUIRE_DEPTH.with(|d| d.set(0));
+    }
     let depth = ACQUIRE_DEPTH.with(|d| {
         d.set(d.get() + 1);
         d.get()

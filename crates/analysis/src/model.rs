@@ -209,6 +209,20 @@ pub struct Model {
     pub lock_interval_ns: Option<u64>,
     /// Sampled-stack records, as written (analysed by crates/analysis/src/profile.rs).
     pub sampled: crate::profile::SampledRecords,
+    /// The end of a `weft attach` session: what was restored (docs/attach.md).
+    pub attach_end: Option<AttachEnd>,
+}
+
+/// The `AttachEnd` record: the classes an attach session changed, put back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AttachEnd {
+    pub classes: u32,
+    /// Methods of those classes calling weft's probes while recording.
+    pub probed_during: u32,
+    /// ... and after the restore (0: every class is back).
+    pub probed_after: u32,
+    /// The classes' method digests before the attach and after the restore agree.
+    pub shapes_equal: bool,
 }
 
 /// What a fork-join push says beyond its usage and class.
@@ -269,6 +283,7 @@ impl ModelBuilder {
                 blind_spots: blind_spots(h),
                 lock_interval_ns: h.get_u64(crate::locks::INTERVAL_HEADER),
                 sampled: crate::profile::SampledRecords::from_header(h),
+                attach_end: None,
                 ..Model::default()
             },
             gc_events: Vec::new(),
@@ -423,6 +438,22 @@ impl ModelBuilder {
                 None
             }
             Record::Calibration { .. } => None,
+            Record::AttachEnd {
+                classes,
+                probed_during,
+                probed_after,
+                shape_before,
+                shape_after,
+                ..
+            } => {
+                m.attach_end = Some(AttachEnd {
+                    classes: *classes,
+                    probed_during: *probed_during,
+                    probed_after: *probed_after,
+                    shapes_equal: shape_before == shape_after,
+                });
+                None
+            }
             _ if thread == GLOBAL_THREAD => None,
             Record::FjSite { usage, site } => {
                 m.fj_sites.push((*usage, *site));
@@ -933,6 +964,27 @@ fn blind_spots(h: &weft_trace::Header) -> Vec<String> {
              synchronized monitors are still profiled"
                 .to_string(),
         );
+    }
+    if let Some(session) = h.get(header_keys::ATTACH_SESSION) {
+        let n = |k: &str| h.get(k).unwrap_or("?").to_string();
+        out.extend([
+            format!(
+                "recorded by weft attach (session {session}): nothing before the attach is in this trace"
+            ),
+            format!(
+                "{} threads were already running: their start, creator and earlier work are not seen",
+                n(header_keys::ATTACH_THREADS_FOUND)
+            ),
+            format!(
+                "{} classes were loaded before: {} of them instrumented by retransformation (method bodies only); tasks already running at the attach are not seen",
+                n(header_keys::ATTACH_CLASSES_LOADED),
+                n(header_keys::ATTACH_CLASSES_CHANGED)
+            ),
+            "fork-join tasks are not seen (their probes need fields a late agent cannot add)"
+                .to_string(),
+            "j.u.c. lock waits are seen as lock blocking only, not as parks (Unsafe.park was bound before the attach); no CPU or wall-clock stack samples, no virtual-thread events"
+                .to_string(),
+        ]);
     }
     out
 }

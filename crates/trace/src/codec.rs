@@ -50,6 +50,7 @@ pub(crate) mod tag {
     pub const VT_MOUNT: u8 = 92;
     pub const VT_UNMOUNT: u8 = 93;
     pub const VT_PINNED: u8 = 94;
+    pub const ATTACH_END: u8 = 120;
     pub const LOCK_DEF: u8 = 60;
     pub const LOCK_BLOCK: u8 = 61;
     pub const LOCK_ACQUIRED: u8 = 62;
@@ -493,6 +494,21 @@ fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
             (tag::LOSS, Some(*from_ts))
         }
         End { ts } => (tag::END, Some(*ts)),
+        AttachEnd {
+            ts,
+            classes,
+            probed_during,
+            probed_after,
+            shape_before,
+            shape_after,
+        } => {
+            v(out, *classes as u64);
+            v(out, *probed_during as u64);
+            v(out, *probed_after as u64);
+            v(out, *shape_before);
+            v(out, *shape_after);
+            (tag::ATTACH_END, Some(*ts))
+        }
         LockDef {
             id,
             kind,

@@ -880,6 +880,14 @@ pub(crate) fn decode_record(
             }
         }
         tag::END => End { ts },
+        tag::ATTACH_END => AttachEnd {
+            ts,
+            classes: c.u32v()?,
+            probed_during: c.u32v()?,
+            probed_after: c.u32v()?,
+            shape_before: c.varint()?,
+            shape_after: c.varint()?,
+        },
         tag::LOCK_DEF => LockDef {
             id: c.u32v()?,
             kind: c.u8()?,

@@ -284,6 +284,20 @@ pub enum Record {
     End {
         ts: u64,
     },
+    /// An attach session ended (global block, before `End`; docs/attach.md): the
+    /// `classes` it changed were retransformed back to their original bytes. Methods
+    /// of those classes calling weft's probes while recording (`probed_during`) and
+    /// after the restore (`probed_after`, 0 when every class is back), and a digest
+    /// of their methods (name, descriptor, bytecode length) before the attach and
+    /// after the restore (equal when every class is back).
+    AttachEnd {
+        ts: u64,
+        classes: u32,
+        probed_during: u32,
+        probed_after: u32,
+        shape_before: u64,
+        shape_after: u64,
+    },
 
     // ---- fork-join (tags 27–39; docs/forkjoin.md) ----
     // Their `ts` is in clock ticks when the header says `forkjoin.clock = ticks`
@@ -552,6 +566,7 @@ impl Record {
             | VtUnmount { ts, .. }
             | VtPinned { ts, .. }
             | Calibration { ts, .. }
+            | AttachEnd { ts, .. }
             | End { ts } => Some(*ts),
             Loss { from_ts, .. } => Some(*from_ts),
         }
@@ -615,6 +630,7 @@ impl Record {
             | VtUnmount { ts, .. }
             | VtPinned { ts, .. }
             | Calibration { ts, .. }
+            | AttachEnd { ts, .. }
             | End { ts } => Some(ts),
             Loss { from_ts, .. } => Some(from_ts),
         }

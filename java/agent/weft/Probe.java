@@ -114,7 +114,16 @@ public final class Probe {
     }
 
     public static void exit(int probe, Object self) {
-        if (!on) return;
+        if (!on) {
+            // The probes went off (an attach session ended) inside a submission:
+            // its depth must still come down, or the next session misses this
+            // thread's submissions.
+            if (((probe >>> 24) & 0xF) == SUBMISSION && self instanceof Executor) {
+                int[] depth = SUBMIT_DEPTH.get();
+                if (depth[0] > 0) depth[0]--;
+            }
+            return;
+        }
         try {
             switch ((probe >>> 24) & 0xF) {
                 case EXECUTION:
