@@ -66,8 +66,9 @@ static NEXT_KEY: AtomicUsize = AtomicUsize::new(1);
 /// What the current session changed, to put back at stop.
 #[derive(Default)]
 struct Session {
-    /// Loaded classes retransformed (global references).
-    retransformed: Vec<usize>,
+    /// Loaded classes retransformed (global references), with their method digest
+    /// before (None: the class was not linked yet).
+    retransformed: Vec<(usize, Option<u64>)>,
     /// Classes first loaded during the session and instrumented at load (internal names).
     loaded_changed: HashSet<String>,
     shape_before: u64,
@@ -348,10 +349,10 @@ fn start(vm: *mut JavaVM, jni: Jni, opt_str: &str, options: options::Options) ->
         let _ = jvmti.enable_event(e);
     }
     let loaded = candidates(jvmti, jni);
-    let shapes: Vec<u64> = loaded
+    let shapes: Vec<Option<u64>> = loaded
         .classes
         .iter()
-        .map(|&c| shape_digest(jvmti, &[c]))
+        .map(|&c| shape_digest(jvmti, c))
         .collect();
     let changed = retransform(jvmti, &loaded.classes);
     let shape_before = loaded
@@ -359,13 +360,15 @@ fn start(vm: *mut JavaVM, jni: Jni, opt_str: &str, options: options::Options) ->
         .iter()
         .zip(&shapes)
         .filter(|(n, _)| changed.contains(*n))
-        .fold(0u64, |a, (_, &d)| a.wrapping_add(d));
-    let kept: Vec<usize> = loaded
+        .filter_map(|(_, &d)| d)
+        .fold(0u64, |a, d| a.wrapping_add(d));
+    let kept: Vec<(usize, Option<u64>)> = loaded
         .classes
         .iter()
         .zip(&loaded.names)
-        .filter(|(_, n)| changed.contains(*n))
-        .map(|(&c, _)| jni.new_global_ref(c as jclass) as usize)
+        .zip(&shapes)
+        .filter(|((_, n), _)| changed.contains(*n))
+        .map(|((&c, _), &d)| (jni.new_global_ref(c as jclass) as usize, d))
         .collect();
     for c in loaded.classes {
         jni.delete_local_ref(c as jclass);
@@ -535,30 +538,25 @@ fn retransform(jvmti: Jvmti, classes: &[usize]) -> HashSet<String> {
         .collect()
 }
 
-/// A digest of the classes' methods as the JVM has them: name and descriptor of
-/// each (sum over classes: order-independent). Bytecode lengths are left out: a
+/// A digest of a class's methods as the JVM has them: name and descriptor of each
+/// (sums over classes are order-independent). Bytecode lengths are left out: a
 /// redefinition may widen an `ldc` to `ldc_w` when it merges constant pools.
-fn shape_digest(jvmti: Jvmti, classes: &[usize]) -> u64 {
-    let mut total: u64 = 0;
-    for &c in classes {
-        let mut h = Fnv::default();
-        if let Ok(sig) = jvmti.get_class_signature(c as jclass) {
-            h.add(sig.as_bytes());
-        }
-        let mut methods: Vec<(String, String)> = jvmti
-            .get_class_methods(c as jclass)
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|m| jvmti.get_method_name(m).ok())
-            .collect();
-        methods.sort();
-        for (n, d) in methods {
-            h.add(n.as_bytes());
-            h.add(d.as_bytes());
-        }
-        total = total.wrapping_add(h.0);
+fn shape_digest(jvmti: Jvmti, c: usize) -> Option<u64> {
+    let mut h = Fnv::default();
+    h.add(jvmti.get_class_signature(c as jclass).ok()?.as_bytes());
+    // Fails for a class not linked yet (JVMTI_ERROR_CLASS_NOT_PREPARED).
+    let mut methods: Vec<(String, String)> = jvmti
+        .get_class_methods(c as jclass)
+        .ok()?
+        .into_iter()
+        .filter_map(|m| jvmti.get_method_name(m).ok())
+        .collect();
+    methods.sort();
+    for (n, d) in methods {
+        h.add(n.as_bytes());
+        h.add(d.as_bytes());
     }
-    total
+    Some(h.0)
 }
 
 /// Methods of the classes whose bytecodes call a weft probe class.
@@ -666,7 +664,7 @@ fn stop(jni: Jni) -> jint {
         let _ = jvmti.disable_event(e);
     }
     // Classes loaded and instrumented during the session.
-    let mut classes = session.retransformed.clone();
+    let mut classes: Vec<usize> = session.retransformed.iter().map(|&(c, _)| c).collect();
     if !session.loaded_changed.is_empty() {
         for c in jvmti.get_loaded_classes().unwrap_or_default() {
             if internal_name(jvmti, c).is_some_and(|n| session.loaded_changed.contains(&n)) {
@@ -684,7 +682,13 @@ fn stop(jni: Jni) -> jint {
         }
     }
     let probed_after = probed_methods(jvmti, &classes);
-    let shape_after = shape_digest(jvmti, &session.retransformed);
+    // Over the classes that had a digest before (a class not yet linked then has none).
+    let shape_after = session
+        .retransformed
+        .iter()
+        .filter(|(_, before)| before.is_some())
+        .filter_map(|&(c, _)| shape_digest(jvmti, c))
+        .fold(0u64, |a, d| a.wrapping_add(d));
     for c in classes {
         jni.delete_global_ref(c as jobject);
     }

@@ -181,13 +181,15 @@ pub fn run(args: AttachArgs) -> Result<u8, CliError> {
     placed.bring_back(&output);
     match stopped {
         Ok(_) => {}
-        Err(AttachError::Exited(_)) => return Err(CliError::with_code(
-            format!(
+        Err(AttachError::Exited(_)) => {
+            return Err(CliError::with_code(
+                format!(
                 "the JVM {pid} exited during the recording; {} holds what was recorded until then",
                 output.display()
             ),
-            1,
-        )),
+                1,
+            ))
+        }
         Err(e) => return Err(attach_error(&target, e)),
     }
     summarize(&output);
