@@ -157,10 +157,7 @@ pub unsafe extern "system" fn Agent_OnAttach(
     });
     match r {
         Ok(c) => c,
-        Err(_) => {
-            eprintln!("weft: agent disabled: internal error at attach");
-            code::INTERNAL
-        }
+        Err(_) => code::INTERNAL,
     }
 }
 
@@ -184,14 +181,23 @@ fn on_attach(vm: *mut JavaVM, jni: Jni, opt_str: &str) -> jint {
     let options = match options::parse(Some(&rest)) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("weft: {e}");
+            if !items.contains(&"quiet") {
+                eprintln!("weft: {e}");
+            }
             return code::BAD_OPTIONS;
         }
     };
+    let quiet = options.quiet;
     match start(vm, jni, &rest, options) {
         Ok(()) => JNI_OK,
         Err((c, msg)) => {
-            if !msg.is_empty() {
+            // A session that got as far as changing classes puts them back.
+            if recording_session() {
+                stop(jni);
+            }
+            // weft attach passes `quiet` and says what the code means itself: the
+            // program's stderr stays as it was.
+            if !quiet && !msg.is_empty() {
                 eprintln!("weft: attach failed: {msg}");
             }
             c

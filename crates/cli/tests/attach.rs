@@ -403,3 +403,53 @@ fn launched_jdk21_attributes_reentrant_lock_contention() {
         text.stdout
     );
 }
+
+/// A JVM started under `weft record` records itself already: attach says so and
+/// leaves it alone.
+#[test]
+fn a_jvm_started_with_the_agent_is_refused() {
+    let _serial = serial();
+    let dir = scratch_file("launched");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("stdout");
+    let trace = dir.join("rec.weft");
+    let mut c = command(weft());
+    c.arg("record")
+        .arg("-o")
+        .arg(&trace)
+        .arg("--")
+        .arg("java")
+        .arg("-cp")
+        .arg(classes())
+        .arg("weft.workloads.AttachTarget")
+        .arg(&dir)
+        .arg("20")
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(Stdio::null());
+    let mut rec = c.spawn().unwrap();
+    wait_until("READY", || read(&out).contains("READY"));
+    // The JVM is weft record's child.
+    let pid = std::fs::read_to_string(format!("/proc/{}/task/{}/children", rec.id(), rec.id()))
+        .unwrap_or_default()
+        .split_whitespace()
+        .next()
+        .and_then(|p| p.parse::<u32>().ok())
+        .expect("the recorded JVM's pid");
+    let r = weft_cmd(&[
+        "attach",
+        &pid.to_string(),
+        "-o",
+        &dir.join("a.weft").display().to_string(),
+    ]);
+    one_error_line(
+        &r,
+        "launched with the agent",
+        "was started with the weft agent",
+    );
+    std::fs::write(dir.join("quit"), b"").unwrap();
+    let status = rec.wait().unwrap();
+    assert!(status.success());
+    assert!(read(&out).ends_with("BYE\n"), "{}", read(&out));
+}

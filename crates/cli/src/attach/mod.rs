@@ -71,11 +71,11 @@ fn catch_stop_signals() {
 /// What an `Agent_OnAttach` result code means (crates/agent/src/attach.rs `code`).
 fn agent_refusal(pid: u32, code: i32, text: &str) -> String {
     match code {
-        1 => format!("the agent refused its options (see the JVM {pid}'s stderr)"),
+        1 => format!("the agent in the JVM {pid} refused its options"),
         2 => format!("the JVM {pid} is already being recorded by another `weft attach`"),
         3 => format!("the JVM {pid} was started with the weft agent: it records itself already"),
         4 => format!("no weft recording runs in the JVM {pid}"),
-        5 => format!("the JVM {pid} could not create the trace file (see its stderr)"),
+        5 => format!("the JVM {pid} could not create the trace file (is its directory writable by the JVM's user?)"),
         6 => format!("the JVM {pid} does not let a late agent retransform classes"),
         _ => format!(
             "loading the agent into the JVM {pid} failed (code {code}): {}",
@@ -86,7 +86,7 @@ fn agent_refusal(pid: u32, code: i32, text: &str) -> String {
 
 fn attach_error(t: &Target, e: AttachError) -> CliError {
     match e {
-        AttachError::Failed { code, text } if code > 0 => {
+        AttachError::Failed { code, text } if code > 0 && text.contains("return code:") => {
             CliError::with_code(agent_refusal(t.pid, code, &text), 1)
         }
         e => CliError::with_code(e.to_string(), 1),
