@@ -226,15 +226,10 @@ fn environment(vm: *mut JavaVM) -> Result<Jvmti, Fail> {
             )
         })?;
     // What a late agent can still get; each one missing only loses its records.
-    for c in [
-        cap::CAN_GET_BYTECODES,
-        cap::CAN_GET_CONSTANT_POOL,
-        cap::CAN_GET_LINE_NUMBERS,
-        cap::CAN_GET_SOURCE_FILE_NAME,
-        cap::CAN_GENERATE_GARBAGE_COLLECTION_EVENTS,
-        cap::CAN_GENERATE_MONITOR_EVENTS,
-        jvmti::CAP_GET_MONITOR_INFO,
-    ] {
+    for c in cap::RECORDING
+        .into_iter()
+        .chain([jvmti::CAP_GET_MONITOR_INFO])
+    {
         let _ = jvmti.add_capabilities(&[c]);
     }
     agent::JDK_MAJOR.store(crate::jdk_major(jvmti), Ordering::Relaxed);

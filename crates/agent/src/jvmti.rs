@@ -60,6 +60,16 @@ pub mod cap {
     pub const CAN_GET_CONSTANT_POOL: u32 = 35;
     /// JDK 21+.
     pub const CAN_SUPPORT_VIRTUAL_THREADS: u32 = 44;
+    /// What both a launched agent and an attach session ask for (classes, sites,
+    /// locks, GC).
+    pub const RECORDING: [u32; 6] = [
+        CAN_GET_BYTECODES,
+        CAN_GET_CONSTANT_POOL,
+        CAN_GET_LINE_NUMBERS,
+        CAN_GET_SOURCE_FILE_NAME,
+        CAN_GENERATE_GARBAGE_COLLECTION_EVENTS,
+        CAN_GENERATE_MONITOR_EVENTS,
+    ];
 }
 
 #[repr(C)]
@@ -581,14 +591,19 @@ impl Jvmti {
         let mut p: *mut jclass = std::ptr::null_mut();
         // SAFETY: slot 77 is GetLoadedClasses; valid out-pointers.
         check(unsafe { f(self.0, &mut n, &mut p) })?;
+        Ok(self.take_refs(p, n))
+    }
+
+    /// Copies a JVMTI-allocated array of `n` references and frees it.
+    fn take_refs(self, p: *mut jobject, n: jint) -> Vec<jobject> {
         let v = if p.is_null() || n <= 0 {
             Vec::new()
         } else {
-            // SAFETY: JVMTI returned n class references at p.
+            // SAFETY: JVMTI returned n references at p.
             unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec()
         };
         self.deallocate(p);
-        Ok(v)
+        v
     }
 }
 
@@ -619,14 +634,7 @@ impl Jvmti {
         let mut p: *mut jobject = std::ptr::null_mut();
         // SAFETY: slot 3 is GetAllThreads; valid out-pointers.
         check(unsafe { f(self.0, &mut n, &mut p) })?;
-        let v = if p.is_null() || n <= 0 {
-            Vec::new()
-        } else {
-            // SAFETY: JVMTI returned n thread references at p.
-            unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec()
-        };
-        self.deallocate(p);
-        Ok(v)
+        Ok(self.take_refs(p, n))
     }
 
     /// This environment's thread-local value of `thread` (null: the current thread).
@@ -663,14 +671,7 @@ impl Jvmti {
         let mut p: *mut jclass = std::ptr::null_mut();
         // SAFETY: slot 53 is GetImplementedInterfaces; valid out-pointers.
         check(unsafe { f(self.0, c, &mut n, &mut p) })?;
-        let v = if p.is_null() || n <= 0 {
-            Vec::new()
-        } else {
-            // SAFETY: JVMTI returned n class references at p.
-            unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec()
-        };
-        self.deallocate(p);
-        Ok(v)
+        Ok(self.take_refs(p, n))
     }
 
     /// RetransformClasses: the ClassFileLoadHook of retransformation-capable

@@ -386,15 +386,8 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
         close_probe_jar();
         return fail(format!("AddToBootstrapClassLoaderSearch failed ({e})"));
     }
-    let caps = [
-        cap::CAN_GENERATE_ALL_CLASS_HOOK_EVENTS,
-        cap::CAN_GET_BYTECODES,
-        cap::CAN_GET_CONSTANT_POOL,
-        cap::CAN_GET_LINE_NUMBERS,
-        cap::CAN_GET_SOURCE_FILE_NAME,
-        cap::CAN_GENERATE_GARBAGE_COLLECTION_EVENTS,
-        cap::CAN_GENERATE_MONITOR_EVENTS,
-    ];
+    let mut caps = vec![cap::CAN_GENERATE_ALL_CLASS_HOOK_EVENTS];
+    caps.extend(cap::RECORDING);
     if let Err(e) = jvmti.add_capabilities(&caps) {
         close_probe_jar();
         return fail(format!("AddCapabilities failed ({e})"));
