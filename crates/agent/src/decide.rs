@@ -137,6 +137,8 @@ pub struct Wrap {
     pub loop_body: bool,
     /// A call of the window method (`window=`): hooks into `weft/WindowProbe`.
     pub window: bool,
+    /// `ForkJoinTask.doExec` of a late agent (pipeline::late_fork_join).
+    pub fj_task: bool,
 }
 
 #[derive(Debug, Default, PartialEq)]
@@ -204,6 +206,7 @@ pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Dec
                 pass_arg0: false,
                 loop_body,
                 window: false,
+                fj_task: false,
             });
             continue;
         }
@@ -218,6 +221,7 @@ pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Dec
                 pass_arg0: true,
                 loop_body: false,
                 window: false,
+                fj_task: false,
             });
         }
     }
@@ -254,6 +258,7 @@ pub fn window_wraps(s: &ClassSummary, method: &str, taken: &[Wrap]) -> Vec<Wrap>
             pass_arg0: false,
             loop_body: false,
             window: true,
+            fj_task: false,
         })
         .collect()
 }

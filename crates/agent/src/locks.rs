@@ -82,6 +82,7 @@ pub fn lock_wraps(s: &ClassSummary) -> Vec<Wrap> {
             pass_arg0: *arg0,
             loop_body: false,
             window: false,
+            fj_task: false,
         })
         .collect()
 }

@@ -980,7 +980,7 @@ fn blind_spots(h: &weft_trace::Header) -> Vec<String> {
                 n(header_keys::ATTACH_CLASSES_LOADED),
                 n(header_keys::ATTACH_CLASSES_CHANGED)
             ),
-            "fork-join tasks are not seen (their probes need fields a late agent cannot add)"
+            "fork-join tasks are seen as executions only (ForkJoinTask.doExec), without fork, join and steal events (those probes need fields a late agent cannot add)"
                 .to_string(),
             "j.u.c. lock waits are seen as lock blocking only, not as parks (Unsafe.park was bound before the attach); no CPU or wall-clock stack samples, no virtual-thread events"
                 .to_string(),

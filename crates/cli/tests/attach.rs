@@ -181,7 +181,7 @@ fn check_phase(trace: &Path, stderr: &str, jdk: u32, session: u32) {
         "JDK {jdk} session {session}: classes not restored:\n{stderr}"
     );
     assert!(
-        stderr.contains("weft: not seen: fork-join tasks are not seen"),
+        stderr.contains("weft: not seen: fork-join tasks are seen as executions only"),
         "JDK {jdk}: the report must say what a late agent cannot see:\n{stderr}"
     );
     let report = report_json(trace);
@@ -195,6 +195,21 @@ fn check_phase(trace: &Path, stderr: &str, jdk: u32, session: u32) {
         jobs["executions"].as_u64(),
         Some(JOBS),
         "JDK {jdk} session {session}: Job executions\n{}",
+        workload_rows(&report)
+    );
+    // The fork-join sum: the root and its 63 forked halves, each one doExec (the
+    // ones run inside a parent's join are aggregated into it: the task model).
+    let sum = class_row(&report, "weft.workloads.AttachTarget$Sum").unwrap_or_else(|| {
+        panic!(
+            "JDK {jdk} session {session}: no Sum row\n{}",
+            workload_rows(&report)
+        )
+    });
+    assert_eq!(sum["kind"], "forkjoin", "JDK {jdk}");
+    assert_eq!(
+        sum["executions"].as_u64().unwrap_or(0) + sum["aggregated"].as_u64().unwrap_or(0),
+        64,
+        "JDK {jdk} session {session}: Sum executions\n{}",
         workload_rows(&report)
     );
     let locks = report
