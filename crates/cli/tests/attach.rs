@@ -185,6 +185,19 @@ fn check_phase(trace: &Path, stderr: &str, jdk: u32, session: u32) {
         "JDK {jdk}: the report must say what a late agent cannot see:\n{stderr}"
     );
     let report = report_json(trace);
+    let restored = &report["trace"]["attach"];
+    assert_eq!(restored["probed_methods_after"], 0, "JDK {jdk}: {restored}");
+    assert!(
+        restored["probed_methods_while_recording"]
+            .as_u64()
+            .unwrap_or(0)
+            > 0,
+        "JDK {jdk}: {restored}"
+    );
+    assert_eq!(
+        restored["method_digest_unchanged"], true,
+        "JDK {jdk}: {restored}"
+    );
     let jobs = class_row(&report, "weft.workloads.AttachTarget$Job").unwrap_or_else(|| {
         panic!(
             "JDK {jdk} session {session}: no Job row\n{}",

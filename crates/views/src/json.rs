@@ -150,6 +150,13 @@ pub fn report_json(a: &Analysis) -> Value {
             "incomplete_executions": a.tasks.incomplete,
             "unmatched_ends": a.tasks.unmatched_ends,
             "unmatched_submissions": a.tasks.unmatched_submissions,
+            // `weft attach` (docs/attach.md): the classes put back at detach.
+            "attach": m.attach_end.map(|e| json!({
+                "classes_restored": e.classes,
+                "probed_methods_while_recording": e.probed_during,
+                "probed_methods_after": e.probed_after,
+                "method_digest_unchanged": e.shapes_equal,
+            })),
         },
         "threads": threads,
         "virtual_threads": virtual_threads_json(&a.virtual_threads),
