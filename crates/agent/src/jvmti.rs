@@ -192,7 +192,12 @@ impl Jvmti {
     }
 
     pub fn enable_event(self, event: jint) -> JvmtiResult<()> {
-        // SAFETY: slot 2 is SetEventNotificationMode(env, mode, event, thread, ...),
+        self.set_event_mode(JVMTI_ENABLE, event)
+    }
+
+    /// SetEventNotificationMode for every thread (mode 1 enable, 0 disable).
+    fn set_event_mode(self, mode: jint, event: jint) -> JvmtiResult<()> {
+        // SAFETY: slot 1 is SetEventNotificationMode(env, mode, event, thread, ...),
         // a C-variadic function; the extra arguments are unused by HotSpot.
         let r = unsafe {
             let table = &*(*self.0).functions;
@@ -200,7 +205,7 @@ impl Jvmti {
                 *const c_void,
                 unsafe extern "C" fn(*mut JvmtiEnvRaw, jint, jint, jobject, ...) -> jint,
             >(table[slot::SET_EVENT_NOTIFICATION_MODE]);
-            f(self.0, JVMTI_ENABLE, event, std::ptr::null_mut())
+            f(self.0, mode, event, std::ptr::null_mut())
         };
         check(r)
     }
@@ -615,16 +620,7 @@ pub const CAP_RETRANSFORM_CLASSES: u32 = 37;
 impl Jvmti {
     /// Turns an event off (SetEventNotificationMode JVMTI_DISABLE).
     pub fn disable_event(self, event: jint) -> JvmtiResult<()> {
-        // SAFETY: as in enable_event (slot 1, C-variadic SetEventNotificationMode).
-        let r = unsafe {
-            let table = &*(*self.0).functions;
-            let f = std::mem::transmute::<
-                *const c_void,
-                unsafe extern "C" fn(*mut JvmtiEnvRaw, jint, jint, jobject, ...) -> jint,
-            >(table[slot::SET_EVENT_NOTIFICATION_MODE]);
-            f(self.0, 0, event, std::ptr::null_mut())
-        };
-        check(r)
+        self.set_event_mode(0, event)
     }
 
     /// Every live platform thread (local references).
