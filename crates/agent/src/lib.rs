@@ -315,6 +315,7 @@ pub(crate) fn vm_header(jvmti: Jvmti, jni: Jni, header: &mut Header, ticks_per_s
             .unwrap_or_default(),
     );
     header.set("locks.park_hooked", locks::park_hooked().to_string());
+    header.set("locks.unpark_hooked", locks::unpark_hooked().to_string());
     header.set(hk::TICKS_PER_SEC, format!("{ticks_per_sec:.1}"));
     sampling::header(header);
     header.set(

@@ -244,18 +244,24 @@ pub fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
                 crate::attach::adopt_thread(l);
             }
             if h.0.is_none() {
-                let index = s.next_thread.fetch_add(1, Ordering::Relaxed);
-                let buf = Arc::new(Mutex::new(Buf::new(index)));
-                lock(&s.registry).push(buf.clone());
-                crate::schedstat::track_current(index);
+                // A thread recorded from outside before its first hook keeps its index.
+                let adopted = adopt_foreign();
+                let started = adopted.is_some();
+                let buf = adopted.unwrap_or_else(|| {
+                    let index = s.next_thread.fetch_add(1, Ordering::Relaxed);
+                    let buf = Arc::new(Mutex::new(Buf::new(index)));
+                    lock(&s.registry).push(buf.clone());
+                    buf
+                });
+                crate::schedstat::track_current(lock(&buf).enc.thread());
                 let mut l = Local {
                     buf,
                     session,
-                    started: false,
+                    started,
                     usage_at_start: (0, 0, 0),
                     last_created: (0, 0),
                 };
-                if session != 0 {
+                if session != 0 && !l.started {
                     crate::attach::adopt_thread(&mut l);
                 }
                 h.0 = Some(l);
@@ -264,6 +270,41 @@ pub fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
         })
         .ok()
         .flatten()
+}
+
+/// Threads recorded from outside (started before the agent's hooks: see
+/// [`record_foreign_thread`]), by OS thread id, until they make their first hook call.
+static FOREIGN: Mutex<Vec<(u32, Arc<Mutex<Buf>>)>> = Mutex::new(Vec::new());
+
+/// Records a thread that is not the current one and has no state yet (it was
+/// started before the agent's hooks): a new thread index whose block starts with
+/// `start` (its ThreadStart). If the thread later calls a hook, it continues on
+/// this index. Returns the index.
+pub fn record_foreign_thread(os_tid: u32, start: &Record) -> Option<u32> {
+    let s = SINK.get()?;
+    if !recording() {
+        return None;
+    }
+    let index = s.next_thread.fetch_add(1, Ordering::Relaxed);
+    let buf = Arc::new(Mutex::new(Buf::new(index)));
+    s.push(&buf, start);
+    lock(&s.registry).push(buf.clone());
+    let mut f = lock(&FOREIGN);
+    f.retain(|(t, _)| *t != os_tid);
+    f.push((os_tid, buf));
+    Some(index)
+}
+
+/// The buffer recorded from outside for the current thread, if any (taken once).
+fn adopt_foreign() -> Option<Arc<Mutex<Buf>>> {
+    let mut f = lock(&FOREIGN);
+    if f.is_empty() {
+        return None;
+    }
+    // SAFETY: gettid has no preconditions.
+    let tid = unsafe { libc::gettid() } as u32;
+    let i = f.iter().position(|(t, _)| *t == tid)?;
+    Some(f.swap_remove(i).1)
 }
 
 /// This thread's index in the trace (its buffer is created if it has none).
