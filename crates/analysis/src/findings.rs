@@ -68,6 +68,9 @@ pub const LOCK_MIN_BLOCKED_NS: u64 = 10_000_000;
 /// self time, for at least [`WAIT_MIN_NS`], holds threads while it waits.
 pub const WAIT_MIN_SHARE: f64 = 0.25;
 pub const WAIT_MIN_NS: u64 = 50_000_000;
+/// Waits on one application object class at one site are a finding when at least
+/// this many threads waited there for at least [`WAIT_MIN_NS`] in all.
+pub const WAIT_GROUP_MIN_THREADS: usize = 2;
 /// Fixed cost of one executor task (submission, queue hand-off, waking a pool
 /// thread): an order of magnitude, used only to estimate what merging saves.
 pub const TASK_OVERHEAD_NS: u64 = 5_000;
@@ -104,6 +107,9 @@ pub enum FindingKind {
     LockContention,
     /// A task class that spends much of its self time in waits while holding a thread.
     Waiting,
+    /// Threads waiting on an application object (a hand-made lock or condition, e.g.
+    /// a database's row lock): a wait group by (kind, class, site).
+    WaitContention,
     /// Fork-join tasks below the fine-grained threshold: raise the sequential cutoff.
     ForkJoinFineGrained,
     /// One thread of a fork-join pool did most of the work.
@@ -127,6 +133,7 @@ impl FindingKind {
             FindingKind::CoarseGrained => "coarse_grained",
             FindingKind::LockContention => "lock_contention",
             FindingKind::Waiting => "waiting",
+            FindingKind::WaitContention => "wait_contention",
             FindingKind::ForkJoinFineGrained => "fj_fine_grained",
             FindingKind::ForkJoinImbalance => "fj_imbalance",
             FindingKind::ForkJoinLowParallelism => "fj_low_parallelism",
@@ -146,6 +153,7 @@ impl FindingKind {
             FindingKind::CoarseGrained => "too coarse-grained",
             FindingKind::LockContention => "lock contention",
             FindingKind::Waiting => "waiting",
+            FindingKind::WaitContention => "waits on an object",
             FindingKind::ForkJoinFineGrained => "fork-join: too fine",
             FindingKind::ForkJoinImbalance => "fork-join: imbalance",
             FindingKind::ForkJoinLowParallelism => "fork-join: low parallelism",
@@ -239,6 +247,7 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     let mut costed = Vec::new();
     lock_findings(i, &mut costed);
     wait_findings(i, &mut costed);
+    wait_group_findings(i, &mut costed);
     granularity_findings(i, &mut costed);
     forkjoin_findings(i, &mut costed);
     costed.extend(virtual_thread_findings(i.virtual_threads));
@@ -567,6 +576,72 @@ fn wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
             ],
             cost_ns: s.waiting_ns,
             site: site.map(|s| s.0),
+        });
+    }
+}
+
+/// Whether a class is the JDK's (queues, futures, conditions, threads: waiting for
+/// work or for another task, which the `waiting` finding covers per task class).
+fn is_jdk_class(class: &str) -> bool {
+    ["java.", "javax.", "jdk.", "sun.", "com.sun."]
+        .iter()
+        .any(|p| class.starts_with(p))
+}
+
+/// Waits on an application object: threads waiting for another thread to release
+/// or signal it (Derby's row locks: `Object.wait` on `ActiveLock`).
+fn wait_group_findings(i: &Inputs, out: &mut Vec<Finding>) {
+    // A wait on a Thread subclass is a `Thread.join`.
+    let thread_classes: BTreeSet<&str> = i
+        .tasks
+        .classes
+        .iter()
+        .filter(|c| c.kind == TaskKind::Thread)
+        .map(|c| c.class.as_str())
+        .collect();
+    for g in &i.locks.wait_groups {
+        let Some(class) = g.class.as_deref() else {
+            continue;
+        };
+        if is_jdk_class(class)
+            || thread_classes.contains(class)
+            || g.total_ns < WAIT_MIN_NS
+            || g.threads.len() < WAIT_GROUP_MIN_THREADS
+        {
+            continue;
+        }
+        let at = g
+            .site
+            .as_ref()
+            .map_or(String::new(), |s| format!(" at {s}"));
+        let call = match g.kind {
+            "park" => "parks with blocker",
+            "Object.wait" => "`Object.wait` calls on",
+            k => k,
+        };
+        let message = format!(
+            "{} waited {} in {} {call} `{}`{at} (mean {}, longest {}; most `{}`). They wait for              another thread to release or signal that object: if it guards a shared resource (a              hand-made lock, such as a database's row lock), this is contention, so hold the              resource for less time{at} or split it; if it is a work queue, these threads were              idle, not slowed.",
+            count(g.threads.len() as u64, "thread"),
+            human_ns(g.total_ns),
+            g.count,
+            simple(class),
+            human_ns(g.mean_ns()),
+            human_ns(g.max_ns),
+            g.threads[0].0,
+        );
+        out.push(Finding {
+            kind: FindingKind::WaitContention,
+            class: Some(class.to_string()),
+            message,
+            fields: vec![
+                ("wait_kind", FieldValue::Text(g.kind.to_string())),
+                ("waits", FieldValue::Int(g.count)),
+                ("waiting_ns", FieldValue::Int(g.total_ns)),
+                ("max_wait_ns", FieldValue::Int(g.max_ns)),
+                ("threads", FieldValue::Int(g.threads.len() as u64)),
+            ],
+            cost_ns: g.total_ns,
+            site: g.site.clone(),
         });
     }
 }

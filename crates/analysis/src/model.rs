@@ -246,6 +246,8 @@ pub struct ModelBuilder {
     /// Scheduler readings name their thread from the global block; they are
     /// attached once every thread is known (they never make a thread).
     sched: Vec<(ThreadIndex, SchedPoint)>,
+    /// A `WaitDetail` per thread, for the thread's next event if it is a `WaitBegin`.
+    pending_wait_detail: HashMap<ThreadIndex, (u32, u32)>,
 }
 
 impl weft_trace::RecordSink for ModelBuilder {
@@ -276,6 +278,7 @@ impl ModelBuilder {
             streams: BTreeMap::new(),
             unresolved_runs: Vec::new(),
             sched: Vec::new(),
+            pending_wait_detail: HashMap::new(),
         }
     }
 
@@ -353,6 +356,10 @@ impl ModelBuilder {
             }
             Record::AppStart { ts } => {
                 m.app_start_ns.get_or_insert(*ts);
+                None
+            }
+            Record::WaitDetail { class_id, site } => {
+                self.pending_wait_detail.insert(thread, (*class_id, *site));
                 None
             }
             // Kept in `m.sampled` above.
@@ -651,7 +658,15 @@ impl ModelBuilder {
             }
             Record::WaitEnd { ts } => Some((ev(EventKind::WaitEnd, *ts, 0, 0, 0, 0), false)),
         };
-        if let Some((e, is_fj)) = event {
+        if let Some((mut e, is_fj)) = event {
+            if !is_fj && !self.pending_wait_detail.is_empty() {
+                if let Some((class_id, site)) = self.pending_wait_detail.remove(&thread) {
+                    if e.kind == EventKind::WaitBegin {
+                        e.a = class_id as u64;
+                        e.c = site;
+                    }
+                }
+            }
             let s = self
                 .streams
                 .entry(thread)
@@ -682,6 +697,7 @@ impl ModelBuilder {
             mut streams,
             unresolved_runs,
             sched,
+            pending_wait_detail: _,
         } = self;
         for (thread, i) in unresolved_runs {
             if let Some(s) = streams.get_mut(&thread) {

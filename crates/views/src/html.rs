@@ -700,17 +700,28 @@ fn locks_section(a: &Analysis) -> String {
             h.push_str("</tbody></table>");
         }
     }
-    if !la.waits.is_empty() {
-        h.push_str("<h3>Waits (not lock contention)</h3><table class=\"grid\"><thead><tr><th>kind</th><th>count</th><th>total</th><th>longest</th><th>most on</th></tr></thead><tbody>");
-        for w in &la.waits {
+    if !la.wait_groups.is_empty() {
+        let top = la.wait_groups.iter().take(MAX_LOCKS);
+        let _ = write!(
+            h,
+            "<h3>Waits (not lock contention)</h3><p class=\"muted small\">By kind, the class of the object waited on (or the park's blocker) and site; the top {} of {} groups, as in the text report. Hover a site for its whole stack.</p>\
+<table class=\"grid\"><thead><tr><th>kind</th><th>on</th><th>site</th><th>count</th><th>total</th><th>mean</th><th>longest</th><th>most on</th></tr></thead><tbody>",
+            la.wait_groups.len().min(MAX_LOCKS),
+            la.wait_groups.len()
+        );
+        for g in top {
             let _ = write!(
                 h,
-                "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
-                esc(w.kind),
-                w.count,
-                human_ns(w.total_ns),
-                human_ns(w.max_ns),
-                esc(w.threads.first().map_or("", |t| t.0.as_str()))
+                "<tr><td>{}</td><td>{}</td><td class=\"site\" title=\"{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+                esc(g.kind),
+                esc(g.class.as_deref().unwrap_or("(no blocker)")),
+                esc(&g.stack.join("\n")),
+                esc(g.site.as_deref().unwrap_or("(not sampled)")),
+                g.count,
+                human_ns(g.total_ns),
+                human_ns(g.mean_ns()),
+                human_ns(g.max_ns),
+                esc(g.threads.first().map_or("", |t| t.0.as_str()))
             );
         }
         h.push_str("</tbody></table>");
