@@ -620,7 +620,11 @@ fn wait_group_findings(i: &Inputs, out: &mut Vec<Finding>) {
             k => k,
         };
         let message = format!(
-            "{} waited {} in {} {call} `{}`{at} (mean {}, longest {}; most `{}`). They wait for              another thread to release or signal that object: if it guards a shared resource (a              hand-made lock, such as a database's row lock), this is contention, so hold the              resource for less time{at} or split it; if it is a work queue, these threads were              idle, not slowed.",
+            "{} waited {} in {} {call} `{}`{at} (mean {}, longest {}; most `{}`). They wait for \
+             another thread to release or signal that object: if it guards a shared resource (a \
+             hand-made lock, such as a database's row lock), this is contention, so hold the \
+             resource for less time or split it; if it is a work queue, these threads were idle, \
+             not slowed.",
             count(g.threads.len() as u64, "thread"),
             human_ns(g.total_ns),
             g.count,
