@@ -215,6 +215,7 @@ const WAIT_SITE_SKIP: &[&str] = &[
     "java.lang.Object.wait",
     "java.lang.Thread.join",
     "java.util.concurrent.locks.",
+    "java.util.concurrent.CountDownLatch",
     "jdk.internal.misc.Unsafe.",
 ];
 
@@ -238,15 +239,20 @@ fn wait_detail(jvmti: Jvmti, jni: Jni, object: jobject) -> Option<Record> {
     let class_id = agent::class_id_of(jni, object);
     jni.check_clear();
     let site = if wait_site_sampled(class_id) {
-        match jvmti.get_stack_trace_from(0, SITE_FRAMES + 12) {
-            Ok(frames) => agent::site_for_frames(jvmti, jni, &frames, WAIT_SITE_SKIP, SITE_FRAMES),
-            Err(_) => 0,
-        }
+        wait_site(jvmti, jni)
     } else {
         0
     };
     busy_exit();
     Some(Record::WaitDetail { class_id, site })
+}
+
+/// The site of the current wait (its wait and park frames skipped).
+fn wait_site(jvmti: Jvmti, jni: Jni) -> u32 {
+    match jvmti.get_stack_trace_from(0, SITE_FRAMES + 12) {
+        Ok(frames) => agent::site_for_frames(jvmti, jni, &frames, WAIT_SITE_SKIP, SITE_FRAMES),
+        Err(_) => 0,
+    }
 }
 
 /// The current thread's park blocker (`LockSupport.park(blocker)`; a local
@@ -406,6 +412,15 @@ pub extern "system" fn Java_weft_Probe_nLockBegin(
         };
         match entry.role {
             Role::Latch => {
+                // Inside this callback already (BUSY): the detail is taken here.
+                let class_id = agent::class_id_of(jni, self_);
+                jni.check_clear();
+                let site = if wait_site_sampled(class_id) {
+                    wait_site(jvmti, jni)
+                } else {
+                    0
+                };
+                sink::emit(&Record::WaitDetail { class_id, site });
                 sink::emit(&Record::WaitBegin {
                     ts,
                     kind: wait_kind::LATCH,

@@ -44,7 +44,7 @@ impl WaitGroup {
         self.total_ns.checked_div(self.count).unwrap_or(0)
     }
 
-    /// `kind on Class at site` (the simple name of the class).
+    /// `kind on Class at site` (the parts that are known).
     pub fn label(&self) -> String {
         let mut s = self.kind.to_string();
         if let Some(c) = &self.class {

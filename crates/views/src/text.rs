@@ -452,16 +452,19 @@ fn locks_text(out: &mut String, a: &Analysis) {
                     n if n > 3 => format!(", {} threads", n),
                     _ => String::new(),
                 };
+                let what = match (&g.class, &g.site) {
+                    (None, None) => format!("{} (no blocker, site not sampled)", g.kind),
+                    (None, Some(_)) => format!("{} (no blocker)", g.label()),
+                    (Some(_), None) => format!("{} (site not sampled)", g.label()),
+                    _ => g.label(),
+                };
                 let _ = writeln!(
                     out,
-                    "    {} × {} total, mean {}, max {}  {} on {} at {} ({}{more})",
+                    "    {} × {} total, mean {}, max {}  {what} ({}{more})",
                     g.count,
                     human_ns(g.total_ns),
                     human_ns(g.mean_ns()),
                     human_ns(g.max_ns),
-                    g.kind,
-                    g.class.as_deref().unwrap_or("(no blocker)"),
-                    g.site.as_deref().unwrap_or("(site not sampled)"),
                     th.join(", ")
                 );
             }
