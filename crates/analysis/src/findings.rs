@@ -196,6 +196,9 @@ pub struct Finding {
     pub cost_ns: u64,
     /// Where to change it: the same site the tables show for the class or lock.
     pub site: Option<String>,
+    /// The whole recorded stack through `site`, innermost first (creation,
+    /// submission, acquisition or wait; on demand in JSON and the HTML hover).
+    pub stack: Vec<String>,
 }
 
 impl Finding {
@@ -254,6 +257,11 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     // Stable: equal costs keep the order above.
     costed.sort_by_key(|f| std::cmp::Reverse(f.cost_ns));
     out.extend(costed);
+    for f in &mut out {
+        if let (Some(site), true) = (&f.site, f.stack.is_empty()) {
+            f.stack = i.model.site_stack(site);
+        }
+    }
     out
 }
 
@@ -271,6 +279,7 @@ fn trace_findings(model: &Model, tasks: &TaskAnalysis, out: &mut Vec<Finding>) {
             fields: vec![("incomplete_executions", FieldValue::Int(incomplete))],
             cost_ns: 0,
             site: None,
+            stack: Vec::new(),
         });
     }
     if !model.losses.is_empty() {
@@ -305,6 +314,7 @@ fn trace_findings(model: &Model, tasks: &TaskAnalysis, out: &mut Vec<Finding>) {
             ],
             cost_ns: 0,
             site: None,
+            stack: Vec::new(),
         });
     }
     if model.unknown_records > 0 {
@@ -318,6 +328,7 @@ fn trace_findings(model: &Model, tasks: &TaskAnalysis, out: &mut Vec<Finding>) {
             fields: vec![("records", FieldValue::Int(model.unknown_records))],
             cost_ns: 0,
             site: None,
+            stack: Vec::new(),
         });
     }
     let open_tasks = tasks
@@ -340,6 +351,7 @@ fn trace_findings(model: &Model, tasks: &TaskAnalysis, out: &mut Vec<Finding>) {
             ],
             cost_ns: 0,
             site: None,
+            stack: Vec::new(),
         });
     }
 }
@@ -525,6 +537,7 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
             fields,
             cost_ns: g.blocked_ns,
             site: g.site.clone(),
+            stack: Vec::new(),
         });
     }
 }
@@ -576,6 +589,7 @@ fn wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
             ],
             cost_ns: s.waiting_ns,
             site: site.map(|s| s.0),
+            stack: Vec::new(),
         });
     }
 }
@@ -646,6 +660,7 @@ fn wait_group_findings(i: &Inputs, out: &mut Vec<Finding>) {
             ],
             cost_ns: g.total_ns,
             site: g.site.clone(),
+            stack: g.stack.clone(),
         });
     }
 }
@@ -766,6 +781,7 @@ fn fine_grained(
         fields,
         cost_ns: cost,
         site: site.map(|s| s.0),
+        stack: Vec::new(),
     })
 }
 
@@ -868,6 +884,7 @@ fn coarse_grained(
         fields,
         cost_ns: idle_cpu_ns,
         site: site.map(|s| s.0),
+        stack: Vec::new(),
     })
 }
 
@@ -915,6 +932,7 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 ],
                 cost_ns: cost,
                 site: c.site.clone(),
+                stack: Vec::new(),
             });
         }
     }
@@ -956,6 +974,7 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 ],
                 cost_ns: cost,
                 site: None,
+                stack: Vec::new(),
             });
         }
     }
@@ -991,6 +1010,7 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 ],
                 cost_ns: cost,
                 site: None,
+                stack: Vec::new(),
             });
         }
     }
@@ -1013,6 +1033,7 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
             ],
             cost_ns: blocked,
             site: None,
+            stack: Vec::new(),
         });
     }
 }
@@ -1066,6 +1087,7 @@ pub fn virtual_thread_findings(vt: &crate::vthreads::VirtualThreadAnalysis) -> V
                 // Carrier time held while blocked: other virtual threads could not run on it.
                 cost_ns: p.blocked_ns,
                 site: Some(p.site.clone()),
+                stack: Vec::new(),
             }
         })
         .collect()

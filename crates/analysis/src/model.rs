@@ -825,6 +825,18 @@ impl Model {
         })
     }
 
+    /// A recorded stack whose site frame ([`Model::site_frame`]) is `frame`, innermost
+    /// first: the first recorded one (others through the same frame may differ in
+    /// their callers); empty if none.
+    pub fn site_stack(&self, frame: &str) -> Vec<String> {
+        self.sites
+            .iter()
+            .filter(|(id, _)| self.site_frame(**id).as_deref() == Some(frame))
+            .min_by_key(|(id, _)| **id)
+            .map(|(_, frames)| frames.clone())
+            .unwrap_or_default()
+    }
+
     /// Total GC pause time.
     pub fn gc_total_ns(&self) -> u64 {
         self.gc_pauses.iter().map(GcPause::duration_ns).sum()

@@ -149,6 +149,9 @@ fn a_lock_bound_program_gets_the_lock_as_top_finding() {
     assert_eq!(top["site"], group["site"], "finding vs table site");
     let site = top["site"].as_str().expect("a sampled site");
     assert!(site.starts_with("weft.workloads.locks."), "{site}");
+    // The whole stack through the site, on demand.
+    let stack = top["stack"].as_array().expect("findings[].stack");
+    assert!(stack.iter().any(|f| f == site), "{site} not in {stack:?}");
     let msg = top["message"].as_str().unwrap();
     assert!(
         msg.contains(site) && msg.contains("Shorten the critical section"),
@@ -264,6 +267,7 @@ fn waits_are_grouped_by_object_class_and_site() {
             .find(|f| f["kind"] == "wait_contention" && f["class"] == class.as_str())
             .unwrap_or_else(|| panic!("no wait_contention finding on {class}: {}", r["findings"]));
         assert_eq!(f["site"], g["site"]);
+        assert_eq!(f["stack"], g["stack"]);
         assert!(f["cost_ns"].as_u64().unwrap() >= g["count"].as_u64().unwrap() * 2_000_000);
         // The text names the group the same way.
         let line = format!("{kind} on {class} at {s}");

@@ -383,8 +383,17 @@ fn finding_html(f: &weft_analysis::Finding) -> String {
             format!(" <span class=\"cost\">{}</span>", human_ns(f.cost_ns)),
         )
     };
+    // The whole recorded stack through the site, on hover.
+    let site = match (&f.site, f.stack.is_empty()) {
+        (Some(s), false) => format!(
+            "<div class=\"muted small fsite\" title=\"{}\">at <code>{}</code> · hover for the whole stack</div>",
+            esc(&f.stack.join("\n")),
+            esc(s)
+        ),
+        _ => String::new(),
+    };
     format!(
-        "<div class=\"{cls}\"><span class=\"badge\">{}</span>{cost} {}</div>",
+        "<div class=\"{cls}\"><span class=\"badge\">{}</span>{cost} {}{site}</div>",
         f.kind.label(),
         esc(&f.message)
     )

@@ -118,6 +118,7 @@ pub fn report_json(a: &Analysis) -> Value {
             o.insert("message".into(), json!(f.message));
             o.insert("cost_ns".into(), json!(f.cost_ns));
             o.insert("site".into(), json!(f.site));
+            o.insert("stack".into(), json!(f.stack));
             Value::Object(o)
         })
         .collect();
