@@ -64,6 +64,9 @@ pub const LOCK_MIN_CSP: f64 = 0.05;
 pub const LOCK_MIN_PHASE_CSP: f64 = crate::locks::DOMINANT_CSP;
 /// …and it cost at least this much blocked time in all.
 pub const LOCK_MIN_BLOCKED_NS: u64 = 10_000_000;
+/// A semaphore with at most this many slow-path acquisitions per blocked thread is
+/// used as a signal (a phase barrier), not contended (no `lock_contention` finding).
+pub const SEMAPHORE_SIGNAL_MAX: u64 = 2;
 /// A task class (not a thread, not a pool worker) that waits this share of its
 /// self time, for at least [`WAIT_MIN_NS`], holds threads while it waits.
 pub const WAIT_MIN_SHARE: f64 = 0.25;
@@ -466,6 +469,12 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
         if g.blocked_ns < LOCK_MIN_BLOCKED_NS || !(g.csp >= LOCK_MIN_CSP || phase_hit) {
             continue;
         }
+        // A semaphore each blocked thread waited on at most twice is a signal (the
+        // start or end of a phase, released by another thread: Parallel Java's team
+        // barrier), not a resource the threads compete for: raising permits is no advice.
+        if g.kind == "semaphore" && g.slow_acquisitions <= SEMAPHORE_SIGNAL_MAX * g.threads as u64 {
+            continue;
+        }
         // The strongest dominant phase of the group's locks, for when and by whom.
         let phase = la
             .phases
@@ -826,6 +835,13 @@ fn coarse_grained(
         share >= COARSE_MIN_SHARE_OF_RUN || ratio.is_some_and(|r| r >= COARSE_MIN_RATIO_TO_OTHERS);
     let ins = inside.filter(|i| i.covered_ns >= COARSE_MIN_COVERED_NS)?;
     if !long || !cpu.cpus_known || ins.utilisation >= COARSE_MAX_UTILISATION {
+        return None;
+    }
+    // Tasks that waited for a CPU (run queue) longer than they ran found no idle CPU:
+    // the program's low utilisation is other processes holding the CPUs (a loaded
+    // machine), and smaller tasks would queue the same way.
+    let s = &act.split;
+    if s.runnable_ns > s.running_ns {
         return None;
     }
     let idle_cpu_ns = (ins.covered_ns as f64 * cpus as f64 * (1.0 - ins.utilisation)) as u64;
@@ -1229,7 +1245,25 @@ mod tests {
     }
 
     fn coarse(util: f64, n: u32) -> Vec<Finding> {
+        coarse_sched(util, n, None)
+    }
+
+    /// `sched`: each worker thread's (on-CPU, run-queue) ns over the run, from schedstat.
+    fn coarse_sched(util: f64, n: u32, sched: Option<(u64, u64)>) -> Vec<Finding> {
         let mut tb = TB::new();
+        if let Some((on_cpu_ns, runq_ns)) = sched {
+            for t in 1..=4 {
+                for (ts, on, rq) in [(0, 0, 0), (4_000_000_000, on_cpu_ns, runq_ns)] {
+                    tb.global(Record::ThreadSched {
+                        ts,
+                        thread: t,
+                        on_cpu_ns: on,
+                        runq_ns: rq,
+                        timeslices: 1,
+                    });
+                }
+            }
+        }
         tb.header.set("cpus", "8");
         tb.site(3, "demo.Main.split:9");
         for t in 1..=4 {
@@ -1266,6 +1300,16 @@ mod tests {
         samples(&mut tb, 4_000_000_000, 8, |_| util, |_| 10);
         tb.global(Record::End { ts: 4_000_000_000 });
         findings(&tb)
+    }
+
+    /// Few long tasks on a machine whose CPUs other processes hold: they waited in
+    /// the run queue longer than they ran, so no CPU was idle for smaller tasks.
+    #[test]
+    fn not_coarse_when_the_tasks_waited_for_a_cpu() {
+        let f = coarse_sched(0.25, 2, Some((1_000_000_000, 2_800_000_000)));
+        assert!(!kinds(&f).contains(&FindingKind::CoarseGrained), "{f:#?}");
+        let f = coarse_sched(0.25, 2, Some((3_600_000_000, 200_000_000)));
+        assert_eq!(kinds(&f), vec![FindingKind::CoarseGrained], "{f:#?}");
     }
 
     #[test]
