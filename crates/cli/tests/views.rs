@@ -78,7 +78,11 @@ fn html_report_renders_in_headless_chromium() {
 /// The page's DOM after its script ran in headless chromium, and its status
 /// element's tag (`data-*` counts of what the script drew); fails on script errors.
 fn render_in_chromium(html: &Path) -> (String, String) {
-    let profile = scratch_file("chromium-profile");
+    // One profile per page: two browsers on one profile refuse to start (tests run in parallel).
+    let stem = html
+        .file_stem()
+        .map_or("page".into(), |s| s.to_string_lossy());
+    let profile = scratch_file(&format!("chromium-profile-{stem}"));
     let mut c = Command::new(chromium());
     c.args([
         "--headless",
