@@ -140,13 +140,21 @@ pub fn class_and_ident(jni: Jni, o: jobject) -> (u32, u32) {
     if o.is_null() {
         return (0, 0);
     }
-    let c = jni
-        .call_static_int_method1(r.probe_class as jclass, r.class_id_of as jmethodID, o)
-        .unwrap_or(0);
+    let c = class_id_of(jni, o);
     let i = jni
         .call_static_int_method1(r.probe_class as jclass, r.ident_of as jmethodID, o)
         .unwrap_or(0);
-    (c as u32, i as u32)
+    (c, i as u32)
+}
+
+/// Class id of an object, through Probe.classIdOf (0 if unknown).
+pub fn class_id_of(jni: Jni, o: jobject) -> u32 {
+    let Some(r) = REFS.get() else { return 0 };
+    if o.is_null() {
+        return 0;
+    }
+    jni.call_static_int_method1(r.probe_class as jclass, r.class_id_of as jmethodID, o)
+        .unwrap_or(0) as u32
 }
 
 // ---------------------------------------------------------------- disable

@@ -30,6 +30,7 @@ pub struct JvmtiEnvRaw {
 mod slot {
     pub const SET_EVENT_NOTIFICATION_MODE: usize = 1;
     pub const GET_THREAD_INFO: usize = 8;
+    pub const GET_CURRENT_THREAD: usize = 17;
     pub const ALLOCATE: usize = 45;
     pub const DEALLOCATE: usize = 46;
     pub const GET_CLASS_SIGNATURE: usize = 47;
@@ -321,6 +322,15 @@ impl Jvmti {
         // SAFETY: NUL-terminated key, valid out-pointer.
         check(unsafe { f(self.0, k.as_ptr(), &mut v) }).ok()?;
         self.take_string(v)
+    }
+
+    /// The current thread (a local reference).
+    pub fn get_current_thread(self) -> JvmtiResult<jobject> {
+        let f = tfn!(self, slot::GET_CURRENT_THREAD, fn(*mut jobject));
+        let mut t: jobject = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; called on a live thread.
+        check(unsafe { f(self.0, &mut t) })?;
+        Ok(t)
     }
 
     /// (name, is_daemon) of a thread (null = current).

@@ -260,6 +260,8 @@ pub struct ModelBuilder {
     /// Scheduler readings name their thread from the global block; they are
     /// attached once every thread is known (they never make a thread).
     sched: Vec<(ThreadIndex, SchedPoint)>,
+    /// A `WaitDetail` per thread, for the thread's next event if it is a `WaitBegin`.
+    pending_wait_detail: HashMap<ThreadIndex, (u32, u32)>,
 }
 
 impl weft_trace::RecordSink for ModelBuilder {
@@ -291,6 +293,7 @@ impl ModelBuilder {
             streams: BTreeMap::new(),
             unresolved_runs: Vec::new(),
             sched: Vec::new(),
+            pending_wait_detail: HashMap::new(),
         }
     }
 
@@ -368,6 +371,10 @@ impl ModelBuilder {
             }
             Record::AppStart { ts } => {
                 m.app_start_ns.get_or_insert(*ts);
+                None
+            }
+            Record::WaitDetail { class_id, site } => {
+                self.pending_wait_detail.insert(thread, (*class_id, *site));
                 None
             }
             // Kept in `m.sampled` above.
@@ -703,7 +710,15 @@ impl ModelBuilder {
                 Some((ev(EventKind::Unpark, *ts, *target, 0, 0, 0), false))
             }
         };
-        if let Some((e, is_fj)) = event {
+        if let Some((mut e, is_fj)) = event {
+            if !is_fj && !self.pending_wait_detail.is_empty() {
+                if let Some((class_id, site)) = self.pending_wait_detail.remove(&thread) {
+                    if e.kind == EventKind::WaitBegin {
+                        e.a = class_id as u64;
+                        e.c = site;
+                    }
+                }
+            }
             let s = self
                 .streams
                 .entry(thread)
@@ -734,6 +749,7 @@ impl ModelBuilder {
             mut streams,
             unresolved_runs,
             sched,
+            pending_wait_detail: _,
         } = self;
         for (thread, i) in unresolved_runs {
             if let Some(s) = streams.get_mut(&thread) {
@@ -859,6 +875,18 @@ impl Model {
             Some(f) => f.clone(),
             None => format!("<unknown site #{id}>"),
         })
+    }
+
+    /// A recorded stack whose site frame ([`Model::site_frame`]) is `frame`, innermost
+    /// first: the first recorded one (others through the same frame may differ in
+    /// their callers); empty if none.
+    pub fn site_stack(&self, frame: &str) -> Vec<String> {
+        self.sites
+            .iter()
+            .filter(|(id, _)| self.site_frame(**id).as_deref() == Some(frame))
+            .min_by_key(|(id, _)| **id)
+            .map(|(_, frames)| frames.clone())
+            .unwrap_or_default()
     }
 
     /// Total GC pause time.

@@ -61,6 +61,7 @@ pub(crate) mod tag {
     pub const FRAME_DEF: u8 = 80;
     pub const STACK_DEF: u8 = 81;
     pub const STACK_SAMPLE: u8 = 82;
+    pub const WAIT_DETAIL: u8 = 110;
     pub const THREAD_SEEN: u8 = 83;
 }
 
@@ -551,6 +552,11 @@ fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
             (tag::WAIT_BEGIN, Some(*ts))
         }
         WaitEnd { ts } => (tag::WAIT_END, Some(*ts)),
+        WaitDetail { class_id, site } => {
+            v(out, *class_id as u64);
+            v(out, *site as u64);
+            (tag::WAIT_DETAIL, None)
+        }
         AppStart { ts } => (tag::APP_START, Some(*ts)),
         FrameDef {
             id,

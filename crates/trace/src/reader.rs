@@ -931,6 +931,10 @@ pub(crate) fn decode_record(
             lock: c.u32v()?,
         },
         tag::WAIT_END => WaitEnd { ts },
+        tag::WAIT_DETAIL => WaitDetail {
+            class_id: c.u32v()?,
+            site: c.u32v()?,
+        },
         tag::APP_START => AppStart { ts },
         tag::FRAME_DEF => FrameDef {
             id: c.u32v()?,

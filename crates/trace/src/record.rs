@@ -401,6 +401,14 @@ pub enum Record {
     WaitEnd {
         ts: u64,
     },
+    /// What the thread's next `WaitBegin` waits on (written just before it):
+    /// `class_id` the ClassDef of the waited-on object (`Object.wait`) or of the
+    /// park blocker (`LockSupport.park(blocker)`), 0 unknown; `site` a SiteDef
+    /// of the wait (sampled per class; 0 not taken). docs/trace-format.md.
+    WaitDetail {
+        class_id: u32,
+        site: u32,
+    },
     /// The first application class was loaded (the program's `main` is about to
     /// run): JVM start-up before it is not counted as the main thread's running time.
     AppStart {
@@ -556,6 +564,7 @@ impl Record {
             | FjJoinBegin { ts, .. }
             | FjJoinEnd { ts } => Some(*ts),
             ClassDef { .. } | ProbeDef { .. } | SiteDef { .. } | LockDef { .. } => None,
+            WaitDetail { .. } => None,
             FrameDef { .. } | StackDef { .. } => None,
             StackSample { ts, .. } | ThreadSeen { ts, .. } => Some(*ts),
             LockBlock { ts, .. }
@@ -621,6 +630,7 @@ impl Record {
             | FjJoinBegin { ts, .. }
             | FjJoinEnd { ts } => Some(ts),
             ClassDef { .. } | ProbeDef { .. } | SiteDef { .. } | LockDef { .. } => None,
+            WaitDetail { .. } => None,
             FrameDef { .. } | StackDef { .. } => None,
             StackSample { ts, .. } | ThreadSeen { ts, .. } => Some(ts),
             LockBlock { ts, .. }

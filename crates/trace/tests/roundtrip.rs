@@ -297,7 +297,7 @@ fn identity_clock() -> Header {
     h
 }
 
-/// The lock records (docs/locks.md, tags 60–65), the join records (25–26) and
+/// The lock records (docs/locks.md, tags 60–65), `WaitDetail` (110), the join records (25–26) and
 /// `ThreadSched` (50) keep every field; their times are clock ticks converted to ns.
 #[test]
 fn lock_and_join_records_round_trip() {
@@ -348,12 +348,20 @@ fn lock_and_join_records_round_trip() {
             lock: 300,
             parked: false,
         },
+        Record::WaitDetail {
+            class_id: 4,
+            site: 70_000,
+        },
         Record::WaitBegin {
             ts: 2_001,
             kind: wait_kind::OBJECT_WAIT,
             lock: 0,
         },
         Record::WaitEnd { ts: 3_000 },
+        Record::WaitDetail {
+            class_id: 0,
+            site: 0,
+        },
         Record::WaitBegin {
             ts: 3_001,
             kind: wait_kind::LATCH,
