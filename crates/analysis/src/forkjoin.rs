@@ -256,9 +256,9 @@ impl Slots {
     pub(crate) fn of_pushes(model: &Model) -> (Slots, usize) {
         let pushes = || {
             model.events.iter().flat_map(|evs| {
-                (0..evs.len())
-                    .filter(|&i| matches!(evs.kind[i], EventKind::FjFork | EventKind::FjSubmit))
-                    .map(|i| evs.a[i])
+                evs.iter()
+                    .filter(|e| matches!(e.kind, EventKind::FjFork | EventKind::FjSubmit))
+                    .map(|e| e.a)
             })
         };
         let mut max: HashMap<u64, u64> = HashMap::default();

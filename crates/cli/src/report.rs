@@ -96,17 +96,17 @@ pub fn render(
     let stage = |name: &str| {
         if stages {
             eprintln!(
-                "weft: stage {name:<14} {:>8.3} s wall {:>8.2} s CPU  peak RSS {}",
+                "weft: stage {name:<14} {:>8.3} s wall {:>8.2} s CPU  peak RSS {}  now {}",
                 t0.elapsed().as_secs_f64(),
                 cpu_seconds().unwrap_or(f64::NAN),
-                peak_rss().unwrap_or_else(|| "?".into())
+                proc_status("VmHWM:").unwrap_or_else(|| "?".into()),
+                proc_status("VmRSS:").unwrap_or_else(|| "?".into())
             );
         }
     };
     let mut list = Vec::with_capacity(traces.len());
     for path in traces {
-        let (analysis, header) = crate::export::load(path, sel)?;
-        stage("model+analyses");
+        let (analysis, header) = crate::export::load_staged(path, sel, stage)?;
         list.push(jvms::Jvm::new(
             path.display().to_string(),
             &header,
@@ -143,11 +143,12 @@ pub fn render(
     }
 }
 
-/// The process's peak resident set (`VmHWM` of /proc/self/status), as written there.
-fn peak_rss() -> Option<String> {
+/// A field of /proc/self/status as written there (`VmHWM:` the peak resident
+/// set, `VmRSS:` the current one).
+fn proc_status(field: &str) -> Option<String> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    Some(line["VmHWM:".len()..].trim().to_string())
+    let line = s.lines().find(|l| l.starts_with(field))?;
+    Some(line[field.len()..].trim().to_string())
 }
 
 /// CPU time (user + system) of this process so far, from /proc/self/stat.
