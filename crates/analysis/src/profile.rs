@@ -308,7 +308,7 @@ impl Profile {
                 if e.end_ns > s.ts_ns {
                     break;
                 }
-                cur = e.parent;
+                cur = e.parent();
             }
             // An aggregated execution counts for the one it is folded into.
             let mut guard = 0;
@@ -318,7 +318,7 @@ impl Profile {
                     break;
                 }
                 guard += 1;
-                cur = e.aggregated_into;
+                cur = e.aggregated_into();
             }
             s.execution = cur.filter(|&i| tasks.executions[i].reported);
         }

@@ -61,47 +61,103 @@ impl TaskKind {
 }
 
 /// One task execution (reported or aggregated). Plumbing executions dropped by
-/// rules 1–2 are not listed.
+/// rules 1–2 are not listed. A row is 72 bytes: links are `u32` indices with a
+/// sentinel, and what only some executions have (a submission, a creation site)
+/// is boxed ([`ExecDetails`]); a fork-join trace has millions of executions and
+/// almost none of those.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskExecution {
     /// Reported class: the runtime class, or the inner task's class for a plumbing stand-in.
     /// Shared by the executions of a class (a `String` each cost ~50 MB per million tasks).
     pub class: std::sync::Arc<str>,
     pub class_id: u32,
-    pub kind: TaskKind,
     pub thread: ThreadIndex,
     pub begin_ns: u64,
     pub end_ns: u64,
     /// Duration minus the reported executions nested in it (through aggregated ones).
     pub self_ns: u64,
+    /// Enclosing execution on the same thread (after dropping plumbing), or [`NO_EXEC`].
+    pub(crate) parent: u32,
+    pub kind: TaskKind,
     /// Reported as a task of its class (else aggregated).
     pub reported: bool,
-    /// For an aggregated execution: the execution it is folded into (index into
-    /// `TaskAnalysis::executions`), or `None` when folded into its thread (R3).
-    pub aggregated_into: Option<usize>,
-    /// Enclosing execution on the same thread (after dropping plumbing).
-    pub parent: Option<usize>,
+    /// Aggregated into its parent (R1); else, when not reported, into its thread (R3).
+    pub(crate) folded_into_parent: bool,
     /// Matched to a submission.
     pub submitted: bool,
-    pub submit_ns: Option<u64>,
-    /// The thread that made the submission (kept from the match, so that no view
-    /// has to match submissions again).
-    pub submit_thread: Option<ThreadIndex>,
-    /// Begin − submission time, for submitted executions.
-    pub queue_wait_ns: Option<u64>,
-    /// Innermost user frames of the sites; shared by the executions of a site.
-    pub created_site: Option<std::sync::Arc<str>>,
-    pub submitted_site: Option<std::sync::Arc<str>>,
     /// Closed by weft (no end record: thread ended, trace cut, or records lost).
     pub incomplete: bool,
     /// A plumbing execution reported for its inner task (rule 3).
     pub stand_in: bool,
+    pub(crate) details: Option<Box<ExecDetails>>,
+}
+
+/// "No execution" for an index of [`TaskExecution`].
+pub const NO_EXEC: u32 = u32::MAX;
+
+/// The parts of an execution that only some have.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExecDetails {
+    pub submit_ns: Option<u64>,
+    /// The thread that made the submission (kept from the match, so that no view
+    /// has to match submissions again).
+    pub submit_thread: Option<ThreadIndex>,
+    /// Innermost user frames of the sites; shared by the executions of a site.
+    pub created_site: Option<std::sync::Arc<str>>,
+    pub submitted_site: Option<std::sync::Arc<str>>,
 }
 
 impl TaskExecution {
     pub fn duration_ns(&self) -> u64 {
         self.end_ns.saturating_sub(self.begin_ns)
     }
+
+    /// Enclosing execution on the same thread (after dropping plumbing): an index
+    /// into `TaskAnalysis::executions`.
+    pub fn parent(&self) -> Option<usize> {
+        (self.parent != NO_EXEC).then_some(self.parent as usize)
+    }
+
+    /// For an aggregated execution: the execution it is folded into (index into
+    /// `TaskAnalysis::executions`), or `None` when folded into its thread (R3).
+    pub fn aggregated_into(&self) -> Option<usize> {
+        self.parent().filter(|_| self.folded_into_parent)
+    }
+
+    pub fn submit_ns(&self) -> Option<u64> {
+        self.details.as_ref().and_then(|d| d.submit_ns)
+    }
+
+    /// The thread that made the submission.
+    pub fn submit_thread(&self) -> Option<ThreadIndex> {
+        self.details.as_ref().and_then(|d| d.submit_thread)
+    }
+
+    /// Begin − submission time, for submitted executions.
+    pub fn queue_wait_ns(&self) -> Option<u64> {
+        self.submit_ns().map(|s| self.begin_ns.saturating_sub(s))
+    }
+
+    /// Innermost user frame of the site that created the task.
+    pub fn created_site(&self) -> Option<&str> {
+        self.details
+            .as_ref()
+            .and_then(|d| d.created_site.as_deref())
+    }
+
+    /// Innermost user frame of the site that submitted the task.
+    pub fn submitted_site(&self) -> Option<&str> {
+        self.details
+            .as_ref()
+            .and_then(|d| d.submitted_site.as_deref())
+    }
+}
+
+/// An index of [`TaskAnalysis::executions`] as stored in a row.
+pub(crate) fn exec_index(i: Option<usize>) -> u32 {
+    i.map_or(NO_EXEC, |i| {
+        u32::try_from(i).expect("fewer than 2^32 executions")
+    })
 }
 
 /// Total, min, percentiles and max of a set of durations.
@@ -682,6 +738,12 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         } else {
             (true, None) // R2
         };
+        let details = ExecDetails {
+            submit_ns: submit.map(|s| s.ts),
+            submit_thread: submit.map(|s| s.thread),
+            created_site: creation.and_then(|c| site_names.get(model, c.2)),
+            submitted_site: submit.and_then(|s| site_names.get(model, s.site)),
+        };
         execs.push(TaskExecution {
             class: class_names
                 .entry(class_id)
@@ -694,14 +756,10 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             end_ns: n.end.max(n.begin),
             self_ns: 0,
             reported,
-            aggregated_into,
-            parent,
+            folded_into_parent: aggregated_into.is_some(),
+            parent: exec_index(parent),
             submitted,
-            submit_ns: submit.map(|s| s.ts),
-            submit_thread: submit.map(|s| s.thread),
-            queue_wait_ns: submit.map(|s| n.begin.saturating_sub(s.ts)),
-            created_site: creation.and_then(|c| site_names.get(model, c.2)),
-            submitted_site: submit.and_then(|s| site_names.get(model, s.site)),
+            details: (details != ExecDetails::default()).then(|| Box::new(details)),
             incomplete: n.incomplete,
             stand_in,
         });
@@ -725,7 +783,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         let below = reported_below[i];
         let self_ns = dur.saturating_sub(below);
         let contrib = if e.reported { dur } else { below };
-        let parent = e.parent;
+        let parent = e.parent();
         execs[i].self_ns = self_ns;
         if let Some(p) = parent {
             if p < i {
@@ -953,15 +1011,15 @@ fn class_stats(execs: &[TaskExecution]) -> Vec<TaskClassStats> {
         if e.incomplete {
             a.incomplete += 1;
         }
-        if let Some(w) = e.queue_wait_ns {
+        if let Some(w) = e.queue_wait_ns() {
             a.submitted += 1;
             a.waits.push(w);
         }
-        if e.created_site.is_some() || e.submitted_site.is_some() {
+        if e.created_site().is_some() || e.submitted_site().is_some() {
             *a.sites
                 .entry(SitePair {
-                    created: e.created_site.as_deref().map(str::to_string),
-                    submitted: e.submitted_site.as_deref().map(str::to_string),
+                    created: e.created_site().map(str::to_string),
+                    submitted: e.submitted_site().map(str::to_string),
                 })
                 .or_default() += 1;
         }

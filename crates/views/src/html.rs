@@ -69,7 +69,7 @@ fn page_data(a: &Analysis) -> Value {
     let rows = timeline::class_rows(&a.tasks);
     let mut sites: Vec<String> = Vec::new();
     let mut site_idx = std::collections::HashMap::new();
-    let mut site_of = |s: &Option<std::sync::Arc<str>>| -> i64 {
+    let mut site_of = |s: Option<&str>| -> i64 {
         match s {
             None => -1,
             Some(s) => *site_idx.entry(s.to_string()).or_insert_with(|| {
@@ -107,9 +107,9 @@ fn page_data(a: &Analysis) -> Value {
         } else {
             levels[i] as i64
         }));
-        eq.push(json!(e.queue_wait_ns.map_or(-1, |q| q as i64)));
-        ecs.push(json!(site_of(&e.created_site)));
-        ess.push(json!(site_of(&e.submitted_site)));
+        eq.push(json!(e.queue_wait_ns().map_or(-1, |q| q as i64)));
+        ecs.push(json!(site_of(e.created_site())));
+        ess.push(json!(site_of(e.submitted_site())));
         ef.push(json!(u8::from(!e.reported) | (u8::from(e.incomplete) << 1)));
     }
     let lanes: Vec<Value> = m

@@ -118,7 +118,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
     }
     let outermost = |i: usize| {
         execs[i]
-            .parent
+            .parent()
             .is_none_or(|p| execs[p].kind == TaskKind::Thread)
     };
     let is_pool_task = |i: usize| {
@@ -235,10 +235,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
             x.thread,
             x.begin_ns,
             x.end_ns,
-            x.submitted_site
-                .as_deref()
-                .or(x.created_site.as_deref())
-                .map(str::to_string),
+            x.submitted_site().or(x.created_site()).map(str::to_string),
             spawn,
         );
         exec_strand.insert(i, id);
