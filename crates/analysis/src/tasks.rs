@@ -269,22 +269,60 @@ struct Node {
     obj: Ident,
     method: Method,
     plumbing: bool,
-    inner: Option<Ident>,
-    target: Option<Ident>,
     begin: u64,
     end: u64,
     closed: bool,
     incomplete: bool,
-    raw_parent: Option<usize>,
+    /// Enclosing raw execution (index into the nodes), or [`NO_EXEC`].
+    raw_parent: u32,
     /// Plumbing whose inner task ran nested in it (rule 2).
     resolved: bool,
+    /// What only plumbing and thread executions have (a node is 56 bytes, not
+    /// 136: a fork-join trace has millions of nodes and almost none of these).
+    wide: Option<Box<WideNode>>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct WideNode {
+    inner: Option<Ident>,
+    target: Option<Ident>,
     /// Identities of plumbing objects this execution stands for.
     extra_ids: Vec<Ident>,
 }
 
 impl Node {
     fn has_identity(&self, id: Ident) -> bool {
-        self.obj == id || self.target == Some(id)
+        self.obj == id || self.target() == Some(id)
+    }
+
+    fn inner(&self) -> Option<Ident> {
+        self.wide.as_ref().and_then(|w| w.inner)
+    }
+
+    fn target(&self) -> Option<Ident> {
+        self.wide.as_ref().and_then(|w| w.target)
+    }
+
+    fn extra_ids(&self) -> &[Ident] {
+        self.wide.as_ref().map_or(&[], |w| &w.extra_ids)
+    }
+
+    fn raw_parent(&self) -> Option<usize> {
+        (self.raw_parent != NO_EXEC).then_some(self.raw_parent as usize)
+    }
+
+    fn wide(
+        inner: Option<Ident>,
+        target: Option<Ident>,
+        extra_ids: Vec<Ident>,
+    ) -> Option<Box<WideNode>> {
+        (inner.is_some() || target.is_some() || !extra_ids.is_empty()).then(|| {
+            Box::new(WideNode {
+                inner,
+                target,
+                extra_ids,
+            })
+        })
     }
 }
 
@@ -533,9 +571,13 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                 let same_wrapped_task = inner.is_some()
                     && top_node.plumbing
                     && !top_node.resolved
-                    && top_node.inner == inner;
-                if same_wrapped_task && !top_node.extra_ids.contains(&obj) {
-                    top_node.extra_ids.push(obj);
+                    && top_node.inner() == inner;
+                if same_wrapped_task && !top_node.extra_ids().contains(&obj) {
+                    top_node
+                        .wide
+                        .get_or_insert_with(Default::default)
+                        .extra_ids
+                        .push(obj);
                 }
                 if same_wrapped_task || top_node.has_identity(obj) {
                     stack.push(Frame {
@@ -567,10 +609,10 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                     continue;
                 }
                 let n = &mut nodes[f.node];
-                if n.plumbing && !n.resolved && n.inner == Some(obj) {
+                if n.plumbing && !n.resolved && n.inner() == Some(obj) {
                     n.resolved = true;
                     extra.push(n.obj);
-                    extra.extend(n.extra_ids.iter().copied());
+                    extra.extend(n.extra_ids().iter().copied());
                 }
             }
             nodes.push(Node {
@@ -580,15 +622,13 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                 obj,
                 method,
                 plumbing,
-                inner,
-                target: None,
                 begin: ts,
                 end: ts,
                 closed: false,
                 incomplete: false,
-                raw_parent: stack.last().map(|f| f.node),
+                raw_parent: exec_index(stack.last().map(|f| f.node)),
                 resolved: false,
-                extra_ids: extra,
+                wide: Node::wide(inner, None, extra),
             });
             stack.push(Frame {
                 node: idx,
@@ -612,7 +652,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     // ---- pass 2: drop plumbing (rules 1–2), effective parents ----
     let dropped: Vec<bool> = nodes
         .iter()
-        .map(|n| n.plumbing && (n.inner.is_none() || n.resolved))
+        .map(|n| n.plumbing && (n.inner().is_none() || n.resolved))
         .collect();
     out.dropped_plumbing = dropped.iter().filter(|&&d| d).count() as u64;
     let mut new_index: Vec<u32> = vec![u32::MAX; nodes.len()];
@@ -624,7 +664,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         }
     }
     let eff_parent = |mut i: usize| -> Option<usize> {
-        while let Some(p) = nodes[i].raw_parent {
+        while let Some(p) = nodes[i].raw_parent() {
             if !dropped[p] {
                 return Some(new_index[p] as usize).filter(|_| new_index[p] != u32::MAX);
             }
@@ -644,10 +684,10 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         if n.is_thread {
             continue;
         }
-        let own = n.inner.unwrap_or(n.obj);
+        let own = n.inner().unwrap_or(n.obj);
         let ids = std::iter::once(own)
-            .chain((n.inner.is_some()).then_some(n.obj))
-            .chain(n.extra_ids.iter().copied());
+            .chain((n.inner().is_some()).then_some(n.obj))
+            .chain(n.extra_ids().iter().copied());
         for id in ids {
             if let Some(q) = submit_queues.get_mut(&id) {
                 if let Some(&s) = q.front() {
@@ -670,15 +710,15 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     for (k, &ni) in kept.iter().enumerate() {
         let n = &nodes[ni];
         let parent = eff_parent(ni);
-        let stand_in = n.plumbing && n.inner.is_some();
-        let obj = n.inner.unwrap_or(n.obj);
+        let stand_in = n.plumbing && n.inner().is_some();
+        let obj = n.inner().unwrap_or(n.obj);
         let (class_id, kind) = if n.virtual_thread {
             (n.obj.0, TaskKind::VirtualThread)
         } else if n.is_thread {
             let thread_class = model.class_name(n.obj.0);
             let cid = if n.obj.0 != 0 && thread_class != "java.lang.Thread" {
                 n.obj.0
-            } else if let Some(t) = n.target {
+            } else if let Some(t) = n.target() {
                 t.0
             } else {
                 n.obj.0
@@ -802,10 +842,10 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     for (k, &ni) in kept.iter().enumerate() {
         let n = &nodes[ni];
         let (inner, extra): (Option<Ident>, &[Ident]) = if n.is_thread {
-            thread_objects.push((k, n.obj, n.target));
+            thread_objects.push((k, n.obj, n.target()));
             (None, &[])
         } else {
-            (n.inner, &n.extra_ids)
+            (n.inner(), n.extra_ids())
         };
         idents.push(
             std::iter::once(n.obj)
@@ -1077,19 +1117,17 @@ fn open_thread_execution(
         obj,
         method: Method::Run,
         plumbing: false,
-        inner: None,
-        target,
         begin: ts,
         end: ts,
         closed: false,
         incomplete: false,
-        raw_parent: None,
+        raw_parent: NO_EXEC,
         resolved: false,
-        extra_ids: Vec::new(),
+        wide: Node::wide(None, target, Vec::new()),
     });
     for f in stack.iter() {
-        if !f.reentry && nodes[f.node].raw_parent.is_none() && f.node != idx {
-            nodes[f.node].raw_parent = Some(idx);
+        if !f.reentry && nodes[f.node].raw_parent().is_none() && f.node != idx {
+            nodes[f.node].raw_parent = exec_index(Some(idx));
         }
     }
     stack.insert(

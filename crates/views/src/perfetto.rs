@@ -454,7 +454,7 @@ pub fn perfetto_trace(a: &Analysis) -> Vec<u8> {
     // Fork-join: a flow from each fork (an instant on the forking thread) to the
     // start of the usage's run (an instant on the running thread).
     for (k, u) in a.forkjoin.usages.iter().enumerate() {
-        let Some(run_thread) = u.run_thread else {
+        let Some(run_thread) = u.run_thread() else {
             continue;
         };
         if u.external {

@@ -242,7 +242,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
     }
     let mut usage_strand: HashMap<u64, StrandId> = HashMap::default();
     for u in &a.forkjoin.usages {
-        let Some(t) = u.run_thread else { continue };
+        let Some(t) = u.run_thread() else { continue };
         let Some(&p) = thread_pool.get(&t) else {
             continue; // run outside a pool (a direct invoke on a plain thread): part of its strand
         };
