@@ -69,9 +69,7 @@ pub fn parse_offset_ns(s: &str) -> Result<u64, String> {
 pub fn run(args: ReportArgs) -> Result<u8, CliError> {
     if let Some(out) = &args.html {
         let [trace] = args.traces.as_slice() else {
-            return Err(CliError::new(
-                "--html takes one trace (several JVMs in one HTML report are not supported yet)",
-            ));
+            return html_jvms(&args.traces, &args.selection(), out);
         };
         crate::export::check_outputs(trace, &[out])?;
         let (analysis, _) = crate::export::load(trace, &args.selection())?;
@@ -80,6 +78,35 @@ pub fn run(args: ReportArgs) -> Result<u8, CliError> {
     }
     let text = render(&args.traces, &args.selection(), args.json)?;
     crate::files::write_stdout(&text)?;
+    Ok(0)
+}
+
+/// The HTML report of several traces (one per JVM): one timeline with each JVM's
+/// threads as a group, the totals across JVMs, each JVM's findings and classes.
+fn html_jvms(
+    traces: &[PathBuf],
+    sel: &weft_analysis::window::Selection,
+    out: &std::path::Path,
+) -> Result<u8, CliError> {
+    use weft_analysis::jvms;
+    for trace in traces {
+        crate::export::check_outputs(trace, &[out])?;
+    }
+    let mut list = Vec::with_capacity(traces.len());
+    for path in traces {
+        let (analysis, header) = crate::export::load(path, sel)?;
+        list.push(jvms::Jvm::new(
+            path.display().to_string(),
+            &header,
+            analysis,
+        ));
+    }
+    jvms::check_versions(&list).map_err(CliError::new)?;
+    let all = jvms::combine(list);
+    let title = format!("{} traces", traces.len());
+    let html = weft_views::report_html_jvms(&all, &title);
+    crate::files::write_file(out, html.as_bytes(), "the report")?;
+    eprintln!("weft: wrote {} ({} bytes)", out.display(), html.len());
     Ok(0)
 }
 

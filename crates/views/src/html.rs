@@ -28,8 +28,8 @@ pub const MAX_HISTOGRAMS: usize = 12;
 /// Rows of the class table.
 pub const MAX_CLASS_ROWS: usize = 60;
 
-const CSS: &str = include_str!("../assets/report.css");
-const JS: &str = include_str!("../assets/report.js");
+pub(crate) const CSS: &str = include_str!("../assets/report.css");
+pub(crate) const JS: &str = include_str!("../assets/report.js");
 
 /// Escapes text for HTML (and SVG) content and attributes.
 pub fn esc(s: &str) -> String {
@@ -52,7 +52,7 @@ fn pct(x: f64) -> String {
 }
 
 /// The data the page's script draws (timeline, CPU).
-fn page_data(a: &Analysis) -> Value {
+pub(crate) fn page_data(a: &Analysis) -> Value {
     let m = &a.model;
     let dur = m.duration_ns.max(1);
     let lanes_n = m.threads.len().max(1) as u64;
@@ -355,7 +355,7 @@ fn histogram_svg(h: &Histogram, colour: usize, p50: u64, p90: u64) -> String {
     s
 }
 
-fn finding_html(f: &weft_analysis::Finding) -> String {
+pub(crate) fn finding_html(f: &weft_analysis::Finding) -> String {
     let (cls, cost) = if f.kind.is_trace() {
         ("fnd warn", String::new())
     } else {
