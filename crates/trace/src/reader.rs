@@ -651,12 +651,14 @@ pub(crate) fn fit_clock_points(
     Ok(Clock::new(start_ticks, ns_per_tick))
 }
 
-pub(crate) fn decode_block(
+/// Walks the records of one block's payload: calls `each(thread, tag, ts, body)`
+/// for every record, `tag` without its timestamp bit, `ts` the absolute tick
+/// (0 when the record carries none), `body` a cursor over the record's bytes.
+/// The one place that knows a block's layout (thread, then tag/ts/len/body).
+pub(crate) fn walk_block(
     payload: &[u8],
     base: usize,
-    out: &mut Vec<(ThreadIndex, Record)>,
-    unknown: &mut u64,
-    fj: &mut FjEventDecoder,
+    mut each: impl FnMut(ThreadIndex, u8, u64, Cursor<'_>) -> Result<(), TraceError>,
 ) -> Result<(), TraceError> {
     let mut c = Cursor {
         bytes: payload,
@@ -676,24 +678,37 @@ pub(crate) fn decode_block(
         };
         let len = c.varint()? as usize;
         let body = c.take(len)?;
-        let mut b = Cursor {
+        let b = Cursor {
             bytes: body,
             pos: 0,
             base: base + c.pos - len,
         };
-        if t & !HAS_TS == tag::FJ_EVENTS {
+        each(thread, t & !HAS_TS, ts, b)?;
+    }
+    Ok(())
+}
+
+pub(crate) fn decode_block(
+    payload: &[u8],
+    base: usize,
+    out: &mut Vec<(ThreadIndex, Record)>,
+    unknown: &mut u64,
+    fj: &mut FjEventDecoder,
+) -> Result<(), TraceError> {
+    walk_block(payload, base, |thread, tag, ts, mut b| {
+        if tag == tag::FJ_EVENTS {
             let index = b.u32v()?;
             let at = b.base + b.pos;
-            fj.decode(thread, index, &body[b.pos..], out)
-                .map_err(|what| TraceError::Corrupt { offset: at, what })?;
-            continue;
+            return fj
+                .decode(thread, index, &b.bytes[b.pos..], out)
+                .map_err(|what| TraceError::Corrupt { offset: at, what });
         }
-        match decode_record(t & !HAS_TS, ts, &mut b)? {
+        match decode_record(tag, ts, &mut b)? {
             Some(r) => out.push((thread, r)),
             None => *unknown += 1,
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 pub(crate) fn decode_record(

@@ -12,12 +12,12 @@
 use std::fs::File;
 use std::path::Path;
 
-use crate::codec::{tag, unzigzag, HAS_TS};
+use crate::codec::tag;
 use crate::damage::{Blocks, DamageTracker, Next};
 use crate::fjevents::FjEventDecoder;
 use crate::reader::{
-    decode_block, decode_record, fit_clock_points, open_and_read_header, parse_header, secs, Clock,
-    Cursor, TimeConverter,
+    decode_block, decode_record, fit_clock_points, open_and_read_header, parse_header, secs,
+    walk_block, Clock, TimeConverter,
 };
 use crate::record::{Record, ThreadIndex};
 use crate::{Header, TraceError};
@@ -70,45 +70,19 @@ fn calibrations(path: &Path) -> Result<Vec<(u64, u64)>, TraceError> {
             Next::Damaged { .. } => continue,
             Next::Truncated | Next::End => break,
         };
-        let mut c = Cursor {
-            bytes: &blocks.buf,
-            pos: 0,
-            base: offset as usize + 8,
-        };
         // A malformed block is reported by the decoding pass.
-        let _ = scan_calibrations(&mut c, &mut out);
+        let _ = walk_block(&blocks.buf, offset as usize + 8, |_, tag, ts, mut body| {
+            if tag == tag::CALIBRATION {
+                if let Some(Record::Calibration { ts, mono_ns }) =
+                    decode_record(tag::CALIBRATION, ts, &mut body)?
+                {
+                    out.push((ts, mono_ns));
+                }
+            }
+            Ok(())
+        });
     }
     Ok(out)
-}
-
-fn scan_calibrations(c: &mut Cursor<'_>, out: &mut Vec<(u64, u64)>) -> Result<(), TraceError> {
-    let _thread = c.u32v()?;
-    let mut last_ts: u64 = 0;
-    while !c.done() {
-        let t = c.u8()?;
-        let ts = if t & HAS_TS != 0 {
-            let d = unzigzag(c.varint()?);
-            last_ts = last_ts.wrapping_add(d as u64);
-            last_ts
-        } else {
-            0
-        };
-        let len = c.varint()? as usize;
-        let body = c.take(len)?;
-        if t & !HAS_TS == tag::CALIBRATION {
-            let mut b = Cursor {
-                bytes: body,
-                pos: 0,
-                base: 0,
-            };
-            if let Some(Record::Calibration { ts, mono_ns }) =
-                decode_record(tag::CALIBRATION, ts, &mut b)?
-            {
-                out.push((ts, mono_ns));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Streams the records of a trace file into the sink `make(header)` returns.
