@@ -313,22 +313,51 @@ impl ThreadEvents {
         }
         let mut out = ThreadEvents::new(self.thread);
         out.bytes.reserve_exact(self.bytes.len() + fj.bytes.len());
-        let (mut own, mut other) = (self.iter().peekable(), fj.iter().peekable());
+        let (mut own, mut other) = (self.iter(), fj.iter());
+        let (mut x, mut y) = (own.next_packed(), other.next_packed());
         loop {
-            let take_own = match (own.peek(), other.peek()) {
+            let take_own = match (&x, &y) {
                 (None, None) => break,
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
-                (Some(x), Some(y)) => x.ts <= y.ts,
+                (Some(a), Some(b)) => a.event.ts <= b.event.ts,
             };
-            let e = if take_own { own.next() } else { other.next() };
-            if let Some(e) = e {
-                out.push(e);
+            let p = if take_own {
+                std::mem::replace(&mut x, own.next_packed())
+            } else {
+                std::mem::replace(&mut y, other.next_packed())
+            };
+            if let Some(p) = p {
+                let bytes = if take_own { &self.bytes } else { &fj.bytes };
+                out.push_packed(&p, &bytes[p.from..p.to]);
             }
         }
         out.shrink();
         out
     }
+
+    /// Appends an event read from another stream: its bytes as they are when they
+    /// were packed against the same previous time and `a` (a run of one side's
+    /// events in a merge: most events), else packed again.
+    fn push_packed(&mut self, p: &Packed, bytes: &[u8]) {
+        if p.base == (self.last_ts, self.last_a) {
+            self.bytes.extend_from_slice(bytes);
+            self.last_ts = p.event.ts;
+            self.last_a = p.event.a;
+            self.len += 1;
+        } else {
+            self.push(p.event);
+        }
+    }
+}
+
+/// An event as read from a stream: where its bytes are, and the previous time and
+/// `a` they were packed against.
+struct Packed {
+    event: Event,
+    from: usize,
+    to: usize,
+    base: (u64, u64),
 }
 
 /// Decodes a [`ThreadEvents`] in order.
@@ -337,6 +366,19 @@ pub struct Iter<'a> {
     pos: usize,
     ts: u64,
     a: u64,
+}
+
+impl Iter<'_> {
+    fn next_packed(&mut self) -> Option<Packed> {
+        let (from, base) = (self.pos, (self.ts, self.a));
+        let event = self.next()?;
+        Some(Packed {
+            event,
+            from,
+            to: self.pos,
+            base,
+        })
+    }
 }
 
 impl Iterator for Iter<'_> {
@@ -452,5 +494,44 @@ mod tests {
         t.map_events(&[3], |e| e.b = 44);
         assert_eq!(t.iter().nth(3).map(|e| e.b), Some(44));
         assert_eq!(t.iter().nth(4), Some(events[4]));
+    }
+
+    #[test]
+    fn a_merge_reads_back_as_the_events_in_time_order() {
+        let fork = |ts: u64, usage: u64| Event {
+            a: 1 << 40 | usage,
+            b: 7,
+            c: NONE,
+            ..ev(EventKind::FjFork, ts)
+        };
+        let own_events = [
+            Event {
+                a: 5,
+                b: 2,
+                c: 9,
+                ..ev(EventKind::TaskBegin, 3)
+            },
+            Event {
+                b: 4,
+                flag: 2,
+                ..ev(EventKind::LockBlock, 20)
+            },
+            ev(EventKind::ThreadEnd, 90),
+        ];
+        let fj_events = [
+            fork(1, 1),
+            fork(4, 2),
+            fork(5, 3),
+            ev(EventKind::FjRunEnd, 25),
+            fork(95, 4),
+        ];
+        let (mut own, mut fj) = (ThreadEvents::new(2), ThreadEvents::new(2));
+        own_events.iter().for_each(|&e| own.push(e));
+        fj_events.iter().for_each(|&e| fj.push(e));
+        let mut expected: Vec<Event> = own_events.iter().chain(&fj_events).copied().collect();
+        expected.sort_by_key(|e| e.ts);
+        let merged = own.merge(fj);
+        assert_eq!(merged.len(), expected.len());
+        assert_eq!(merged.iter().collect::<Vec<_>>(), expected);
     }
 }
