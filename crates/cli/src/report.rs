@@ -88,13 +88,28 @@ fn html_jvms(
     sel: &weft_analysis::window::Selection,
     out: &std::path::Path,
 ) -> Result<u8, CliError> {
-    use weft_analysis::jvms;
     for trace in traces {
         crate::export::check_outputs(trace, &[out])?;
     }
+    let all = load_jvms(traces, sel, |_| {})?;
+    let title = format!("{} traces", traces.len());
+    let html = weft_views::report_html_jvms(&all, &title);
+    crate::files::write_file(out, html.as_bytes(), "the report")?;
+    eprintln!("weft: wrote {} ({} bytes)", out.display(), html.len());
+    Ok(0)
+}
+
+/// Each trace analysed as one JVM of a report, placed on one time line
+/// (`stage(name)` after the model and each analysis of each trace).
+fn load_jvms(
+    traces: &[PathBuf],
+    sel: &weft_analysis::window::Selection,
+    stage: impl Fn(&str) + Copy,
+) -> Result<weft_analysis::jvms::Jvms, CliError> {
+    use weft_analysis::jvms;
     let mut list = Vec::with_capacity(traces.len());
     for path in traces {
-        let (analysis, header) = crate::export::load(path, sel)?;
+        let (analysis, header) = crate::export::load_staged(path, sel, stage)?;
         list.push(jvms::Jvm::new(
             path.display().to_string(),
             &header,
@@ -102,12 +117,7 @@ fn html_jvms(
         ));
     }
     jvms::check_versions(&list).map_err(CliError::new)?;
-    let all = jvms::combine(list);
-    let title = format!("{} traces", traces.len());
-    let html = weft_views::report_html_jvms(&all, &title);
-    crate::files::write_file(out, html.as_bytes(), "the report")?;
-    eprintln!("weft: wrote {} ({} bytes)", out.display(), html.len());
-    Ok(0)
+    Ok(jvms::combine(list))
 }
 
 /// The report of one or several traces (one per JVM) as text or JSON.
@@ -116,7 +126,6 @@ pub fn render(
     sel: &weft_analysis::window::Selection,
     json: bool,
 ) -> Result<String, CliError> {
-    use weft_analysis::jvms;
     // WEFT_REPORT_STAGES=1: time and peak memory after each stage, on stderr.
     let stages = std::env::var_os("WEFT_REPORT_STAGES").is_some();
     let t0 = std::time::Instant::now();
@@ -131,17 +140,7 @@ pub fn render(
             );
         }
     };
-    let mut list = Vec::with_capacity(traces.len());
-    for path in traces {
-        let (analysis, header) = crate::export::load_staged(path, sel, stage)?;
-        list.push(jvms::Jvm::new(
-            path.display().to_string(),
-            &header,
-            analysis,
-        ));
-    }
-    jvms::check_versions(&list).map_err(CliError::new)?;
-    let all = jvms::combine(list);
+    let all = load_jvms(traces, sel, stage)?;
     if json {
         let value = weft_views::report_json_jvms(&all);
         stage("json");

@@ -31,6 +31,26 @@ pub const MAX_CLASS_ROWS: usize = 60;
 pub(crate) const CSS: &str = include_str!("../assets/report.css");
 pub(crate) const JS: &str = include_str!("../assets/report.js");
 
+/// The timeline's controls and canvases, drawn by the script from the page data
+/// (the rest of the timeline section).
+pub(crate) const TIMELINE_CANVASES: &str = "<div class=\"controls\"><button id=\"zin\" title=\"zoom in\">+</button><button id=\"zout\" title=\"zoom out\">−</button><button id=\"zreset\">whole recording</button>\
+<span id=\"range\" class=\"muted\"></span><span class=\"hint\">wheel: zoom · drag: pan · double-click: reset · hover: details</span></div>\
+<div id=\"legend\" class=\"legend\"></div>\
+<div id=\"note\" class=\"muted small\"></div>\
+<div id=\"timeline\" class=\"tl-wrap\"><canvas id=\"tl-canvas\"></canvas></div>\
+<h3 id=\"cpu\">CPU utilisation</h3><div id=\"cpu-wrap\" class=\"tl-wrap\"><canvas id=\"cpu-canvas\"></canvas></div>\
+<div id=\"tip\" class=\"tip\" hidden></div></section>\n";
+
+/// One box of the summary row.
+pub(crate) fn push_stat(h: &mut String, k: &str, v: &str) {
+    let _ = write!(
+        h,
+        "<div class=\"stat\"><div class=\"v\">{}</div><div class=\"k\">{}</div></div>",
+        esc(v),
+        esc(k)
+    );
+}
+
 /// Escapes text for HTML (and SVG) content and attributes.
 pub fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
@@ -744,14 +764,7 @@ pub fn report_html_with(a: &Analysis, title: &str, whatif: Option<&weft_whatif::
         "<header><h1>weft <span class=\"sub\">concurrency report</span></h1><div class=\"file\">{}</div></header>\n<section class=\"summary\">",
         esc(title)
     );
-    let mut stat = |k: &str, v: String| {
-        let _ = write!(
-            h,
-            "<div class=\"stat\"><div class=\"v\">{}</div><div class=\"k\">{}</div></div>",
-            esc(&v),
-            esc(k)
-        );
-    };
+    let mut stat = |k: &str, v: String| push_stat(&mut h, k, &v);
     match &a.window {
         Some(w) => stat("window", crate::text::window_line(w)),
         None => stat("recording", human_ns(m.duration_ns)),
@@ -803,16 +816,8 @@ pub fn report_html_with(a: &Analysis, title: &str, whatif: Option<&weft_whatif::
     }
 
     // ---- timeline + CPU (drawn by the script) ----
-    h.push_str(
-        "<section id=\"timeline-section\"><h2>Timeline</h2>\
-<div class=\"controls\"><button id=\"zin\" title=\"zoom in\">+</button><button id=\"zout\" title=\"zoom out\">−</button><button id=\"zreset\">whole recording</button>\
-<span id=\"range\" class=\"muted\"></span><span class=\"hint\">wheel: zoom · drag: pan · double-click: reset · hover: details</span></div>\
-<div id=\"legend\" class=\"legend\"></div>\
-<div id=\"note\" class=\"muted small\"></div>\
-<div id=\"timeline\" class=\"tl-wrap\"><canvas id=\"tl-canvas\"></canvas></div>\
-<h3 id=\"cpu\">CPU utilisation</h3><div id=\"cpu-wrap\" class=\"tl-wrap\"><canvas id=\"cpu-canvas\"></canvas></div>\
-<div id=\"tip\" class=\"tip\" hidden></div></section>\n",
-    );
+    h.push_str("<section id=\"timeline-section\"><h2>Timeline</h2>");
+    h.push_str(TIMELINE_CANVASES);
 
     // ---- fork-join (only when the trace has fork-join activity) ----
     h.push_str(&forkjoin_section(a));

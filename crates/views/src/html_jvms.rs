@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use weft_analysis::human_ns;
 use weft_analysis::jvms::Jvms;
 
-use crate::html::{esc, page_data, CSS, JS, MAX_CLASS_ROWS};
+use crate::html::{esc, page_data, push_stat, CSS, JS, MAX_CLASS_ROWS, TIMELINE_CANVASES};
 
 /// Lane ids of JVM `j`: its thread indices, above those of the JVMs before it
 /// (thread indices are per trace; a JSON number holds 2^53 exactly).
@@ -179,14 +179,7 @@ pub fn report_html_jvms(all: &Jvms, title: &str) -> String {
         all.jvms.len(),
         esc(title)
     );
-    let mut stat = |k: &str, v: String| {
-        let _ = write!(
-            h,
-            "<div class=\"stat\"><div class=\"v\">{}</div><div class=\"k\">{}</div></div>",
-            esc(&v),
-            esc(k)
-        );
-    };
+    let mut stat = |k: &str, v: String| push_stat(&mut h, k, &v);
     stat("JVMs", all.jvms.len().to_string());
     stat("first start to last end", human_ns(t.span_ns));
     stat("threads", t.threads.to_string());
@@ -224,16 +217,8 @@ pub fn report_html_jvms(all: &Jvms, title: &str) -> String {
     h.push_str("</tbody></table></section>\n");
 
     // ---- one timeline, each JVM's threads as a group (drawn by the script) ----
-    h.push_str(
-        "<section id=\"timeline-section\"><h2>Timeline</h2><p class=\"muted small\">All JVMs on one wall-clock time line; each JVM's threads are one group (lane names start with the JVM). CPU utilisation: each JVM's own, drawn where it ran.</p>\
-<div class=\"controls\"><button id=\"zin\" title=\"zoom in\">+</button><button id=\"zout\" title=\"zoom out\">−</button><button id=\"zreset\">whole recording</button>\
-<span id=\"range\" class=\"muted\"></span><span class=\"hint\">wheel: zoom · drag: pan · double-click: reset · hover: details</span></div>\
-<div id=\"legend\" class=\"legend\"></div>\
-<div id=\"note\" class=\"muted small\"></div>\
-<div id=\"timeline\" class=\"tl-wrap\"><canvas id=\"tl-canvas\"></canvas></div>\
-<h3 id=\"cpu\">CPU utilisation</h3><div id=\"cpu-wrap\" class=\"tl-wrap\"><canvas id=\"cpu-canvas\"></canvas></div>\
-<div id=\"tip\" class=\"tip\" hidden></div></section>\n",
-    );
+    h.push_str("<section id=\"timeline-section\"><h2>Timeline</h2><p class=\"muted small\">All JVMs on one wall-clock time line; each JVM's threads are one group (lane names start with the JVM). CPU utilisation: each JVM's own, drawn where it ran.</p>");
+    h.push_str(TIMELINE_CANVASES);
 
     // ---- totals across JVMs ----
     h.push_str("<section id=\"classes\"><h2>Task classes, all JVMs</h2><table class=\"grid\"><thead><tr><th>class</th><th>kind</th><th>executions</th><th>aggregated</th><th>submitted</th><th>total self</th><th>JVMs (executions)</th></tr></thead><tbody>");
