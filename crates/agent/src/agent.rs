@@ -364,13 +364,18 @@ pub fn register_class(jni: Jni, c: jclass, name: &str, hidden: bool, host: jobje
 
 // ---------------------------------------------------------------- threads
 
+/// `Thread.getId()` of a thread (0 if it cannot be called).
+pub fn java_thread_id(jni: Jni, thread: jobject) -> u64 {
+    REFS.get()
+        .and_then(|r| r.thread_get_id)
+        .and_then(|m| jni.call_long_method0(thread, m as jmethodID))
+        .unwrap_or(0) as u64
+}
+
 pub fn thread_start_record(jvmti: Jvmti, jni: Jni, thread: jobject) -> Record {
     let (name, daemon) = jvmti.get_thread_info(thread).unwrap_or_default();
     let refs = REFS.get();
-    let java_id = refs
-        .and_then(|r| r.thread_get_id)
-        .and_then(|m| jni.call_long_method0(thread, m as jmethodID))
-        .unwrap_or(0) as u64;
+    let java_id = java_thread_id(jni, thread);
     let (class_id, ident) = class_and_ident(jni, thread);
     let (target_class_id, target_ident) = match refs {
         Some(r) if !r.thread_target.is_empty() => {

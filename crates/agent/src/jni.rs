@@ -59,6 +59,7 @@ mod slot {
     pub const NEW_STRING_UTF: usize = 167;
     pub const GET_STRING_UTF_CHARS: usize = 169;
     pub const RELEASE_STRING_UTF_CHARS: usize = 170;
+    pub const GET_JAVA_VM: usize = 219;
     pub const EXCEPTION_CHECK: usize = 228;
     // JavaVM
     pub const VM_GET_ENV: usize = 6;
@@ -121,6 +122,15 @@ impl Jni {
         let f = jfn!(self, slot::NEW_GLOBAL_REF, fn(jobject) -> jobject);
         // SAFETY: valid env; `o` is a live reference or null.
         unsafe { f(self.0, o) }
+    }
+
+    /// The JavaVM of this environment.
+    pub fn java_vm(self) -> Option<*mut JavaVM> {
+        let f = jfn!(self, slot::GET_JAVA_VM, fn(*mut *mut JavaVM) -> jint);
+        let mut vm: *mut JavaVM = std::ptr::null_mut();
+        // SAFETY: valid env and out-pointer.
+        let r = unsafe { f(self.0, &mut vm) };
+        (r == JNI_OK && !vm.is_null()).then_some(vm)
     }
 
     pub fn delete_local_ref(self, o: jobject) {

@@ -574,17 +574,40 @@ pub const EVENT_COMPILED_METHOD_LOAD: jint = 68;
 pub const CAP_COMPILED_METHOD_LOAD: u32 = 27;
 
 impl Jvmti {
+    /// The defining loader of a class (a local reference; null: the boot loader).
+    pub fn get_class_loader(self, c: jclass) -> JvmtiResult<jobject> {
+        let f = tfn!(self, 56, fn(jclass, *mut jobject));
+        let mut l: jobject = std::ptr::null_mut();
+        // SAFETY: slot 56 is GetClassLoader; valid class and out-pointer.
+        check(unsafe { f(self.0, c, &mut l) })?;
+        Ok(l)
+    }
+
+    /// Every live Java thread visible to JVMTI (local references).
+    pub fn get_all_threads(self) -> JvmtiResult<Vec<jobject>> {
+        // Slot 3 is GetAllThreads(jint*, jthread**).
+        self.reference_list(3)
+    }
+
     /// Every loaded class (local references).
     pub fn get_loaded_classes(self) -> JvmtiResult<Vec<jclass>> {
-        let f = tfn!(self, 77, fn(*mut jint, *mut *mut jclass));
+        // Slot 77 is GetLoadedClasses(jint*, jclass**).
+        self.reference_list(77)
+    }
+
+    /// Calls a JVMTI function of the form `f(env, jint* count, jobject** refs)` and
+    /// copies the references it returns (freeing its array).
+    fn reference_list(self, slot: usize) -> JvmtiResult<Vec<jobject>> {
+        let f = tfn!(self, slot, fn(*mut jint, *mut *mut jobject));
         let mut n: jint = 0;
-        let mut p: *mut jclass = std::ptr::null_mut();
-        // SAFETY: slot 77 is GetLoadedClasses; valid out-pointers.
+        let mut p: *mut jobject = std::ptr::null_mut();
+        // SAFETY: the callers pass the slot of a function of exactly this shape;
+        // valid out-pointers.
         check(unsafe { f(self.0, &mut n, &mut p) })?;
         let v = if p.is_null() || n <= 0 {
             Vec::new()
         } else {
-            // SAFETY: JVMTI returned n class references at p.
+            // SAFETY: JVMTI returned n references at p.
             unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec()
         };
         self.deallocate(p);

@@ -468,6 +468,8 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         );
         p.header
             .set("locks.park_hooked", locks::park_hooked().to_string());
+        p.header
+            .set("locks.unpark_hooked", locks::unpark_hooked().to_string());
         // Loads AQS now if it is not loaded yet (through the hook); if it was
         // loaded before the hook, nothing is seen and the header says so.
         if let Some(c) = jni.find_class(AQS) {

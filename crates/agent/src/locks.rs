@@ -230,6 +230,9 @@ pub fn init(jni: Jni) {
     let thread_get_id = thread
         .and_then(|t| jni.get_method_id(t, "getId", "()J"))
         .map(|m| m as usize);
+    if let Some(f) = thread.and_then(|t| jni.get_field_id(t, "tid", "J")) {
+        TID_FIELD.store(f as usize, Ordering::SeqCst);
+    }
     let thread_class = thread.map(|t| jni.new_global_ref(t) as usize);
     let _ = REFS.set(Refs {
         owner_field,
@@ -496,6 +499,37 @@ unsafe extern "system" fn park_hook(
     }
 }
 
+// ---------------------------------------------------------------- Unsafe.unpark
+
+type UnparkFn = unsafe extern "system" fn(*mut JNIEnv, jobject, jobject);
+static ORIG_UNPARK: AtomicUsize = AtomicUsize::new(0);
+/// `java.lang.Thread.tid` (the Java thread id), resolved at VMInit; 0 = unknown.
+static TID_FIELD: AtomicUsize = AtomicUsize::new(0);
+
+/// Replacement of `jdk.internal.misc.Unsafe.unpark(Object)V` (behind every
+/// `LockSupport.unpark`): records who woke whom (`Unpark`, the what-if graph's
+/// wake edges, docs/whatif.md §Recording), then calls the JVM's own native.
+unsafe extern "system" fn unpark_hook(env: *mut JNIEnv, unsafe_: jobject, thread: jobject) {
+    let _ = std::panic::catch_unwind(|| {
+        if thread.is_null() || !recordable() {
+            return;
+        }
+        let ts = clock::now();
+        let tid = TID_FIELD.load(Ordering::Relaxed);
+        let target = match jni_of(env) {
+            // `Unsafe.unpark` takes a Thread (HotSpot reads it as one).
+            Some(jni) if tid != 0 => jni.get_long_field(thread, tid as jfieldID).max(0) as u64,
+            _ => 0,
+        };
+        sink::emit(&Record::Unpark { ts, target });
+    });
+    let orig = ORIG_UNPARK.load(Ordering::Relaxed);
+    // SAFETY: ORIG_UNPARK holds the JVM's Unsafe_Unpark, stored before the hook was installed.
+    let orig: UnparkFn = unsafe { std::mem::transmute::<usize, UnparkFn>(orig) };
+    // SAFETY: same arguments the JVM passed to us.
+    unsafe { orig(env, unsafe_, thread) };
+}
+
 // ---------------------------------------------------------------- program start
 
 static APP_STARTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -529,10 +563,11 @@ unsafe extern "system" fn on_native_method_bind(
         if address.is_null()
             || new_address.is_null()
             || std::ptr::eq(address, park_hook as *const c_void)
+            || std::ptr::eq(address, unpark_hook as *const c_void)
         {
             return;
         }
-        if ORIG_PARK.load(Ordering::Relaxed) != 0 {
+        if park_hooked() && unpark_hooked() {
             return;
         }
         let Some(jvmti) = agent::jvmti() else { return };
@@ -547,7 +582,12 @@ unsafe extern "system" fn on_native_method_bind(
                 return;
             }
         };
-        if name != "park" || sig != "(ZJ)V" {
+        let (orig, hook) = match (name.as_str(), sig.as_str()) {
+            ("park", "(ZJ)V") => (&ORIG_PARK, park_hook as *mut c_void),
+            ("unpark", UNPARK_SIG) => (&ORIG_UNPARK, unpark_hook as *mut c_void),
+            _ => return,
+        };
+        if orig.load(Ordering::Relaxed) != 0 {
             return;
         }
         let Ok(c) = jvmti.get_method_declaring_class(method) else {
@@ -556,45 +596,66 @@ unsafe extern "system" fn on_native_method_bind(
         if jvmti.get_class_signature(c).as_deref() != Ok("Ljdk/internal/misc/Unsafe;") {
             return;
         }
-        ORIG_PARK.store(address as usize, Ordering::SeqCst);
+        orig.store(address as usize, Ordering::SeqCst);
         // SAFETY: JVMTI passes a valid out-pointer for the new native address.
-        unsafe { *new_address = park_hook as *mut c_void };
+        unsafe { *new_address = hook };
     });
 }
 
 /// Natives bound before GetMethodName works: (jmethodID, address).
 static EARLY_BINDS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
 
-/// At VMInit: if `Unsafe.park` was bound in the primordial phase, re-registers it
-/// with [`park_hook`] (its original address is known from the bind event).
+const UNPARK_SIG: &str = "(Ljava/lang/Object;)V";
+
+/// At VMInit: if `Unsafe.park` or `Unsafe.unpark` was bound in the primordial phase,
+/// re-registers it with its hook (its original address is known from the bind event).
 fn hook_park_late(jni: Jni) {
-    if park_hooked() {
+    if park_hooked() && unpark_hooked() {
         return;
     }
     let Some(c) = jni.find_class("jdk/internal/misc/Unsafe") else {
         return;
     };
-    let Some(m) = jni.get_method_id(c, "park", "(ZJ)V") else {
-        return;
-    };
     let early = std::mem::take(&mut *EARLY_BINDS.lock().unwrap_or_else(|e| e.into_inner()));
-    let Some(&(_, addr)) = early.iter().find(|(mm, _)| *mm == m as usize) else {
-        return;
-    };
-    ORIG_PARK.store(addr, Ordering::SeqCst);
-    // Re-registering a JDK native makes HotSpot print a jni+resolve warning on the
-    // program's stdout; the program's output must not change, so that log goes off.
-    if let Some(jvmti) = crate::agent::jvmti() {
-        let _ = jvmti.silence_jni_resolve_log();
-    }
-    if !jni.register_native(c, "park", "(ZJ)V", park_hook as *mut c_void) {
-        ORIG_PARK.store(0, Ordering::SeqCst);
+    let natives: [(&str, &str, &AtomicUsize, *mut c_void); 2] = [
+        ("park", "(ZJ)V", &ORIG_PARK, park_hook as *mut c_void),
+        (
+            "unpark",
+            UNPARK_SIG,
+            &ORIG_UNPARK,
+            unpark_hook as *mut c_void,
+        ),
+    ];
+    for (name, sig, orig, hook) in natives {
+        if orig.load(Ordering::Relaxed) != 0 {
+            continue;
+        }
+        let Some(m) = jni.get_method_id(c, name, sig) else {
+            continue;
+        };
+        let Some(&(_, addr)) = early.iter().find(|(mm, _)| *mm == m as usize) else {
+            continue;
+        };
+        orig.store(addr, Ordering::SeqCst);
+        // Re-registering a JDK native makes HotSpot print a jni+resolve warning on the
+        // program's stdout; the program's output must not change, so that log goes off.
+        if let Some(jvmti) = crate::agent::jvmti() {
+            let _ = jvmti.silence_jni_resolve_log();
+        }
+        if !jni.register_native(c, name, sig, hook) {
+            orig.store(0, Ordering::SeqCst);
+        }
     }
 }
 
 /// Whether the Unsafe.park native was replaced.
 pub fn park_hooked() -> bool {
     ORIG_PARK.load(Ordering::Relaxed) != 0
+}
+
+/// Whether the Unsafe.unpark native was replaced (`Unpark` records).
+pub fn unpark_hooked() -> bool {
+    ORIG_UNPARK.load(Ordering::Relaxed) != 0
 }
 
 fn jni_of(env: *mut JNIEnv) -> Option<Jni> {

@@ -14,7 +14,7 @@
 //! Not here: what a sample means for tasks and locks (crates/analysis/src/profile.rs
 //! ties samples to the thread's executions and lock waits by time).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Sender};
@@ -147,7 +147,7 @@ pub fn setup(jvmti: Jvmti, cb: &mut Callbacks, opt_str: Option<&str>) {
         return;
     }
     let _ = jvmti.enable_event(jvmti::EVENT_COMPILED_METHOD_LOAD);
-    sig::init_ring();
+    sig::init_ring(opts.cpu_ns);
     if !sig::install_handler() {
         eprintln!("weft: sampling off: cannot install the signal handler");
         return;
@@ -193,7 +193,7 @@ unsafe extern "system" fn on_compiled_method_load(
 /// that have one, and cannot create one inside a signal handler.
 unsafe extern "system" fn on_class_prepare(
     _t: *mut JvmtiEnvRaw,
-    _env: *mut JNIEnv,
+    env: *mut JNIEnv,
     _thread: jobject,
     class: jclass,
 ) {
@@ -202,12 +202,63 @@ unsafe extern "system" fn on_class_prepare(
     }
     let r = std::panic::catch_unwind(|| {
         if let Some(t) = crate::agent::jvmti() {
-            let _ = t.get_class_methods(class);
+            let methods = t.get_class_methods(class).unwrap_or_default();
+            // SAFETY: the JNIEnv of this callback's thread (or null).
+            if let Some(jni) = unsafe { Jni::from_raw(env) } {
+                if !methods.is_empty() && may_be_unloaded(t, jni, class) {
+                    resolve_now(t, jni, &methods);
+                }
+            }
         }
     });
     if r.is_err() {
         switch_off("internal error in ClassPrepare");
     }
+}
+
+/// Whether a class may be unloaded before the end (when its jmethodIDs stop
+/// resolving): a class of a loader other than the boot, platform and
+/// application loaders, or a hidden class that is not a lambda (lambdas live as
+/// long as their host's loader; other hidden classes, such as the JDK's
+/// LambdaForms, may go on their own).
+fn may_be_unloaded(jvmti: Jvmti, jni: Jni, class: jclass) -> bool {
+    let sig = jvmti.get_class_signature(class).unwrap_or_default();
+    let hidden = sig.contains("/0x") || sig.contains(".0x") || sig.contains("+0x");
+    if hidden {
+        return !sig.contains("$$Lambda");
+    }
+    let Ok(loader) = jvmti.get_class_loader(class) else {
+        return false;
+    };
+    if loader.is_null() {
+        return false; // the boot loader never unloads
+    }
+    let lc = jni.get_object_class(loader);
+    let loader_sig = jvmti.get_class_signature(lc).unwrap_or_default();
+    jni.delete_local_ref(lc);
+    jni.delete_local_ref(loader);
+    !matches!(
+        loader_sig.as_str(),
+        "Ljdk/internal/loader/ClassLoaders$AppClassLoader;"
+            | "Ljdk/internal/loader/ClassLoaders$PlatformClassLoader;"
+    )
+}
+
+/// Names of methods of classes that may be unloaded, resolved when the class
+/// was prepared: at the end their jmethodIDs may no longer resolve (the
+/// ClassUnload extension event only comes after the class is gone, with its name).
+static EARLY_NAMES: Mutex<Option<HashMap<usize, MethodInfo>>> = Mutex::new(None);
+
+fn resolve_now(jvmti: Jvmti, jni: Jni, methods: &[jmethodID]) {
+    let mut names = Names::new(jvmti, jni);
+    names.early = true;
+    let resolved: Vec<(usize, MethodInfo)> = methods
+        .iter()
+        .filter_map(|&m| Some((m as usize, names.resolve(m)?)))
+        .collect();
+    lock(&EARLY_NAMES)
+        .get_or_insert_with(HashMap::default)
+        .extend(resolved);
 }
 
 // ---------------------------------------------------------------- VMInit, threads
@@ -245,8 +296,85 @@ pub fn start(jvmti: Jvmti, jni: Jni, env: *mut JNIEnv) {
             return;
         }
     }
+    if let Some(vm) = jni.java_vm() {
+        sig::set_vm(vm);
+    }
     sig::ACTIVE.store(true, Ordering::SeqCst);
     thread_start(env);
+    arm_existing_threads(jvmti, jni);
+}
+
+/// Records and arms the Java threads that started before the agent's hooks (at
+/// VMInit: the JVM's Reference Handler, Finalizer, Signal Dispatcher, ...; after
+/// a late attach: every thread), which get no ThreadStart. JVMTI lists them
+/// without their OS ids; the kernel lists the OS ids with the names HotSpot gave
+/// them (the Java name cut to 15 bytes; the launcher's main thread keeps the
+/// process name `java`). A thread is armed when its cut name is unique on both
+/// sides; the others (same names) are counted in `unmatched` and left unsampled.
+/// Returns (armed, unmatched).
+pub fn arm_existing_threads(jvmti: Jvmti, jni: Jni) -> (usize, usize) {
+    if !ENABLED.load(Ordering::Relaxed) || !jni.push_local_frame(LOCAL_REFS) {
+        return (0, 0);
+    }
+    let mut by_name: HashMap<Vec<u8>, Vec<jobject>> = HashMap::default();
+    for t in jvmti.get_all_threads().unwrap_or_default() {
+        if let Ok((name, _)) = jvmti.get_thread_info(t) {
+            let os_name = if name == "main" {
+                b"java".to_vec()
+            } else {
+                name.as_bytes()[..name.len().min(15)].to_vec()
+            };
+            by_name.entry(os_name).or_default().push(t);
+        }
+    }
+    let pid = std::process::id();
+    let mut by_comm: HashMap<Vec<u8>, Vec<u32>> = HashMap::default();
+    for tid in task_ids() {
+        if tid == pid || sig::is_registered(tid) {
+            continue; // the launcher's primordial thread runs no Java code
+        }
+        if let Ok(mut comm) = std::fs::read(format!("/proc/self/task/{tid}/comm")) {
+            if comm.last() == Some(&b'\n') {
+                comm.pop();
+            }
+            by_comm.entry(comm).or_default().push(tid);
+        }
+    }
+    let (mut armed, mut unmatched) = (0, 0);
+    for (comm, tids) in &by_comm {
+        let Some(threads) = by_name.get(comm) else {
+            continue; // not a Java thread JVMTI shows (GC, compiler, agent threads)
+        };
+        if tids.len() != 1 || threads.len() != 1 {
+            unmatched += tids.len();
+            continue;
+        }
+        let (name, daemon) = jvmti.get_thread_info(threads[0]).unwrap_or_default();
+        let start = Record::ThreadSeen {
+            ts: crate::clock::now(),
+            name: name.into(),
+            java_id: crate::agent::java_thread_id(jni, threads[0]),
+            os_tid: tids[0],
+            daemon,
+        };
+        if let Some(index) = sink::record_foreign_thread(tids[0], &start) {
+            if sig::register_other(tids[0], index, sig::cpu_period_ns()) {
+                armed += 1;
+            }
+        }
+    }
+    jni.pop_local_frame();
+    (armed, unmatched)
+}
+
+/// The OS ids of this process's threads.
+fn task_ids() -> Vec<u32> {
+    std::fs::read_dir("/proc/self/task")
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Whether the JVM runs with -Xcheck:jni (its command line or the option
@@ -362,17 +490,22 @@ fn drain_once() {
 }
 
 /// OS state of a thread from /proc (R running, D uninterruptible: I/O, else sleeping).
+/// (Read into a buffer on the stack: only the first bytes after the name are needed.)
 fn os_state(tid: u32) -> u8 {
+    use std::io::Read;
     use weft_trace::thread_state as ts;
-    let Ok(s) = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")) else {
-        return ts::UNKNOWN;
-    };
-    let state = s
-        .rfind(')')
-        .and_then(|i| s[i + 1..].split_whitespace().next());
+    let mut buf = [0u8; 160];
+    let n = std::fs::File::open(format!("/proc/self/task/{tid}/stat"))
+        .and_then(|mut f| f.read(&mut buf))
+        .unwrap_or(0);
+    // "tid (name) S ...": the name may hold spaces and parentheses, so the last ')'.
+    let state = buf[..n]
+        .iter()
+        .rposition(|&b| b == b')')
+        .and_then(|i| buf.get(i + 2));
     match state {
-        Some("R") => ts::RUNNING,
-        Some("D") => ts::IO,
+        Some(b'R') => ts::RUNNING,
+        Some(b'D') => ts::IO,
         Some(_) => ts::SLEEPING,
         None => ts::UNKNOWN,
     }
@@ -384,7 +517,7 @@ const IDLE_SLACK_NS: u64 = 50_000;
 
 /// Threads signalled per wall tick at most (each costs a /proc read and a walk):
 /// with more busy threads, they are taken in turn.
-const WALL_SIGNALS_PER_TICK: usize = 128;
+const WALL_SIGNALS_PER_TICK: usize = sig::WALL_BURST;
 
 /// A wall sample of a thread that has not run since its last one, without
 /// waking it or reading /proc: the same stack and state again (async-profiler
@@ -471,9 +604,9 @@ fn sampler_main(stop: std::sync::mpsc::Receiver<()>) {
         let until_wall = if wall > 0 {
             next_wall.saturating_duration_since(Instant::now())
         } else {
-            Duration::from_millis(20)
+            Duration::from_nanos(sig::DRAIN_NS)
         };
-        match stop.recv_timeout(until_wall.min(Duration::from_millis(20))) {
+        match stop.recv_timeout(until_wall.min(Duration::from_nanos(sig::DRAIN_NS))) {
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
             _ => return,
         }
@@ -578,6 +711,8 @@ struct Names {
     methods: HashMap<usize, Option<MethodInfo>>,
     /// Loaded classes by signature (for lambda hosts), built on first need.
     by_sig: Option<HashMap<String, jclass>>,
+    /// Resolving at ClassPrepare: no lambda-host lookup (it lists every loaded class).
+    early: bool,
 }
 
 impl Names {
@@ -585,8 +720,9 @@ impl Names {
         Names {
             jvmti,
             jni,
-            methods: HashMap::new(),
+            methods: HashMap::default(),
             by_sig: None,
+            early: false,
         }
     }
 
@@ -606,7 +742,10 @@ impl Names {
         }
         let m = method;
         if !self.methods.contains_key(&m) {
-            let r = self.resolve(m as jmethodID);
+            let r = self.resolve(m as jmethodID).or_else(|| {
+                // Unloaded since: the names taken when its class was prepared.
+                lock(&EARLY_NAMES).as_ref()?.get(&m).cloned()
+            });
             self.methods.insert(m, r);
         }
         match self.methods.get(&m).and_then(|x| x.as_ref()) {
@@ -660,6 +799,7 @@ impl Names {
             .find("$$Lambda")
             .map(|i| format!("L{};", &internal[..i]));
         let host = host_sig
+            .filter(|_| !self.early)
             .and_then(|hs| self.loaded_classes().get(&hs).copied())
             .unwrap_or(std::ptr::null_mut());
         crate::lambda::lambda_name(self.jvmti, self.jni, c, &dotted, host)
@@ -668,7 +808,7 @@ impl Names {
     fn loaded_classes(&mut self) -> &HashMap<String, jclass> {
         let jvmti = self.jvmti;
         self.by_sig.get_or_insert_with(|| {
-            let mut m = HashMap::new();
+            let mut m = HashMap::default();
             // Local references, freed with the caller's local frame.
             for c in jvmti.get_loaded_classes().unwrap_or_default() {
                 if let Ok(s) = jvmti.get_class_signature(c) {

@@ -23,8 +23,10 @@ pub const WALL_SIGNAL: i32 = libc::SIGVTALRM;
 
 /// Frames kept per sample (deeper stacks lose their outermost frames).
 pub const MAX_FRAMES: usize = 192;
-/// Samples the ring holds between two drains of the sampler thread.
-const RING_SLOTS: usize = 1024;
+/// How often the sampler thread drains the ring at most (it also drains at each wall tick).
+pub const DRAIN_NS: u64 = 50_000_000;
+/// Threads signalled at one wall tick at most (sampling.rs takes the others in turn).
+pub const WALL_BURST: usize = 128;
 /// Threads sampled at once (a bigger program has its extra threads unsampled, counted).
 const THREAD_SLOTS: usize = 4096;
 const FREE: u32 = 0;
@@ -112,8 +114,9 @@ pub struct ThreadSlot {
     env: AtomicPtr<c_void>,
     /// Trace thread index of the samples.
     pub index: AtomicU32,
-    /// perf_event fd of the CPU timer (-1: none).
-    fd: AtomicI32,
+    /// perf_event fd of the CPU timer plus one (0: none), so that a free slot is all
+    /// zeros and the 4,096-slot table lies in .bss (no 2 MB of .data to map in).
+    fd1: AtomicI32,
     rng: AtomicU64,
     /// OS state read by the sampler thread just before it sent a wall signal.
     pub wall_state: AtomicU8,
@@ -136,7 +139,7 @@ impl ThreadSlot {
             tid: AtomicU32::new(FREE),
             env: AtomicPtr::new(std::ptr::null_mut()),
             index: AtomicU32::new(0),
-            fd: AtomicI32::new(-1),
+            fd1: AtomicI32::new(0),
             rng: AtomicU64::new(0),
             wall_state: AtomicU8::new(0),
             cpu_after_wall: AtomicU64::new(0),
@@ -188,6 +191,11 @@ pub fn register(env: *mut c_void, index: u32, period_ns: u64) -> bool {
         // A thread of the same tid that ended unseen: its slot is stale.
         unregister();
     }
+    claim(tid, env, index, period_ns)
+}
+
+/// Takes a free slot for `tid` and arms its CPU timer (`period_ns` 0: none).
+fn claim(tid: u32, env: *mut c_void, index: u32, period_ns: u64) -> bool {
     let h = home(tid);
     for i in 0..THREAD_SLOTS {
         let s = &THREADS[(h + i) % THREAD_SLOTS];
@@ -209,12 +217,12 @@ pub fn register(env: *mut c_void, index: u32, period_ns: u64) -> bool {
         );
         s.busy.store(false, Ordering::Relaxed);
         s.cpu_after_wall.store(0, Ordering::Relaxed);
-        s.fd.store(-1, Ordering::Relaxed);
+        s.fd1.store(0, Ordering::Relaxed);
         s.tid.store(tid, Ordering::Release);
         if period_ns > 0 {
             let fd = open_cpu_timer(tid);
             if fd >= 0 {
-                s.fd.store(fd, Ordering::Release);
+                s.fd1.store(fd + 1, Ordering::Release);
                 arm(s, fd, period_ns);
             }
         }
@@ -223,11 +231,46 @@ pub fn register(env: *mut c_void, index: u32, period_ns: u64) -> bool {
     false
 }
 
+/// The JavaVM, for the JNIEnv of threads registered from outside (see [`register_other`]).
+static VM: AtomicPtr<crate::jni::JavaVM> = AtomicPtr::new(std::ptr::null_mut());
+
+pub fn set_vm(vm: *mut crate::jni::JavaVM) {
+    VM.store(vm, Ordering::SeqCst);
+}
+
+/// Whether thread `tid` has a slot.
+pub fn is_registered(tid: u32) -> bool {
+    find(tid).is_some()
+}
+
+/// Registers another thread of this process (one started before the agent's
+/// hooks) and arms its CPU timer from here: perf_event_open takes any thread id,
+/// and F_SETOWN_EX sends the timer's signal to that thread. Its JNIEnv is not
+/// known here: the handler asks the JavaVM for it on that thread (GetEnv reads
+/// the JVM's thread-local current thread; async-profiler does the same) and
+/// stops sampling the thread if it is not a Java thread.
+pub fn register_other(tid: u32, index: u32, period_ns: u64) -> bool {
+    if VM.load(Ordering::Relaxed).is_null() || find(tid).is_some() {
+        return false;
+    }
+    claim(tid, std::ptr::null_mut(), index, period_ns)
+}
+
+/// The JNIEnv of the current thread from the JavaVM (None: not a Java thread).
+fn env_from_vm() -> Option<*mut c_void> {
+    let vm = VM.load(Ordering::Relaxed);
+    // SAFETY: vm is the process's JavaVM (set at VMInit); GetEnv with a JNI
+    // version only reads the JVM's current-thread pointer, allocates nothing.
+    unsafe { crate::jni::get_env(vm, JNI_VERSION_1_6) }
+}
+
+const JNI_VERSION_1_6: i32 = 0x0001_0006;
+
 /// Forgets the current thread: no sample is taken on it after this returns.
 pub fn unregister() {
     let Some(s) = find(gettid()) else { return };
     s.env.store(std::ptr::null_mut(), Ordering::SeqCst);
-    let fd = s.fd.swap(-1, Ordering::SeqCst);
+    let fd = s.fd1.swap(0, Ordering::SeqCst) - 1;
     s.tid.store(GONE, Ordering::Release);
     if fd >= 0 {
         // SAFETY: fd is the perf_event fd this slot owned; closed once (swapped out).
@@ -238,7 +281,7 @@ pub fn unregister() {
 /// Closes every CPU timer (at the end; the handler is already inactive).
 pub fn close_all() {
     for s in THREADS.iter() {
-        let fd = s.fd.swap(-1, Ordering::SeqCst);
+        let fd = s.fd1.swap(0, Ordering::SeqCst) - 1;
         if fd >= 0 {
             // SAFETY: as in unregister.
             unsafe { libc::close(fd) };
@@ -279,7 +322,6 @@ const FLAG_DISABLED: u64 = 1;
 const FLAG_EXCLUDE_KERNEL: u64 = 1 << 5;
 const FLAG_EXCLUDE_HV: u64 = 1 << 6;
 const IOC_REFRESH: libc::c_ulong = 0x2402;
-const IOC_RESET: libc::c_ulong = 0x2403;
 const IOC_PERIOD: libc::c_ulong = 0x4008_2404;
 const F_SETSIG: i32 = 10;
 const F_SETOWN_EX: i32 = 15;
@@ -369,21 +411,26 @@ pub fn jitter(rng: &AtomicU64, p: u64) -> u64 {
     p / 2 + x % p.max(1)
 }
 
-/// Sets the next period of a thread's timer and lets it fire once more.
+/// Sets the next period of a thread's timer and lets it fire once more. The
+/// timer stopped itself at its overflow (refresh count 1), so the new period
+/// starts from zero when it is enabled again: no reset is needed (each ioctl
+/// costs ~2 µs here: they run with interrupts off and reprogram an hrtimer).
 fn arm(s: &ThreadSlot, fd: i32, p: u64) {
     let next = jitter(&s.rng, p).max(100_000);
     // SAFETY: ioctls on a perf_event fd owned by this slot; async-signal-safe syscalls.
     unsafe {
         libc::ioctl(fd, IOC_PERIOD, &next as *const u64);
-        libc::ioctl(fd, IOC_RESET, 0);
         libc::ioctl(fd, IOC_REFRESH, 1);
     }
 }
 
 // ---------------------------------------------------------------- the ring
 
-/// One sample as the handler leaves it for the sampler thread.
+/// One sample as the handler leaves it for the sampler thread. All zeros is a
+/// valid free entry: the ring is allocated zeroed, so its 3 MB cost no page
+/// until a sample lands in them.
 pub struct Entry {
+    /// Vyukov's sequence number minus the cell's index (0: free for position index).
     seq: AtomicUsize,
     pub ts: u64,
     pub thread: u32,
@@ -412,26 +459,39 @@ static RING: OnceLock<Ring> = OnceLock::new();
 /// Samples dropped because the ring was full, or for want of a table slot.
 pub static DROPPED: AtomicU64 = AtomicU64::new(0);
 
-/// Allocates the ring (before any signal).
-pub fn init_ring() {
+/// Ring slots for these periods: twice the CPU samples all processors can take
+/// between two drains, plus one wall tick's burst, as a power of two in
+/// 256..=8192. Fewer slots than that would drop samples; more would spread the
+/// handler's writes over more cold pages (a first touch costs a page fault).
+fn ring_slots(cpu_period_ns: u64, cpus: usize) -> usize {
+    let per_drain = match cpu_period_ns {
+        0 => 0,
+        p => cpus as u64 * DRAIN_NS.div_ceil(p) * 2,
+    };
+    (per_drain as usize + WALL_BURST)
+        .next_power_of_two()
+        .clamp(256, 8192)
+}
+
+/// Allocates the ring (before any signal), sized for the CPU period.
+pub fn init_ring(cpu_period_ns: u64) {
     RING.get_or_init(|| {
-        let cells: Vec<std::cell::UnsafeCell<Entry>> = (0..RING_SLOTS)
-            .map(|i| {
-                std::cell::UnsafeCell::new(Entry {
-                    seq: AtomicUsize::new(i),
-                    ts: 0,
-                    thread: 0,
-                    mode_state: 0,
-                    num_frames: 0,
-                    frames: [CallFrame {
-                        lineno: 0,
-                        method: std::ptr::null_mut(),
-                    }; MAX_FRAMES],
-                })
-            })
-            .collect();
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let slots = ring_slots(cpu_period_ns, cpus);
+        let layout =
+            std::alloc::Layout::array::<std::cell::UnsafeCell<Entry>>(slots).expect("ring layout");
+        // SAFETY: a non-zero-sized layout; an all-zero Entry is valid (atomics,
+        // integers, null pointers); the slice owns the allocation (Box frees it
+        // with the same layout). Zeroed pages come from the kernel untouched.
+        let cells = unsafe {
+            let p = std::alloc::alloc_zeroed(layout) as *mut std::cell::UnsafeCell<Entry>;
+            if p.is_null() {
+                std::alloc::handle_alloc_error(layout);
+            }
+            Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, slots))
+        };
         Ring {
-            cells: cells.into_boxed_slice(),
+            cells,
             head: AtomicUsize::new(0),
             tail: AtomicUsize::new(0),
         }
@@ -440,12 +500,13 @@ pub fn init_ring() {
 
 impl Ring {
     /// Claims a free cell (None when full).
-    fn claim(&self) -> Option<(usize, *mut Entry)> {
+    fn claim(&self) -> Option<(usize, usize, *mut Entry)> {
         let mut pos = self.head.load(Ordering::Relaxed);
         for _ in 0..16 {
-            let cell = self.cells.get(pos % RING_SLOTS)?;
+            let idx = pos % self.cells.len();
+            let cell = self.cells.get(idx)?;
             // SAFETY: seq is an atomic inside the cell; reading it is always allowed.
-            let seq = unsafe { (*cell.get()).seq.load(Ordering::Acquire) };
+            let seq = unsafe { (*cell.get()).seq.load(Ordering::Acquire) } + idx;
             if seq == pos {
                 match self.head.compare_exchange_weak(
                     pos,
@@ -453,7 +514,7 @@ impl Ring {
                     Ordering::Relaxed,
                     Ordering::Relaxed,
                 ) {
-                    Ok(_) => return Some((pos, cell.get())),
+                    Ok(_) => return Some((pos, idx, cell.get())),
                     Err(p) => pos = p,
                 }
             } else if seq < pos {
@@ -465,9 +526,9 @@ impl Ring {
         None
     }
 
-    fn publish(e: *mut Entry, pos: usize) {
-        // SAFETY: the caller claimed this cell at `pos`.
-        unsafe { (*e).seq.store(pos + 1, Ordering::Release) };
+    fn publish(e: *mut Entry, pos: usize, idx: usize) {
+        // SAFETY: the caller claimed this cell (index idx) at `pos`.
+        unsafe { (*e).seq.store(pos + 1 - idx, Ordering::Release) };
     }
 }
 
@@ -476,18 +537,19 @@ pub fn drain(mut f: impl FnMut(&Entry)) {
     let Some(r) = RING.get() else { return };
     loop {
         let pos = r.tail.load(Ordering::Relaxed);
-        let Some(cell) = r.cells.get(pos % RING_SLOTS) else {
+        let idx = pos % r.cells.len();
+        let Some(cell) = r.cells.get(idx) else {
             return;
         };
         let e = cell.get();
         // SAFETY: seq is atomic; the rest of the cell is read only once seq says it
-        // was published, and handed back (seq = pos + RING_SLOTS) after.
+        // was published, and handed back (seq = pos + slots) after.
         unsafe {
-            if (*e).seq.load(Ordering::Acquire) != pos + 1 {
+            if (*e).seq.load(Ordering::Acquire) + idx != pos + 1 {
                 return;
             }
             f(&*e);
-            (*e).seq.store(pos + RING_SLOTS, Ordering::Release);
+            (*e).seq.store(pos + r.cells.len() - idx, Ordering::Release);
         }
         r.tail.store(pos + 1, Ordering::Relaxed);
     }
@@ -537,7 +599,21 @@ fn take_sample(sig: i32, uc: *mut c_void) {
     if slot.busy.swap(true, Ordering::Acquire) {
         return;
     }
-    let env = slot.env.load(Ordering::Acquire);
+    let mut env = slot.env.load(Ordering::Acquire);
+    if env.is_null() {
+        // A thread registered from outside: its JNIEnv, once.
+        match env_from_vm() {
+            Some(e) => {
+                slot.env.store(e, Ordering::Release);
+                env = e;
+            }
+            None => {
+                // Not a Java thread: no sample, and its timer is not re-armed.
+                slot.busy.store(false, Ordering::Release);
+                return;
+            }
+        }
+    }
     let agct = AGCT.load(Ordering::Relaxed);
     let (mode, state) = if sig == CPU_SIGNAL {
         (
@@ -552,7 +628,7 @@ fn take_sample(sig: i32, uc: *mut c_void) {
     };
     if !env.is_null() && agct != 0 {
         match RING.get().and_then(|r| r.claim()) {
-            Some((pos, e)) => {
+            Some((pos, idx, e)) => {
                 // SAFETY: `e` is the cell this handler claimed; AsyncGetCallTrace is
                 // HotSpot's signal-safe walker, given this thread's JNIEnv, a buffer
                 // of MAX_FRAMES frames and the signal's ucontext; it runs under
@@ -587,7 +663,7 @@ fn take_sample(sig: i32, uc: *mut c_void) {
                     (*e).thread = slot.index.load(Ordering::Relaxed);
                     (*e).mode_state = mode | (state << 4);
                 }
-                Ring::publish(e, pos);
+                Ring::publish(e, pos, idx);
             }
             None => {
                 DROPPED.fetch_add(1, Ordering::Relaxed);
@@ -600,7 +676,7 @@ fn take_sample(sig: i32, uc: *mut c_void) {
             .store(clock::thread_cpu_ns(), Ordering::Relaxed);
     }
     if sig == CPU_SIGNAL {
-        let fd = slot.fd.load(Ordering::Acquire);
+        let fd = slot.fd1.load(Ordering::Acquire) - 1;
         let p = CPU_PERIOD_NS.load(Ordering::Relaxed);
         if fd >= 0 && p > 0 {
             arm(slot, fd, p);
@@ -725,4 +801,18 @@ pub fn wall_period_ns() -> u64 {
 
 pub fn cpu_period_ns() -> u64 {
     CPU_PERIOD_NS.load(Ordering::Relaxed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ring_is_sized_for_the_rate() {
+        // 100 Hz on 2 CPUs: 20 samples per drain and a wall burst.
+        assert_eq!(ring_slots(10_000_000, 2), 256);
+        assert_eq!(ring_slots(1_000_000, 2), 512);
+        assert_eq!(ring_slots(0, 64), 256);
+        assert_eq!(ring_slots(1_000_000, 64), 8192);
+    }
 }

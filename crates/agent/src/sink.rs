@@ -219,13 +219,19 @@ pub fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
         .try_with(|cell| {
             let mut h = cell.try_borrow_mut().ok()?;
             if h.0.is_none() {
-                let index = s.next_thread.fetch_add(1, Ordering::Relaxed);
-                let buf = Arc::new(Mutex::new(Buf::new(index)));
-                lock(&s.registry).push(buf.clone());
-                crate::schedstat::track_current(index);
+                // A thread recorded from outside before its first hook keeps its index.
+                let adopted = adopt_foreign();
+                let started = adopted.is_some();
+                let buf = adopted.unwrap_or_else(|| {
+                    let index = s.next_thread.fetch_add(1, Ordering::Relaxed);
+                    let buf = Arc::new(Mutex::new(Buf::new(index)));
+                    lock(&s.registry).push(buf.clone());
+                    buf
+                });
+                crate::schedstat::track_current(lock(&buf).enc.thread());
                 h.0 = Some(Local {
                     buf,
-                    started: false,
+                    started,
                     usage_at_start: (0, 0, 0),
                     last_created: (0, 0),
                 });
@@ -234,6 +240,41 @@ pub fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
         })
         .ok()
         .flatten()
+}
+
+/// Threads recorded from outside (started before the agent's hooks: see
+/// [`record_foreign_thread`]), by OS thread id, until they make their first hook call.
+static FOREIGN: Mutex<Vec<(u32, Arc<Mutex<Buf>>)>> = Mutex::new(Vec::new());
+
+/// Records a thread that is not the current one and has no state yet (it was
+/// started before the agent's hooks): a new thread index whose block starts with
+/// `start` (its ThreadStart). If the thread later calls a hook, it continues on
+/// this index. Returns the index.
+pub fn record_foreign_thread(os_tid: u32, start: &Record) -> Option<u32> {
+    let s = SINK.get()?;
+    if !recording() {
+        return None;
+    }
+    let index = s.next_thread.fetch_add(1, Ordering::Relaxed);
+    let buf = Arc::new(Mutex::new(Buf::new(index)));
+    s.push(&buf, start);
+    lock(&s.registry).push(buf.clone());
+    let mut f = lock(&FOREIGN);
+    f.retain(|(t, _)| *t != os_tid);
+    f.push((os_tid, buf));
+    Some(index)
+}
+
+/// The buffer recorded from outside for the current thread, if any (taken once).
+fn adopt_foreign() -> Option<Arc<Mutex<Buf>>> {
+    let mut f = lock(&FOREIGN);
+    if f.is_empty() {
+        return None;
+    }
+    // SAFETY: gettid has no preconditions.
+    let tid = unsafe { libc::gettid() } as u32;
+    let i = f.iter().position(|(t, _)| *t == tid)?;
+    Some(f.swap_remove(i).1)
 }
 
 /// This thread's index in the trace (its buffer is created if it has none).

@@ -73,6 +73,9 @@ pub enum EventKind {
     /// The mounted virtual thread parks its carrier (pinned): c = site. The next
     /// `WaitBegin` is the blocking.
     VtPinned,
+    /// This thread unparked another (`LockSupport.unpark`): a = the target's Java
+    /// thread id (0 unknown). Ends that thread's park, or gives it a permit.
+    Unpark,
 }
 
 /// "No value" for an index argument.

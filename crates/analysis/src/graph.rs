@@ -41,6 +41,10 @@ pub enum GraphEdgeKind {
     /// The release is not recorded, so the edge starts at the acquisition time on
     /// the holder's thread (docs/locks.md §Owner).
     LockHandoff,
+    /// `LockSupport.unpark(t)` → the end of `t`'s recorded wait (a park: a queue
+    /// hand-off, a condition signal, a latch count-down, a pool wake-up). Recorded
+    /// by agents with the `Unpark` record; none in older traces.
+    Unpark,
 }
 
 impl GraphEdgeKind {
@@ -54,6 +58,7 @@ impl GraphEdgeKind {
             GraphEdgeKind::ForkJoinJoin => "forkjoin_join",
             GraphEdgeKind::FutureGet => "future_get",
             GraphEdgeKind::LockHandoff => "lock_handoff",
+            GraphEdgeKind::Unpark => "unpark",
         }
     }
 }
@@ -71,12 +76,13 @@ pub struct GraphEdge {
 
 /// Every cross-thread (or cross-strand) edge of the analysed run, kind by kind:
 /// the task model's edges, fork-join pushes, fork-join join completions, lock
-/// hand-offs.
+/// hand-offs, unparks that ended waits.
 pub fn edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ {
     task_edges(a)
         .chain(push_edges(a))
         .chain(forkjoin_join_edges(a))
         .chain(lock_handoff_edges(a))
+        .chain(unpark_edges(a))
 }
 
 /// Submissions, thread starts and joins, future gets (the task model's edges).
@@ -181,6 +187,67 @@ pub fn lock_handoff_edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ 
     })
 }
 
+/// The unpark that ended each recorded wait (`WaitBegin`..`WaitEnd`) whose thread
+/// was unparked: the first unpark of that thread during the wait; else, when the
+/// park returned at once on a permit, the last unpark since the thread's previous
+/// wait or lock acquisition ended. A wait nobody unparked (a timeout, an
+/// `Object.wait` woken by `notify`) has no edge.
+pub fn unpark_edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ {
+    let by_java_id: HashMap<u64, ThreadIndex> = a
+        .model
+        .threads
+        .values()
+        .filter_map(|t| Some((t.java_id?, t.index)))
+        .collect();
+    // target thread -> (time, waker), by time.
+    let mut unparks: HashMap<ThreadIndex, Vec<(u64, ThreadIndex)>> = HashMap::default();
+    for evs in &a.model.events {
+        for e in evs.iter() {
+            if e.kind == EventKind::Unpark {
+                if let Some(&t) = by_java_id.get(&e.a) {
+                    if t != evs.thread {
+                        unparks.entry(t).or_default().push((e.ts, evs.thread));
+                    }
+                }
+            }
+        }
+    }
+    for v in unparks.values_mut() {
+        v.sort_unstable();
+    }
+    let unparks = std::rc::Rc::new(unparks);
+    a.model.events.iter().flat_map(move |evs| {
+        let unparks = unparks.clone();
+        let mut floor = 0u64;
+        let mut begin: Option<u64> = None;
+        evs.iter().filter_map(move |e| {
+            match e.kind {
+                EventKind::WaitBegin => begin = Some(e.ts),
+                EventKind::LockAcquired => floor = e.ts,
+                EventKind::WaitEnd => {
+                    let b = begin.take()?;
+                    let lo = std::mem::replace(&mut floor, e.ts);
+                    let v = unparks.get(&evs.thread)?;
+                    let during = v.partition_point(|u| u.0 < b);
+                    let (ts, waker) = match v.get(during) {
+                        Some(&u) if u.0 <= e.ts => u,
+                        _ => v[..during].last().copied().filter(|u| u.0 > lo)?,
+                    };
+                    return Some(GraphEdge {
+                        kind: GraphEdgeKind::Unpark,
+                        from_thread: waker,
+                        from_ns: ts,
+                        to_thread: evs.thread,
+                        to_ns: e.ts,
+                    });
+                }
+                _ => {}
+            }
+            None
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,5 +336,66 @@ mod tests {
                 edge(GraphEdgeKind::LockHandoff, 1, 250, 2, 250),
             ]
         );
+    }
+
+    #[test]
+    fn unparks_end_the_waits_they_woke() {
+        use weft_trace::wait_kind;
+        let mut tb = TB::new();
+        // Threads 1 and 2 (Java ids 11 and 12).
+        tb.start(1, 0, 0, (0, 0)).start(2, 0, 0, (0, 0));
+        let unpark = |ts, target| Record::Unpark { ts, target };
+        let wait = |ts| Record::WaitBegin {
+            ts,
+            kind: wait_kind::PARK,
+            lock: 0,
+        };
+        for (t, r) in [
+            // Woken during the wait: the first unpark in it is the edge.
+            (1, wait(100)),
+            (2, unpark(150, 11)),
+            (2, unpark(170, 11)),
+            (1, Record::WaitEnd { ts: 200 }),
+            // Nobody unparked it (a timeout): no edge.
+            (1, wait(300)),
+            (1, Record::WaitEnd { ts: 400 }),
+            // A permit given before the park: the park returned at once.
+            (2, unpark(450, 11)),
+            (1, wait(500)),
+            (1, Record::WaitEnd { ts: 501 }),
+            // An unpark consumed by a lock acquisition before the wait: no edge.
+            (2, unpark(550, 11)),
+            (
+                1,
+                Record::LockBlock {
+                    ts: 540,
+                    lock: 1,
+                    flags: 0,
+                    owner: 0,
+                    site: 0,
+                },
+            ),
+            (
+                1,
+                Record::LockAcquired {
+                    ts: 560,
+                    lock: 1,
+                    parked: true,
+                },
+            ),
+            (1, wait(600)),
+            (1, Record::WaitEnd { ts: 700 }),
+            // An unpark of a thread the trace does not know, and of itself: ignored.
+            (2, unpark(800, 99)),
+            (2, unpark(801, 12)),
+        ] {
+            tb.recs.push((t, r));
+        }
+        let a = crate::analyze(&tb.trace());
+        let es: Vec<(u32, u64, u32, u64)> = unpark_edges(&a)
+            .map(|e| (e.from_thread, e.from_ns, e.to_thread, e.to_ns))
+            .collect();
+        assert_eq!(es, vec![(2, 150, 1, 200), (2, 450, 1, 501)]);
+        assert!(edges(&a).any(|e| e.kind == GraphEdgeKind::Unpark));
     }
 }

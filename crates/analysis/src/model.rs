@@ -474,6 +474,24 @@ impl ModelBuilder {
                     false,
                 ))
             }
+            Record::ThreadSeen {
+                name,
+                java_id,
+                os_tid,
+                daemon,
+                ..
+            } => {
+                // A thread started before the agent's hooks: named, not a task.
+                if let Some(t) = m.threads.get_mut(&thread) {
+                    if t.name.is_none() {
+                        t.name = Some(name.to_string());
+                        t.java_id = Some(*java_id);
+                        t.os_tid = Some(*os_tid);
+                        t.daemon = *daemon;
+                    }
+                }
+                None
+            }
             Record::VtStart {
                 ts,
                 vt,
@@ -650,6 +668,9 @@ impl ModelBuilder {
                 Some((ev(EventKind::WaitBegin, *ts, 0, *lock, 0, *kind), false))
             }
             Record::WaitEnd { ts } => Some((ev(EventKind::WaitEnd, *ts, 0, 0, 0, 0), false)),
+            Record::Unpark { ts, target } => {
+                Some((ev(EventKind::Unpark, *ts, *target, 0, 0, 0), false))
+            }
         };
         if let Some((e, is_fj)) = event {
             let s = self

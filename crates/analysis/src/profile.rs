@@ -71,6 +71,10 @@ pub struct StackSample {
     pub state: u8,
     /// Index into `TaskAnalysis::executions` of the reported execution it ran in.
     pub execution: Option<usize>,
+    /// Index into `LockAnalysis::locks`: for a CPU sample, the lock its thread
+    /// held while others were blocked on it; for a wall sample, the lock its
+    /// thread was blocked on.
+    pub lock: Option<usize>,
 }
 
 /// Methods a task class (or a lock holder) spent its samples in.
@@ -102,6 +106,26 @@ pub struct LockHolderProfile {
     pub top_methods: Vec<MethodShare>,
 }
 
+/// What a task class costs beyond its own work, in CPU samples: inside its
+/// executions (work), in its pool's code between executions on the threads
+/// that ran it (dispatch: taking the next task), and in the submission calls
+/// on the threads that submitted it (submit). Shares of the three together.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskOverhead {
+    pub class: String,
+    pub work_samples: u64,
+    pub dispatch_samples: u64,
+    pub submit_samples: u64,
+}
+
+impl TaskOverhead {
+    /// (dispatch + submit) / all three.
+    pub fn overhead_share(&self) -> f64 {
+        let all = self.work_samples + self.dispatch_samples + self.submit_samples;
+        (self.dispatch_samples + self.submit_samples) as f64 / all.max(1) as f64
+    }
+}
+
 /// The sampled-stack analysis.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Profile {
@@ -124,6 +148,40 @@ pub struct Profile {
     pub task_classes: Vec<TaskClassProfile>,
     /// Per contended lock with holder samples (most first).
     pub lock_holders: Vec<LockHolderProfile>,
+    /// Per submitted task class with samples: work vs dispatch and submission
+    /// (by work samples, most first).
+    pub overheads: Vec<TaskOverhead>,
+}
+
+/// A frame of a pool's worker loop (a sample outside any execution with one of
+/// these is the pool taking its next task).
+fn is_worker_loop(f: &Frame) -> bool {
+    matches!(
+        (f.class.as_str(), f.method.as_str()),
+        (
+            "java.util.concurrent.ThreadPoolExecutor",
+            "runWorker" | "getTask"
+        ) | (
+            "java.util.concurrent.ForkJoinPool",
+            "runWorker" | "scan" | "awaitWork"
+        ) | ("java.util.concurrent.ForkJoinWorkerThread", "run")
+    )
+}
+
+/// A frame of a submission call of java.util.concurrent.
+fn is_submission(f: &Frame) -> bool {
+    f.class.starts_with("java.util.concurrent.")
+        && matches!(
+            f.method.as_str(),
+            "execute"
+                | "submit"
+                | "schedule"
+                | "supplyAsync"
+                | "runAsync"
+                | "externalPush"
+                | "externalSubmit"
+                | "invokeAll"
+        )
 }
 
 const TOP: usize = 5;
@@ -189,6 +247,7 @@ impl SampledRecords {
                     mode,
                     state: mode_state >> 4,
                     execution: None,
+                    lock: None,
                 });
             }
             _ => return false,
@@ -279,7 +338,9 @@ impl Profile {
         }
         p.tie_to_executions(tasks);
         p.task_classes = p.task_class_profiles(tasks);
-        p.lock_holders = p.lock_holder_profiles(model, locks);
+        p.tie_to_locks(model, locks);
+        p.lock_holders = p.lock_holder_profiles(locks);
+        p.overheads = p.task_overheads(tasks);
         p
     }
 
@@ -378,15 +439,86 @@ impl Profile {
         out
     }
 
-    fn lock_holder_profiles(&self, model: &Model, locks: &LockAnalysis) -> Vec<LockHolderProfile> {
+    /// Work, dispatch and submission samples per submitted task class (see
+    /// [`TaskOverhead`]). A dispatch sample counts for the next execution begun on
+    /// its thread, a submission sample for the latest submission of its thread.
+    fn task_overheads(&self, tasks: &TaskAnalysis) -> Vec<TaskOverhead> {
+        let ex = &tasks.executions;
+        let mut begins: HashMap<ThreadIndex, Vec<(u64, usize)>> = HashMap::new();
+        let mut submits: HashMap<ThreadIndex, Vec<(u64, usize)>> = HashMap::new();
+        for (i, e) in ex.iter().enumerate() {
+            if !e.submitted || !e.reported {
+                continue;
+            }
+            begins.entry(e.thread).or_default().push((e.begin_ns, i));
+            if let (Some(t), Some(ts)) = (e.submit_thread, e.submit_ns) {
+                submits.entry(t).or_default().push((ts, i));
+            }
+        }
+        for v in begins.values_mut().chain(submits.values_mut()) {
+            v.sort();
+        }
+        let mut per: HashMap<&str, [u64; 3]> = HashMap::new();
+        for s in self.samples.iter().filter(|s| s.mode == Mode::Cpu) {
+            let frames: Vec<&Frame> = self
+                .stacks
+                .get(&s.stack)
+                .map(|ids| ids.iter().filter_map(|id| self.frames.get(id)).collect())
+                .unwrap_or_default();
+            let class = if frames.iter().any(|f| is_submission(f)) {
+                // The latest submission of this thread at or before the sample.
+                submits.get(&s.thread).and_then(|v| {
+                    let k = v.partition_point(|x| x.0 <= s.ts_ns);
+                    (k > 0).then(|| (2, &*ex[v[k - 1].1].class))
+                })
+            } else if let Some(i) = s.execution.filter(|&i| ex[i].submitted) {
+                Some((0, &*ex[i].class))
+            } else if frames.iter().any(|f| is_worker_loop(f)) {
+                // The next execution begun on this thread.
+                begins.get(&s.thread).and_then(|v| {
+                    let k = v.partition_point(|x| x.0 <= s.ts_ns);
+                    v.get(k).map(|x| (1, &*ex[x.1].class))
+                })
+            } else {
+                None
+            };
+            if let Some((slot, c)) = class {
+                per.entry(c).or_default()[slot] += 1;
+            }
+        }
+        let mut out: Vec<TaskOverhead> = per
+            .into_iter()
+            .map(|(class, n)| TaskOverhead {
+                class: class.to_string(),
+                work_samples: n[0],
+                dispatch_samples: n[1],
+                submit_samples: n[2],
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            b.work_samples
+                .cmp(&a.work_samples)
+                .then_with(|| a.class.cmp(&b.class))
+        });
+        out
+    }
+
+    /// Sets each sample's lock: CPU samples of a holder while others were blocked
+    /// on its lock, wall samples of a thread while it was blocked on one.
+    fn tie_to_locks(&mut self, model: &Model, locks: &LockAnalysis) {
         let by_name: HashMap<String, ThreadIndex> = model
             .threads
             .values()
             .map(|t| (t.display_name(), t.index))
             .collect();
-        // Per (lock, holder thread): the merged intervals in which others were blocked.
+        // Per (thread, mode): (start, end, lock) intervals; merged per lock for holders.
         let mut held: HashMap<(usize, ThreadIndex), Vec<(u64, u64)>> = HashMap::new();
+        let mut blocked: HashMap<ThreadIndex, Vec<(u64, u64, usize)>> = HashMap::new();
         for b in &locks.blocked {
+            blocked
+                .entry(b.thread)
+                .or_default()
+                .push((b.start_ns, b.end_ns, b.lock));
             let Some(owner) = b.owner.as_ref().and_then(|o| by_name.get(o)) else {
                 continue;
             };
@@ -394,7 +526,7 @@ impl Profile {
                 .or_default()
                 .push((b.start_ns, b.end_ns));
         }
-        let mut per_lock: HashMap<usize, Vec<u32>> = HashMap::new();
+        let mut holding: HashMap<ThreadIndex, Vec<(u64, u64, usize)>> = HashMap::new();
         for ((lock, owner), mut iv) in held {
             iv.sort();
             let mut merged: Vec<(u64, u64)> = Vec::new();
@@ -404,16 +536,34 @@ impl Profile {
                     _ => merged.push((s, e)),
                 }
             }
-            let lo = self.samples.partition_point(|s| s.thread < owner);
-            let hi = self.samples.partition_point(|s| s.thread <= owner);
-            for s in &self.samples[lo..hi] {
-                if s.mode != Mode::Cpu {
-                    continue;
-                }
-                let k = merged.partition_point(|iv| iv.0 <= s.ts_ns);
-                if k > 0 && merged[k - 1].1 > s.ts_ns {
-                    per_lock.entry(lock).or_default().push(s.stack);
-                }
+            holding
+                .entry(owner)
+                .or_default()
+                .extend(merged.into_iter().map(|(s, e)| (s, e, lock)));
+        }
+        for v in holding.values_mut().chain(blocked.values_mut()) {
+            v.sort();
+        }
+        // The interval of `list` (by start) covering `ts`: the latest begun by then
+        // that has not ended (intervals of one thread do not nest).
+        fn covering(list: &[(u64, u64, usize)], ts: u64) -> Option<usize> {
+            let k = list.partition_point(|iv| iv.0 <= ts);
+            (k > 0 && list[k - 1].1 > ts).then(|| list[k - 1].2)
+        }
+        for s in &mut self.samples {
+            let table = match s.mode {
+                Mode::Cpu => &holding,
+                Mode::Wall => &blocked,
+            };
+            s.lock = table.get(&s.thread).and_then(|l| covering(l, s.ts_ns));
+        }
+    }
+
+    fn lock_holder_profiles(&self, locks: &LockAnalysis) -> Vec<LockHolderProfile> {
+        let mut per_lock: HashMap<usize, Vec<u32>> = HashMap::new();
+        for s in &self.samples {
+            if let (Mode::Cpu, Some(lock)) = (s.mode, s.lock) {
+                per_lock.entry(lock).or_default().push(s.stack);
             }
         }
         let mut out: Vec<LockHolderProfile> = per_lock
@@ -465,17 +615,38 @@ impl Profile {
     }
 }
 
-/// Which samples an export keeps (`weft export --profile … --thread/--task-class`).
+/// Which samples an export keeps (`weft export --profile … --thread/--task-class/--lock`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SampleFilter {
     /// Thread name (exact).
     pub thread: Option<String>,
     /// Task class (exact, or its simple name after the last `.`).
     pub task_class: Option<String>,
+    /// Lock: its id (`class@hash`) or its class (full, after the package, or after
+    /// the last `$`). CPU samples
+    /// of its holders while others were blocked on it; wall samples of the threads
+    /// blocked on it.
+    pub lock: Option<String>,
 }
 
 impl SampleFilter {
-    pub fn keeps(&self, s: &StackSample, model: &Model, tasks: &TaskAnalysis) -> bool {
+    pub fn keeps(
+        &self,
+        s: &StackSample,
+        model: &Model,
+        tasks: &TaskAnalysis,
+        locks: &LockAnalysis,
+    ) -> bool {
+        if let Some(want) = &self.lock {
+            let Some(l) = s.lock.and_then(|i| locks.locks.get(i)) else {
+                return false;
+            };
+            let simple = l.class.rsplit('.').next().unwrap_or(&l.class);
+            let inner = simple.rsplit('$').next().unwrap_or(simple);
+            if ![l.id.as_str(), l.class.as_str(), simple, inner].contains(&want.as_str()) {
+                return false;
+            }
+        }
         if let Some(t) = &self.thread {
             let name = model.threads.get(&s.thread).map(|t| t.display_name());
             if name.as_deref() != Some(t.as_str()) {
@@ -524,12 +695,11 @@ mod tests {
         ));
     }
 
-    /// Samples are tied to the innermost execution running on their thread;
-    /// collapsed stacks are root first; broken walks are counted, not named.
-    #[test]
-    fn ties_samples_to_executions_and_collapses_stacks() {
+    /// A pool thread (1) runs a demo.Work (22-52) submitted by main at 10,
+    /// inside a FutureTask; frames 1-4 (Thread.run, Work.run, Work.spin, a
+    /// broken walk), stacks 1 (spin) and 2 (broken).
+    fn pool_run() -> TB {
         let mut tb = TB::new();
-        // A pool thread runs a submitted demo.Work (22-52) inside a FutureTask.
         tb.submit(MAIN, 10, (C_WORK, 7), 0);
         tb.start(1, 0, C_THREAD, (C_WORKER, 2001));
         tb.begin(1, 1, P_WORKER_RUN, C_WORKER, 2001);
@@ -550,6 +720,14 @@ mod tests {
             id: 2,
             frames: vec![4],
         });
+        tb
+    }
+
+    /// Samples are tied to the innermost execution running on their thread;
+    /// collapsed stacks are root first; broken walks are counted, not named.
+    #[test]
+    fn ties_samples_to_executions_and_collapses_stacks() {
+        let mut tb = pool_run();
         let cpu = sample_mode::CPU | (thread_state::RUNNING << 4);
         sample(&mut tb, 25, 1, 1, cpu);
         sample(&mut tb, 30, 1, 1, cpu);
@@ -596,14 +774,53 @@ mod tests {
             )]
         );
         let only_work = SampleFilter {
-            thread: None,
             task_class: Some("Work".into()),
+            ..SampleFilter::default()
         };
         let n: u64 = p
-            .collapsed(Mode::Cpu, false, |s| only_work.keeps(s, &a.model, &a.tasks))
+            .collapsed(Mode::Cpu, false, |s| {
+                only_work.keeps(s, &a.model, &a.tasks, &a.locks)
+            })
             .iter()
             .map(|x| x.1)
             .sum();
         assert_eq!(n, 3);
+    }
+
+    /// Work, dispatch (the pool's loop before the task) and submission (main in
+    /// ThreadPoolExecutor.execute) samples of a submitted class.
+    #[test]
+    fn splits_a_task_class_into_work_dispatch_and_submission() {
+        let mut tb = pool_run();
+        let tpe = "java.util.concurrent.ThreadPoolExecutor";
+        frame(&mut tb, 5, frame_kind::JAVA, tpe, "getTask", 1050);
+        frame(&mut tb, 6, frame_kind::JAVA, tpe, "execute", 1350);
+        frame(&mut tb, 7, frame_kind::JAVA, "demo.Main", "main", 5);
+        tb.global(Record::StackDef {
+            id: 3,
+            frames: vec![5, 1],
+        });
+        tb.global(Record::StackDef {
+            id: 4,
+            frames: vec![6, 7],
+        });
+        let cpu = sample_mode::CPU | (thread_state::RUNNING << 4);
+        sample(&mut tb, 11, MAIN, 4, cpu); // submitting
+        sample(&mut tb, 15, 1, 3, cpu); // the worker taking the task
+        sample(&mut tb, 25, 1, 1, cpu); // the task's work
+        sample(&mut tb, 30, 1, 1, cpu);
+        tb.global(Record::End { ts: 100 });
+        let a = crate::analyze(&tb.trace());
+        let o = a
+            .profile
+            .overheads
+            .iter()
+            .find(|o| o.class == "demo.Work")
+            .expect("demo.Work overhead");
+        assert_eq!(
+            (o.work_samples, o.dispatch_samples, o.submit_samples),
+            (2, 1, 1)
+        );
+        assert!((o.overhead_share() - 0.5).abs() < 1e-9);
     }
 }

@@ -45,6 +45,11 @@ pub struct ExportArgs {
     /// Only samples taken inside executions of this task class (full or simple name).
     #[arg(long, value_name = "CLASS")]
     pub task_class: Option<String>,
+    /// Only samples tied to this lock (its id `class@hash`, or its class): with
+    /// `--profile cpu`, what its holders ran while others were blocked on it; with
+    /// `--profile wall`, where the threads blocked on it were.
+    #[arg(long, value_name = "LOCK")]
+    pub lock: Option<String>,
 }
 
 fn parse_mode(s: &str) -> Result<Mode, String> {
@@ -163,6 +168,7 @@ pub fn run(args: ExportArgs) -> Result<u8, CliError> {
     let filter = SampleFilter {
         thread: args.thread.clone(),
         task_class: args.task_class.clone(),
+        lock: args.lock.clone(),
     };
     match args.profile {
         Some(mode) => {

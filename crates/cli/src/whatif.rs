@@ -4,6 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use weft_analysis::window::Window;
 use weft_whatif::Edit;
 
 use crate::CliError;
@@ -24,6 +25,34 @@ pub struct WhatIfArgs {
     /// Print one JSON object (a `whatif` member).
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub window: WindowArgs,
+}
+
+/// The part of the recording to estimate over (as `weft report`): a trace recorded
+/// with `--window` is estimated over its window by default.
+#[derive(Args, Clone, Copy, Default)]
+pub struct WindowArgs {
+    /// Estimate only from this time of the recording on (e.g. 1.5s, 200ms).
+    #[arg(long, value_name = "DUR", value_parser = crate::report::parse_offset_ns)]
+    pub from: Option<u64>,
+    /// Estimate only up to this time of the recording (e.g. 3s).
+    #[arg(long, value_name = "DUR", value_parser = crate::report::parse_offset_ns)]
+    pub to: Option<u64>,
+    /// With a trace recorded with --window: each call of the window method is its
+    /// own window, laid end to end (default: from the first entry to the last exit).
+    #[arg(long)]
+    pub window_all: bool,
+}
+
+impl WindowArgs {
+    fn selection(self) -> weft_analysis::window::Selection {
+        weft_analysis::window::Selection {
+            from_ns: self.from,
+            to_ns: self.to,
+            each_call: self.window_all,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -39,6 +68,9 @@ pub struct CompareArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Applies to both traces: with `--window` recordings, each one's window.
+    #[command(flatten)]
+    pub window: WindowArgs,
 }
 
 /// Largest graph `weft report` searches the candidates of (each candidate is
@@ -79,8 +111,21 @@ fn parse_edits(texts: &[String]) -> Result<Vec<Edit>, CliError> {
         .collect()
 }
 
-fn graph_of(path: &Path) -> Result<weft_whatif::ExecGraph, CliError> {
-    let (analysis, _) = crate::export::load(path, &Default::default())?;
+/// The execution graph of a trace within the selected window, and that window.
+fn graph_of(
+    path: &Path,
+    window: WindowArgs,
+) -> Result<(weft_whatif::ExecGraph, Option<Window>), CliError> {
+    let (analysis, _) = crate::export::load(path, &window.selection())?;
+    if let Some(w) = &analysis.window {
+        if w.ranges.is_empty() {
+            return Err(CliError::new(format!(
+                "{}: the window is empty ({}): nothing to estimate",
+                path.display(),
+                weft_views::window_line(w)
+            )));
+        }
+    }
     let g = weft_whatif::build::build(&analysis);
     if g.strands.is_empty() {
         return Err(CliError::new(format!(
@@ -88,7 +133,19 @@ fn graph_of(path: &Path) -> Result<weft_whatif::ExecGraph, CliError> {
             path.display()
         )));
     }
-    Ok(g)
+    Ok((g, analysis.window))
+}
+
+fn window_json(w: &Option<Window>) -> serde_json::Value {
+    match w {
+        Some(w) => serde_json::json!({
+            "method": w.method,
+            "ranges": w.ranges.iter().map(|(s, e)| serde_json::json!([s, e])).collect::<Vec<_>>(),
+            "covered_ns": w.covered_ns(),
+            "description": weft_views::window_line(w),
+        }),
+        None => serde_json::Value::Null,
+    }
 }
 
 fn print(s: &str) {
@@ -106,17 +163,22 @@ fn to_json(v: &serde_json::Value) -> Result<String, CliError> {
 
 pub fn run(args: WhatIfArgs) -> Result<u8, CliError> {
     let edits = parse_edits(&args.edits)?;
-    let g = graph_of(&args.trace)?;
+    let (g, window) = graph_of(&args.trace, args.window)?;
     // An edit that names nothing in the trace is an error, before any simulation.
     for e in &edits {
         e.apply(&g).map_err(CliError::new)?;
     }
     let w = weft_whatif::whatif(&g, &edits, args.combine, edits.is_empty());
     if args.json {
-        print(&to_json(
-            &serde_json::json!({ "whatif": weft_views::whatif_json(&w) }),
-        )?);
+        let mut v = weft_views::whatif_json(&w);
+        if let Some(o) = v.as_object_mut() {
+            o.insert("window".into(), window_json(&window));
+        }
+        print(&to_json(&serde_json::json!({ "whatif": v }))?);
     } else {
+        if let Some(w) = &window {
+            print(&format!("{}\n", weft_views::window_line(w)));
+        }
         print(&weft_views::whatif_text(&w, 10));
     }
     Ok(0)
@@ -124,8 +186,8 @@ pub fn run(args: WhatIfArgs) -> Result<u8, CliError> {
 
 pub fn compare(args: CompareArgs) -> Result<u8, CliError> {
     let edits = parse_edits(&args.edits)?;
-    let before = graph_of(&args.before)?;
-    let after = graph_of(&args.after)?;
+    let (before, before_window) = graph_of(&args.before, args.window)?;
+    let (after, after_window) = graph_of(&args.after, args.window)?;
     let measured = before.observed_ns as f64 / after.observed_ns.max(1) as f64;
     let est = if edits.is_empty() {
         None
@@ -152,6 +214,8 @@ pub fn compare(args: CompareArgs) -> Result<u8, CliError> {
             "confidence": est.as_ref().map(|e| e.confidence.as_str()),
             "reasons": est.as_ref().map(|e| e.reasons.clone()).unwrap_or_default(),
             "error": error,
+            "before_window": window_json(&before_window),
+            "after_window": window_json(&after_window),
         }});
         print(&to_json(&v)?);
         return Ok(0);

@@ -140,11 +140,44 @@ fn cpu_shares_match_the_threads_own_cpu_clocks() {
             wall.lines().any(|l| l.contains("weft.sampling.Splits.nap")),
             "{mode}: the sleeping thread has no wall sample:\n{wall}"
         );
+        // The JVM's own threads started before the agent's hooks are sampled too.
+        assert!(
+            wall.lines()
+                .any(|l| l.starts_with("java.lang.ref.Finalizer$FinalizerThread.run;")),
+            "{mode}: the Finalizer thread (started before VMInit) has no wall sample:\n{wall}"
+        );
         let report = report_json(&trace);
         let p = &report["profile"];
         assert!(p["cpu_samples"].as_u64().unwrap_or(0) >= total, "{p}");
         assert_eq!(p["cpu_period_ns"].as_u64(), Some(1_000_000), "{p}");
     }
+}
+
+/// A class that burns CPU and is unloaded before the end keeps its method names
+/// in the samples (resolved when it was prepared), instead of `[unloaded]`.
+#[test]
+fn methods_of_unloaded_classes_keep_their_names() {
+    let _g = serial();
+    let trace = scratch_file("unload.weft");
+    let r = record(&trace, "cpu=1ms,wall=off", "java", &[], "Unload", &["400"]);
+    assert!(r.status.success(), "{}", r.describe());
+    assert!(
+        r.stdout.contains("UNLOADED true"),
+        "the class was not unloaded: {}",
+        r.describe()
+    );
+    let cpu = export_collapsed(&trace, "cpu");
+    let count = |pat: &str| -> u64 {
+        cpu.lines()
+            .filter(|l| l.contains(pat))
+            .filter_map(|l| l.rsplit_once(' ')?.1.parse::<u64>().ok())
+            .sum()
+    };
+    assert!(
+        count("weft.sampling.Unload$Burner.") >= 20,
+        "too few samples named in the unloaded class:\n{cpu}"
+    );
+    assert_eq!(count("[unloaded]"), 0, "{cpu}");
 }
 
 /// Runtimes to stress: `java` on the PATH and, when installed, JDK 21 and 25.

@@ -106,7 +106,16 @@ fn html_report_renders_in_headless_chromium() {
     assert!(attr("data-cpu") > 0, "CPU chart empty: {tag}");
     // Idle pool workers' parks: waits drawn on the timeline.
     assert!(attr("data-waits") > 0, "no waits drawn: {tag}");
-    for id in ["timeline", "granularity", "cpu", "findings", "locks"] {
+    // The flame graph of the sampled stacks (the pool run is sampled by default).
+    assert!(attr("data-flame") > 0, "flame graph empty: {tag}");
+    for id in [
+        "timeline",
+        "granularity",
+        "cpu",
+        "findings",
+        "locks",
+        "profile",
+    ] {
         assert!(
             dom.contains(&format!("id=\"{id}\"")),
             "section {id} missing"
@@ -275,6 +284,8 @@ fn perfetto_export_decodes_with_balanced_slices_and_flows() {
     // Lock-wait and wait slices (categories "lock", "wait"), apart from executions.
     let mut wait_slices = 0u64;
     let mut flow_count = 0u64;
+    // Stack samples: instants on thread tracks, each with its stack.
+    let mut sample_instants = 0u64;
     let mut last_ts = 0u64;
     for (f, v) in fields(&bytes) {
         assert_eq!(f, 1, "Trace has only packets");
@@ -317,7 +328,20 @@ fn perfetto_export_decodes_with_balanced_slices_and_flows() {
                     *d -= 1;
                     assert!(*d >= 0, "SLICE_END without SLICE_BEGIN on track {track}");
                 }
-                3 => {}
+                3 => {
+                    if matches!(get_b(&te, 22), Some(b"cpu sample") | Some(b"wall sample")) {
+                        assert!(on_thread, "a sample off its thread's track");
+                        assert!(get_b(&te, 23).is_some(), "sample name");
+                        let has_stack = te.iter().any(|(n, v)| {
+                            *n == 4
+                                && matches!(v, F::B(da) if fields(da).iter().any(|(k, v)| {
+                                    *k == 10 && matches!(v, F::B(s) if s.as_slice() == b"stack")
+                                }))
+                        });
+                        assert!(has_stack, "sample without its stack annotation");
+                        sample_instants += 1;
+                    }
+                }
                 4 => counters += 1,
                 t => panic!("event type {t}"),
             }
@@ -353,6 +377,10 @@ fn perfetto_export_decodes_with_balanced_slices_and_flows() {
     // The same set of flow ids starts (at submissions) and ends (at executions).
     assert_eq!(flows_out, flows_in, "every flow ends at an execution");
     assert!(counters > 0, "running-tasks counter");
+    let p = &report["profile"];
+    let samples = p["cpu_samples"].as_u64().unwrap() + p["wall_samples"].as_u64().unwrap();
+    assert!(samples > 0, "the pool run has no stack samples");
+    assert_eq!(sample_instants, samples, "one instant per stack sample");
 }
 
 #[test]

@@ -50,6 +50,7 @@ pub(crate) mod tag {
     pub const VT_MOUNT: u8 = 92;
     pub const VT_UNMOUNT: u8 = 93;
     pub const VT_PINNED: u8 = 94;
+    pub const UNPARK: u8 = 100;
     pub const LOCK_DEF: u8 = 60;
     pub const LOCK_BLOCK: u8 = 61;
     pub const LOCK_ACQUIRED: u8 = 62;
@@ -59,6 +60,7 @@ pub(crate) mod tag {
     pub const FRAME_DEF: u8 = 80;
     pub const STACK_DEF: u8 = 81;
     pub const STACK_SAMPLE: u8 = 82;
+    pub const THREAD_SEEN: u8 = 83;
 }
 
 pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -475,6 +477,10 @@ fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
             v(out, *site as u64);
             (tag::VT_PINNED, Some(*ts))
         }
+        Unpark { ts, target } => {
+            v(out, *target);
+            (tag::UNPARK, Some(*ts))
+        }
         Calibration { ts, mono_ns } => {
             v(out, *mono_ns);
             (tag::CALIBRATION, Some(*ts))
@@ -562,6 +568,19 @@ fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
             v(out, *stack as u64);
             out.push(*mode_state);
             (tag::STACK_SAMPLE, Some(*ts))
+        }
+        ThreadSeen {
+            ts,
+            name,
+            java_id,
+            os_tid,
+            daemon,
+        } => {
+            put_str(out, name);
+            v(out, *java_id);
+            v(out, *os_tid as u64);
+            out.push(*daemon as u8);
+            (tag::THREAD_SEEN, Some(*ts))
         }
         WindowEnter { ts } => (tag::WINDOW_ENTER, Some(*ts)),
         WindowExit { ts } => (tag::WINDOW_EXIT, Some(*ts)),

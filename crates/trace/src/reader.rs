@@ -879,6 +879,10 @@ pub(crate) fn decode_record(
             ts,
             site: c.u32v()?,
         },
+        tag::UNPARK => Unpark {
+            ts,
+            target: c.varint()?,
+        },
         tag::CALIBRATION => Calibration {
             ts,
             mono_ns: c.varint()?,
@@ -941,6 +945,13 @@ pub(crate) fn decode_record(
             thread: c.u32v()?,
             stack: c.u32v()?,
             mode_state: c.u8()?,
+        },
+        tag::THREAD_SEEN => ThreadSeen {
+            ts,
+            name: c.string()?.into(),
+            java_id: c.varint()?,
+            os_tid: c.u32v()?,
+            daemon: c.u8()? != 0,
         },
         tag::WINDOW_ENTER => WindowEnter { ts },
         tag::WINDOW_EXIT => WindowExit { ts },

@@ -267,6 +267,14 @@ pub enum Record {
         ts: u64,
         site: u32,
     },
+    // ---- what-if recording (tags 100–109; docs/whatif.md §Recording) ----
+    /// This thread unparked the thread whose Java id is `target` (`Unsafe.unpark`,
+    /// behind every `LockSupport.unpark`: AQS releases, condition signals, queue
+    /// hand-offs, latches, pool wake-ups). 0 when the target's id is unknown.
+    Unpark {
+        ts: u64,
+        target: u64,
+    },
     /// A (ticks, CLOCK_MONOTONIC ns) pair used to convert ticks to ns.
     Calibration {
         ts: u64,
@@ -408,6 +416,16 @@ pub enum Record {
         stack: u32,
         mode_state: u8,
     },
+    /// A thread whose start the agent did not see (it started before the agent's
+    /// hooks), recorded so that its samples have a name (the thread's own block,
+    /// first record). Unlike `ThreadStart` it is not a task execution.
+    ThreadSeen {
+        ts: u64,
+        name: Box<str>,
+        java_id: u64,
+        os_tid: u32,
+        daemon: bool,
+    },
     // ---- measured window (tags 46–47; `weft record --window`, docs/trace-format.md) ----
     /// This thread entered the window method (header `window.method`).
     WindowEnter {
@@ -525,7 +543,7 @@ impl Record {
             | FjJoinEnd { ts } => Some(*ts),
             ClassDef { .. } | ProbeDef { .. } | SiteDef { .. } | LockDef { .. } => None,
             FrameDef { .. } | StackDef { .. } => None,
-            StackSample { ts, .. } => Some(*ts),
+            StackSample { ts, .. } | ThreadSeen { ts, .. } => Some(*ts),
             LockBlock { ts, .. }
             | LockAcquired { ts, .. }
             | WaitBegin { ts, .. }
@@ -551,6 +569,7 @@ impl Record {
             | VtMount { ts, .. }
             | VtUnmount { ts, .. }
             | VtPinned { ts, .. }
+            | Unpark { ts, .. }
             | Calibration { ts, .. }
             | End { ts } => Some(*ts),
             Loss { from_ts, .. } => Some(*from_ts),
@@ -588,7 +607,7 @@ impl Record {
             | FjJoinEnd { ts } => Some(ts),
             ClassDef { .. } | ProbeDef { .. } | SiteDef { .. } | LockDef { .. } => None,
             FrameDef { .. } | StackDef { .. } => None,
-            StackSample { ts, .. } => Some(ts),
+            StackSample { ts, .. } | ThreadSeen { ts, .. } => Some(ts),
             LockBlock { ts, .. }
             | LockAcquired { ts, .. }
             | WaitBegin { ts, .. }
@@ -614,6 +633,7 @@ impl Record {
             | VtMount { ts, .. }
             | VtUnmount { ts, .. }
             | VtPinned { ts, .. }
+            | Unpark { ts, .. }
             | Calibration { ts, .. }
             | End { ts } => Some(ts),
             Loss { from_ts, .. } => Some(from_ts),

@@ -258,9 +258,9 @@ fn absurd_clock_values_are_an_error_or_clamped() {
 #[test]
 fn unknown_record_kinds_are_skipped_without_breaking_time_deltas() {
     let mut file = encode_file_header(&header());
-    // Hand-made block: thread 0, an unknown timed record (tag 100), then GcStart.
+    // Hand-made block: thread 0, an unknown timed record (tag 77, unassigned), then GcStart.
     let mut payload = vec![0u8];
-    payload.extend([100 | 0x80, 40, 2, 0xaa, 0xbb]); // ts delta zigzag(20)=40, len 2
+    payload.extend([77 | 0x80, 40, 2, 0xaa, 0xbb]); // ts delta zigzag(20)=40, len 2
     payload.extend([40 | 0x80, 4, 0]); // GcStart, delta zigzag(2)=4
     let sum = crc32fast::hash(&payload);
     file.extend((payload.len() as u32).to_le_bytes());
@@ -408,6 +408,31 @@ fn window_records_round_trip() {
     assert_eq!(t.unknown_records, 0);
     let got: Vec<Record> = t.records.iter().map(|(_, r)| r.clone()).collect();
     assert_eq!(got, recs);
+}
+
+/// The what-if records (tags 100–109): `Unpark` keeps its target (a Java thread
+/// id, up to 64 bits, 0 unknown) and its time, also when it goes backwards.
+#[test]
+fn whatif_records_round_trip() {
+    let recs = vec![
+        Record::WaitBegin {
+            ts: 10,
+            kind: wait_kind::PARK,
+            lock: 0,
+        },
+        Record::Unpark { ts: 20, target: 1 },
+        Record::Unpark { ts: 15, target: 0 },
+        Record::Unpark {
+            ts: 40,
+            target: u64::MAX,
+        },
+        Record::WaitEnd { ts: 50 },
+    ];
+    let t = round_trip(&identity_clock(), &[], &recs);
+    assert_eq!(t.unknown_records, 0);
+    let got: Vec<Record> = t.records.iter().map(|(_, r)| r.clone()).collect();
+    assert_eq!(got, recs);
+    assert!(t.records.iter().all(|(th, _)| *th == 3));
 }
 
 /// The fork-join records (docs/forkjoin.md, tags 27–39) keep every field; their
@@ -717,6 +742,13 @@ fn sampled_stack_records_round_trip() {
             thread: 0,
             stack: 8,
             mode_state: sample_mode::WALL | thread_state::SLEEPING << 4,
+        },
+        Record::ThreadSeen {
+            ts: 2_500,
+            name: "Finalizer".into(),
+            java_id: 3,
+            os_tid: 4_000_001,
+            daemon: true,
         },
     ];
     let t = round_trip(&identity_clock(), &global, &[]);

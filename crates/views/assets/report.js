@@ -227,8 +227,54 @@
     drawn.cpu = count;
   }
 
+  // Flame graph of the sampled stacks (section "profile"): the rows the filters
+  // keep, added into a tree, drawn root at the top as positioned divs.
+  var FG = D.profile, fgBox = document.getElementById("fg");
+  function fgFill(id, names) {
+    var sel = document.getElementById(id);
+    if (!sel) return;
+    names.forEach(function (n, i) { var o = document.createElement("option"); o.value = String(i); o.textContent = n; sel.appendChild(o); });
+    sel.addEventListener("change", drawFlame);
+  }
+  function drawFlame() {
+    if (!fgBox) return 0;
+    var mode = +document.getElementById("fg-mode").value;
+    var cv = document.getElementById("fg-class").value, lv = document.getElementById("fg-lock").value;
+    var cls = cv === "" ? null : +cv, lck = lv === "" ? null : +lv;
+    var root = { n: "all", v: 0, c: {} };
+    FG.rows.forEach(function (r) {
+      if (r[1] !== mode || (cls !== null && r[2] !== cls) || (lck !== null && r[3] !== lck)) return;
+      root.v += r[4];
+      var node = root;
+      FG.stacks[r[0]].forEach(function (f) {
+        var k = node.c[f] || (node.c[f] = { n: FG.frames[f], v: 0, c: {} });
+        k.v += r[4]; node = k;
+      });
+    });
+    var H = 16, parts = [], depth = 0, total = root.v || 1;
+    (function walk(node, x, d) {
+      var w = node.v / total;
+      if (w < 0.002) return;
+      if (d > depth) depth = d;
+      parts.push('<div class="fg-node" style="left:' + (x * 100).toFixed(3) + "%;width:" + (w * 100).toFixed(3) + "%;top:" + d * H + 'px;background:' +
+        PAL[(node.n.length * 7 + d) % PAL.length] + '" title="' + esc(node.n + " — " + node.v + " samples, " + (w * 100).toFixed(1) + "%") + '">' + esc(node.n) + "</div>");
+      var keys = Object.keys(node.c).sort(function (a, b) { return node.c[b].v - node.c[a].v; });
+      var cx = x;
+      keys.forEach(function (k) { walk(node.c[k], cx, d + 1); cx += node.c[k].v / total; });
+    })(root, 0, 0);
+    fgBox.style.height = ((depth + 1) * H + 2) + "px";
+    fgBox.innerHTML = root.v ? parts.join("") : '<p class="muted small">No samples for this choice.</p>';
+    document.getElementById("fg-total").textContent = root.v + " samples";
+    status.setAttribute("data-flame", root.v ? parts.length : 0);
+    return parts.length;
+  }
+  if (fgBox) {
+    fgFill("fg-class", FG.classes); fgFill("fg-lock", FG.locks);
+    document.getElementById("fg-mode").addEventListener("change", drawFlame);
+  }
+
   function draw() {
-    drawTimeline(); drawCpu();
+    drawTimeline(); drawCpu(); drawFlame();
     var hb = document.querySelectorAll("#granularity svg.hist rect.bar").length;
     var cb = document.querySelectorAll("#locks svg.csp rect.bar").length;
     status.setAttribute("data-csp", cb);

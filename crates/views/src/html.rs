@@ -203,7 +203,105 @@ pub(crate) fn page_data(a: &Analysis) -> Value {
         "cpu": cpu,
         "cpus": a.cpu.cpus,
         "cpus_known": a.cpu.cpus_known,
+        "profile": profile_data(a),
     })
+}
+
+/// Sampled stacks for the flame graph of the report (docs/sampling.md): frame
+/// names, stacks root first (frame indices), the task classes and locks samples
+/// are tied to, and rows `[stack, mode 0 cpu / 1 wall, class or -1, lock or -1,
+/// samples]`; the page adds the rows a filter keeps into a tree.
+fn profile_data(a: &Analysis) -> Value {
+    use std::collections::HashMap;
+    use weft_analysis::profile::Mode;
+    let p = &a.profile;
+    let mut frames: Vec<String> = Vec::new();
+    let mut frame_ix: HashMap<String, usize> = HashMap::new();
+    let mut stacks: Vec<Vec<usize>> = Vec::new();
+    let mut stack_ix: HashMap<u32, usize> = HashMap::new();
+    let mut classes: Vec<String> = Vec::new();
+    let mut class_ix: HashMap<&str, i64> = HashMap::new();
+    let mut locks: Vec<String> = Vec::new();
+    let mut lock_ix: HashMap<usize, i64> = HashMap::new();
+    let mut rows: HashMap<(usize, u8, i64, i64), u64> = HashMap::new();
+    for s in &p.samples {
+        let st = *stack_ix.entry(s.stack).or_insert_with(|| {
+            let names = p.stack_names(s.stack, false);
+            let ids = names
+                .into_iter()
+                .map(|n| {
+                    *frame_ix.entry(n.clone()).or_insert_with(|| {
+                        frames.push(n);
+                        frames.len() - 1
+                    })
+                })
+                .collect();
+            stacks.push(ids);
+            stacks.len() - 1
+        });
+        let class = s
+            .execution
+            .and_then(|i| a.tasks.executions.get(i))
+            .map_or(-1, |e| {
+                *class_ix.entry(&e.class).or_insert_with(|| {
+                    classes.push(e.class.to_string());
+                    classes.len() as i64 - 1
+                })
+            });
+        let lock = s.lock.map_or(-1, |l| {
+            *lock_ix.entry(l).or_insert_with(|| {
+                locks.push(
+                    a.locks
+                        .locks
+                        .get(l)
+                        .map_or_else(String::new, |x| x.id.clone()),
+                );
+                locks.len() as i64 - 1
+            })
+        });
+        let mode = match s.mode {
+            Mode::Cpu => 0,
+            Mode::Wall => 1,
+        };
+        *rows.entry((st, mode, class, lock)).or_default() += 1;
+    }
+    let mut rows: Vec<_> = rows.into_iter().collect();
+    rows.sort();
+    let rows: Vec<[i64; 5]> = rows
+        .into_iter()
+        .map(|((st, mode, c, l), n)| [st as i64, mode as i64, c, l, n as i64])
+        .collect();
+    json!({
+        "frames": frames,
+        "stacks": stacks,
+        "classes": classes,
+        "locks": locks,
+        "rows": rows,
+    })
+}
+
+/// The flame graph of the sampled stacks, with its filters (drawn by report.js).
+fn profile_section(a: &Analysis) -> String {
+    let p = &a.profile;
+    if p.samples.is_empty() {
+        return String::new();
+    }
+    let mut h = String::new();
+    let _ = writeln!(
+        h,
+        "<section id=\"profile\"><h2>Sampled stacks</h2><p class=\"muted small\">{} CPU samples (every {} of a thread's CPU time), {} wall-clock samples (every {}); {} of CPU samples could not be walked. \
+         Root at the top; width = samples. A task class keeps the samples taken inside its executions; a lock keeps, in CPU mode, what its holders ran while others were blocked on it and, in wall mode, where the blocked threads were.</p>\
+         <div class=\"fg-controls small\">samples <select id=\"fg-mode\"><option value=\"0\">CPU</option><option value=\"1\">wall-clock</option></select> \
+         task class <select id=\"fg-class\"><option value=\"\">all</option></select> \
+         lock <select id=\"fg-lock\"><option value=\"\">all</option></select> <span id=\"fg-total\" class=\"muted\"></span></div>\
+         <div id=\"fg\" class=\"flame\"></div></section>",
+        p.cpu_samples,
+        human_ns(p.cpu_period_ns),
+        p.wall_samples,
+        human_ns(p.wall_period_ns),
+        pct(p.broken_share(weft_analysis::profile::Mode::Cpu)),
+    );
+    h
 }
 
 /// The blocked periods and waits of the lock analysis for the timeline: the
@@ -929,6 +1027,8 @@ pub fn report_html_with(a: &Analysis, title: &str, whatif: Option<&weft_whatif::
         );
     }
     h.push_str("</section>\n");
+
+    h.push_str(&profile_section(a));
 
     // ---- threads: lifetime and CPU, as in the text report ----
     h.push_str("<section id=\"threads\"><h2>Threads</h2><table class=\"grid\"><thead><tr><th>thread</th><th>start</th><th>lifetime</th><th>CPU</th><th>on CPU</th></tr></thead><tbody>");

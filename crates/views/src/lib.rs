@@ -24,7 +24,7 @@ pub use json::{report_json, REPORT_VERSION};
 pub use jvms::{report_json_jvms, report_text_jvms};
 pub use speedups_json::speedups_json;
 pub use speedups_text::speedups_full_text;
-pub use text::report_text;
+pub use text::{report_text, window_line};
 pub use whatif::{whatif_json, whatif_text};
 
 // Issue 5: HTML report and exports (docs/views.md).

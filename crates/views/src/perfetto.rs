@@ -1,7 +1,10 @@
 //! Perfetto's native trace format (TrackEvent protobuf), written by hand: one
 //! track per thread with every task execution as a nested slice, GC pauses on
 //! their own track, a flow from each submission (an instant on the submitting
-//! thread) to its execution, and a counter track of running tasks.
+//! thread) to its execution, a counter track of running tasks, and each stack
+//! sample (docs/sampling.md) as an instant on its thread's track: named by its
+//! innermost method, category `cpu sample` or `wall sample`, the stack root
+//! first in its `stack` annotation.
 //!
 //! Field numbers are those of perfetto/protos/perfetto/trace: `trace.proto`,
 //! `trace_packet.proto`, `track_event/track_event.proto`,
@@ -64,6 +67,8 @@ const CSP_UUID_BASE: u64 = 16;
 pub const CSP_TRACKS: usize = 5;
 /// Thread `i` has track uuid `THREAD_UUID_BASE + i`.
 const THREAD_UUID_BASE: u64 = 1 << 20;
+/// Innermost frames kept in a stack sample's `stack` annotation.
+const SAMPLE_FRAMES: usize = 64;
 /// Flow ids of forks (submission flows use the execution index + 1).
 const FORK_FLOW_BASE: u64 = 1 << 40;
 
@@ -485,6 +490,39 @@ pub fn perfetto_trace(a: &Analysis) -> Vec<u8> {
         evs.push(Ev {
             ts: u.begin_ns.max(u.push_ns),
             body: r,
+        });
+    }
+    // Stack samples: instants on the thread tracks.
+    let p = &a.profile;
+    let mut stack_text: std::collections::HashMap<u32, String> = std::collections::HashMap::new();
+    for smp in &p.samples {
+        if !m.threads.contains_key(&smp.thread) {
+            continue;
+        }
+        let text = stack_text.entry(smp.stack).or_insert_with(|| {
+            let names = p.stack_names(smp.stack, true);
+            let from = names.len().saturating_sub(SAMPLE_FRAMES);
+            names[from..].join("\n")
+        });
+        let mut b = Vec::new();
+        uint(&mut b, TE_TYPE, TYPE_INSTANT);
+        uint(&mut b, TE_TRACK_UUID, THREAD_UUID_BASE + smp.thread as u64);
+        let (category, state) = match smp.mode {
+            weft_analysis::profile::Mode::Cpu => (&b"cpu sample"[..], None),
+            weft_analysis::profile::Mode::Wall => (
+                &b"wall sample"[..],
+                Some(weft_analysis::profile::Profile::state_name(smp)),
+            ),
+        };
+        bytes(&mut b, TE_CATEGORIES, category);
+        bytes(&mut b, TE_NAME, p.leaf_method(smp.stack).as_bytes());
+        annotation_str(&mut b, "stack", text);
+        if let Some(st) = state {
+            annotation_str(&mut b, "state", st);
+        }
+        evs.push(Ev {
+            ts: smp.ts_ns,
+            body: b,
         });
     }
     evs.sort_by_key(|e| e.ts); // stable

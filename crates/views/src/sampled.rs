@@ -17,7 +17,9 @@ fn token(s: &str) -> String {
 fn lines_of(a: &Analysis, mode: Mode, lines: bool, filter: &SampleFilter) -> Vec<(String, u64)> {
     let p = &a.profile;
     let mut by: HashMap<String, u64> = HashMap::new();
-    for (frames, n) in p.collapsed(mode, lines, |s| filter.keeps(s, &a.model, &a.tasks)) {
+    for (frames, n) in p.collapsed(mode, lines, |s| {
+        filter.keeps(s, &a.model, &a.tasks, &a.locks)
+    }) {
         let t: Vec<String> = frames.split(';').map(token).collect();
         *by.entry(t.join(";")).or_default() += n;
     }
@@ -76,7 +78,7 @@ pub fn profile_speedscope(a: &Analysis, mode: Mode, lines: bool, filter: &Sample
         Mode::Wall => p.wall_period_ns,
     };
     for s in &p.samples {
-        if s.mode != mode || !filter.keeps(s, &a.model, &a.tasks) {
+        if s.mode != mode || !filter.keeps(s, &a.model, &a.tasks, &a.locks) {
             continue;
         }
         let idx: Vec<usize> = p
@@ -154,6 +156,13 @@ pub fn profile_json(p: &Profile) -> serde_json::Value {
             "holder_samples": l.holder_samples,
             "top_methods": methods_json(&l.top_methods),
         })).collect::<Vec<_>>(),
+        "task_overheads": p.overheads.iter().map(|o| json!({
+            "class": o.class,
+            "work_samples": o.work_samples,
+            "dispatch_samples": o.dispatch_samples,
+            "submit_samples": o.submit_samples,
+            "overhead_share": o.overhead_share(),
+        })).collect::<Vec<_>>(),
     })
 }
 
@@ -204,5 +213,28 @@ pub fn profile_text(out: &mut String, p: &Profile) {
         for m in &l.top_methods {
             let _ = writeln!(out, "    {:5.1}%  {}", 100.0 * m.share, m.method);
         }
+    }
+    let shown: Vec<_> = p
+        .overheads
+        .iter()
+        .filter(|o| o.dispatch_samples + o.submit_samples > 0)
+        .take(10)
+        .collect();
+    if !shown.is_empty() {
+        let _ = writeln!(
+            out,
+            "  Work vs overhead of submitted task classes (CPU samples: in the task / the pool taking it / submitting it):"
+        );
+    }
+    for o in shown {
+        let _ = writeln!(
+            out,
+            "  {}: work {}, dispatch {}, submit {} ({:.1}% overhead)",
+            o.class,
+            o.work_samples,
+            o.dispatch_samples,
+            o.submit_samples,
+            100.0 * o.overhead_share()
+        );
     }
 }

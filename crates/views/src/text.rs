@@ -67,7 +67,7 @@ fn wrap(out: &mut String, indent: &str, first: &str, text: &str) {
 }
 
 /// One sentence saying which part of the recording a report covers.
-pub(crate) fn window_line(w: &weft_analysis::window::Window) -> String {
+pub fn window_line(w: &weft_analysis::window::Window) -> String {
     let what = match (&w.method, w.each_call) {
         (Some(m), true) => format!("the {} calls of {m}, each its own window", w.calls),
         (Some(m), false) if w.calls > 0 => format!(

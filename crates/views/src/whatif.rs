@@ -49,7 +49,7 @@ pub fn whatif_json(w: &WhatIf) -> Value {
             "strands": w.strands,
             "ops": w.ops,
             "lost_events": w.lost_records,
-            "waits_ns": {"exact": w.waits_exact_ns, "anchored": w.waits_anchored_ns},
+            "waits_ns": {"exact": w.waits_exact_ns, "anchored": w.waits_anchored_ns, "unpark": w.waits_unpark_ns},
             "critical_path_nonexact_share": w.critical_path_anchored_share,
         },
     })

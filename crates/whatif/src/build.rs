@@ -28,16 +28,20 @@ enum Mark {
     Await(StrandId),
     /// Waited, and nothing recorded says for what: kept as a delay (anchored).
     Anchored,
+    /// Unparked a waiter (a point).
+    Signal(u32),
+    /// Waited in a park that an unpark ended.
+    AwaitSignal(u32),
 }
 
 impl Mark {
     /// Order of marks at the same instant.
     fn rank(self) -> u8 {
         match self {
-            Mark::Release(_) => 0,
+            Mark::Release(_) | Mark::Signal(_) => 0,
             Mark::Spawn(_) => 1,
             Mark::Blocked(_) => 2,
-            Mark::Await(_) => 3,
+            Mark::Await(_) | Mark::AwaitSignal(_) => 3,
             Mark::Anchored => 4,
         }
     }
@@ -458,10 +462,34 @@ pub fn build(a: &Analysis) -> ExecGraph {
             }
         }
     }
-    // Waits nothing above explains (parks, Object.wait, latch awaits): anchored.
+    // Waits an unpark ended (queue hand-offs, condition signals, latches): the
+    // waker's strand signals at the unpark, the waiter's awaits it. Waits nothing
+    // explains (timeouts, Object.wait, parks nobody recorded waking): anchored.
+    let woken_by: HashMap<(ThreadIndex, u64), (ThreadIndex, u64)> =
+        weft_analysis::graph::unpark_edges(a)
+            .map(|e| ((e.to_thread, e.to_ns), (e.from_thread, e.from_ns)))
+            .collect();
+    let mut sync_ts: Vec<u64> = Vec::new();
     for w in &locks.wait_intervals {
-        put(&mut marks, w.thread, w.start_ns, w.end_ns, Mark::Anchored);
+        let sync = sync_ts.len() as u32;
+        let signalled = woken_by
+            .get(&(w.thread, w.end_ns))
+            .is_some_and(|&(t, ts)| put(&mut marks, t, ts, ts, Mark::Signal(sync)));
+        if signalled {
+            let (_, ts) = woken_by[&(w.thread, w.end_ns)];
+            sync_ts.push(ts);
+            put(
+                &mut marks,
+                w.thread,
+                w.start_ns,
+                w.end_ns,
+                Mark::AwaitSignal(sync),
+            );
+        } else {
+            put(&mut marks, w.thread, w.start_ns, w.end_ns, Mark::Anchored);
+        }
     }
+    g.syncs = sync_ts.len() as u32;
 
     // ---- latencies: pickup by an idle worker, wake-up of a blocked waiter ----
     let mut pickups: Vec<Vec<u64>> = vec![Vec::new(); g.pools.len()];
@@ -500,6 +528,22 @@ pub fn build(a: &Analysis) -> ExecGraph {
     }
     wakes.sort_unstable();
     g.wake_ns = wakes.get(wakes.len() / 2).copied().unwrap_or(0);
+    let mut unpark_wakes: Vec<u64> = marks
+        .iter()
+        .flatten()
+        .filter_map(|d| match d.mark {
+            Mark::AwaitSignal(k) => {
+                let ts = sync_ts[k as usize];
+                (ts >= d.start && ts <= d.end && d.end > d.start).then(|| d.end - ts)
+            }
+            _ => None,
+        })
+        .collect();
+    unpark_wakes.sort_unstable();
+    g.unpark_wake_ns = unpark_wakes
+        .get(unpark_wakes.len() / 2)
+        .copied()
+        .unwrap_or(0);
 
     // ---- ops ----
     let t0 = g
@@ -533,19 +577,46 @@ pub fn build(a: &Analysis) -> ExecGraph {
                 compute_walls.push((st.thread, from, to));
             }
         };
+        // Locks this strand holds (acquired, release not reached yet).
+        let mut held: Vec<u32> = Vec::new();
         for d in ms.iter() {
-            let point = matches!(d.mark, Mark::Spawn(_) | Mark::Release(_));
+            let point = matches!(d.mark, Mark::Spawn(_) | Mark::Release(_) | Mark::Signal(_));
             if !point && d.start < cursor {
                 continue; // inside a wait already accounted for
             }
             let at = d.start.max(cursor).min(st.observed_end_ns);
             compute(&mut all_ops, &mut op_begin, cursor, at);
             cursor = cursor.max(at);
+            if matches!(d.mark, Mark::Await(_) | Mark::AwaitSignal(_)) {
+                // An inferred hold never spans a wait for another strand: a thread
+                // waiting on a condition has released its lock (Condition.await,
+                // Object.wait), and a hold kept across the wait could deadlock the
+                // model with the strand that signals it.
+                for l in held.drain(..) {
+                    all_ops.push(Op::Release(l));
+                    op_begin.push(at - t0);
+                }
+            }
             op_begin.push(at - t0);
             match d.mark {
                 Mark::Spawn(c) => all_ops.push(Op::Spawn(c)),
-                Mark::Release(l) => all_ops.push(Op::Release(l)),
+                Mark::Release(l) => {
+                    // Already released before a wait: a no-op in the simulator.
+                    if let Some(i) = held.iter().position(|&h| h == l) {
+                        held.remove(i);
+                    }
+                    all_ops.push(Op::Release(l));
+                }
+                Mark::Signal(k) => all_ops.push(Op::Signal(k)),
+                Mark::AwaitSignal(k) => {
+                    all_ops.push(Op::AwaitSignal(k));
+                    let waited = d.end.saturating_sub(d.start);
+                    g.waits.exact_ns += waited;
+                    g.waits.unpark_ns += waited;
+                    cursor = cursor.max(d.end.min(st.observed_end_ns));
+                }
                 Mark::Blocked(l) => {
+                    held.push(l);
                     all_ops.push(Op::Acquire(l));
                     g.waits.exact_ns += d.end.saturating_sub(d.start);
                     cursor = cursor.max(d.end.min(st.observed_end_ns));

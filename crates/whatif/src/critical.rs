@@ -47,6 +47,17 @@ pub fn critical_path(g: &ExecGraph) -> Vec<PathPart> {
             }
         }
     }
+    // Where each signal fired: (strand, op index in it).
+    let mut signaller: Vec<Option<(StrandId, u32)>> = vec![None; g.syncs as usize];
+    for (s, st) in g.strands.iter().enumerate() {
+        for k in 0..st.len {
+            if let Op::Signal(x) = g.ops[(st.first + k) as usize] {
+                if let Some(slot) = signaller.get_mut(x as usize) {
+                    slot.get_or_insert((s as StrandId, k));
+                }
+            }
+        }
+    }
     // Strands per recorded thread by begin: a pool task that started when its worker
     // finished the previous one waited for that worker (a resource edge).
     let mut by_thread: std::collections::HashMap<u32, Vec<StrandId>> = Default::default();
@@ -100,8 +111,23 @@ pub fn critical_path(g: &ExecGraph) -> Vec<PathPart> {
             let b = g.op_begin[i];
             let dur = end_t.saturating_sub(b);
             match g.ops[i] {
-                Op::Compute(_) | Op::Spawn(_) | Op::Release(_) => {
+                Op::Compute(_) | Op::Spawn(_) | Op::Release(_) | Op::Signal(_) => {
                     add(PathKind::Compute, class, dur)
+                }
+                Op::AwaitSignal(x) => {
+                    // Woken by an unpark: the path continues on the waker, before it.
+                    if let Some((w, wk)) = signaller.get(x as usize).copied().flatten() {
+                        let at = g.op_begin[(g.strands[w as usize].first + wk) as usize];
+                        if at <= end_t && (w != cur || wk < k) {
+                            add(PathKind::Wait, class, end_t.saturating_sub(at));
+                            cur = w;
+                            upto = wk;
+                            end_t = at;
+                            jumped = true;
+                            break;
+                        }
+                    }
+                    add(PathKind::Wait, class, dur);
                 }
                 Op::Delay(_) => add(PathKind::Delay, class, dur),
                 Op::Acquire(l) => add(PathKind::Lock, &g.locks[l as usize].id, dur),

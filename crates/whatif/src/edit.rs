@@ -335,9 +335,12 @@ fn refine(g: &ExecGraph, class: u32, levels: u32) -> ExecGraph {
     let leaves: Vec<StrandId> = (0..g.strands.len() as StrandId)
         .filter(|&s| {
             let st = &g.strands[s as usize];
+            // A leaf computes; it may also unpark a waiter (its joiner) on the way.
             st.class == class
                 && is_fj(g, st)
-                && g.ops_of(s).iter().all(|o| matches!(o, Op::Compute(_)))
+                && g.ops_of(s)
+                    .iter()
+                    .all(|o| matches!(o, Op::Compute(_) | Op::Signal(_)))
         })
         .collect();
     for s in leaves {
@@ -347,7 +350,9 @@ fn refine(g: &ExecGraph, class: u32, levels: u32) -> ExecGraph {
             .map(|o| if let Op::Compute(n) = o { *n } else { 0 })
             .sum();
         let proto = g.strands[s as usize].clone();
-        let ops = subtree(&mut out, &proto, work, levels);
+        let mut ops = subtree(&mut out, &proto, work, levels);
+        // Its unparks go at the end of the refined tree (they are the completion's).
+        ops.extend(g.ops_of(s).iter().filter(|o| matches!(o, Op::Signal(_))));
         let st = &mut out.strands[s as usize];
         st.first = out.ops.len() as u32;
         st.len = ops.len() as u32;

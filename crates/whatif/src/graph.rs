@@ -8,6 +8,8 @@ pub type StrandId = u32;
 pub type PoolId = u32;
 /// Index of a lock in [`ExecGraph::locks`].
 pub type LockId = u32;
+/// Index of a one-shot signal (`0..ExecGraph::syncs`): an unpark that ended a wait.
+pub type SyncId = u32;
 
 /// One step of a strand. Times are nanoseconds of CPU demand (compute) or of wall (delay).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +27,12 @@ pub enum Op {
     Acquire(LockId),
     /// Releases a lock.
     Release(LockId),
+    /// Fires a signal: the unpark that woke a waiter (a queue hand-off, a
+    /// condition signal, a latch count-down).
+    Signal(SyncId),
+    /// Waits until the signal has fired (the park that unpark ended); goes on at
+    /// once when it already has.
+    AwaitSignal(SyncId),
 }
 
 /// Where a strand runs.
@@ -87,8 +95,11 @@ pub struct Lock {
 /// Resolution class of a recorded wait (WHATIF.md §1.7): how its end was explained.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WaitTotals {
-    /// Matched by id to what it waited for (future, fork-join task, thread, lock hand-off).
+    /// Matched by id to what it waited for (future, fork-join task, thread, lock
+    /// hand-off, the unpark that ended a park).
     pub exact_ns: u64,
+    /// The part of `exact_ns` matched through an unpark (`Record::Unpark`).
+    pub unpark_ns: u64,
     /// Nothing matched: kept as a delay of its recorded length.
     pub anchored_ns: u64,
 }
@@ -117,6 +128,10 @@ pub struct ExecGraph {
     /// Median time from the end of an awaited strand to the return of a wait that
     /// blocked on it (the waiter's wake-up), ns.
     pub wake_ns: u64,
+    /// Median time from an unpark to the return of the park it ended, ns.
+    pub unpark_wake_ns: u64,
+    /// Number of signals ([`Op::Signal`] / [`Op::AwaitSignal`] pairs).
+    pub syncs: u32,
     /// Records the agent lost in the window.
     pub lost_records: u64,
     /// Site frames (`Class.method:line`), indexed by `Strand::site`.

@@ -68,6 +68,8 @@ pub struct WhatIf {
     pub strands: usize,
     pub waits_exact_ns: u64,
     pub waits_anchored_ns: u64,
+    /// The part of `waits_exact_ns` matched through the unpark that ended a park.
+    pub waits_unpark_ns: u64,
     pub lost_records: u64,
     /// Share of the recorded critical path that is anchored delay (unexplained waits).
     pub critical_path_anchored_share: f64,
@@ -131,7 +133,11 @@ impl Baseline {
     pub fn of(g: &ExecGraph, path: &[PathPart]) -> Baseline {
         let id = Overlay::identity(g);
         let runs: Vec<_> = VARIANTS.iter().map(|p| simulate(g, &id, *p)).collect();
-        let sim = runs[0].makespan_ns;
+        let sim = if runs[0].deadlock {
+            0
+        } else {
+            runs[0].makespan_ns
+        };
         let obs = g.observed_ns.max(1);
         let total: u64 = path.iter().map(|p| p.ns).sum();
         let anchored: u64 = path
@@ -140,7 +146,11 @@ impl Baseline {
             .map(|p| p.ns)
             .sum();
         Baseline {
-            makespans: runs.iter().map(|r| r.makespan_ns).collect(),
+            // A baseline that cannot finish in the model is no baseline (0: no estimate).
+            makespans: runs
+                .iter()
+                .map(|r| if r.deadlock { 0 } else { r.makespan_ns })
+                .collect(),
             peak_busy: runs[0].peak_busy.clone(),
             calibration: Calibration {
                 observed_ns: g.observed_ns,
@@ -184,8 +194,10 @@ pub fn estimate(g: &ExecGraph, base: &Baseline, edits: &[Edit], label: &str) -> 
         }
     };
     if base.makespans.contains(&0) {
-        e.reasons
-            .push("the recorded run has no task or thread activity to simulate".into());
+        e.reasons.push(
+            "the recorded run cannot be simulated (no task or thread activity, or its model cannot finish: a wait whose waker it lost, a lock cycle): no estimate"
+                .into(),
+        );
         return e;
     }
     let mut gains = Vec::new();
@@ -410,6 +422,22 @@ pub fn candidates(g: &ExecGraph) -> Vec<(Edit, String, Vec<String>)> {
         ));
     }
     out.push((format!("cores:{}", g.cores * 2), "cores".into(), Vec::new()));
+    // Application threads' programs are task classes too (a pipeline's stages, Coz's
+    // classic): they compete for "made faster" with the pools' classes.
+    for (i, s) in g.strands.iter().enumerate() {
+        if s.runs != Runs::Thread || g.classes[s.class as usize] == "main" {
+            continue;
+        }
+        let w: u64 = g
+            .ops_of(i as u32)
+            .iter()
+            .map(|o| if let Op::Compute(n) = o { *n } else { 0 })
+            .sum();
+        match classes.iter_mut().find(|c| c.0 == s.class) {
+            Some(c) => c.2 += w,
+            None => classes.push((s.class, false, w)),
+        }
+    }
     classes.sort_by_key(|c| std::cmp::Reverse(c.2));
     for &(c, _, _) in classes.iter().take(3) {
         let name = &g.classes[c as usize];
@@ -495,6 +523,7 @@ pub fn whatif(g: &ExecGraph, edits: &[Edit], combine: bool, search: bool) -> Wha
         strands: g.strands.len(),
         waits_exact_ns: g.waits.exact_ns,
         waits_anchored_ns: g.waits.anchored_ns,
+        waits_unpark_ns: g.waits.unpark_ns,
         lost_records: g.lost_records,
         critical_path_anchored_share: base.anchored_share,
     }

@@ -168,6 +168,9 @@ struct Sim<'a> {
     peak_busy: Vec<u32>,
     /// Pending root starts (strand per timer).
     starts: Vec<StrandId>,
+    /// Whether each signal has fired, and who waits for it.
+    signalled: Vec<bool>,
+    signal_waiters: Vec<Vec<u32>>,
 }
 
 /// Runs mode S on the graph with an overlay.
@@ -223,6 +226,8 @@ pub fn simulate(g: &ExecGraph, ov: &Overlay, p: SimParams) -> SimResult {
         busy: vec![0; g.pools.len()],
         peak_busy: vec![0; g.pools.len()],
         starts: Vec::new(),
+        signalled: vec![false; g.syncs as usize],
+        signal_waiters: vec![Vec::new(); g.syncs as usize],
     };
     for (pi, pool) in g.pools.iter().enumerate() {
         let k = ov
@@ -257,7 +262,8 @@ pub fn simulate(g: &ExecGraph, ov: &Overlay, p: SimParams) -> SimResult {
     let deadlock = s
         .state
         .iter()
-        .any(|st| matches!(st, State::Queued | State::Running));
+        .any(|st| matches!(st, State::Queued | State::Running))
+        || s.signal_waiters.iter().any(|w| !w.is_empty());
     let makespan = s
         .end
         .iter()
@@ -542,6 +548,28 @@ impl Sim<'_> {
                         f.held.push((l, stripe));
                         f.pc += 1;
                     }
+                }
+                Op::Signal(k) => {
+                    self.bump_pc(c);
+                    let k = k as usize;
+                    if k < self.signalled.len() && !self.signalled[k] {
+                        self.signalled[k] = true;
+                        let lat = self.g.unpark_wake_ns as f64 * self.p.latency_scale;
+                        for w in std::mem::take(&mut self.signal_waiters[k]) {
+                            self.wake(w, lat);
+                        }
+                    }
+                }
+                Op::AwaitSignal(k) => {
+                    let k = k as usize;
+                    if k >= self.signalled.len() || self.signalled[k] {
+                        self.bump_pc(c);
+                        continue;
+                    }
+                    // Woken by the signal: the op is done then.
+                    self.bump_pc(c);
+                    self.signal_waiters[k].push(c);
+                    return;
                 }
                 Op::Release(l) => {
                     self.bump_pc(c);

@@ -247,3 +247,98 @@ fn same_input_same_schedule() {
     let b = simulate(&g, &Overlay::identity(&g), SimParams::default());
     assert_eq!(a, b);
 }
+
+/// A hand-off through unparks (a one-slot queue between a producer and a consumer,
+/// WHATIF.md §1.3 "unpark → park return"): the consumer's waits end at the
+/// producer's signals, so making the producer faster moves the consumer.
+fn handoff_graph(produce: u64, consume: u64, items: u32) -> ExecGraph {
+    let mut g = graph(2);
+    g.classes.push("Producer".into());
+    g.classes.push("Consumer".into());
+    let (mut p, mut c) = (Vec::new(), Vec::new());
+    for k in 0..items {
+        p.extend([Op::Compute(produce), Op::Signal(k)]);
+        c.extend([Op::AwaitSignal(k), Op::Compute(consume)]);
+    }
+    g.syncs = items;
+    g.push_strand(strand(Runs::Thread, Some(0), 3), &p);
+    g.push_strand(strand(Runs::Thread, Some(0), 4), &c);
+    g
+}
+
+#[test]
+fn a_consumer_woken_by_unparks_follows_its_producer() {
+    // Producer 100 per item, consumer 30: the consumer waits for each item;
+    // 3 items end at 300 + 30.
+    let g = handoff_graph(100, 30, 3);
+    assert_eq!(run(&g), 330);
+    // The producer 50% faster: 150 + 30.
+    let mut ov = Overlay::identity(&g);
+    ov.class_factor[3] = 0.5;
+    assert_eq!(simulate(&g, &ov, SimParams::default()).makespan_ns, 180);
+    // The consumer faster: nothing moves but its last item (negative control).
+    let mut ov = Overlay::identity(&g);
+    ov.class_factor[4] = 0.5;
+    assert_eq!(simulate(&g, &ov, SimParams::default()).makespan_ns, 315);
+    // A signal that fired before its wait is not waited for: a consumer slower than
+    // its producer (consumer 100, producer 30) ends at 30 + 3 x 100.
+    assert_eq!(run(&handoff_graph(30, 100, 3)), 330);
+}
+
+#[test]
+fn a_wake_up_latency_delays_each_woken_waiter_and_a_lost_signal_is_a_deadlock() {
+    let mut g = handoff_graph(100, 30, 2);
+    g.unpark_wake_ns = 5;
+    // Each wait ends 5 after its signal: 100 + 5 (+30), 200 + 5 + 30.
+    assert_eq!(run(&g), 235);
+    // A wait whose signal never fires: no estimate (reported as a deadlock).
+    let mut g = graph(2);
+    g.syncs = 1;
+    g.push_strand(
+        strand(Runs::Thread, Some(0), 0),
+        &[Op::AwaitSignal(0), Op::Compute(10)],
+    );
+    assert!(simulate(&g, &Overlay::identity(&g), SimParams::default()).deadlock);
+}
+
+#[test]
+fn a_refined_leaf_that_unparks_its_joiner_is_still_refined() {
+    // One fork-join leaf of 1000 on a pool of 2 (2 cores) whose end unparks main,
+    // which waits in a park: refined one level, its two halves run side by side.
+    let mut g = graph(2);
+    add_pool(&mut g, true, 2);
+    g.syncs = 1;
+    let leaf = g.push_strand(
+        strand(Runs::Pool(0), None, 1),
+        &[Op::Compute(1000), Op::Signal(0)],
+    );
+    g.push_strand(
+        strand(Runs::Thread, Some(0), 0),
+        &[Op::Spawn(leaf), Op::AwaitSignal(0)],
+    );
+    assert_eq!(run(&g), 1000);
+    let edit = crate::Edit::parse("fj-refine:Task:levels=1").expect("parses");
+    let (refined, ov) = edit.apply(&g).expect("applies");
+    assert_eq!(
+        simulate(&refined, &ov, SimParams::default()).makespan_ns,
+        500
+    );
+}
+
+#[test]
+fn a_baseline_that_cannot_finish_gives_no_estimate() {
+    // main waits for a signal nothing fires (a waker the model lost), after 10 of work.
+    let mut g = graph(2);
+    g.syncs = 1;
+    g.observed_ns = 100;
+    g.push_strand(
+        strand(Runs::Thread, Some(0), 0),
+        &[Op::Compute(10), Op::AwaitSignal(0)],
+    );
+    let base = crate::search::Baseline::of(&g, &[]);
+    assert_eq!(base.calibration.simulated_ns, 0);
+    let edit = crate::Edit::parse("cores:1").expect("parses");
+    let e = crate::estimate(&g, &base, &[edit], "cores:1");
+    assert_eq!(e.gain, None);
+    assert!(e.reasons[0].contains("no estimate"), "{:?}", e.reasons);
+}

@@ -137,18 +137,22 @@ public final class WhatIfBench {
             kv.put(args[i].substring(0, eq), args[i].substring(eq + 1));
         }
         long t0 = System.nanoTime();
-        long checksum;
-        switch (kase) {
-            case "lock": checksum = lockCase(kv); break;
-            case "inline": checksum = inlineCase(kv); break;
-            case "pool": checksum = poolCase(kv); break;
-            case "fj": checksum = fjCase(kv); break;
-            case "pipeline": checksum = pipelineCase(kv); break;
-            case "imbalance": checksum = imbalanceCase(kv); break;
-            default: System.err.println("unknown case " + kase); System.exit(2); return;
-        }
+        long checksum = timed(kase, kv);
         long t1 = System.nanoTime();
         System.out.println("WEFT_TRUTH case=" + kase + " window_ns=" + (t1 - t0) + " checksum=" + checksum);
+    }
+
+    /** The measured phase: `weft record --window weft.workloads.whatif.WhatIfBench.timed`. */
+    static long timed(String kase, java.util.Map<String, String> kv) throws Exception {
+        switch (kase) {
+            case "lock": return lockCase(kv);
+            case "inline": return inlineCase(kv);
+            case "pool": return poolCase(kv);
+            case "fj": return fjCase(kv);
+            case "pipeline": return pipelineCase(kv);
+            case "imbalance": return imbalanceCase(kv);
+            default: System.err.println("unknown case " + kase); System.exit(2); return 0;
+        }
     }
 
     static long num(java.util.Map<String, String> kv, String k, long def) {
