@@ -451,7 +451,7 @@ impl Profile {
                 continue;
             }
             begins.entry(e.thread).or_default().push((e.begin_ns, i));
-            if let (Some(t), Some(ts)) = (e.submit_thread, e.submit_ns) {
+            if let (Some(t), Some(ts)) = (e.submit_thread(), e.submit_ns()) {
                 submits.entry(t).or_default().push((ts, i));
             }
         }
