@@ -135,7 +135,7 @@ impl Event {
 }
 
 /// Every kind, by its `u8` value (the header byte's low 5 bits).
-const KINDS: [EventKind; 26] = [
+const KINDS: [EventKind; 27] = [
     EventKind::ThreadStart,
     EventKind::ThreadEnd,
     EventKind::TaskBegin,
@@ -162,7 +162,43 @@ const KINDS: [EventKind; 26] = [
     EventKind::VtMount,
     EventKind::VtUnmount,
     EventKind::VtPinned,
+    EventKind::Unpark,
 ];
+
+/// The last kind: a new kind must be added to [`KINDS`] (this match stops
+/// compiling until it is looked at; the test checks the table's order).
+#[cfg(test)]
+const fn is_last_kind(k: EventKind) -> bool {
+    match k {
+        EventKind::Unpark => true,
+        EventKind::ThreadStart
+        | EventKind::ThreadEnd
+        | EventKind::TaskBegin
+        | EventKind::TaskEnd
+        | EventKind::Submit
+        | EventKind::Created
+        | EventKind::Fork
+        | EventKind::JoinBegin
+        | EventKind::JoinEnd
+        | EventKind::FjFork
+        | EventKind::FjSubmit
+        | EventKind::FjRunBegin
+        | EventKind::FjRunEnd
+        | EventKind::FjCancel
+        | EventKind::FjReinit
+        | EventKind::FjJoinBegin
+        | EventKind::FjJoinEnd
+        | EventKind::LockBlock
+        | EventKind::LockAcquired
+        | EventKind::WaitBegin
+        | EventKind::WaitEnd
+        | EventKind::VtStart
+        | EventKind::VtEnd
+        | EventKind::VtMount
+        | EventKind::VtUnmount
+        | EventKind::VtPinned => false,
+    }
+}
 const KIND_MASK: u8 = 0x1f;
 const HAS_A: u8 = 0x20;
 const HAS_BC: u8 = 0x40;
@@ -456,6 +492,8 @@ mod tests {
         for (i, &k) in KINDS.iter().enumerate() {
             assert_eq!(k as usize, i);
         }
+        assert!(is_last_kind(KINDS[KINDS.len() - 1]));
+        assert!(KINDS.len() <= usize::from(KIND_MASK) + 1);
         let events = [
             Event {
                 a: u64::MAX,
