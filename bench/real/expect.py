@@ -2,8 +2,9 @@
 """Checks weft's advice on a real application against what bench/real/expected.json
 says a senior engineer would conclude (issue 16): the top finding (kind and, when
 given, the class it names), and task classes that must never be called
-coarse-grained (acceptor, selector and idle-pool loops), and what given idle
-classes must be reported as (`activity`: off_cpu for a blocking loop, waiting for
+coarse-grained (acceptor, selector and idle-pool loops), findings that would be
+false advice (`never_findings`: kind and class), and what given idle classes must
+be reported as (`activity`: off_cpu for a blocking loop, waiting for
 an idle worker).
 
 usage: expect.py APP REPORT.json [REPORT.json ...]
@@ -47,6 +48,11 @@ def main():
             for pat in want.get("never_coarse", []):
                 if pat in (f.get("class") or ""):
                     problems.append(f"{f['class']} called coarse-grained: {f['message']}")
+    # Findings that would be false advice (kind, and class when given).
+    for bad in want.get("never_findings", []):
+        for f in costed:
+            if f["kind"] == bad["kind"] and bad.get("class", f.get("class")) == f.get("class"):
+                problems.append(f"false finding {f['kind']} on {f.get('class')}: {f['message']}")
     # What idle classes are (a blocking loop is off_cpu, an idle pool worker waiting).
     for cls, act in want.get("activity", {}).items():
         if cls not in classes:

@@ -70,3 +70,4 @@ if [ "$pf" != 0 ] || [ "$rf" != 0 ] || [ "$pp" != "$ph" ] || [ "$rp" != "$rh" ] 
     check="MISMATCH: plain processed=$pp failed=$pf history=$ph invariant=$pi rc=$prc / rec processed=$rp failed=$rf history=$rh invariant=$ri rc=$rrc"
 fi
 real_row h2 "$check" "$ps" "$rs" "$WORK"/h2*.weft
+python3 "$REAL_DIR/expect.py" h2 "$WORK"/h2*.weft.json

@@ -26,3 +26,4 @@ p=$(check_run plain.log "$WORK/plain"); r=$(check_run rec.log "$WORK/rec")
 check="$r, exit $rc/$rrc"
 [ "$p" = "$r" ] && [ "$p" = "AddDoc=10000 Search=4000 maxDoc=10000 clean" ] && [ $rc = 0 ] && [ $rrc = 0 ] || check="MISMATCH: plain $p / rec $check"
 real_row lucene "$check" "$(elapsed $t0 $t1)" "$(elapsed $t2 $t3)" "$WORK"/lucene*.weft
+python3 "$REAL_DIR/expect.py" lucene "$WORK"/lucene*.weft.json

@@ -4,7 +4,8 @@
 # (-Dpj.nt=2), once per loop schedule in $PJ_SCHEDULES (-Dpj.schedule=...:
 # fixed = one chunk of rows per thread, dynamic(1) = one row per chunk).
 # Check: the image file (PJG) is byte-identical plain vs recorded, and across
-# schedules; exit 0. One row per schedule.
+# schedules; exit 0. One row per schedule. Expected findings: bench/real/expected.json
+# (PJ's team barrier, a Semaphore, is not lock contention).
 source "$(dirname "$0")/lib.sh"
 need_apt libpj-java
 SCHEDULES="${PJ_SCHEDULES:-fixed dynamic(1) guided(1)}"
@@ -20,4 +21,5 @@ for s in $SCHEDULES; do
     check="schedule $s: image md5 $p plain = rec, exit $rc/$rrc"
     [ "$p" = "$r" ] && [ "$p" = "$first" ] && [ $rc = 0 ] && [ $rrc = 0 ] || check="MISMATCH: schedule $s: image $p/$r (first $first), exit $rc/$rrc"
     real_row "pj $s" "$check" "$(elapsed $t0 $t1)" "$(elapsed $t2 $t3)" "$WORK/pj-$tag.weft"
+    python3 "$REAL_DIR/expect.py" pj "$WORK/pj-$tag.weft.json"
 done

@@ -3,7 +3,8 @@
 # Debian's jar has no reference images, so a plain run of `-regen` first writes
 # resources/golden_XXXX.png (stopped once the wanted size is written); both the
 # plain and the recorded benchmark must then print "Image check passed!"
-# (the rendered image equals the plain JVM's pixel for pixel) and exit 0.
+# (the rendered image equals the plain JVM's pixel for pixel) and exit 0. Expected
+# findings: bench/real/expected.json (checked by expect.py).
 source "$(dirname "$0")/lib.sh"
 RES="${SUNFLOW_RES:-128}"; THREADS="${SUNFLOW_THREADS:-2}"
 need_apt libsunflow-java janino
@@ -27,3 +28,4 @@ p=$(grep -c "Image check passed!" plain.log || true); r=$(grep -c "Image check p
 check="image check passed plain=$p rec=$r, exit $rc/$rrc"
 [ "$p" = 1 ] && [ "$r" = 1 ] && [ $rc = 0 ] && [ $rrc = 0 ] || check="MISMATCH: $check"
 real_row sunflow "$check" "$(elapsed $t0 $t1)" "$(elapsed $t2 $t3)" "$WORK"/sunflow*.weft
+python3 "$REAL_DIR/expect.py" sunflow "$WORK"/sunflow*.weft.json

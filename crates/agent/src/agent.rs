@@ -28,6 +28,18 @@ pub static JDK_MAJOR: AtomicU32 = AtomicU32::new(17);
 /// Our descriptor of the in-memory jar of probe classes (crates/agent/src/probe_jar.rs).
 pub static PROBE_JAR: Mutex<Option<std::fs::File>> = Mutex::new(None);
 
+/// The JavaVM (saved at OnLoad / OnAttach), for a later GetEnv.
+static JAVA_VM: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+pub fn set_java_vm(vm: *mut crate::jni::JavaVM) {
+    JAVA_VM.store(vm as usize, Ordering::SeqCst);
+}
+
+pub fn java_vm() -> Option<*mut crate::jni::JavaVM> {
+    let v = JAVA_VM.load(Ordering::SeqCst);
+    (v != 0).then_some(v as *mut crate::jni::JavaVM)
+}
+
 pub fn disabled() -> bool {
     DISABLED.load(Ordering::Relaxed)
 }
@@ -128,13 +140,21 @@ pub fn class_and_ident(jni: Jni, o: jobject) -> (u32, u32) {
     if o.is_null() {
         return (0, 0);
     }
-    let c = jni
-        .call_static_int_method1(r.probe_class as jclass, r.class_id_of as jmethodID, o)
-        .unwrap_or(0);
+    let c = class_id_of(jni, o);
     let i = jni
         .call_static_int_method1(r.probe_class as jclass, r.ident_of as jmethodID, o)
         .unwrap_or(0);
-    (c as u32, i as u32)
+    (c, i as u32)
+}
+
+/// Class id of an object, through Probe.classIdOf (0 if unknown).
+pub fn class_id_of(jni: Jni, o: jobject) -> u32 {
+    let Some(r) = REFS.get() else { return 0 };
+    if o.is_null() {
+        return 0;
+    }
+    jni.call_static_int_method1(r.probe_class as jclass, r.class_id_of as jmethodID, o)
+        .unwrap_or(0) as u32
 }
 
 // ---------------------------------------------------------------- disable
@@ -200,6 +220,11 @@ pub fn new_probe(kind: ProbeKind, plumbing: Option<&'static PlumbingClass>) -> O
 /// recorded only for a Runnable, Callable or ForkJoinTask). Its ProbeDef kind is
 /// Execution.
 pub const LOOP_BODY_CODE: u8 = 9;
+
+/// Dispatch code of `ForkJoinTask.doExec` instrumented by a late agent (no fields for
+/// the fork-join hooks): an execution of the task unless its class wraps one
+/// (weft.Probe `FJ_TASK`). Its ProbeDef kind is Execution.
+pub const FJ_TASK_CODE: u8 = 10;
 
 pub fn new_probe_with_code(code: u8, plumbing: Option<&'static PlumbingClass>) -> Option<i32> {
     let mut t = PROBES.write().unwrap_or_else(|e| e.into_inner());
@@ -358,8 +383,29 @@ pub fn register_class(jni: Jni, c: jclass, name: &str, hidden: bool, host: jobje
                 .insert(id, pl);
         }
     }
+    if sink::SESSION.load(Ordering::Relaxed) != 0 {
+        // An attach session: the next session's trace needs the definition again
+        // (Probe keeps the id of a class for good).
+        lock(&CLASS_NAMES).push((id, readable.clone()));
+    }
     sink::emit_global(&Record::ClassDef { id, name: readable });
     id
+}
+
+/// Classes registered during attach sessions (id, name).
+static CLASS_NAMES: Mutex<Vec<(u32, String)>> = Mutex::new(Vec::new());
+
+/// Writes the definitions of the classes earlier attach sessions registered.
+pub fn emit_known_classes() {
+    let known = lock(&CLASS_NAMES).clone();
+    for (id, name) in known {
+        sink::emit_global(&Record::ClassDef { id, name });
+    }
+}
+
+/// A new attach session writes a new trace: its sites are defined and numbered anew.
+pub fn new_session() {
+    *lock(&SITES) = None;
 }
 
 // ---------------------------------------------------------------- threads

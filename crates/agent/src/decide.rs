@@ -76,6 +76,11 @@ pub struct Hierarchy {
 }
 
 impl Hierarchy {
+    /// A class known by name and direct supertypes (a class loaded before an attach).
+    pub fn add_names(&mut self, name: String, supers: Vec<String>) {
+        self.supers.entry(name).or_insert(supers);
+    }
+
     pub fn add(&mut self, s: &ClassSummary) {
         let mut v: Vec<String> = s.super_name.iter().cloned().collect();
         v.extend(s.interfaces.iter().cloned());
@@ -132,6 +137,8 @@ pub struct Wrap {
     pub loop_body: bool,
     /// A call of the window method (`window=`): hooks into `weft/WindowProbe`.
     pub window: bool,
+    /// `ForkJoinTask.doExec` of a late agent (pipeline::late_fork_join).
+    pub fj_task: bool,
 }
 
 #[derive(Debug, Default, PartialEq)]
@@ -199,6 +206,7 @@ pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Dec
                 pass_arg0: false,
                 loop_body,
                 window: false,
+                fj_task: false,
             });
             continue;
         }
@@ -213,6 +221,7 @@ pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Dec
                 pass_arg0: true,
                 loop_body: false,
                 window: false,
+                fj_task: false,
             });
         }
     }
@@ -249,6 +258,7 @@ pub fn window_wraps(s: &ClassSummary, method: &str, taken: &[Wrap]) -> Vec<Wrap>
             pass_arg0: false,
             loop_body: false,
             window: true,
+            fj_task: false,
         })
         .collect()
 }

@@ -111,6 +111,7 @@ pub fn wraps(s: &ClassSummary) -> Vec<Wrap> {
                 pass_arg0: s.name == FJ_POOL,
                 loop_body: false,
                 window: false,
+                fj_task: false,
             });
         }
     }

@@ -17,6 +17,7 @@ pub type jfieldID = *mut c_void;
 
 pub const JNI_OK: jint = 0;
 pub const JNI_ERR: jint = -1;
+pub const JNI_VERSION_1_8: jint = 0x0001_0008;
 
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -468,5 +469,73 @@ impl Jni {
         let f = jfn!(self, 20, fn(jobject) -> jobject);
         // SAFETY: slot 20 is PopLocalFrame; called once per successful push.
         unsafe { f(self.0, std::ptr::null_mut()) };
+    }
+}
+
+// ---- attach (crates/agent/src/attach.rs) ----
+impl Jni {
+    pub fn delete_global_ref(self, o: jobject) {
+        if o.is_null() {
+            return;
+        }
+        let f = jfn!(self, 22, fn(jobject) -> ());
+        // SAFETY: slot 22 is DeleteGlobalRef; `o` is a global reference we made.
+        unsafe { f(self.0, o) }
+    }
+
+    /// DefineClass in the bootstrap loader (null loader); the class is not initialized.
+    pub fn define_boot_class(self, name: &str, bytes: &[u8]) -> Option<jclass> {
+        let n = CString::new(name).ok()?;
+        let f = jfn!(
+            self,
+            5,
+            fn(*const c_char, jobject, *const u8, jint) -> jclass
+        );
+        // SAFETY: slot 5 is DefineClass; name and bytes live for the call.
+        let r = unsafe {
+            f(
+                self.0,
+                n.as_ptr(),
+                std::ptr::null_mut(),
+                bytes.as_ptr(),
+                bytes.len() as jint,
+            )
+        };
+        if self.check_clear() || r.is_null() {
+            None
+        } else {
+            Some(r)
+        }
+    }
+
+    /// The superclass (a local reference; null for Object and interfaces).
+    pub fn get_superclass(self, c: jclass) -> jclass {
+        let f = jfn!(self, 10, fn(jclass) -> jclass);
+        // SAFETY: slot 10 is GetSuperclass; `c` is a live class reference.
+        unsafe { f(self.0, c) }
+    }
+
+    /// RegisterNatives of several methods of `c`; true on success.
+    pub fn register_natives(self, c: jclass, methods: &[(&str, &str, *mut c_void)]) -> bool {
+        let strings: Vec<(CString, CString)> = methods
+            .iter()
+            .filter_map(|(n, s, _)| Some((CString::new(*n).ok()?, CString::new(*s).ok()?)))
+            .collect();
+        if strings.len() != methods.len() {
+            return false;
+        }
+        let table: Vec<NativeMethod> = strings
+            .iter()
+            .zip(methods)
+            .map(|((n, s), (_, _, p))| NativeMethod {
+                name: n.as_ptr(),
+                signature: s.as_ptr(),
+                fn_ptr: *p,
+            })
+            .collect();
+        let f = jfn!(self, 215, fn(jclass, *const NativeMethod, jint) -> jint);
+        // SAFETY: slot 215 is RegisterNatives; the table and its strings live for the call.
+        let r = unsafe { f(self.0, c, table.as_ptr(), table.len() as jint) };
+        !self.check_clear() && r == 0
     }
 }

@@ -30,6 +30,7 @@ pub struct JvmtiEnvRaw {
 mod slot {
     pub const SET_EVENT_NOTIFICATION_MODE: usize = 1;
     pub const GET_THREAD_INFO: usize = 8;
+    pub const GET_CURRENT_THREAD: usize = 17;
     pub const ALLOCATE: usize = 45;
     pub const DEALLOCATE: usize = 46;
     pub const GET_CLASS_SIGNATURE: usize = 47;
@@ -60,6 +61,16 @@ pub mod cap {
     pub const CAN_GET_CONSTANT_POOL: u32 = 35;
     /// JDK 21+.
     pub const CAN_SUPPORT_VIRTUAL_THREADS: u32 = 44;
+    /// What both a launched agent and an attach session ask for (classes, sites,
+    /// locks, GC).
+    pub const RECORDING: [u32; 6] = [
+        CAN_GET_BYTECODES,
+        CAN_GET_CONSTANT_POOL,
+        CAN_GET_LINE_NUMBERS,
+        CAN_GET_SOURCE_FILE_NAME,
+        CAN_GENERATE_GARBAGE_COLLECTION_EVENTS,
+        CAN_GENERATE_MONITOR_EVENTS,
+    ];
 }
 
 #[repr(C)]
@@ -182,7 +193,12 @@ impl Jvmti {
     }
 
     pub fn enable_event(self, event: jint) -> JvmtiResult<()> {
-        // SAFETY: slot 2 is SetEventNotificationMode(env, mode, event, thread, ...),
+        self.set_event_mode(JVMTI_ENABLE, event)
+    }
+
+    /// SetEventNotificationMode for every thread (mode 1 enable, 0 disable).
+    fn set_event_mode(self, mode: jint, event: jint) -> JvmtiResult<()> {
+        // SAFETY: slot 1 is SetEventNotificationMode(env, mode, event, thread, ...),
         // a C-variadic function; the extra arguments are unused by HotSpot.
         let r = unsafe {
             let table = &*(*self.0).functions;
@@ -190,7 +206,7 @@ impl Jvmti {
                 *const c_void,
                 unsafe extern "C" fn(*mut JvmtiEnvRaw, jint, jint, jobject, ...) -> jint,
             >(table[slot::SET_EVENT_NOTIFICATION_MODE]);
-            f(self.0, JVMTI_ENABLE, event, std::ptr::null_mut())
+            f(self.0, mode, event, std::ptr::null_mut())
         };
         check(r)
     }
@@ -306,6 +322,15 @@ impl Jvmti {
         // SAFETY: NUL-terminated key, valid out-pointer.
         check(unsafe { f(self.0, k.as_ptr(), &mut v) }).ok()?;
         self.take_string(v)
+    }
+
+    /// The current thread (a local reference).
+    pub fn get_current_thread(self) -> JvmtiResult<jobject> {
+        let f = tfn!(self, slot::GET_CURRENT_THREAD, fn(*mut jobject));
+        let mut t: jobject = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; called on a live thread.
+        check(unsafe { f(self.0, &mut t) })?;
+        Ok(t)
     }
 
     /// (name, is_daemon) of a thread (null = current).
@@ -604,6 +629,11 @@ impl Jvmti {
         // SAFETY: the callers pass the slot of a function of exactly this shape;
         // valid out-pointers.
         check(unsafe { f(self.0, &mut n, &mut p) })?;
+        Ok(self.take_refs(p, n))
+    }
+
+    /// Copies a JVMTI-allocated array of `n` references and frees it.
+    fn take_refs(self, p: *mut jobject, n: jint) -> Vec<jobject> {
         let v = if p.is_null() || n <= 0 {
             Vec::new()
         } else {
@@ -611,6 +641,66 @@ impl Jvmti {
             unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec()
         };
         self.deallocate(p);
-        Ok(v)
+        v
+    }
+}
+
+// ---------------------------------------------------------------- attach (docs/attach.md)
+
+/// can_retransform_classes.
+pub const CAP_RETRANSFORM_CLASSES: u32 = 37;
+
+impl Jvmti {
+    /// Turns an event off (SetEventNotificationMode JVMTI_DISABLE).
+    pub fn disable_event(self, event: jint) -> JvmtiResult<()> {
+        self.set_event_mode(0, event)
+    }
+
+    /// This environment's thread-local value of `thread` (null: the current thread).
+    pub fn get_thread_local_storage(self, thread: jobject) -> usize {
+        let f = tfn!(self, 101, fn(jobject, *mut *mut c_void));
+        let mut p: *mut c_void = std::ptr::null_mut();
+        // SAFETY: slot 101 is GetThreadLocalStorage; valid out-pointer.
+        let r = unsafe { f(self.0, thread, &mut p) };
+        if r == 0 {
+            p as usize
+        } else {
+            0
+        }
+    }
+
+    /// Sets this environment's thread-local value of `thread` (a plain number here).
+    pub fn set_thread_local_storage(self, thread: jobject, value: usize) -> JvmtiResult<()> {
+        let f = tfn!(self, 102, fn(jobject, *const c_void));
+        // SAFETY: slot 102 is SetThreadLocalStorage; the value is never dereferenced.
+        check(unsafe { f(self.0, thread, value as *const c_void) })
+    }
+
+    pub fn is_modifiable_class(self, c: jclass) -> bool {
+        let f = tfn!(self, 44, fn(jclass, *mut u8));
+        let mut b: u8 = 0;
+        // SAFETY: slot 44 is IsModifiableClass; valid out-pointer.
+        check(unsafe { f(self.0, c, &mut b) }).is_ok() && b != 0
+    }
+
+    /// The interfaces a class declares (local references).
+    pub fn get_implemented_interfaces(self, c: jclass) -> JvmtiResult<Vec<jclass>> {
+        let f = tfn!(self, 53, fn(jclass, *mut jint, *mut *mut jclass));
+        let mut n: jint = 0;
+        let mut p: *mut jclass = std::ptr::null_mut();
+        // SAFETY: slot 53 is GetImplementedInterfaces; valid out-pointers.
+        check(unsafe { f(self.0, c, &mut n, &mut p) })?;
+        Ok(self.take_refs(p, n))
+    }
+
+    /// RetransformClasses: the ClassFileLoadHook of retransformation-capable
+    /// environments runs again for each class, from its original bytes.
+    pub fn retransform_classes(self, classes: &[jclass]) -> JvmtiResult<()> {
+        if classes.is_empty() {
+            return Ok(());
+        }
+        let f = tfn!(self, 151, fn(jint, *const jclass));
+        // SAFETY: slot 151 is RetransformClasses; the array lives for the call.
+        check(unsafe { f(self.0, classes.len() as jint, classes.as_ptr()) })
     }
 }

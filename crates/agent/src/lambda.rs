@@ -22,7 +22,7 @@ pub fn strip_hidden_suffix(name: &str) -> String {
 }
 
 /// Length of the instruction at `code[pc]`, None for variable-length ones.
-fn insn_len(op: u8) -> Option<usize> {
+pub(crate) fn insn_len(op: u8) -> Option<usize> {
     Some(match op {
         0x10 | 0x12 | 0x15..=0x19 | 0x36..=0x3a | 0xa9 | 0xbc => 2,
         0x11

@@ -9,6 +9,7 @@
 //! entry points (`Agent_OnLoad`, the event callbacks, the `Java_weft_Probe_*` natives).
 
 mod agent;
+mod attach;
 mod clock;
 mod decide;
 mod forkjoin;
@@ -58,7 +59,7 @@ struct Pending {
 static PENDING: Mutex<Option<Pending>> = Mutex::new(None);
 static HIERARCHY: Mutex<Option<decide::Hierarchy>> = Mutex::new(None);
 /// The window method of option `window=` (set at OnLoad, read by the class hook).
-static WINDOW: std::sync::OnceLock<options::WindowMethod> = std::sync::OnceLock::new();
+pub(crate) static WINDOW: std::sync::OnceLock<options::WindowMethod> = std::sync::OnceLock::new();
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -68,7 +69,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// (O_EXCL | O_NOFOLLOW); if it exists, `<stem>.<pid>.weft` beside it. The file is
 /// locked (flock, exclusive) for as long as it is open, so that `weft record` never
 /// removes a trace that is still being written (crates/cli/src/files.rs).
-fn create_output(path: &Path) -> std::io::Result<(File, PathBuf)> {
+pub(crate) fn create_output(path: &Path) -> std::io::Result<(File, PathBuf)> {
     use std::os::unix::fs::OpenOptionsExt;
     let open = |p: &Path| {
         OpenOptions::new()
@@ -117,11 +118,11 @@ fn lock_and_check(file: &File) -> bool {
 }
 
 /// Closes our descriptor of the probe jar (the JVM keeps its own).
-fn close_probe_jar() {
+pub(crate) fn close_probe_jar() {
     drop(lock(&agent::PROBE_JAR).take());
 }
 
-fn jdk_major(jvmti: Jvmti) -> u32 {
+pub(crate) fn jdk_major(jvmti: Jvmti) -> u32 {
     [
         "java.specification.version",
         "java.vm.specification.version",
@@ -177,6 +178,8 @@ pub unsafe extern "system" fn Agent_OnLoad(
                 .into_owned(),
         )
     };
+    agent::set_java_vm(vm);
+    attach::LAUNCHED.store(true, Ordering::SeqCst);
     let result = std::panic::catch_unwind(|| {
         // SAFETY: vm is the JavaVM of this OnLoad call.
         let env = unsafe { jni::get_env(vm, jvmti::JVMTI_VERSION_11) };
@@ -235,6 +238,90 @@ fn command_line() -> String {
         line.push('…');
     }
     line
+}
+
+/// The header keys known at start (OnLoad, or an attach session's start).
+pub(crate) fn base_header(
+    command: Option<&str>,
+    opt_str: Option<&str>,
+    options: &options::Options,
+    calibration: &clock::Calibration,
+) -> Header {
+    let start_ticks = clock::now();
+    let start_mono = clock::mono_ns();
+    let wall = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let mut header = Header::default();
+    header.set(hk::PID, std::process::id().to_string());
+    if let Some(main) = command.map(launcher::main_of) {
+        // Tells the traces of several JVMs apart (`weft record` lists it).
+        header.set(hk::JVM_MAIN, main);
+    }
+    header.set(hk::AGENT_VERSION, env!("CARGO_PKG_VERSION"));
+    header.set(hk::AGENT_OPTIONS, opt_str.unwrap_or(""));
+    header.set(hk::COMMAND_LINE, command_line());
+    header.set(hk::START_WALL_NS, wall.to_string());
+    header.set(hk::START_TICKS, start_ticks.to_string());
+    header.set(hk::START_MONO_NS, start_mono.to_string());
+    header.set(hk::CLOCK_SOURCE, calibration.source);
+    // FjProbe reads the agent's clock (rdtsc through JNI, or System.nanoTime when
+    // the clock is CLOCK_MONOTONIC): its records are in ticks like every other.
+    header.set(hk::FORKJOIN_CLOCK, "ticks");
+    header.set(
+        hk::SAMPLE_INTERVAL_NS,
+        options.interval.as_nanos().to_string(),
+    );
+    header.set(
+        hk::CPUS,
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .to_string(),
+    );
+    header.set(
+        &format!("{}task", hk::PROBE_COST_PREFIX),
+        format!("{:.0}", measure_task_cost()),
+    );
+    header.set(
+        "locks.interval_ns",
+        options.lock_interval.as_nanos().to_string(),
+    );
+    if let Some(w) = &options.window {
+        header.set(hk::WINDOW_METHOD, w.dotted());
+        if options.window_each_call {
+            header.set(hk::WINDOW_CALLS, "each");
+        }
+        let _ = WINDOW.set(w.clone());
+    }
+    header
+}
+
+/// The header keys known once the VM is initialized (VMInit, or an attach).
+pub(crate) fn vm_header(jvmti: Jvmti, jni: Jni, header: &mut Header, ticks_per_sec: f64) {
+    for (k, prop) in [
+        (hk::JVM_VERSION, "java.version"),
+        (hk::JVM_VENDOR, "java.vendor"),
+    ] {
+        if let Some(v) = jni.system_property(prop) {
+            header.set(k, v);
+        }
+    }
+    header.set(
+        "jvm.vm_version",
+        jvmti
+            .get_system_property("java.vm.version")
+            .unwrap_or_default(),
+    );
+    header.set("locks.park_hooked", locks::park_hooked().to_string());
+    header.set("locks.unpark_hooked", locks::unpark_hooked().to_string());
+    header.set(hk::TICKS_PER_SEC, format!("{ticks_per_sec:.1}"));
+    sampling::header(header);
+    header.set(
+        "jvm.major",
+        agent::JDK_MAJOR.load(Ordering::Relaxed).to_string(),
+    );
 }
 
 fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
@@ -300,15 +387,8 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
         close_probe_jar();
         return fail(format!("AddToBootstrapClassLoaderSearch failed ({e})"));
     }
-    let caps = [
-        cap::CAN_GENERATE_ALL_CLASS_HOOK_EVENTS,
-        cap::CAN_GET_BYTECODES,
-        cap::CAN_GET_CONSTANT_POOL,
-        cap::CAN_GET_LINE_NUMBERS,
-        cap::CAN_GET_SOURCE_FILE_NAME,
-        cap::CAN_GENERATE_GARBAGE_COLLECTION_EVENTS,
-        cap::CAN_GENERATE_MONITOR_EVENTS,
-    ];
+    let mut caps = vec![cap::CAN_GENERATE_ALL_CLASS_HOOK_EVENTS];
+    caps.extend(cap::RECORDING);
     if let Err(e) = jvmti.add_capabilities(&caps) {
         close_probe_jar();
         return fail(format!("AddCapabilities failed ({e})"));
@@ -317,55 +397,8 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     let _ = agent::JVMTI.set(jvmti);
 
     let calibration = clock::start();
-    let start_ticks = clock::now();
-    let start_mono = clock::mono_ns();
-    let wall = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
     sink::init(calibration.rough);
-    let mut header = Header::default();
-    header.set(hk::PID, std::process::id().to_string());
-    if let Some(main) = command.as_deref().map(launcher::main_of) {
-        // Tells the traces of several JVMs apart (`weft record` lists it).
-        header.set(hk::JVM_MAIN, main);
-    }
-    header.set(hk::AGENT_VERSION, env!("CARGO_PKG_VERSION"));
-    header.set(hk::AGENT_OPTIONS, opt_str.unwrap_or(""));
-    header.set(hk::COMMAND_LINE, command_line());
-    header.set(hk::START_WALL_NS, wall.to_string());
-    header.set(hk::START_TICKS, start_ticks.to_string());
-    header.set(hk::START_MONO_NS, start_mono.to_string());
-    header.set(hk::CLOCK_SOURCE, calibration.source);
-    // FjProbe reads the agent's clock (rdtsc through JNI, or System.nanoTime when
-    // the clock is CLOCK_MONOTONIC): its records are in ticks like every other.
-    header.set(hk::FORKJOIN_CLOCK, "ticks");
-    header.set(
-        hk::SAMPLE_INTERVAL_NS,
-        options.interval.as_nanos().to_string(),
-    );
-    header.set(
-        hk::CPUS,
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-            .to_string(),
-    );
-    header.set(
-        &format!("{}task", hk::PROBE_COST_PREFIX),
-        format!("{:.0}", measure_task_cost()),
-    );
-    header.set(
-        "locks.interval_ns",
-        options.lock_interval.as_nanos().to_string(),
-    );
-    if let Some(w) = &options.window {
-        header.set(hk::WINDOW_METHOD, w.dotted());
-        if options.window_each_call {
-            header.set(hk::WINDOW_CALLS, "each");
-        }
-        let _ = WINDOW.set(w.clone());
-    }
+    let header = base_header(command.as_deref(), opt_str, &options, &calibration);
     *lock(&PENDING) = Some(Pending {
         file,
         path: path_s,
@@ -378,16 +411,8 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
 
     let mut cb = Callbacks::new();
     cb.set(jvmti::EVENT_VM_INIT, on_vm_init as *const c_void);
-    cb.set(jvmti::EVENT_VM_DEATH, on_vm_death as *const c_void);
     cb.set(jvmti::EVENT_VM_START, on_vm_start as *const c_void);
-    cb.set(jvmti::EVENT_THREAD_START, on_thread_start as *const c_void);
-    cb.set(jvmti::EVENT_THREAD_END, on_thread_end as *const c_void);
-    cb.set(
-        jvmti::EVENT_CLASS_FILE_LOAD_HOOK,
-        on_class_file_load_hook as *const c_void,
-    );
-    cb.set(jvmti::EVENT_GC_START, on_gc_start as *const c_void);
-    cb.set(jvmti::EVENT_GC_FINISH, on_gc_finish as *const c_void);
+    set_common_callbacks(&mut cb);
     let lock_events = locks::setup(jvmti, &mut cb);
     sampling::setup(jvmti, &mut cb, opt_str);
     let vthread_events = vthreads::setup(jvmti, agent::JDK_MAJOR.load(Ordering::Relaxed), &mut cb);
@@ -416,6 +441,29 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
         return fail(format!("cannot enable JVMTI events ({e})"));
     }
     JNI_OK
+}
+
+/// The callbacks a launched agent and an attach session share.
+pub(crate) fn set_common_callbacks(cb: &mut Callbacks) {
+    cb.set(jvmti::EVENT_VM_DEATH, on_vm_death as *const c_void);
+    cb.set(jvmti::EVENT_THREAD_START, on_thread_start as *const c_void);
+    cb.set(jvmti::EVENT_THREAD_END, on_thread_end as *const c_void);
+    cb.set(
+        jvmti::EVENT_CLASS_FILE_LOAD_HOOK,
+        on_class_file_load_hook as *const c_void,
+    );
+    cb.set(jvmti::EVENT_GC_START, on_gc_start as *const c_void);
+    cb.set(jvmti::EVENT_GC_FINISH, on_gc_finish as *const c_void);
+}
+
+/// Adds loaded classes' supertypes (name, direct supertypes) to the hierarchy the
+/// decisions use (an attach session: those classes never passed the hook).
+pub(crate) fn feed_hierarchy(supers: Vec<(String, Vec<String>)>) {
+    let mut h = lock(&HIERARCHY);
+    let h = h.get_or_insert_with(decide::Hierarchy::default);
+    for (name, sup) in supers {
+        h.add_names(name, sup);
+    }
 }
 
 fn jni_of(env: *mut JNIEnv) -> Option<Jni> {
@@ -452,39 +500,19 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
             }
         }
         close_probe_jar();
-        for (k, prop) in [
-            (hk::JVM_VERSION, "java.version"),
-            (hk::JVM_VENDOR, "java.vendor"),
-        ] {
-            if let Some(v) = jni.system_property(prop) {
-                p.header.set(k, v);
-            }
-        }
-        p.header.set(
-            "jvm.vm_version",
-            jvmti
-                .get_system_property("java.vm.version")
-                .unwrap_or_default(),
-        );
-        p.header
-            .set("locks.park_hooked", locks::park_hooked().to_string());
-        p.header
-            .set("locks.unpark_hooked", locks::unpark_hooked().to_string());
         // Loads AQS now if it is not loaded yet (through the hook); if it was
-        // loaded before the hook, nothing is seen and the header says so.
+        // loaded before the hook, its slow paths are instrumented by retransformation
+        // (crates/agent/src/attach.rs), and the header says whether that worked.
         if let Some(c) = jni.find_class(AQS) {
             jni.delete_local_ref(c);
         }
+        if !AQS_SEEN.load(Ordering::Relaxed) && attach::instrument_loaded_lock_classes(jvmti, jni) {
+            AQS_SEEN.store(true, Ordering::Relaxed);
+        }
+        vm_header(jvmti, jni, &mut p.header, p.clock.ticks_per_sec());
         p.header.set(
             weft_trace::header_keys::LOCKS_AQS_INSTRUMENTED,
             AQS_SEEN.load(Ordering::Relaxed).to_string(),
-        );
-        p.header
-            .set(hk::TICKS_PER_SEC, format!("{:.1}", p.clock.ticks_per_sec()));
-        sampling::header(&mut p.header);
-        p.header.set(
-            "jvm.major",
-            agent::JDK_MAJOR.load(Ordering::Relaxed).to_string(),
         );
         if let Err(e) = p.file.write_all(&weft_trace::encode_file_header(&p.header)) {
             sink::set_recording(false);
@@ -599,11 +627,11 @@ unsafe extern "system" fn on_gc_finish(_t: *mut JvmtiEnvRaw) {
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe extern "system" fn on_class_file_load_hook(
-    _t: *mut JvmtiEnvRaw,
+pub(crate) unsafe extern "system" fn on_class_file_load_hook(
+    t: *mut JvmtiEnvRaw,
     env: *mut JNIEnv,
     class_being_redefined: jclass,
-    _loader: jobject,
+    loader: jobject,
     name: *const c_char,
     _protection_domain: jobject,
     class_data_len: jint,
@@ -613,13 +641,27 @@ unsafe extern "system" fn on_class_file_load_hook(
 ) {
     if !STARTED.load(Ordering::Relaxed)
         || agent::disabled()
-        || !class_being_redefined.is_null()
         || name.is_null()
         || class_data.is_null()
         || class_data_len <= 0
     {
         return;
     }
+    // Redefinitions: only our own retransformation (attach, or the lock classes at
+    // VMInit) instruments; the body-only rewrite of a loaded class.
+    let load = if !class_being_redefined.is_null() {
+        match attach::hook_redefinition(t) {
+            Some(l) => l,
+            None => return,
+        }
+    } else if attach::stopped() {
+        return;
+    } else if attach::recording_session() {
+        // Put back at the session's end: no fields, as for loaded classes.
+        pipeline::Load::Retransform
+    } else {
+        pipeline::Load::First
+    };
     // SAFETY: JVMTI passes a NUL-terminated class name and class_data_len bytes of class data.
     let (name, bytes) = unsafe {
         (
@@ -630,8 +672,12 @@ unsafe extern "system" fn on_class_file_load_hook(
     if decide::skip_class(&name) {
         return;
     }
-    locks::class_loaded(!_loader.is_null(), &name);
-    let new_bytes = guard(jni_of(env), "ClassFileLoadHook", || Ok(transform(bytes)));
+    if class_being_redefined.is_null() {
+        locks::class_loaded(!loader.is_null(), &name);
+    }
+    let new_bytes = guard(jni_of(env), "ClassFileLoadHook", || {
+        Ok(transform(bytes, load))
+    });
     if let (Some(b), Some(jvmti)) = (new_bytes, agent::jvmti()) {
         if let Ok(p) = jvmti.allocate_copy(&b) {
             // SAFETY: out-pointers passed by JVMTI for this event.
@@ -645,32 +691,29 @@ unsafe extern "system" fn on_class_file_load_hook(
 
 /// Decides and applies the instrumentation of one class at first load (the pipeline
 /// shared with the offline transform); None keeps the original bytes.
-fn transform(bytes: &[u8]) -> Option<Vec<u8>> {
+fn transform(bytes: &[u8], load: pipeline::Load) -> Option<Vec<u8>> {
     let summary = weft_classfile::summarize(bytes).ok()?;
     if summary.name == AQS {
         AQS_SEEN.store(true, Ordering::Relaxed);
     }
     let major = agent::JDK_MAJOR.load(Ordering::Relaxed);
-    let outcome = pipeline::transform(
-        bytes,
-        &summary,
-        major,
-        pipeline::Load::First,
-        |s, is_plumbing| {
-            let mut h = lock(&HIERARCHY);
-            let h = h.get_or_insert_with(decide::Hierarchy::default);
-            h.add(s);
-            let mut d = decide::decide(s, h, is_plumbing);
-            if let Some(w) = WINDOW.get().filter(|w| w.class == s.name) {
-                let window = decide::window_wraps(s, &w.method, &d.wraps);
-                d.wraps.extend(window);
-            }
-            d
-        },
-    );
+    let outcome = pipeline::transform(bytes, &summary, major, load, |s, is_plumbing| {
+        let mut h = lock(&HIERARCHY);
+        let h = h.get_or_insert_with(decide::Hierarchy::default);
+        h.add(s);
+        let mut d = decide::decide(s, h, is_plumbing);
+        if let Some(w) = WINDOW.get().filter(|w| w.class == s.name) {
+            let window = decide::window_wraps(s, &w.method, &d.wraps);
+            d.wraps.extend(window);
+        }
+        d
+    });
     let pipeline::Outcome::Changed(t) = outcome else {
         return None;
     };
+    if attach::retransforming() || attach::recording_session() {
+        attach::note_loaded_change(&summary.name);
+    }
     let class = summary.name.replace('/', ".");
     for p in t.probed {
         sink::emit_global(&Record::ProbeDef {

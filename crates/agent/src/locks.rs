@@ -82,6 +82,7 @@ pub fn lock_wraps(s: &ClassSummary) -> Vec<Wrap> {
             pass_arg0: *arg0,
             loop_body: false,
             window: false,
+            fj_task: false,
         })
         .collect()
 }
@@ -106,6 +107,11 @@ struct Entry {
 type Registry = HashMap<u32, Vec<Arc<Entry>>>;
 static LOCKS: RwLock<Option<Registry>> = RwLock::new(None);
 static NEXT_LOCK: AtomicU32 = AtomicU32::new(1);
+
+/// A new attach session writes a new trace: its locks are defined anew.
+pub fn new_session() {
+    *LOCKS.write().unwrap_or_else(|e| e.into_inner()) = None;
+}
 
 /// Kind and reported class of an AQS subclass / StampedLock / monitor object.
 fn classify(class: &str, monitor: bool) -> (Role, String) {
@@ -207,6 +213,71 @@ fn site(jvmti: Jvmti, jni: Jni) -> u32 {
     }
 }
 
+// ---------------------------------------------------------------- wait details
+
+/// Frames of the wait and park machinery, skipped at the front of a wait's site.
+const WAIT_SITE_SKIP: &[&str] = &[
+    "weft.Probe.",
+    "java.lang.Object.wait",
+    "java.lang.Thread.join",
+    "java.util.concurrent.locks.",
+    "java.util.concurrent.CountDownLatch",
+    "jdk.internal.misc.Unsafe.",
+];
+
+/// Waits seen per waited-on class (class id modulo the table's size).
+static WAIT_SITE_COUNTS: [AtomicU32; 4096] = [const { AtomicU32::new(0) }; 4096];
+
+/// Whether this wait on class `class_id` takes a site: the first 16 of a class,
+/// then 1 in 128 (a stack costs microseconds; a wait on a hot queue is frequent).
+fn wait_site_sampled(class_id: u32) -> bool {
+    let n = WAIT_SITE_COUNTS[class_id as usize % WAIT_SITE_COUNTS.len()]
+        .fetch_add(1, Ordering::Relaxed);
+    n < 16 || n.is_multiple_of(128)
+}
+
+/// The `WaitDetail` of a wait on `object` (null: a park without a blocker), or
+/// `None` while inside another of this module's callbacks.
+fn wait_detail(jvmti: Jvmti, jni: Jni, object: jobject) -> Option<Record> {
+    if !busy_enter() {
+        return None;
+    }
+    let class_id = agent::class_id_of(jni, object);
+    jni.check_clear();
+    let site = if wait_site_sampled(class_id) {
+        wait_site(jvmti, jni)
+    } else {
+        0
+    };
+    busy_exit();
+    Some(Record::WaitDetail { class_id, site })
+}
+
+/// The site of the current wait (its wait and park frames skipped).
+fn wait_site(jvmti: Jvmti, jni: Jni) -> u32 {
+    match jvmti.get_stack_trace_from(0, SITE_FRAMES + 12) {
+        Ok(frames) => agent::site_for_frames(jvmti, jni, &frames, WAIT_SITE_SKIP, SITE_FRAMES),
+        Err(_) => 0,
+    }
+}
+
+/// The current thread's park blocker (`LockSupport.park(blocker)`; a local
+/// reference, null if none).
+fn park_blocker(jvmti: Jvmti, jni: Jni) -> jobject {
+    let Some(f) = REFS.get().and_then(|r| r.park_blocker) else {
+        return std::ptr::null_mut();
+    };
+    let Ok(t) = jvmti.get_current_thread() else {
+        return std::ptr::null_mut();
+    };
+    if t.is_null() {
+        return t;
+    }
+    let b = jni.get_object_field(t, f as jfieldID);
+    jni.delete_local_ref(t);
+    b
+}
+
 // ---------------------------------------------------------------- Java refs
 
 struct Refs {
@@ -216,6 +287,8 @@ struct Refs {
     /// Global reference to `java.lang.Thread`: an `Object.wait` on a Thread is a
     /// `Thread.join` (JDK 17..: `join` waits on the Thread's monitor).
     thread_class: Option<usize>,
+    /// Thread.parkBlocker: the object of `LockSupport.park(blocker)`.
+    park_blocker: Option<usize>,
 }
 static REFS: OnceLock<Refs> = OnceLock::new();
 
@@ -234,10 +307,15 @@ pub fn init(jni: Jni) {
         TID_FIELD.store(f as usize, Ordering::SeqCst);
     }
     let thread_class = thread.map(|t| jni.new_global_ref(t) as usize);
+    let park_blocker = thread
+        .and_then(|t| jni.get_field_id(t, "parkBlocker", "Ljava/lang/Object;"))
+        .map(|f| f as usize);
+    jni.check_clear();
     let _ = REFS.set(Refs {
         owner_field,
         thread_get_id,
         thread_class,
+        park_blocker,
     });
     hook_park_late(jni);
 }
@@ -277,6 +355,8 @@ enum Current {
 }
 
 thread_local! {
+    /// The attach session of this thread's acquire depth (sink::SESSION).
+    static LOCK_SESSION: Cell<u32> = const { Cell::new(0) };
     /// Depth of wrapped acquire slow paths on this thread.
     static ACQUIRE_DEPTH: Cell<u32> = const { Cell::new(0) };
     /// What the outermost acquire records.
@@ -322,6 +402,12 @@ pub extern "system" fn Java_weft_Probe_nLockBegin(
     let ts = clock::now();
     // SAFETY: the JVM passes the current thread's JNIEnv to every native method.
     let jni = unsafe { Jni::from_raw(e) };
+    // An acquire whose end was not recorded (the probes went off at the end of an
+    // attach session while it waited) must not hide this thread's later ones.
+    let session = sink::SESSION.load(Ordering::Relaxed);
+    if LOCK_SESSION.with(|s| s.replace(session)) != session {
+        ACQUIRE_DEPTH.with(|d| d.set(0));
+    }
     let depth = ACQUIRE_DEPTH.with(|d| {
         d.set(d.get() + 1);
         d.get()
@@ -343,6 +429,15 @@ pub extern "system" fn Java_weft_Probe_nLockBegin(
         };
         match entry.role {
             Role::Latch => {
+                // Inside this callback already (BUSY): the detail is taken here.
+                let class_id = agent::class_id_of(jni, self_);
+                jni.check_clear();
+                let site = if wait_site_sampled(class_id) {
+                    wait_site(jvmti, jni)
+                } else {
+                    0
+                };
+                sink::emit(&Record::WaitDetail { class_id, site });
                 sink::emit(&Record::WaitBegin {
                     ts,
                     kind: wait_kind::LATCH,
@@ -483,6 +578,17 @@ unsafe extern "system" fn park_hook(
         PARKS_SEEN.fetch_add(1, Ordering::Relaxed);
         if crate::vthreads::mounted() {
             crate::vthreads::pinned_park(env);
+        }
+        // SAFETY: the JVM passes the current thread's JNIEnv to every native method.
+        if let (Some(jni), Some(jvmti)) = (unsafe { Jni::from_raw(env) }, agent::jvmti()) {
+            let blocker = park_blocker(jvmti, jni);
+            let detail = wait_detail(jvmti, jni, blocker);
+            if !blocker.is_null() {
+                jni.delete_local_ref(blocker);
+            }
+            if let Some(d) = detail {
+                sink::emit(&d);
+            }
         }
         sink::emit(&Record::WaitBegin {
             ts: clock::now(),
@@ -769,6 +875,11 @@ unsafe extern "system" fn on_monitor_wait(
                 target_ident,
             });
             let _ = JOINING.try_with(|j| j.set(true));
+        }
+        if let (Some(jni), Some(jvmti)) = (jni, agent::jvmti()) {
+            if let Some(d) = wait_detail(jvmti, jni, object) {
+                sink::emit(&d);
+            }
         }
         sink::emit(&Record::WaitBegin {
             ts,

@@ -211,3 +211,99 @@ pub extern "system" fn Java_weft_WindowProbe_nExit(e: *mut JNIEnv, _c: jclass) {
         Ok(())
     })
 }
+
+/// One native method: (name, JNI signature, function).
+pub type Native = (&'static str, &'static str, *mut std::ffi::c_void);
+
+/// Every native of the probe classes, by class: (name, JNI signature, function).
+/// An attach session binds them with RegisterNatives (crates/agent/src/attach.rs).
+pub fn table() -> Vec<(&'static str, Vec<Native>)> {
+    use crate::{forkjoin as fj, joins, locks};
+    macro_rules! f {
+        ($p:path) => {
+            $p as *const () as *mut std::ffi::c_void
+        };
+    }
+    vec![
+        (
+            "weft/Probe",
+            vec![
+                ("nBegin", "(IIIII)V", f!(Java_weft_Probe_nBegin)),
+                ("nEnd", "(II)V", f!(Java_weft_Probe_nEnd)),
+                (
+                    "nInner",
+                    "(ILjava/lang/Object;)Ljava/lang/Object;",
+                    f!(Java_weft_Probe_nInner),
+                ),
+                (
+                    "nUnwrap",
+                    "(Ljava/lang/Object;I)Ljava/lang/Object;",
+                    f!(Java_weft_Probe_nUnwrap),
+                ),
+                ("nWrapsTask", "(I)Z", f!(Java_weft_Probe_nWrapsTask)),
+                (
+                    "nSubmitBegin",
+                    "(IIIIII)V",
+                    f!(Java_weft_Probe_nSubmitBegin),
+                ),
+                (
+                    "nCreated",
+                    "(Ljava/lang/Object;II)V",
+                    f!(Java_weft_Probe_nCreated),
+                ),
+                (
+                    "nRegisterClass",
+                    "(Ljava/lang/Class;Ljava/lang/String;ZLjava/lang/Class;)I",
+                    f!(Java_weft_Probe_nRegisterClass),
+                ),
+                (
+                    "nDisabled",
+                    "(Ljava/lang/String;)V",
+                    f!(Java_weft_Probe_nDisabled),
+                ),
+                (
+                    "nJoinBegin",
+                    "(III)V",
+                    f!(joins::Java_weft_Probe_nJoinBegin),
+                ),
+                ("nJoinEnd", "(I)V", f!(joins::Java_weft_Probe_nJoinEnd)),
+                (
+                    "nLockBegin",
+                    "(ILjava/lang/Object;Ljava/lang/Object;)V",
+                    f!(locks::Java_weft_Probe_nLockBegin),
+                ),
+                ("nLockEnd", "(I)V", f!(locks::Java_weft_Probe_nLockEnd)),
+            ],
+        ),
+        (
+            "weft/WindowProbe",
+            vec![
+                ("nEnter", "()V", f!(Java_weft_WindowProbe_nEnter)),
+                ("nExit", "()V", f!(Java_weft_WindowProbe_nExit)),
+            ],
+        ),
+        (
+            "weft/FjProbe",
+            vec![
+                (
+                    "nFieldsAdded",
+                    "()Z",
+                    f!(fj::Java_weft_FjProbe_nFieldsAdded),
+                ),
+                (
+                    "nTicksAreTsc",
+                    "()Z",
+                    f!(fj::Java_weft_FjProbe_nTicksAreTsc),
+                ),
+                ("nTicks", "()J", f!(fj::Java_weft_FjProbe_nTicks)),
+                ("nAttach", "(I)J", f!(fj::Java_weft_FjProbe_nAttach)),
+                ("nFlush", "(J[JI)V", f!(fj::Java_weft_FjProbe_nFlush)),
+                (
+                    "nSite",
+                    "(Ljava/lang/Object;I)I",
+                    f!(fj::Java_weft_FjProbe_nSite),
+                ),
+            ],
+        ),
+    ]
+}

@@ -48,11 +48,31 @@ pub enum Load {
     Retransform,
 }
 
+/// Without the fork-join fields the fork-join hooks stay off: a late agent records
+/// `ForkJoinTask.doExec` as a plain execution of the task instead (no fork or join
+/// edges; agent::FJ_TASK_CODE) and drops the other fork-join wraps.
+fn late_fork_join(d: &mut decide::Decision) {
+    d.wraps.retain_mut(|w| {
+        if w.kind != forkjoin::KIND {
+            return true;
+        }
+        if w.name != "doExec" {
+            return false;
+        }
+        w.kind = ProbeKind::Execution;
+        w.fj_task = true;
+        w.pass_arg0 = false;
+        true
+    });
+}
+
 /// The probe id of one instrumented method (from the agent's tables, also offline: ids are
 /// only numbers there).
 fn probe_id(w: &decide::Wrap, pl: Option<&'static plumbing::PlumbingClass>) -> Option<i32> {
     if w.window {
         Some(0) // the window hooks take no probe id
+    } else if w.fj_task {
+        agent::new_probe_with_code(agent::FJ_TASK_CODE, None)
     } else if w.kind == forkjoin::KIND {
         forkjoin::new_probe(&w.name)
     } else if w.loop_body {
@@ -75,7 +95,10 @@ pub fn transform(
         return Outcome::Unchanged;
     }
     let pl = plumbing::find(major, &summary.name);
-    let decision = decide_with(summary, pl.is_some());
+    let mut decision = decide_with(summary, pl.is_some());
+    if load == Load::Retransform {
+        late_fork_join(&mut decision);
+    }
     let fj_fields = match load {
         Load::First => forkjoin::fields(&summary.name),
         Load::Retransform => Vec::new(),

@@ -63,7 +63,8 @@ enum Msg {
 }
 
 pub struct Sink {
-    tx: Sender<Msg>,
+    /// Replaced when an attach session starts a new writer ([`reopen`]).
+    tx: Mutex<Sender<Msg>>,
     /// Blocks handed over, in order, not yet written.
     pending: Mutex<Vec<Vec<u8>>>,
     /// Written blocks, for the next ones.
@@ -94,7 +95,7 @@ pub fn set_recording(on: bool) {
 pub fn init(ticks_per_sec: f64) {
     let (tx, rx) = channel();
     let _ = SINK.set(Sink {
-        tx,
+        tx: Mutex::new(tx),
         pending: Mutex::new(Vec::new()),
         spare: Mutex::new(Vec::new()),
         queued: AtomicUsize::new(0),
@@ -146,7 +147,7 @@ impl Sink {
         let before = self.queued.fetch_add(len, Ordering::Relaxed);
         lock(&self.pending).push(block);
         if before < WAKE_BYTES && before + len >= WAKE_BYTES {
-            let _ = self.tx.send(Msg::Wake);
+            let _ = lock(&self.tx).send(Msg::Wake);
         }
     }
 
@@ -183,9 +184,26 @@ impl Sink {
     }
 }
 
+/// A new channel for the next writer (an attach session after an earlier one
+/// stopped its writer with [`finish`]).
+pub fn reopen() {
+    let Some(s) = SINK.get() else { return };
+    let (tx, rx) = channel();
+    *lock(&s.tx) = tx;
+    *lock(&s.rx) = Some(rx);
+    WRITE_FAILED.store(false, Ordering::SeqCst);
+}
+
+/// The recording session (0: the agent was loaded at start-up; 1, 2, …: attach
+/// sessions). A thread's state from an earlier session is reset at its first record
+/// in a new one.
+pub static SESSION: AtomicU32 = AtomicU32::new(0);
+
 /// Per-thread agent state.
 pub struct Local {
     buf: Arc<Mutex<Buf>>,
+    /// The session this state belongs to.
+    session: u32,
     /// A ThreadStart was recorded for this thread.
     pub started: bool,
     /// CPU ns and voluntary / involuntary context switches of the thread when its
@@ -218,6 +236,13 @@ pub fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
     LOCAL
         .try_with(|cell| {
             let mut h = cell.try_borrow_mut().ok()?;
+            let session = SESSION.load(Ordering::Relaxed);
+            if let Some(l) = h.0.as_mut().filter(|l| l.session != session) {
+                l.session = session;
+                l.started = false;
+                l.last_created = (0, 0);
+                crate::attach::adopt_thread(l);
+            }
             if h.0.is_none() {
                 // A thread recorded from outside before its first hook keeps its index.
                 let adopted = adopt_foreign();
@@ -229,12 +254,17 @@ pub fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
                     buf
                 });
                 crate::schedstat::track_current(lock(&buf).enc.thread());
-                h.0 = Some(Local {
+                let mut l = Local {
                     buf,
+                    session,
                     started,
                     usage_at_start: (0, 0, 0),
                     last_created: (0, 0),
-                });
+                };
+                if session != 0 && !l.started {
+                    crate::attach::adopt_thread(&mut l);
+                }
+                h.0 = Some(l);
             }
             h.0.as_mut().map(f)
         })
@@ -302,6 +332,13 @@ pub fn emit(r: &Record) {
     let Some(s) = SINK.get() else { return };
     // Pure Rust inside: no JNI while the thread's state is borrowed.
     with_local(|l| s.push(&l.buf, r));
+}
+
+/// Appends a record to a thread state's own block (pure Rust: inside [`with_local`]).
+pub fn push_local(l: &Local, r: &Record) {
+    if let Some(s) = SINK.get() {
+        s.push(&l.buf, r);
+    }
 }
 
 /// This thread's buffer (created on first use), for a batch writer that may run
@@ -405,7 +442,8 @@ pub fn finish() {
     let Some(s) = SINK.get() else { return };
     flush_buffers(s, false);
     let (ack_tx, ack_rx) = std::sync::mpsc::sync_channel(1);
-    if s.tx.send(Msg::Stop(ack_tx)).is_ok() {
+    let sent = lock(&s.tx).send(Msg::Stop(ack_tx)).is_ok();
+    if sent {
         let _ = ack_rx.recv_timeout(Duration::from_secs(5));
     }
 }

@@ -57,7 +57,9 @@ pub enum EventKind {
     LockBlock,
     /// Acquired the lock it blocked on: b = lock, flag = 1 if it parked.
     LockAcquired,
-    /// A wait that is not a lock acquisition began: b = lock, flag = [`weft_trace::wait_kind`].
+    /// A wait that is not a lock acquisition began: b = lock, flag = [`weft_trace::wait_kind`],
+    /// a = class id of the waited-on object or park blocker, c = site (both from the
+    /// `WaitDetail` written before it; 0 unknown).
     WaitBegin,
     /// The wait ended.
     WaitEnd,

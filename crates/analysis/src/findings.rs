@@ -64,10 +64,16 @@ pub const LOCK_MIN_CSP: f64 = 0.05;
 pub const LOCK_MIN_PHASE_CSP: f64 = crate::locks::DOMINANT_CSP;
 /// …and it cost at least this much blocked time in all.
 pub const LOCK_MIN_BLOCKED_NS: u64 = 10_000_000;
+/// A semaphore with at most this many slow-path acquisitions per blocked thread is
+/// used as a signal (a phase barrier), not contended (no `lock_contention` finding).
+pub const SEMAPHORE_SIGNAL_MAX: u64 = 2;
 /// A task class (not a thread, not a pool worker) that waits this share of its
 /// self time, for at least [`WAIT_MIN_NS`], holds threads while it waits.
 pub const WAIT_MIN_SHARE: f64 = 0.25;
 pub const WAIT_MIN_NS: u64 = 50_000_000;
+/// Waits on one application object class at one site are a finding when at least
+/// this many threads waited there for at least [`WAIT_MIN_NS`] in all.
+pub const WAIT_GROUP_MIN_THREADS: usize = 2;
 /// Fixed cost of one executor task (submission, queue hand-off, waking a pool
 /// thread): an order of magnitude, used only to estimate what merging saves.
 pub const TASK_OVERHEAD_NS: u64 = 5_000;
@@ -104,6 +110,9 @@ pub enum FindingKind {
     LockContention,
     /// A task class that spends much of its self time in waits while holding a thread.
     Waiting,
+    /// Threads waiting on an application object (a hand-made lock or condition, e.g.
+    /// a database's row lock): a wait group by (kind, class, site).
+    WaitContention,
     /// Fork-join tasks below the fine-grained threshold: raise the sequential cutoff.
     ForkJoinFineGrained,
     /// One thread of a fork-join pool did most of the work.
@@ -127,6 +136,7 @@ impl FindingKind {
             FindingKind::CoarseGrained => "coarse_grained",
             FindingKind::LockContention => "lock_contention",
             FindingKind::Waiting => "waiting",
+            FindingKind::WaitContention => "wait_contention",
             FindingKind::ForkJoinFineGrained => "fj_fine_grained",
             FindingKind::ForkJoinImbalance => "fj_imbalance",
             FindingKind::ForkJoinLowParallelism => "fj_low_parallelism",
@@ -146,6 +156,7 @@ impl FindingKind {
             FindingKind::CoarseGrained => "too coarse-grained",
             FindingKind::LockContention => "lock contention",
             FindingKind::Waiting => "waiting",
+            FindingKind::WaitContention => "waits on an object",
             FindingKind::ForkJoinFineGrained => "fork-join: too fine",
             FindingKind::ForkJoinImbalance => "fork-join: imbalance",
             FindingKind::ForkJoinLowParallelism => "fork-join: low parallelism",
@@ -188,6 +199,9 @@ pub struct Finding {
     pub cost_ns: u64,
     /// Where to change it: the same site the tables show for the class or lock.
     pub site: Option<String>,
+    /// The whole recorded stack through `site`, innermost first (creation,
+    /// submission, acquisition or wait; on demand in JSON and the HTML hover).
+    pub stack: Vec<String>,
 }
 
 impl Finding {
@@ -239,12 +253,18 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     let mut costed = Vec::new();
     lock_findings(i, &mut costed);
     wait_findings(i, &mut costed);
+    wait_group_findings(i, &mut costed);
     granularity_findings(i, &mut costed);
     forkjoin_findings(i, &mut costed);
     costed.extend(virtual_thread_findings(i.virtual_threads));
     // Stable: equal costs keep the order above.
     costed.sort_by_key(|f| std::cmp::Reverse(f.cost_ns));
     out.extend(costed);
+    for f in &mut out {
+        if let (Some(site), true) = (&f.site, f.stack.is_empty()) {
+            f.stack = i.model.site_stack(site);
+        }
+    }
     out
 }
 
@@ -262,6 +282,7 @@ fn trace_findings(model: &Model, tasks: &TaskAnalysis, out: &mut Vec<Finding>) {
             fields: vec![("incomplete_executions", FieldValue::Int(incomplete))],
             cost_ns: 0,
             site: None,
+            stack: Vec::new(),
         });
     }
     if !model.losses.is_empty() {
@@ -296,6 +317,7 @@ fn trace_findings(model: &Model, tasks: &TaskAnalysis, out: &mut Vec<Finding>) {
             ],
             cost_ns: 0,
             site: None,
+            stack: Vec::new(),
         });
     }
     if model.unknown_records > 0 {
@@ -309,6 +331,7 @@ fn trace_findings(model: &Model, tasks: &TaskAnalysis, out: &mut Vec<Finding>) {
             fields: vec![("records", FieldValue::Int(model.unknown_records))],
             cost_ns: 0,
             site: None,
+            stack: Vec::new(),
         });
     }
     let open_tasks = tasks
@@ -331,6 +354,7 @@ fn trace_findings(model: &Model, tasks: &TaskAnalysis, out: &mut Vec<Finding>) {
             ],
             cost_ns: 0,
             site: None,
+            stack: Vec::new(),
         });
     }
 }
@@ -445,6 +469,12 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
         if g.blocked_ns < LOCK_MIN_BLOCKED_NS || !(g.csp >= LOCK_MIN_CSP || phase_hit) {
             continue;
         }
+        // A semaphore each blocked thread waited on at most twice is a signal (the
+        // start or end of a phase, released by another thread: Parallel Java's team
+        // barrier), not a resource the threads compete for: raising permits is no advice.
+        if g.kind == "semaphore" && g.slow_acquisitions <= SEMAPHORE_SIGNAL_MAX * g.threads as u64 {
+            continue;
+        }
         // The strongest dominant phase of the group's locks, for when and by whom.
         let phase = la
             .phases
@@ -516,6 +546,7 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
             fields,
             cost_ns: g.blocked_ns,
             site: g.site.clone(),
+            stack: Vec::new(),
         });
     }
 }
@@ -567,6 +598,78 @@ fn wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
             ],
             cost_ns: s.waiting_ns,
             site: site.map(|s| s.0),
+            stack: Vec::new(),
+        });
+    }
+}
+
+/// Whether a class is the JDK's (queues, futures, conditions, threads: waiting for
+/// work or for another task, which the `waiting` finding covers per task class).
+fn is_jdk_class(class: &str) -> bool {
+    ["java.", "javax.", "jdk.", "sun.", "com.sun."]
+        .iter()
+        .any(|p| class.starts_with(p))
+}
+
+/// Waits on an application object: threads waiting for another thread to release
+/// or signal it (Derby's row locks: `Object.wait` on `ActiveLock`).
+fn wait_group_findings(i: &Inputs, out: &mut Vec<Finding>) {
+    // A wait on a Thread subclass is a `Thread.join`.
+    let thread_classes: BTreeSet<&str> = i
+        .tasks
+        .classes
+        .iter()
+        .filter(|c| c.kind == TaskKind::Thread)
+        .map(|c| c.class.as_str())
+        .collect();
+    for g in &i.locks.wait_groups {
+        let Some(class) = g.class.as_deref() else {
+            continue;
+        };
+        if is_jdk_class(class)
+            || thread_classes.contains(class)
+            || g.total_ns < WAIT_MIN_NS
+            || g.threads.len() < WAIT_GROUP_MIN_THREADS
+        {
+            continue;
+        }
+        let at = g
+            .site
+            .as_ref()
+            .map_or(String::new(), |s| format!(" at {s}"));
+        let call = match g.kind {
+            "park" => "parks with blocker",
+            "Object.wait" => "`Object.wait` calls on",
+            k => k,
+        };
+        let message = format!(
+            "{} waited {} in {} {call} `{}`{at} (mean {}, longest {}; most `{}`). They wait for \
+             another thread to release or signal that object: if it guards a shared resource (a \
+             hand-made lock, such as a database's row lock), this is contention, so hold the \
+             resource for less time or split it; if it is a work queue, these threads were idle, \
+             not slowed.",
+            count(g.threads.len() as u64, "thread"),
+            human_ns(g.total_ns),
+            g.count,
+            simple(class),
+            human_ns(g.mean_ns()),
+            human_ns(g.max_ns),
+            g.threads[0].0,
+        );
+        out.push(Finding {
+            kind: FindingKind::WaitContention,
+            class: Some(class.to_string()),
+            message,
+            fields: vec![
+                ("wait_kind", FieldValue::Text(g.kind.to_string())),
+                ("waits", FieldValue::Int(g.count)),
+                ("waiting_ns", FieldValue::Int(g.total_ns)),
+                ("max_wait_ns", FieldValue::Int(g.max_ns)),
+                ("threads", FieldValue::Int(g.threads.len() as u64)),
+            ],
+            cost_ns: g.total_ns,
+            site: g.site.clone(),
+            stack: g.stack.clone(),
         });
     }
 }
@@ -687,6 +790,7 @@ fn fine_grained(
         fields,
         cost_ns: cost,
         site: site.map(|s| s.0),
+        stack: Vec::new(),
     })
 }
 
@@ -731,6 +835,13 @@ fn coarse_grained(
         share >= COARSE_MIN_SHARE_OF_RUN || ratio.is_some_and(|r| r >= COARSE_MIN_RATIO_TO_OTHERS);
     let ins = inside.filter(|i| i.covered_ns >= COARSE_MIN_COVERED_NS)?;
     if !long || !cpu.cpus_known || ins.utilisation >= COARSE_MAX_UTILISATION {
+        return None;
+    }
+    // Tasks that waited for a CPU (run queue) longer than they ran found no idle CPU:
+    // the program's low utilisation is other processes holding the CPUs (a loaded
+    // machine), and smaller tasks would queue the same way.
+    let s = &act.split;
+    if s.runnable_ns > s.running_ns {
         return None;
     }
     let idle_cpu_ns = (ins.covered_ns as f64 * cpus as f64 * (1.0 - ins.utilisation)) as u64;
@@ -789,6 +900,7 @@ fn coarse_grained(
         fields,
         cost_ns: idle_cpu_ns,
         site: site.map(|s| s.0),
+        stack: Vec::new(),
     })
 }
 
@@ -836,6 +948,7 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 ],
                 cost_ns: cost,
                 site: c.site.clone(),
+                stack: Vec::new(),
             });
         }
     }
@@ -877,6 +990,7 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 ],
                 cost_ns: cost,
                 site: None,
+                stack: Vec::new(),
             });
         }
     }
@@ -912,6 +1026,7 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 ],
                 cost_ns: cost,
                 site: None,
+                stack: Vec::new(),
             });
         }
     }
@@ -934,6 +1049,7 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
             ],
             cost_ns: blocked,
             site: None,
+            stack: Vec::new(),
         });
     }
 }
@@ -987,6 +1103,7 @@ pub fn virtual_thread_findings(vt: &crate::vthreads::VirtualThreadAnalysis) -> V
                 // Carrier time held while blocked: other virtual threads could not run on it.
                 cost_ns: p.blocked_ns,
                 site: Some(p.site.clone()),
+                stack: Vec::new(),
             }
         })
         .collect()
@@ -1128,7 +1245,25 @@ mod tests {
     }
 
     fn coarse(util: f64, n: u32) -> Vec<Finding> {
+        coarse_sched(util, n, None)
+    }
+
+    /// `sched`: each worker thread's (on-CPU, run-queue) ns over the run, from schedstat.
+    fn coarse_sched(util: f64, n: u32, sched: Option<(u64, u64)>) -> Vec<Finding> {
         let mut tb = TB::new();
+        if let Some((on_cpu_ns, runq_ns)) = sched {
+            for t in 1..=4 {
+                for (ts, on, rq) in [(0, 0, 0), (4_000_000_000, on_cpu_ns, runq_ns)] {
+                    tb.global(Record::ThreadSched {
+                        ts,
+                        thread: t,
+                        on_cpu_ns: on,
+                        runq_ns: rq,
+                        timeslices: 1,
+                    });
+                }
+            }
+        }
         tb.header.set("cpus", "8");
         tb.site(3, "demo.Main.split:9");
         for t in 1..=4 {
@@ -1165,6 +1300,16 @@ mod tests {
         samples(&mut tb, 4_000_000_000, 8, |_| util, |_| 10);
         tb.global(Record::End { ts: 4_000_000_000 });
         findings(&tb)
+    }
+
+    /// Few long tasks on a machine whose CPUs other processes hold: they waited in
+    /// the run queue longer than they ran, so no CPU was idle for smaller tasks.
+    #[test]
+    fn not_coarse_when_the_tasks_waited_for_a_cpu() {
+        let f = coarse_sched(0.25, 2, Some((1_000_000_000, 2_800_000_000)));
+        assert!(!kinds(&f).contains(&FindingKind::CoarseGrained), "{f:#?}");
+        let f = coarse_sched(0.25, 2, Some((3_600_000_000, 200_000_000)));
+        assert_eq!(kinds(&f), vec![FindingKind::CoarseGrained], "{f:#?}");
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod speedups;
 pub mod tasks;
 pub mod timeline;
 pub mod vthreads;
+pub mod wait_groups;
 pub mod window;
 
 pub use cpu::{CpuPoint, CpuProfile, WindowStats};

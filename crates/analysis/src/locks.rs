@@ -124,6 +124,8 @@ pub struct WaitInterval {
     pub kind: &'static str,
     pub start_ns: u64,
     pub end_ns: u64,
+    /// Index into [`LockAnalysis::wait_groups`].
+    pub group: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -147,6 +149,9 @@ pub struct LockAnalysis {
     pub blocked: Vec<BlockedInterval>,
     /// Every wait of the counted threads, by start time.
     pub wait_intervals: Vec<WaitInterval>,
+    /// The waits by (kind, waited-on class, site), most waited first
+    /// (crates/analysis/src/wait_groups.rs).
+    pub wait_groups: Vec<crate::wait_groups::WaitGroup>,
 }
 
 impl LockAnalysis {
@@ -281,13 +286,16 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
     struct Open {
         /// (lock, start, flags, owner, site)
         block: Option<(u32, u64, u8, u64, u32)>,
-        wait: Option<(u8, u64)>,
+        /// (kind, start, class id, site id)
+        wait: Option<(u8, u64, u32, u32)>,
     }
     let mut open: HashMap<ThreadIndex, Open> = HashMap::new();
     // (thread, lock id, start, end, flags, owner, site, parked)
     type RawBlock = (ThreadIndex, u32, u64, u64, u8, u64, u32, bool);
     let mut raw_blocks: Vec<RawBlock> = Vec::new();
     let mut wait_intervals: Vec<WaitInterval> = Vec::new();
+    // (class id, site id) of each wait interval, for the wait groups.
+    let mut wait_details: Vec<(u32, u32)> = Vec::new();
     let mut close_block = |locks: &mut BTreeMap<u32, Acc>,
                            th: ThreadIndex,
                            (lock, s, flags, owner, site): (u32, u64, u8, u64, u32),
@@ -352,10 +360,10 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
                     }
                 }
                 EventKind::WaitBegin => {
-                    o.wait = Some((e.flag, *ts));
+                    o.wait = Some((e.flag, *ts, e.a as u32, e.c));
                 }
                 EventKind::WaitEnd => {
-                    if let Some((k, s)) = o.wait.take() {
+                    if let Some((k, s, class, site)) = o.wait.take() {
                         let d = ts.saturating_sub(s);
                         spread(
                             &mut running,
@@ -374,7 +382,9 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
                             kind: wait_kind::name(k),
                             start_ns: s,
                             end_ns: (*ts).max(s),
+                            group: 0,
                         });
+                        wait_details.push((class, site));
                     }
                 }
                 _ => {}
@@ -387,7 +397,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
         if let Some(b) = o.block {
             close_block(&mut locks, th, b, tend.max(b.1), true);
         }
-        if let Some((k, s)) = o.wait {
+        if let Some((k, s, class, site)) = o.wait {
             spread(&mut running, interval, s.max(tstart), tend.min(end), false);
             let d = tend.saturating_sub(s);
             let w = waits.entry(k).or_default();
@@ -400,7 +410,9 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
                 kind: wait_kind::name(k),
                 start_ns: s,
                 end_ns: tend.max(s),
+                group: 0,
             });
+            wait_details.push((class, site));
         }
     }
     out.running_ns = running.iter().sum();
@@ -590,6 +602,8 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
         .collect();
     out.blocked
         .sort_by_key(|b| (b.start_ns, b.thread, b.end_ns));
+    out.wait_groups =
+        crate::wait_groups::group_waits(model, &mut wait_intervals, &wait_details, &name_of);
     wait_intervals.sort_by_key(|w| (w.start_ns, w.thread, w.end_ns));
     out.wait_intervals = wait_intervals;
     out.lifetimes = counted.into_iter().collect();
@@ -737,6 +751,7 @@ mod tests {
                 kind: "Object.wait",
                 start_ns: 0,
                 end_ns: S,
+                group: 0,
             }]
         );
         assert_eq!(a.blocked_by_site(), vec![(0, None, S)]);

@@ -209,6 +209,20 @@ pub struct Model {
     pub lock_interval_ns: Option<u64>,
     /// Sampled-stack records, as written (analysed by crates/analysis/src/profile.rs).
     pub sampled: crate::profile::SampledRecords,
+    /// The end of a `weft attach` session: what was restored (docs/attach.md).
+    pub attach_end: Option<AttachEnd>,
+}
+
+/// The `AttachEnd` record: the classes an attach session changed, put back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AttachEnd {
+    pub classes: u32,
+    /// Methods of those classes calling weft's probes while recording.
+    pub probed_during: u32,
+    /// ... and after the restore (0: every class is back).
+    pub probed_after: u32,
+    /// The classes' method digests before the attach and after the restore agree.
+    pub shapes_equal: bool,
 }
 
 /// What a fork-join push says beyond its usage and class.
@@ -246,6 +260,8 @@ pub struct ModelBuilder {
     /// Scheduler readings name their thread from the global block; they are
     /// attached once every thread is known (they never make a thread).
     sched: Vec<(ThreadIndex, SchedPoint)>,
+    /// A `WaitDetail` per thread, for the thread's next event if it is a `WaitBegin`.
+    pending_wait_detail: HashMap<ThreadIndex, (u32, u32)>,
 }
 
 impl weft_trace::RecordSink for ModelBuilder {
@@ -269,6 +285,7 @@ impl ModelBuilder {
                 blind_spots: blind_spots(h),
                 lock_interval_ns: h.get_u64(crate::locks::INTERVAL_HEADER),
                 sampled: crate::profile::SampledRecords::from_header(h),
+                attach_end: None,
                 ..Model::default()
             },
             gc_events: Vec::new(),
@@ -276,6 +293,7 @@ impl ModelBuilder {
             streams: BTreeMap::new(),
             unresolved_runs: Vec::new(),
             sched: Vec::new(),
+            pending_wait_detail: HashMap::new(),
         }
     }
 
@@ -355,6 +373,10 @@ impl ModelBuilder {
                 m.app_start_ns.get_or_insert(*ts);
                 None
             }
+            Record::WaitDetail { class_id, site } => {
+                self.pending_wait_detail.insert(thread, (*class_id, *site));
+                None
+            }
             // Kept in `m.sampled` above.
             Record::FrameDef { .. } | Record::StackDef { .. } | Record::StackSample { .. } => None,
             // The window's calls are read before the model (window::read_model).
@@ -423,6 +445,22 @@ impl ModelBuilder {
                 None
             }
             Record::Calibration { .. } => None,
+            Record::AttachEnd {
+                classes,
+                probed_during,
+                probed_after,
+                shape_before,
+                shape_after,
+                ..
+            } => {
+                m.attach_end = Some(AttachEnd {
+                    classes: *classes,
+                    probed_during: *probed_during,
+                    probed_after: *probed_after,
+                    shapes_equal: shape_before == shape_after,
+                });
+                None
+            }
             _ if thread == GLOBAL_THREAD => None,
             Record::FjSite { usage, site } => {
                 m.fj_sites.push((*usage, *site));
@@ -672,7 +710,15 @@ impl ModelBuilder {
                 Some((ev(EventKind::Unpark, *ts, *target, 0, 0, 0), false))
             }
         };
-        if let Some((e, is_fj)) = event {
+        if let Some((mut e, is_fj)) = event {
+            if !is_fj && !self.pending_wait_detail.is_empty() {
+                if let Some((class_id, site)) = self.pending_wait_detail.remove(&thread) {
+                    if e.kind == EventKind::WaitBegin {
+                        e.a = class_id as u64;
+                        e.c = site;
+                    }
+                }
+            }
             let s = self
                 .streams
                 .entry(thread)
@@ -703,6 +749,7 @@ impl ModelBuilder {
             mut streams,
             unresolved_runs,
             sched,
+            pending_wait_detail: _,
         } = self;
         let mut unresolved: BTreeMap<ThreadIndex, Vec<usize>> = BTreeMap::new();
         for (thread, i) in unresolved_runs {
@@ -836,6 +883,18 @@ impl Model {
         })
     }
 
+    /// A recorded stack whose site frame ([`Model::site_frame`]) is `frame`, innermost
+    /// first: the first recorded one (others through the same frame may differ in
+    /// their callers); empty if none.
+    pub fn site_stack(&self, frame: &str) -> Vec<String> {
+        self.sites
+            .iter()
+            .filter(|(id, _)| self.site_frame(**id).as_deref() == Some(frame))
+            .min_by_key(|(id, _)| **id)
+            .map(|(_, frames)| frames.clone())
+            .unwrap_or_default()
+    }
+
     /// Total GC pause time.
     pub fn gc_total_ns(&self) -> u64 {
         self.gc_pauses.iter().map(GcPause::duration_ns).sum()
@@ -960,6 +1019,27 @@ fn blind_spots(h: &weft_trace::Header) -> Vec<String> {
              synchronized monitors are still profiled"
                 .to_string(),
         );
+    }
+    if let Some(session) = h.get(header_keys::ATTACH_SESSION) {
+        let n = |k: &str| h.get(k).unwrap_or("?").to_string();
+        out.extend([
+            format!(
+                "recorded by weft attach (session {session}): nothing before the attach is in this trace"
+            ),
+            format!(
+                "{} threads were already running: their start, creator and earlier work are not seen",
+                n(header_keys::ATTACH_THREADS_FOUND)
+            ),
+            format!(
+                "{} classes were loaded before: {} of them instrumented by retransformation (method bodies only); tasks already running at the attach are not seen",
+                n(header_keys::ATTACH_CLASSES_LOADED),
+                n(header_keys::ATTACH_CLASSES_CHANGED)
+            ),
+            "fork-join tasks are seen as executions only (ForkJoinTask.doExec), without fork, join and steal events (those probes need fields a late agent cannot add)"
+                .to_string(),
+            "j.u.c. lock waits are seen as lock blocking only, not as parks (Unsafe.park was bound before the attach); no CPU or wall-clock stack samples, no virtual-thread events"
+                .to_string(),
+        ]);
     }
     out
 }

@@ -597,7 +597,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                     Some(("run", "()V")) => Method::Run,
                     Some(("run", _)) => Method::LoopBody,
                     Some(("call", _)) => Method::Call,
-                    Some(("exec", _)) => Method::Exec,
+                    Some(("exec", _) | ("doExec", _)) => Method::Exec,
                     _ => Method::Unknown,
                 }
             };

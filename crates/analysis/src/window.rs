@@ -779,6 +779,20 @@ mod tests {
         on(&mut tb, MAIN, begin(390, 5)); // across the end: cut
         on(&mut tb, MAIN, Record::WindowExit { ts: 400 });
         on(&mut tb, MAIN, end(450, 5));
+        for (id, name) in [(70, "demo.Row"), (71, "demo.Gate")] {
+            tb.global(Record::ClassDef {
+                id,
+                name: name.into(),
+            });
+        }
+        on(
+            &mut tb,
+            1,
+            Record::WaitDetail {
+                class_id: 70,
+                site: 0,
+            },
+        );
         on(
             &mut tb,
             1,
@@ -792,6 +806,14 @@ mod tests {
         on(
             &mut tb,
             1,
+            Record::WaitDetail {
+                class_id: 71,
+                site: 0,
+            },
+        );
+        on(
+            &mut tb,
+            1,
             Record::WaitBegin {
                 ts: 210,
                 kind: 2,
@@ -801,6 +823,30 @@ mod tests {
         on(&mut tb, 1, Record::WaitEnd { ts: 220 }); // between the calls: dropped
         tb.global(Record::End { ts: 500 });
         tb.trace()
+    }
+
+    /// A wait that began before the window keeps its detail (class), written before
+    /// its WaitBegin: the WaitBegin is held back and written at the window's start.
+    /// A wait left out leaves its detail on no other wait.
+    #[test]
+    fn a_held_back_wait_keeps_its_detail() {
+        let t = windowed();
+        let classes = |each_call: bool| -> Vec<u64> {
+            let sel = Selection {
+                each_call,
+                ..Selection::default()
+            };
+            let w = resolve(&t, &sel).unwrap().unwrap();
+            let m = crate::model::Model::build(&restrict(&t, &w.ranges));
+            let evs = m.thread_events(1).expect("thread 1's events");
+            evs.iter()
+                .filter(|e| e.kind == crate::events::EventKind::WaitBegin)
+                .map(|e| e.a)
+                .collect()
+        };
+        assert_eq!(classes(false), vec![70, 71]);
+        // Each call its own window: the wait between the calls is left out.
+        assert_eq!(classes(true), vec![70]);
     }
 
     #[test]
@@ -886,7 +932,12 @@ mod tests {
             })
             .collect();
         assert_eq!(idents, vec![3, 5], "the task between the calls is left out");
-        let waits = r.records.iter().filter(|(th, _)| *th == 1).count();
+        // (Each wait's WaitDetail has no time: it passes through, like definitions.)
+        let waits = r
+            .records
+            .iter()
+            .filter(|(th, r)| *th == 1 && r.ts().is_some())
+            .count();
         assert_eq!(waits, 2, "only the wait overlapping a call");
     }
 

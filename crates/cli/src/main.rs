@@ -4,6 +4,7 @@
 //! reads a trace, runs the analyses (`weft-analysis`) and prints a view
 //! (`weft-views`). It computes nothing itself.
 
+mod attach;
 mod child;
 mod demo;
 mod export;
@@ -40,6 +41,8 @@ enum Command {
     Whatif(whatif::WhatIfArgs),
     /// Measured gain between two traces, and the estimate of the change beside it.
     Compare(whatif::CompareArgs),
+    /// Record a running JVM for a while (HotSpot attach), then restore it as it was.
+    Attach(attach::AttachArgs),
     /// Compile the bundled sample program with javac, record it and print its report.
     Demo {
         /// Where to keep the sample's trace.
@@ -86,6 +89,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Record(args) => record::run(args),
+        Command::Attach(args) => attach::run(args),
         Command::Report(args) => report::run(args),
         Command::Speedups(args) => speedups::run(args),
         Command::Export(args) => export::run(args),

@@ -69,7 +69,7 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
 }
 
 /// `100ms`, `1s`, `500us` or a plain number of milliseconds, in ns (no range check).
-fn parse_ns(s: &str) -> Result<u64, String> {
+pub fn parse_ns(s: &str) -> Result<u64, String> {
     let s = s.trim();
     let (num, mult) = if let Some(n) = s.strip_suffix("ms") {
         (n, 1_000_000u64)
@@ -159,7 +159,7 @@ pub fn find_agent(explicit: Option<&Path>) -> Result<PathBuf, CliError> {
     )))
 }
 
-fn absolute(path: &Path) -> Result<PathBuf, CliError> {
+pub fn absolute(path: &Path) -> Result<PathBuf, CliError> {
     if path.is_absolute() {
         return Ok(path.to_path_buf());
     }

@@ -149,6 +149,9 @@ fn a_lock_bound_program_gets_the_lock_as_top_finding() {
     assert_eq!(top["site"], group["site"], "finding vs table site");
     let site = top["site"].as_str().expect("a sampled site");
     assert!(site.starts_with("weft.workloads.locks."), "{site}");
+    // The whole stack through the site, on demand.
+    let stack = top["stack"].as_array().expect("findings[].stack");
+    assert!(stack.iter().any(|f| f == site), "{site} not in {stack:?}");
     let msg = top["message"].as_str().unwrap();
     assert!(
         msg.contains(site) && msg.contains("Shorten the critical section"),
@@ -215,4 +218,65 @@ fn exports_add_up_on_a_pool_workload() {
     let _serial = serial();
     let (trace, r, _) = record("PoolTasks", &["100", "300", "2"]);
     check_exports_add_up(&trace, &r);
+}
+
+/// Waits are broken down by what they wait on (issue 16: Derby's row-lock waits on
+/// `ActiveLock` were one line "Object.wait 27742 x 99.3 s"): KnownWaits's workers
+/// wait in `Object.wait` on a `Row` and park on a `Gate`, 3 × 20 times each, each
+/// wait certain to happen (the main thread releases a worker only once it waits).
+#[test]
+fn waits_are_grouped_by_object_class_and_site() {
+    let _serial = serial();
+    let (_trace, r, text) = record("advice.KnownWaits", &["3", "20"]);
+    let groups = r["locks"]["wait_groups"]
+        .as_array()
+        .expect("locks.wait_groups");
+    let of = |kind: &str, class: &str| -> Vec<&Value> {
+        groups
+            .iter()
+            .filter(|g| g["kind"] == kind && g["class"] == class)
+            .collect()
+    };
+    let p = "weft.workloads.advice.KnownWaits";
+    for (kind, class, site) in [
+        (
+            "Object.wait",
+            format!("{p}$Row"),
+            format!("{p}$Row.lockRow:"),
+        ),
+        ("park", format!("{p}$Gate"), format!("{p}$Gate.pass:")),
+    ] {
+        let g = of(kind, &class);
+        assert_eq!(g.len(), 1, "one group for {kind} on {class}: {groups:#?}");
+        let g = g[0];
+        // Spurious wake-ups may add waits, never remove them.
+        assert!(g["count"].as_u64().unwrap() >= 60, "{g}");
+        assert_eq!(g["threads"].as_array().unwrap().len(), 3, "{g}");
+        let s = g["site"].as_str().unwrap_or_else(|| panic!("no site: {g}"));
+        assert!(s.starts_with(&site), "{s} vs {site}");
+        let stack = g["stack"].as_array().unwrap();
+        assert!(
+            stack.iter().any(|f| f.as_str().unwrap().starts_with(&site)),
+            "{g}"
+        );
+        // A finding about it, at the same site as the table.
+        let f = r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["kind"] == "wait_contention" && f["class"] == class.as_str())
+            .unwrap_or_else(|| panic!("no wait_contention finding on {class}: {}", r["findings"]));
+        assert_eq!(f["site"], g["site"]);
+        assert_eq!(f["stack"], g["stack"]);
+        assert!(f["cost_ns"].as_u64().unwrap() >= g["count"].as_u64().unwrap() * 2_000_000);
+        // The text names the group the same way.
+        let line = format!("{kind} on {class} at {s}");
+        assert!(text.contains(&line), "{line} not in\n{text}");
+    }
+    // Joins wait on a Thread: a JDK class, not an application object.
+    for f in r["findings"].as_array().unwrap() {
+        if f["kind"] == "wait_contention" {
+            assert!(f["class"].as_str().unwrap().starts_with(p), "{f}");
+        }
+    }
 }

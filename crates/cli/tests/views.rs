@@ -56,7 +56,42 @@ fn html_report_renders_in_headless_chromium() {
             "the report must be self-contained: found {bad:?}"
         );
     }
-    let profile = scratch_file("chromium-profile");
+    let (dom, tag) = render_in_chromium(&html);
+    let attr = |name: &str| status_attr(&tag, name);
+    assert!(!tag.contains("data-error"), "script error: {tag}");
+    assert!(
+        attr("data-timeline") > 100,
+        "timeline drew too little: {tag}"
+    );
+    assert!(attr("data-histograms") > 5, "histograms empty: {tag}");
+    assert!(attr("data-cpu") > 0, "CPU chart empty: {tag}");
+    // Idle pool workers' parks: waits drawn on the timeline.
+    assert!(attr("data-waits") > 0, "no waits drawn: {tag}");
+    // The flame graph of the sampled stacks (the pool run is sampled by default).
+    assert!(attr("data-flame") > 0, "flame graph empty: {tag}");
+    for id in [
+        "timeline",
+        "granularity",
+        "cpu",
+        "findings",
+        "locks",
+        "profile",
+    ] {
+        assert!(
+            dom.contains(&format!("id=\"{id}\"")),
+            "section {id} missing"
+        );
+    }
+}
+
+/// The page's DOM after its script ran in headless chromium, and its status
+/// element's tag (`data-*` counts of what the script drew); fails on script errors.
+fn render_in_chromium(html: &Path) -> (String, String) {
+    // One profile per page: two browsers on one profile refuse to start (tests run in parallel).
+    let stem = html
+        .file_stem()
+        .map_or("page".into(), |s| s.to_string_lossy());
+    let profile = scratch_file(&format!("chromium-profile-{stem}"));
     let mut c = Command::new(chromium());
     c.args([
         "--headless",
@@ -84,43 +119,51 @@ fn html_report_renders_in_headless_chromium() {
         );
         assert!(!line.contains("Uncaught"), "script error: {line}");
     }
-    let dom = &r.stdout;
+    let dom = r.stdout.clone();
     let at = dom
         .find("id=\"weft-status\"")
         .unwrap_or_else(|| panic!("no status element in the DOM\n{}", r.describe()));
-    let tag = &dom[at..at + dom[at..].find('>').unwrap()];
-    let attr = |name: &str| -> i64 {
-        let k = format!("{name}=\"");
-        let i = tag
-            .find(&k)
-            .unwrap_or_else(|| panic!("{name} missing in {tag}"))
-            + k.len();
-        tag[i..i + tag[i..].find('"').unwrap()].parse().unwrap()
-    };
-    assert!(!tag.contains("data-error"), "script error: {tag}");
-    assert!(
-        attr("data-timeline") > 100,
-        "timeline drew too little: {tag}"
+    let tag = dom[at..at + dom[at..].find('>').unwrap()].to_string();
+    (dom, tag)
+}
+
+/// A numeric `data-*` attribute of the status tag.
+fn status_attr(tag: &str, name: &str) -> i64 {
+    let k = format!("{name}=\"");
+    let i = tag
+        .find(&k)
+        .unwrap_or_else(|| panic!("{name} missing in {tag}"))
+        + k.len();
+    tag[i..i + tag[i..].find('"').unwrap()].parse().unwrap()
+}
+
+/// Lock charts are drawn on the timeline's x axis (issue 16: they did not share
+/// its width): same left edge and width, and bars drawn for a contended lock.
+#[test]
+fn html_lock_charts_share_the_timeline_axis() {
+    let trace = scratch_file("views-locks.weft");
+    let _ = std::fs::remove_file(&trace);
+    let rec = run_recorded(
+        &trace,
+        &[],
+        "locks.MonitorPingPong",
+        &["threads=3", "phase2_ms=300", "cs_us=1000"],
     );
-    assert!(attr("data-histograms") > 5, "histograms empty: {tag}");
-    assert!(attr("data-cpu") > 0, "CPU chart empty: {tag}");
-    // Idle pool workers' parks: waits drawn on the timeline.
-    assert!(attr("data-waits") > 0, "no waits drawn: {tag}");
-    // The flame graph of the sampled stacks (the pool run is sampled by default).
-    assert!(attr("data-flame") > 0, "flame graph empty: {tag}");
-    for id in [
-        "timeline",
-        "granularity",
-        "cpu",
-        "findings",
-        "locks",
-        "profile",
-    ] {
-        assert!(
-            dom.contains(&format!("id=\"{id}\"")),
-            "section {id} missing"
-        );
-    }
+    assert_no_panic(&rec, "weft record");
+    assert!(rec.status.success(), "record failed\n{}", rec.describe());
+    let html = scratch_file("views-locks.html");
+    let r = weft_cmd(&[
+        "report",
+        trace.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", r.describe());
+    let (_, tag) = render_in_chromium(&html);
+    assert!(!tag.contains("data-error"), "script error: {tag}");
+    assert!(status_attr(&tag, "data-csp-charts") >= 1, "{tag}");
+    assert!(status_attr(&tag, "data-csp") > 0, "no CSP bars: {tag}");
+    assert_eq!(status_attr(&tag, "data-csp-aligned"), 1, "{tag}");
 }
 
 /// The fork-join section (parallelism over time, per-thread busy/stolen bars)

@@ -51,6 +51,7 @@ pub(crate) mod tag {
     pub const VT_UNMOUNT: u8 = 93;
     pub const VT_PINNED: u8 = 94;
     pub const UNPARK: u8 = 100;
+    pub const ATTACH_END: u8 = 120;
     pub const LOCK_DEF: u8 = 60;
     pub const LOCK_BLOCK: u8 = 61;
     pub const LOCK_ACQUIRED: u8 = 62;
@@ -60,6 +61,7 @@ pub(crate) mod tag {
     pub const FRAME_DEF: u8 = 80;
     pub const STACK_DEF: u8 = 81;
     pub const STACK_SAMPLE: u8 = 82;
+    pub const WAIT_DETAIL: u8 = 110;
     pub const THREAD_SEEN: u8 = 83;
 }
 
@@ -499,6 +501,21 @@ fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
             (tag::LOSS, Some(*from_ts))
         }
         End { ts } => (tag::END, Some(*ts)),
+        AttachEnd {
+            ts,
+            classes,
+            probed_during,
+            probed_after,
+            shape_before,
+            shape_after,
+        } => {
+            v(out, *classes as u64);
+            v(out, *probed_during as u64);
+            v(out, *probed_after as u64);
+            v(out, *shape_before);
+            v(out, *shape_after);
+            (tag::ATTACH_END, Some(*ts))
+        }
         LockDef {
             id,
             kind,
@@ -535,6 +552,11 @@ fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
             (tag::WAIT_BEGIN, Some(*ts))
         }
         WaitEnd { ts } => (tag::WAIT_END, Some(*ts)),
+        WaitDetail { class_id, site } => {
+            v(out, *class_id as u64);
+            v(out, *site as u64);
+            (tag::WAIT_DETAIL, None)
+        }
         AppStart { ts } => (tag::APP_START, Some(*ts)),
         FrameDef {
             id,

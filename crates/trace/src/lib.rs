@@ -97,4 +97,15 @@ pub mod header_keys {
     pub const WINDOW_CALLS: &str = "window.calls";
     /// Prefix of probe costs measured at start-up: `probe_cost_ns.<kind>`.
     pub const PROBE_COST_PREFIX: &str = "probe_cost_ns.";
+    /// Set in a trace recorded by `weft attach` (docs/attach.md): the attach session's
+    /// number in this JVM (1 for the first).
+    pub const ATTACH_SESSION: &str = "attach.session";
+    /// Live threads found at the attach (their starts are not seen).
+    pub const ATTACH_THREADS_FOUND: &str = "attach.threads_found";
+    /// Classes already loaded at the attach.
+    pub const ATTACH_CLASSES_LOADED: &str = "attach.classes_loaded";
+    /// Loaded classes the attach instrumented (body-only retransformation).
+    pub const ATTACH_CLASSES_CHANGED: &str = "attach.classes_changed";
+    /// Digest of those classes' methods before the attach (hex; see `AttachEnd`).
+    pub const ATTACH_SHAPE_BEFORE: &str = "attach.shape_before";
 }

@@ -899,6 +899,14 @@ pub(crate) fn decode_record(
             }
         }
         tag::END => End { ts },
+        tag::ATTACH_END => AttachEnd {
+            ts,
+            classes: c.u32v()?,
+            probed_during: c.u32v()?,
+            probed_after: c.u32v()?,
+            shape_before: c.varint()?,
+            shape_after: c.varint()?,
+        },
         tag::LOCK_DEF => LockDef {
             id: c.u32v()?,
             kind: c.u8()?,
@@ -923,6 +931,10 @@ pub(crate) fn decode_record(
             lock: c.u32v()?,
         },
         tag::WAIT_END => WaitEnd { ts },
+        tag::WAIT_DETAIL => WaitDetail {
+            class_id: c.u32v()?,
+            site: c.u32v()?,
+        },
         tag::APP_START => AppStart { ts },
         tag::FRAME_DEF => FrameDef {
             id: c.u32v()?,

@@ -292,6 +292,20 @@ pub enum Record {
     End {
         ts: u64,
     },
+    /// An attach session ended (global block, before `End`; docs/attach.md): the
+    /// `classes` it changed were retransformed back to their original bytes. Methods
+    /// of those classes calling weft's probes while recording (`probed_during`) and
+    /// after the restore (`probed_after`, 0 when every class is back), and a digest
+    /// of their methods (name, descriptor, bytecode length) before the attach and
+    /// after the restore (equal when every class is back).
+    AttachEnd {
+        ts: u64,
+        classes: u32,
+        probed_during: u32,
+        probed_after: u32,
+        shape_before: u64,
+        shape_after: u64,
+    },
 
     // ---- fork-join (tags 27–39; docs/forkjoin.md) ----
     // Their `ts` is in clock ticks when the header says `forkjoin.clock = ticks`
@@ -386,6 +400,14 @@ pub enum Record {
     },
     WaitEnd {
         ts: u64,
+    },
+    /// What the thread's next `WaitBegin` waits on (written just before it):
+    /// `class_id` the ClassDef of the waited-on object (`Object.wait`) or of the
+    /// park blocker (`LockSupport.park(blocker)`), 0 unknown; `site` a SiteDef
+    /// of the wait (sampled per class; 0 not taken). docs/trace-format.md.
+    WaitDetail {
+        class_id: u32,
+        site: u32,
     },
     /// The first application class was loaded (the program's `main` is about to
     /// run): JVM start-up before it is not counted as the main thread's running time.
@@ -542,6 +564,7 @@ impl Record {
             | FjJoinBegin { ts, .. }
             | FjJoinEnd { ts } => Some(*ts),
             ClassDef { .. } | ProbeDef { .. } | SiteDef { .. } | LockDef { .. } => None,
+            WaitDetail { .. } => None,
             FrameDef { .. } | StackDef { .. } => None,
             StackSample { ts, .. } | ThreadSeen { ts, .. } => Some(*ts),
             LockBlock { ts, .. }
@@ -571,6 +594,7 @@ impl Record {
             | VtPinned { ts, .. }
             | Unpark { ts, .. }
             | Calibration { ts, .. }
+            | AttachEnd { ts, .. }
             | End { ts } => Some(*ts),
             Loss { from_ts, .. } => Some(*from_ts),
         }
@@ -606,6 +630,7 @@ impl Record {
             | FjJoinBegin { ts, .. }
             | FjJoinEnd { ts } => Some(ts),
             ClassDef { .. } | ProbeDef { .. } | SiteDef { .. } | LockDef { .. } => None,
+            WaitDetail { .. } => None,
             FrameDef { .. } | StackDef { .. } => None,
             StackSample { ts, .. } | ThreadSeen { ts, .. } => Some(ts),
             LockBlock { ts, .. }
@@ -635,6 +660,7 @@ impl Record {
             | VtPinned { ts, .. }
             | Unpark { ts, .. }
             | Calibration { ts, .. }
+            | AttachEnd { ts, .. }
             | End { ts } => Some(ts),
             Loss { from_ts, .. } => Some(from_ts),
         }

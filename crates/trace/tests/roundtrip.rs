@@ -297,7 +297,7 @@ fn identity_clock() -> Header {
     h
 }
 
-/// The lock records (docs/locks.md, tags 60–65), the join records (25–26) and
+/// The lock records (docs/locks.md, tags 60–65), `WaitDetail` (110), the join records (25–26) and
 /// `ThreadSched` (50) keep every field; their times are clock ticks converted to ns.
 #[test]
 fn lock_and_join_records_round_trip() {
@@ -348,12 +348,20 @@ fn lock_and_join_records_round_trip() {
             lock: 300,
             parked: false,
         },
+        Record::WaitDetail {
+            class_id: 4,
+            site: 70_000,
+        },
         Record::WaitBegin {
             ts: 2_001,
             kind: wait_kind::OBJECT_WAIT,
             lock: 0,
         },
         Record::WaitEnd { ts: 3_000 },
+        Record::WaitDetail {
+            class_id: 0,
+            site: 0,
+        },
         Record::WaitBegin {
             ts: 3_001,
             kind: wait_kind::LATCH,
@@ -888,4 +896,23 @@ fn streaming_reads_what_read_trace_reads() {
     assert_eq!(end.fj_usage_class(id(5, 1)), Some(8));
     assert_eq!(end.fj_usage_class(id(9, 1)), None);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `AttachEnd` (tag 120, docs/attach.md) keeps every field; its time is converted.
+#[test]
+fn attach_end_round_trips() {
+    let end = Record::AttachEnd {
+        ts: 7_000,
+        classes: 13,
+        probed_during: 35,
+        probed_after: 0,
+        shape_before: u64::MAX - 1,
+        shape_after: 0x0123_4567_89ab_cdef,
+    };
+    let t = round_trip(
+        &identity_clock(),
+        &[end.clone(), Record::End { ts: 7_001 }],
+        &[],
+    );
+    assert!(t.records.iter().any(|(_, r)| *r == end), "{:?}", t.records);
 }

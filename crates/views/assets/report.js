@@ -96,7 +96,7 @@
     var g = c.getContext("2d"); g.setTransform(dpr, 0, 0, dpr, 0, 0); g.clearRect(0, 0, W, H); return g;
   }
 
-  var drawn = { timeline: 0, cpu: 0, waits: 0 };
+  var drawn = { timeline: 0, cpu: 0, waits: 0, csp: 0 };
   function drawTimeline() {
     var W = width(), H = AXIS + GCROW + 4 + nl * ROW + 4;
     var g = setup(tl, W, H), top = AXIS + GCROW + 4, count = 0;
@@ -227,6 +227,45 @@
     drawn.cpu = count;
   }
 
+  // Lock groups' CSP per interval, on the timeline's x axis (same gutter, width, zoom).
+  var cspC = Array.prototype.slice.call(document.querySelectorAll("canvas.csp-canvas"));
+  var CSPH = 96;
+  function cspGeom(G) {
+    var top = AXIS + 6, ch = CSPH - top - 6, max = 0.05;
+    for (var k = 1; k < G.s.length; k += 2) max = Math.max(max, G.s[k]);
+    return { top: top, ch: ch, max: max };
+  }
+  function drawCsp() {
+    var W = width(), bars = 0;
+    cspC.forEach(function (c) {
+      var G = (D.csp || [])[+c.getAttribute("data-g")];
+      if (!G) return;
+      var g = setup(c, W, CSPH), m = cspGeom(G), base = m.top + m.ch;
+      axis(g, W, AXIS, CSPH - AXIS);
+      g.font = "11px system-ui,sans-serif"; g.textAlign = "right"; g.fillStyle = "#6b7385";
+      [0, m.max].forEach(function (v) {
+        var y = base - v / m.max * m.ch;
+        g.fillText(Math.round(v * 100) + "%", GUTTER - 6, y + 4);
+        g.strokeStyle = "#eef0f4"; g.beginPath(); g.moveTo(GUTTER, y + 0.5); g.lineTo(W - 8, y + 0.5); g.stroke();
+      });
+      g.textAlign = "left"; g.fillText("CSP", 8, m.top + 12);
+      if (G.pk && G.pk[0] + G.iv >= view.t0 && G.pk[0] <= view.t1) {
+        var px0 = xOf(Math.max(G.pk[0], view.t0), W), px1 = Math.max(px0 + 2, xOf(Math.min(G.pk[0] + G.iv, view.t1), W));
+        g.fillStyle = "rgba(217,130,43,0.13)"; g.fillRect(px0, m.top, px1 - px0, m.ch);
+        g.setLineDash([2, 2]); g.strokeStyle = "#d9822b"; g.strokeRect(px0 + 0.5, m.top + 0.5, px1 - px0 - 1, m.ch - 1); g.setLineDash([]);
+      }
+      g.fillStyle = colour(G.c);
+      for (var k = 0; k < G.s.length; k += 2) {
+        var t = G.s[k], v = G.s[k + 1];
+        if (v <= 0 || t + G.iv < view.t0 || t > view.t1) continue;
+        var x0 = xOf(Math.max(t, view.t0), W), x1 = Math.max(x0 + 1, xOf(Math.min(t + G.iv, view.t1), W)), y = base - v / m.max * m.ch;
+        g.fillRect(x0, y, x1 - x0, Math.max(1, base - y));
+        bars++;
+      }
+    });
+    drawn.csp = bars;
+  }
+
   // Flame graph of the sampled stacks (section "profile"): the rows the filters
   // keep, added into a tree, drawn root at the top as positioned divs.
   var FG = D.profile, fgBox = document.getElementById("fg");
@@ -274,9 +313,16 @@
   }
 
   function draw() {
-    drawTimeline(); drawCpu(); drawFlame();
+    drawTimeline(); drawCpu(); drawCsp(); drawFlame();
     var hb = document.querySelectorAll("#granularity svg.hist rect.bar").length;
-    var cb = document.querySelectorAll("#locks svg.csp rect.bar").length;
+    var cb = drawn.csp;
+    // The lock charts' x axis is the timeline's: same left edge and width on the page.
+    var tr = tl.getBoundingClientRect(), aligned = cspC.every(function (c) {
+      var r = c.getBoundingClientRect();
+      return Math.abs(r.left - tr.left) < 0.5 && Math.abs(r.width - tr.width) < 0.5;
+    });
+    status.setAttribute("data-csp-charts", cspC.length);
+    status.setAttribute("data-csp-aligned", aligned ? 1 : 0);
     status.setAttribute("data-csp", cb);
     status.setAttribute("data-forkjoin", document.querySelectorAll("#forkjoin svg rect.bar").length);
     status.setAttribute("data-timeline", drawn.timeline);
@@ -313,7 +359,7 @@
     });
     c.addEventListener("dblclick", function () { view.t0 = 0; view.t1 = D.dur; draw(); });
   }
-  bindPan(tl); bindPan(cpuC);
+  bindPan(tl); bindPan(cpuC); cspC.forEach(bindPan);
   document.getElementById("zin").onclick = function () { zoom(0.5, (view.t0 + view.t1) / 2); };
   document.getElementById("zout").onclick = function () { zoom(2, (view.t0 + view.t1) / 2); };
   document.getElementById("zreset").onclick = function () { view.t0 = 0; view.t1 = D.dur; draw(); };
@@ -394,6 +440,18 @@
     showTip(ev, null);
   });
   cpuC.addEventListener("mouseleave", function () { tip.hidden = true; });
+  cspC.forEach(function (c) {
+    c.addEventListener("mousemove", function (ev) {
+      var G = (D.csp || [])[+c.getAttribute("data-g")];
+      if (!G) return;
+      var r = c.getBoundingClientRect(), t = tOf(ev.clientX - r.left, width());
+      for (var k = 0; k < G.s.length; k += 2) if (t >= G.s[k] && t < G.s[k] + G.iv)
+        return showTip(ev, "<b>" + human(G.s[k]) + " – " + human(G.s[k] + G.iv) + "</b>" + row("CSP", (G.s[k + 1] * 100).toFixed(1) + "%") +
+          (G.pk && G.pk[0] === G.s[k] ? row("peak", "yes") : ""));
+      showTip(ev, null);
+    });
+    c.addEventListener("mouseleave", function () { tip.hidden = true; });
+  });
   var rt = null;
   window.addEventListener("resize", function () { clearTimeout(rt); rt = setTimeout(draw, 100); });
   draw();

@@ -189,9 +189,28 @@ pub(crate) fn page_data(a: &Analysis) -> Value {
         cpu.push(json!((p.cs_per_100ms * 10.0).round() / 10.0));
     }
     let waits = waits_data(a);
+    // CSP series of the lock groups the page charts, drawn on the timeline's axis.
+    let csp: Vec<Value> = top_lock_groups(a)
+        .into_iter()
+        .map(|(i, l)| {
+            let mut series = Vec::with_capacity(l.phases.len() * 2);
+            for &(t, c) in &l.phases {
+                series.push(json!(t));
+                series.push(json!((c * 10_000.0).round() / 10_000.0));
+            }
+            json!({
+                "c": i % 12,
+                "iv": a.locks.interval_ns.max(1),
+                // No peak box for a lock whose peak reads 0%.
+                "pk": (l.max_phase_csp >= 0.005).then(|| json!([l.max_phase_start_ns, l.max_phase_csp])),
+                "s": series,
+            })
+        })
+        .collect();
     json!({
         "dur": dur,
         "waits": waits,
+        "csp": csp,
         "bucket_ns": buckets.bucket_ns,
         "lanes": lanes,
         "classes": classes,
@@ -482,8 +501,17 @@ pub(crate) fn finding_html(f: &weft_analysis::Finding) -> String {
             format!(" <span class=\"cost\">{}</span>", human_ns(f.cost_ns)),
         )
     };
+    // The whole recorded stack through the site, on hover.
+    let site = match (&f.site, f.stack.is_empty()) {
+        (Some(s), false) => format!(
+            "<div class=\"muted small fsite\" title=\"{}\">at <code>{}</code> · hover for the whole stack</div>",
+            esc(&f.stack.join("\n")),
+            esc(s)
+        ),
+        _ => String::new(),
+    };
     format!(
-        "<div class=\"{cls}\"><span class=\"badge\">{}</span>{cost} {}</div>",
+        "<div class=\"{cls}\"><span class=\"badge\">{}</span>{cost} {}{site}</div>",
         f.kind.label(),
         esc(&f.message)
     )
@@ -491,58 +519,6 @@ pub(crate) fn finding_html(f: &weft_analysis::Finding) -> String {
 
 /// Locks shown in the CSP section.
 pub const MAX_LOCKS: usize = 5;
-
-/// CSP over time of one lock group: a step per interval, the peak interval marked.
-fn csp_svg(a: &Analysis, l: &weft_analysis::lock_groups::LockGroup, colour: usize) -> String {
-    const W: f64 = 900.0;
-    const H: f64 = 90.0;
-    const L: f64 = 40.0;
-    const B: f64 = 18.0;
-    let dur = a.model.duration_ns.max(1) as f64;
-    let iv = a.locks.interval_ns.max(1) as f64;
-    let x_of = |t: f64| L + (t / dur).min(1.0) * (W - L - 8.0);
-    let max = l
-        .phases
-        .iter()
-        .map(|p| p.1)
-        .fold(0.0f64, f64::max)
-        .max(0.05);
-    let y_of = |c: f64| H - B - (c / max) * (H - B - 12.0);
-    let mut s = String::new();
-    svg_chart_open(&mut s, "csp", (W, H, L, B), y_of(max), &pct(max), "0%");
-    // Peak interval (none for a lock whose peak reads 0%).
-    if l.max_phase_csp >= 0.005 {
-        let x0 = x_of(l.max_phase_start_ns as f64);
-        let x1 = x_of(l.max_phase_start_ns as f64 + iv).max(x0 + 2.0);
-        let _ = write!(
-            s,
-            "<rect class=\"peak\" x=\"{x0:.1}\" y=\"4\" width=\"{:.1}\" height=\"{:.1}\"><title>peak: CSP {} at {} – {}</title></rect>",
-            x1 - x0,
-            H - B - 4.0,
-            pct(l.max_phase_csp),
-            human_ns(l.max_phase_start_ns),
-            human_ns(l.max_phase_start_ns + a.locks.interval_ns)
-        );
-    }
-    for &(t, c) in &l.phases {
-        let x0 = x_of(t as f64);
-        let x1 = x_of(t as f64 + iv).max(x0 + 1.0);
-        let y = y_of(c);
-        let _ = write!(
-            s,
-            "<rect class=\"bar c{}\" x=\"{x0:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\"><title>{} – {}: CSP {}</title></rect>",
-            colour % 12,
-            x1 - x0,
-            (H - B - y).max(1.0),
-            human_ns(t),
-            human_ns(t + a.locks.interval_ns),
-            pct(c)
-        );
-    }
-    svg_time_labels(&mut s, dur, H - 4.0, x_of);
-    s.push_str("</svg>");
-    s
-}
 
 /// Time buckets of the fork-join parallelism chart.
 pub const FJ_BUCKETS: u32 = 300;
@@ -756,17 +732,22 @@ Parallelism: threads running fork-join tasks (nested runs count once), mean per 
     h
 }
 
-/// Lock contention: CSP over time for the top locks, their peak phase, the
-/// phases where one lock dominated, and waits. Empty when no lock was contended.
-fn locks_section(a: &Analysis) -> String {
-    let la = &a.locks;
-    let top: Vec<(usize, &weft_analysis::lock_groups::LockGroup)> = a
-        .lock_groups
+/// The lock groups the page charts: the top [`MAX_LOCKS`] with blocking, with
+/// their rank (colour) in `Analysis::lock_groups`.
+fn top_lock_groups(a: &Analysis) -> Vec<(usize, &weft_analysis::lock_groups::LockGroup)> {
+    a.lock_groups
         .iter()
         .enumerate()
         .filter(|(_, l)| l.blocked_ns > 0 || l.csp > 0.0)
         .take(MAX_LOCKS)
-        .collect();
+        .collect()
+}
+
+/// Lock contention: CSP over time for the top locks, their peak phase, the
+/// phases where one lock dominated, and waits. Empty when no lock was contended.
+fn locks_section(a: &Analysis) -> String {
+    let la = &a.locks;
+    let top = top_lock_groups(a);
     let mut h = String::new();
     h.push_str("<section id=\"locks\"><h2>Lock contention</h2>");
     if top.is_empty() {
@@ -774,13 +755,13 @@ fn locks_section(a: &Analysis) -> String {
     } else {
         let _ = write!(
             h,
-            "<p class=\"muted small\">Critical-section pressure (CSP): time threads spent blocked on the lock ÷ their running time, per {} interval. Locks of one class created at one site are one group. Whole run, all locks: {}. The shaded interval is each group's peak. The top {} of {} groups, as in the text report.</p>",
+            "<p class=\"muted small\">Critical-section pressure (CSP): time threads spent blocked on the lock ÷ their running time, per {} interval. Locks of one class created at one site are one group. Whole run, all locks: {}. The shaded interval is each group's peak; the charts share the timeline's time axis and zoom. The top {} of {} groups, as in the text report.</p>",
             human_ns(la.interval_ns),
             pct(la.total_csp()),
             top.len(),
             a.lock_groups.len()
         );
-        for (i, l) in top {
+        for (k, (i, l)) in top.into_iter().enumerate() {
             let _ = write!(
                 h,
                 "<div class=\"lrow\"><div class=\"cname\"><span class=\"sw c{}\"></span>{} <span class=\"muted small\">{}</span></div>\
@@ -797,7 +778,8 @@ fn locks_section(a: &Analysis) -> String {
                 human_ns(l.max_blocked_ns),
                 l.site.as_ref().map_or(String::new(), |s| format!(" · at {}", esc(s))),
                 l.owners.first().map_or(String::new(), |(o, _)| format!(" · owner mostly {}", esc(o))),
-                csp_svg(a, l, i)
+                // Drawn by the script on the timeline's x axis (same gutter, width and zoom).
+                format_args!("<div class=\"tl-wrap csp-wrap\"><canvas class=\"csp-canvas\" data-g=\"{k}\"></canvas></div>")
             );
         }
         if !la.phases.is_empty() {
@@ -818,17 +800,28 @@ fn locks_section(a: &Analysis) -> String {
             h.push_str("</tbody></table>");
         }
     }
-    if !la.waits.is_empty() {
-        h.push_str("<h3>Waits (not lock contention)</h3><table class=\"grid\"><thead><tr><th>kind</th><th>count</th><th>total</th><th>longest</th><th>most on</th></tr></thead><tbody>");
-        for w in &la.waits {
+    if !la.wait_groups.is_empty() {
+        let top = la.wait_groups.iter().take(MAX_LOCKS);
+        let _ = write!(
+            h,
+            "<h3>Waits (not lock contention)</h3><p class=\"muted small\">By kind, the class of the object waited on (or the park's blocker) and site; the top {} of {} groups, as in the text report. Hover a site for its whole stack.</p>\
+<table class=\"grid\"><thead><tr><th>kind</th><th>on</th><th>site</th><th>count</th><th>total</th><th>mean</th><th>longest</th><th>most on</th></tr></thead><tbody>",
+            la.wait_groups.len().min(MAX_LOCKS),
+            la.wait_groups.len()
+        );
+        for g in top {
             let _ = write!(
                 h,
-                "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
-                esc(w.kind),
-                w.count,
-                human_ns(w.total_ns),
-                human_ns(w.max_ns),
-                esc(w.threads.first().map_or("", |t| t.0.as_str()))
+                "<tr><td>{}</td><td>{}</td><td class=\"site\" title=\"{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+                esc(g.kind),
+                esc(g.class.as_deref().unwrap_or("(no blocker)")),
+                esc(&g.stack.join("\n")),
+                esc(g.site.as_deref().unwrap_or("(not sampled)")),
+                g.count,
+                human_ns(g.total_ns),
+                human_ns(g.mean_ns()),
+                human_ns(g.max_ns),
+                esc(g.threads.first().map_or("", |t| t.0.as_str()))
             );
         }
         h.push_str("</tbody></table>");

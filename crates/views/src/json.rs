@@ -118,6 +118,7 @@ pub fn report_json(a: &Analysis) -> Value {
             o.insert("message".into(), json!(f.message));
             o.insert("cost_ns".into(), json!(f.cost_ns));
             o.insert("site".into(), json!(f.site));
+            o.insert("stack".into(), json!(f.stack));
             Value::Object(o)
         })
         .collect();
@@ -150,6 +151,13 @@ pub fn report_json(a: &Analysis) -> Value {
             "incomplete_executions": a.tasks.incomplete,
             "unmatched_ends": a.tasks.unmatched_ends,
             "unmatched_submissions": a.tasks.unmatched_submissions,
+            // `weft attach` (docs/attach.md): the classes put back at detach.
+            "attach": m.attach_end.map(|e| json!({
+                "classes_restored": e.classes,
+                "probed_methods_while_recording": e.probed_during,
+                "probed_methods_after": e.probed_after,
+                "method_digest_unchanged": e.shapes_equal,
+            })),
         },
         "threads": threads,
         "virtual_threads": virtual_threads_json(&a.virtual_threads),
@@ -263,6 +271,24 @@ pub fn locks_json(a: &Analysis) -> Value {
             })
         })
         .collect();
+    let wait_groups: Vec<Value> = l
+        .wait_groups
+        .iter()
+        .map(|g| {
+            json!({
+                "kind": g.kind,
+                "class": g.class,
+                "site": g.site,
+                "stack": g.stack,
+                "count": g.count,
+                "total_ns": g.total_ns,
+                "mean_ns": g.mean_ns(),
+                "max_ns": g.max_ns,
+                "site_inferred": g.site_inferred,
+                "threads": g.threads.iter().map(|(t, d)| json!({ "thread": t, "ns": d })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
     json!({
         "interval_ns": l.interval_ns,
         "csp": l.total_csp(),
@@ -274,6 +300,7 @@ pub fn locks_json(a: &Analysis) -> Value {
         "groups": groups,
         "dominant_phases": phases,
         "waits": waits,
+        "wait_groups": wait_groups,
     })
 }
 

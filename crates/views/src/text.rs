@@ -434,6 +434,51 @@ fn locks_text(out: &mut String, a: &Analysis) {
                 th.join(", ")
             );
         }
+        // What they waited on: (kind, class, site), ranked as JSON `locks.wait_groups`.
+        let groups = &l.wait_groups;
+        if groups.iter().any(|g| g.class.is_some() || g.site.is_some()) {
+            let _ = writeln!(
+                out,
+                "  Waits by what they wait on (kind, object class, site):"
+            );
+            for g in groups.iter().take(MAX_LOCK_ROWS) {
+                let th: Vec<String> = g
+                    .threads
+                    .iter()
+                    .take(3)
+                    .map(|(t, d)| format!("{t} {}", human_ns(*d)))
+                    .collect();
+                let more = match g.threads.len() {
+                    n if n > 3 => format!(", {} threads", n),
+                    _ => String::new(),
+                };
+                let what = match (&g.class, &g.site) {
+                    (None, None) => format!("{} (no blocker, site not sampled)", g.kind),
+                    (None, Some(_)) => format!("{} (no blocker)", g.label()),
+                    (Some(_), None) => format!("{} (site not sampled)", g.label()),
+                    _ => g.label(),
+                };
+                let _ = writeln!(
+                    out,
+                    "    {} × {} total, mean {}, max {}  {what} ({}{more})",
+                    g.count,
+                    human_ns(g.total_ns),
+                    human_ns(g.mean_ns()),
+                    human_ns(g.max_ns),
+                    th.join(", ")
+                );
+            }
+            if groups.len() > MAX_LOCK_ROWS {
+                let rest = &groups[MAX_LOCK_ROWS..];
+                let _ = writeln!(
+                    out,
+                    "    ... and {} more groups ({} waits, {} in all)",
+                    rest.len(),
+                    rest.iter().map(|g| g.count).sum::<u64>(),
+                    human_ns(rest.iter().map(|g| g.total_ns).sum())
+                );
+            }
+        }
         // Where the waits fell: the task classes whose self time they are in.
         let mut by_class: Vec<(u64, &str, &str, u64, &str)> = Vec::new();
         for (ci, c) in a.tasks.classes.iter().enumerate() {

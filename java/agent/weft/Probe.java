@@ -23,6 +23,13 @@ public final class Probe {
     private static final int LOCK = 7;
     /** A parallel-loop body (agent::LOOP_BODY_CODE): recorded whatever the class implements. */
     private static final int LOOP_BODY = 9;
+    /**
+     * ForkJoinTask.doExec instrumented by a late agent (agent::FJ_TASK_CODE: no fields
+     * for FjProbe): an execution of the task, unless its class is plumbing that wraps a
+     * task (an adapted Runnable, CompletableFuture's AsyncSupply), whose own probe
+     * records it.
+     */
+    private static final int FJ_TASK = 10;
 
     /** What the agent knows of a class: its id, and whether it is JDK plumbing that wraps a task. */
     private static final class ClassInfo {
@@ -99,6 +106,13 @@ public final class Probe {
                 case LOOP_BODY:
                     nBegin(probe, classIdOf(self), System.identityHashCode(self), 0, 0);
                     break;
+                case FJ_TASK: {
+                    ClassInfo info = IDS.get(self.getClass());
+                    if (!info.wrapsTask) {
+                        nBegin(probe, info.id, System.identityHashCode(self), 0, 0);
+                    }
+                    break;
+                }
                 case JOIN:
                     nJoinBegin(probe, classIdOf(self), System.identityHashCode(self));
                     break;
@@ -114,7 +128,16 @@ public final class Probe {
     }
 
     public static void exit(int probe, Object self) {
-        if (!on) return;
+        if (!on) {
+            // The probes went off (an attach session ended) inside a submission:
+            // its depth must still come down, or the next session misses this
+            // thread's submissions.
+            if (((probe >>> 24) & 0xF) == SUBMISSION && self instanceof Executor) {
+                int[] depth = SUBMIT_DEPTH.get();
+                if (depth[0] > 0) depth[0]--;
+            }
+            return;
+        }
         try {
             switch ((probe >>> 24) & 0xF) {
                 case EXECUTION:
@@ -126,6 +149,11 @@ public final class Probe {
                 case PLUMBING:
                 case LOOP_BODY:
                     nEnd(probe, System.identityHashCode(self));
+                    break;
+                case FJ_TASK:
+                    if (!IDS.get(self.getClass()).wrapsTask) {
+                        nEnd(probe, System.identityHashCode(self));
+                    }
                     break;
                 case SUBMISSION:
                     if (self instanceof Executor) {

@@ -1,0 +1,249 @@
+//! Waits by what they wait on: (kind, class of the waited-on object or park
+//! blocker, site), from each `WaitBegin`'s `WaitDetail` (docs/locks.md §Waits).
+//!
+//! One line "Object.wait 27742 x 99.3 s" hides a program's real bottleneck
+//! (Derby's row-lock waits on `ActiveLock`) among threads waiting for work; a
+//! group per (kind, class, site) tells them apart.
+//!
+//! Sites are sampled per class (the agent takes the first 16 waits of a class,
+//! then 1 in 128): a wait without its own site takes the site of its (kind, class)
+//! when all the sampled waits of that (kind, class) were at one site (counted in
+//! [`WaitGroup::site_inferred`]); otherwise it stays in a group without a site.
+
+use std::collections::HashMap;
+
+use weft_trace::ThreadIndex;
+
+use crate::locks::WaitInterval;
+use crate::model::Model;
+
+/// The waits of one (kind, class, site).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WaitGroup {
+    /// `Object.wait`, `park`, `CountDownLatch.await`.
+    pub kind: &'static str,
+    /// Class of the object waited on (`Object.wait`) or of the park's blocker;
+    /// `None`: no blocker, or a trace without wait details.
+    pub class: Option<String>,
+    /// The site a user can change (innermost frame outside the JDK); `None`: not sampled.
+    pub site: Option<String>,
+    /// The whole recorded stack of the site, innermost first (empty without a site).
+    pub stack: Vec<String>,
+    pub count: u64,
+    pub total_ns: u64,
+    pub max_ns: u64,
+    /// Waits whose site was taken from their class's only sampled site.
+    pub site_inferred: u64,
+    /// (thread name, ns), largest first.
+    pub threads: Vec<(String, u64)>,
+}
+
+impl WaitGroup {
+    /// Mean time of one wait.
+    pub fn mean_ns(&self) -> u64 {
+        self.total_ns.checked_div(self.count).unwrap_or(0)
+    }
+
+    /// `kind on Class at site` (the parts that are known).
+    pub fn label(&self) -> String {
+        let mut s = self.kind.to_string();
+        if let Some(c) = &self.class {
+            s.push_str(" on ");
+            s.push_str(c);
+        }
+        if let Some(site) = &self.site {
+            s.push_str(" at ");
+            s.push_str(site);
+        }
+        s
+    }
+}
+
+/// Groups `waits` (with `details[i]` = (class id, site id) of `waits[i]`) and
+/// sets each wait's `group`; the groups come most waited first.
+pub fn group_waits(
+    model: &Model,
+    waits: &mut [WaitInterval],
+    details: &[(u32, u32)],
+    name_of: &dyn Fn(ThreadIndex) -> String,
+) -> Vec<WaitGroup> {
+    // The user-changeable frame of each sampled site; its (kind, class)'s sites.
+    let frame = |site: u32| model.site_frame(site);
+    let mut class_sites: HashMap<(&'static str, u32), Vec<String>> = HashMap::new();
+    for (w, &(class, site)) in waits.iter().zip(details) {
+        if let Some(f) = frame(site) {
+            let v = class_sites.entry((w.kind, class)).or_default();
+            if !v.contains(&f) {
+                v.push(f);
+            }
+        }
+    }
+    struct Acc {
+        group: WaitGroup,
+        per_thread: HashMap<ThreadIndex, u64>,
+        /// Site id -> waits sampled there (the group's stack is the most frequent).
+        stacks: HashMap<u32, u64>,
+    }
+    let mut index: HashMap<(&'static str, u32, Option<String>), usize> = HashMap::new();
+    let mut accs: Vec<Acc> = Vec::new();
+    let mut member: Vec<usize> = Vec::with_capacity(waits.len());
+    for (w, &(class, site)) in waits.iter().zip(details) {
+        let own = frame(site);
+        let inferred = own.is_none()
+            && class_sites
+                .get(&(w.kind, class))
+                .is_some_and(|v| v.len() == 1);
+        let site_name = own.or_else(|| inferred.then(|| class_sites[&(w.kind, class)][0].clone()));
+        let key = (w.kind, class, site_name.clone());
+        let i = *index.entry(key).or_insert_with(|| {
+            accs.push(Acc {
+                group: WaitGroup {
+                    kind: w.kind,
+                    class: (class != 0).then(|| model.class_name(class)),
+                    site: site_name,
+                    ..WaitGroup::default()
+                },
+                per_thread: HashMap::new(),
+                stacks: HashMap::new(),
+            });
+            accs.len() - 1
+        });
+        let a = &mut accs[i];
+        let d = w.end_ns - w.start_ns;
+        a.group.count += 1;
+        a.group.total_ns += d;
+        a.group.max_ns = a.group.max_ns.max(d);
+        a.group.site_inferred += u64::from(inferred);
+        *a.per_thread.entry(w.thread).or_default() += d;
+        if site != 0 {
+            *a.stacks.entry(site).or_default() += 1;
+        }
+        member.push(i);
+    }
+    let mut order: Vec<usize> = (0..accs.len()).collect();
+    order.sort_by(|&x, &y| {
+        let (a, b) = (&accs[x].group, &accs[y].group);
+        b.total_ns
+            .cmp(&a.total_ns)
+            .then(a.kind.cmp(b.kind))
+            .then(a.class.cmp(&b.class))
+            .then(a.site.cmp(&b.site))
+    });
+    let mut rank = vec![0; accs.len()];
+    for (r, &i) in order.iter().enumerate() {
+        rank[i] = r;
+    }
+    for (w, i) in waits.iter_mut().zip(&member) {
+        w.group = rank[*i];
+    }
+    let mut slots: Vec<Option<Acc>> = accs.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .filter_map(|i| slots[i].take())
+        .map(|a| {
+            let mut g = a.group;
+            let mut th: Vec<(String, u64)> = a
+                .per_thread
+                .into_iter()
+                .map(|(t, d)| (name_of(t), d))
+                .collect();
+            th.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+            g.threads = th;
+            let mut stacks: Vec<(u32, u64)> = a.stacks.into_iter().collect();
+            stacks.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+            if let Some((site, _)) = stacks.first() {
+                g.stack = model.sites.get(site).cloned().unwrap_or_default();
+            }
+            g
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::Model;
+    use crate::testutil::{C_THREAD, TB};
+    use weft_trace::{wait_kind, Record};
+
+    const MS: u64 = 1_000_000;
+
+    /// Two threads wait on `Row` at one site (one of them unsampled: its site is
+    /// inferred) and park on a `Gate`; the groups split them and add up.
+    #[test]
+    fn waits_group_by_kind_class_and_site() {
+        let mut tb = TB::new();
+        for (id, name) in [(5, "db.Row"), (6, "db.Gate")] {
+            tb.global(Record::ClassDef {
+                id,
+                name: name.into(),
+            });
+        }
+        for (id, frames) in [
+            (
+                10,
+                vec![
+                    "java.lang.Object.wait:338",
+                    "db.Row.await:12",
+                    "db.Txn.lock:40",
+                ],
+            ),
+            (11, vec!["db.Gate.pass:7"]),
+        ] {
+            tb.global(Record::SiteDef {
+                id,
+                frames: frames.into_iter().map(Into::into).collect(),
+            });
+        }
+        for t in [1u32, 2] {
+            tb.start(t, 0, C_THREAD, (0, 0));
+        }
+        let wait = |tb: &mut TB, t: u32, kind: u8, class: u32, site: u32, s: u64, e: u64| {
+            tb.recs.push((
+                t,
+                Record::WaitDetail {
+                    class_id: class,
+                    site,
+                },
+            ));
+            tb.recs.push((
+                t,
+                Record::WaitBegin {
+                    ts: s * MS,
+                    kind,
+                    lock: 0,
+                },
+            ));
+            tb.recs.push((t, Record::WaitEnd { ts: e * MS }));
+        };
+        wait(&mut tb, 1, wait_kind::OBJECT_WAIT, 5, 10, 10, 110);
+        wait(&mut tb, 2, wait_kind::OBJECT_WAIT, 5, 0, 20, 70);
+        wait(&mut tb, 1, wait_kind::PARK, 6, 11, 200, 230);
+        wait(&mut tb, 2, wait_kind::PARK, 0, 0, 300, 310);
+        for t in [1u32, 2] {
+            tb.thread_end(t, 1000 * MS);
+        }
+        let m = Model::build(&tb.trace());
+        let a = crate::locks::analyze_locks(&m);
+        let g = &a.wait_groups;
+        assert_eq!(g.len(), 3, "{g:#?}");
+        assert_eq!(g[0].kind, "Object.wait");
+        assert_eq!(g[0].class.as_deref(), Some("db.Row"));
+        assert_eq!(g[0].site.as_deref(), Some("db.Row.await:12"));
+        assert_eq!(
+            (g[0].count, g[0].total_ns, g[0].max_ns),
+            (2, 150 * MS, 100 * MS)
+        );
+        assert_eq!(g[0].site_inferred, 1);
+        assert_eq!(g[0].stack[1..], ["db.Row.await:12", "db.Txn.lock:40"]);
+        assert_eq!(g[0].threads[0], ("worker-1".to_string(), 100 * MS));
+        assert_eq!(g[1].class.as_deref(), Some("db.Gate"));
+        assert_eq!(g[2].class, None);
+        assert_eq!(g[2].site, None);
+        let total: u64 = g.iter().map(|x| x.total_ns).sum();
+        let intervals: u64 = a.wait_intervals.iter().map(|w| w.end_ns - w.start_ns).sum();
+        assert_eq!(total, intervals);
+        for w in &a.wait_intervals {
+            assert_eq!(g[w.group].kind, w.kind);
+        }
+    }
+}
