@@ -415,7 +415,7 @@ pub fn analyze_with(
             running[c].push(splits[i].demand_ns());
         }
         // The nearest reported ancestor hosts this execution.
-        let mut p = e.parent;
+        let mut p = e.parent();
         while let Some(pi) = p {
             if ex[pi].reported {
                 if let Some(c) = class_of(pi) {
@@ -423,7 +423,7 @@ pub fn analyze_with(
                 }
                 break;
             }
-            p = ex[pi].parent;
+            p = ex[pi].parent();
         }
     }
     let waited: Vec<(usize, &'static str, u64, u64)> = wait_kinds
@@ -506,7 +506,7 @@ pub fn self_time_stacks(
     locks: &LockAnalysis,
     act: &ActivityAnalysis,
 ) -> Vec<(Vec<String>, u64)> {
-    let site = |e: &crate::tasks::TaskExecution| match (&e.submitted_site, &e.created_site) {
+    let site = |e: &crate::tasks::TaskExecution| match (e.submitted_site(), e.created_site()) {
         (Some(s), _) => format!("submitted at {s}"),
         (None, Some(c)) => format!("created at {c}"),
         (None, None) => "site not captured".to_string(),

@@ -103,7 +103,7 @@ pub fn innermost_at(
         if execs[i].end_ns >= ts {
             return Some(i);
         }
-        cur = execs[i].parent;
+        cur = execs[i].parent();
     }
     None
 }

@@ -93,19 +93,25 @@ pub fn unobj(a: u64) -> (u32, u32) {
     ((a >> 32) as u32, a as u32)
 }
 
-/// One thread's events, in order (struct of arrays; index i is one event).
+/// One thread's events, in order, packed into bytes (docs/model.md "Events"):
+/// per event a header byte (the kind, and which of `a`, `b`/`c` and `flag` are
+/// there), the time as a zigzag varint difference from the previous event's, `a`
+/// as a zigzag varint difference from the previous event's `a` (usage ids and
+/// objects of a thread are near each other), `b` and `c + 1` as varints (so
+/// [`NONE`] costs one byte), `flag` as a byte. A fork-join task's three events
+/// take about 17 bytes (26 each as columns). Analyses read events in order
+/// ([`ThreadEvents::iter`]), never by index.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ThreadEvents {
     pub thread: ThreadIndex,
-    pub kind: Vec<EventKind>,
-    pub ts: Vec<u64>,
-    pub a: Vec<u64>,
-    pub b: Vec<u32>,
-    pub c: Vec<u32>,
-    pub flag: Vec<u8>,
+    bytes: Vec<u8>,
+    len: usize,
+    /// The last pushed event's time and `a` (the bases of the next differences).
+    last_ts: u64,
+    last_a: u64,
 }
 
-/// One event, read from the columns.
+/// One event, decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Event {
     pub kind: EventKind,
@@ -130,6 +136,109 @@ impl Event {
     }
 }
 
+/// Every kind, by its `u8` value (the header byte's low 5 bits).
+const KINDS: [EventKind; 27] = [
+    EventKind::ThreadStart,
+    EventKind::ThreadEnd,
+    EventKind::TaskBegin,
+    EventKind::TaskEnd,
+    EventKind::Submit,
+    EventKind::Created,
+    EventKind::Fork,
+    EventKind::JoinBegin,
+    EventKind::JoinEnd,
+    EventKind::FjFork,
+    EventKind::FjSubmit,
+    EventKind::FjRunBegin,
+    EventKind::FjRunEnd,
+    EventKind::FjCancel,
+    EventKind::FjReinit,
+    EventKind::FjJoinBegin,
+    EventKind::FjJoinEnd,
+    EventKind::LockBlock,
+    EventKind::LockAcquired,
+    EventKind::WaitBegin,
+    EventKind::WaitEnd,
+    EventKind::VtStart,
+    EventKind::VtEnd,
+    EventKind::VtMount,
+    EventKind::VtUnmount,
+    EventKind::VtPinned,
+    EventKind::Unpark,
+];
+
+/// The last kind: a new kind must be added to [`KINDS`] (this match stops
+/// compiling until it is looked at; the test checks the table's order).
+#[cfg(test)]
+const fn is_last_kind(k: EventKind) -> bool {
+    match k {
+        EventKind::Unpark => true,
+        EventKind::ThreadStart
+        | EventKind::ThreadEnd
+        | EventKind::TaskBegin
+        | EventKind::TaskEnd
+        | EventKind::Submit
+        | EventKind::Created
+        | EventKind::Fork
+        | EventKind::JoinBegin
+        | EventKind::JoinEnd
+        | EventKind::FjFork
+        | EventKind::FjSubmit
+        | EventKind::FjRunBegin
+        | EventKind::FjRunEnd
+        | EventKind::FjCancel
+        | EventKind::FjReinit
+        | EventKind::FjJoinBegin
+        | EventKind::FjJoinEnd
+        | EventKind::LockBlock
+        | EventKind::LockAcquired
+        | EventKind::WaitBegin
+        | EventKind::WaitEnd
+        | EventKind::VtStart
+        | EventKind::VtEnd
+        | EventKind::VtMount
+        | EventKind::VtUnmount
+        | EventKind::VtPinned => false,
+    }
+}
+const KIND_MASK: u8 = 0x1f;
+const HAS_A: u8 = 0x20;
+const HAS_BC: u8 = 0x40;
+const HAS_FLAG: u8 = 0x80;
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn get_varint(bytes: &[u8], pos: &mut usize) -> u64 {
+    let mut v = 0u64;
+    let mut shift = 0;
+    loop {
+        let byte = bytes[*pos];
+        *pos += 1;
+        v |= u64::from(byte & 0x7f) << shift;
+        if byte < 0x80 {
+            return v;
+        }
+        shift += 7;
+    }
+}
+
+/// The difference `to - from` as a zigzag number (small either way).
+fn zigzag(from: u64, to: u64) -> u64 {
+    let d = to.wrapping_sub(from) as i64;
+    ((d << 1) ^ (d >> 63)) as u64
+}
+
+fn unzigzag(from: u64, z: u64) -> u64 {
+    let d = ((z >> 1) as i64) ^ -((z & 1) as i64);
+    from.wrapping_add(d as u64)
+}
+
 impl ThreadEvents {
     pub fn new(thread: ThreadIndex) -> ThreadEvents {
         ThreadEvents {
@@ -139,60 +248,93 @@ impl ThreadEvents {
     }
 
     pub fn len(&self) -> usize {
-        self.kind.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.kind.is_empty()
+        self.len == 0
+    }
+
+    /// Bytes the events take.
+    pub fn bytes(&self) -> usize {
+        self.bytes.len()
     }
 
     pub fn push(&mut self, e: Event) {
-        self.kind.push(e.kind);
-        self.ts.push(e.ts);
-        self.a.push(e.a);
-        self.b.push(e.b);
-        self.c.push(e.c);
-        self.flag.push(e.flag);
-    }
-
-    pub fn get(&self, i: usize) -> Event {
-        Event {
-            kind: self.kind[i],
-            ts: self.ts[i],
-            a: self.a[i],
-            b: self.b[i],
-            c: self.c[i],
-            flag: self.flag[i],
+        let has_a = e.a != self.last_a;
+        let c1 = e.c.wrapping_add(1);
+        let has_bc = e.b != 0 || c1 != 0;
+        let mut head = e.kind as u8;
+        if has_a {
+            head |= HAS_A;
         }
+        if has_bc {
+            head |= HAS_BC;
+        }
+        if e.flag != 0 {
+            head |= HAS_FLAG;
+        }
+        self.bytes.push(head);
+        put_varint(&mut self.bytes, zigzag(self.last_ts, e.ts));
+        if has_a {
+            put_varint(&mut self.bytes, zigzag(self.last_a, e.a));
+        }
+        if has_bc {
+            put_varint(&mut self.bytes, u64::from(e.b));
+            put_varint(&mut self.bytes, u64::from(c1));
+        }
+        if e.flag != 0 {
+            self.bytes.push(e.flag);
+        }
+        self.last_ts = e.ts;
+        self.last_a = e.a;
+        self.len += 1;
     }
 
     /// The events in order.
-    pub fn iter(&self) -> impl Iterator<Item = Event> + '_ {
-        (0..self.len()).map(|i| self.get(i))
+    pub fn iter(&self) -> Iter<'_> {
+        Iter {
+            bytes: &self.bytes,
+            pos: 0,
+            ts: 0,
+            a: 0,
+        }
     }
 
     fn shrink(&mut self) {
-        self.kind.shrink_to_fit();
-        self.ts.shrink_to_fit();
-        self.a.shrink_to_fit();
-        self.b.shrink_to_fit();
-        self.c.shrink_to_fit();
-        self.flag.shrink_to_fit();
+        self.bytes.shrink_to_fit();
+    }
+
+    /// The events with `f` applied to the ones at `indices` (a rare correction:
+    /// the stream is decoded and packed again once).
+    pub fn map_events(&mut self, indices: &[usize], mut f: impl FnMut(&mut Event)) {
+        let mut events: Vec<Event> = self.iter().collect();
+        for &i in indices {
+            if let Some(e) = events.get_mut(i) {
+                f(e);
+            }
+        }
+        *self = ThreadEvents::from_events(self.thread, events);
+    }
+
+    fn from_events(thread: ThreadIndex, events: impl IntoIterator<Item = Event>) -> ThreadEvents {
+        let mut out = ThreadEvents::new(thread);
+        for e in events {
+            out.push(e);
+        }
+        out.shrink();
+        out
     }
 
     /// Puts the events in time order (stable). A virtual thread's stream comes
     /// from several carriers' blocks, which need not be written in time order.
     pub fn sort_by_time(&mut self) {
-        if self.ts.windows(2).all(|w| w[0] <= w[1]) {
+        let mut events: Vec<Event> = self.iter().collect();
+        if events.windows(2).all(|w| w[0].ts <= w[1].ts) {
             return;
         }
-        let mut order: Vec<usize> = (0..self.len()).collect();
-        order.sort_by_key(|&i| self.ts[i]);
-        let mut out = ThreadEvents::new(self.thread);
-        for i in order {
-            out.push(self.get(i));
-        }
-        *self = out;
+        events.sort_by_key(|e| e.ts);
+        *self = ThreadEvents::from_events(self.thread, events);
     }
 
     /// Merges a thread's fork-join events (`fj`, in their own order) into its other
@@ -211,25 +353,105 @@ impl ThreadEvents {
             return fj;
         }
         let mut out = ThreadEvents::new(self.thread);
-        let n = self.len() + fj.len();
-        out.kind.reserve_exact(n);
-        out.ts.reserve_exact(n);
-        out.a.reserve_exact(n);
-        out.b.reserve_exact(n);
-        out.c.reserve_exact(n);
-        out.flag.reserve_exact(n);
-        let (mut i, mut j) = (0, 0);
-        while i < self.len() || j < fj.len() {
-            let take_own = j >= fj.len() || (i < self.len() && self.ts[i] <= fj.ts[j]);
-            if take_own {
-                out.push(self.get(i));
-                i += 1;
+        out.bytes.reserve_exact(self.bytes.len() + fj.bytes.len());
+        let (mut own, mut other) = (self.iter(), fj.iter());
+        let (mut x, mut y) = (own.next_packed(), other.next_packed());
+        loop {
+            let take_own = match (&x, &y) {
+                (None, None) => break,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (Some(a), Some(b)) => a.event.ts <= b.event.ts,
+            };
+            let p = if take_own {
+                std::mem::replace(&mut x, own.next_packed())
             } else {
-                out.push(fj.get(j));
-                j += 1;
+                std::mem::replace(&mut y, other.next_packed())
+            };
+            if let Some(p) = p {
+                let bytes = if take_own { &self.bytes } else { &fj.bytes };
+                out.push_packed(&p, &bytes[p.from..p.to]);
             }
         }
+        out.shrink();
         out
+    }
+
+    /// Appends an event read from another stream: its bytes as they are when they
+    /// were packed against the same previous time and `a` (a run of one side's
+    /// events in a merge: most events), else packed again.
+    fn push_packed(&mut self, p: &Packed, bytes: &[u8]) {
+        if p.base == (self.last_ts, self.last_a) {
+            self.bytes.extend_from_slice(bytes);
+            self.last_ts = p.event.ts;
+            self.last_a = p.event.a;
+            self.len += 1;
+        } else {
+            self.push(p.event);
+        }
+    }
+}
+
+/// An event as read from a stream: where its bytes are, and the previous time and
+/// `a` they were packed against.
+struct Packed {
+    event: Event,
+    from: usize,
+    to: usize,
+    base: (u64, u64),
+}
+
+/// Decodes a [`ThreadEvents`] in order.
+pub struct Iter<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    ts: u64,
+    a: u64,
+}
+
+impl Iter<'_> {
+    fn next_packed(&mut self) -> Option<Packed> {
+        let (from, base) = (self.pos, (self.ts, self.a));
+        let event = self.next()?;
+        Some(Packed {
+            event,
+            from,
+            to: self.pos,
+            base,
+        })
+    }
+}
+
+impl Iterator for Iter<'_> {
+    type Item = Event;
+
+    fn next(&mut self) -> Option<Event> {
+        let &head = self.bytes.get(self.pos)?;
+        self.pos += 1;
+        let kind = KINDS[usize::from(head & KIND_MASK)];
+        self.ts = unzigzag(self.ts, get_varint(self.bytes, &mut self.pos));
+        if head & HAS_A != 0 {
+            self.a = unzigzag(self.a, get_varint(self.bytes, &mut self.pos));
+        }
+        // Neither there: b = 0 and c = NONE (see `push`).
+        let (mut b, mut c) = (0, NONE);
+        if head & HAS_BC != 0 {
+            b = get_varint(self.bytes, &mut self.pos) as u32;
+            c = (get_varint(self.bytes, &mut self.pos) as u32).wrapping_sub(1);
+        }
+        let mut flag = 0;
+        if head & HAS_FLAG != 0 {
+            flag = self.bytes[self.pos];
+            self.pos += 1;
+        }
+        Some(Event {
+            kind,
+            ts: self.ts,
+            a: self.a,
+            b,
+            c,
+            flag,
+        })
     }
 }
 
@@ -265,5 +487,94 @@ mod tests {
         assert_eq!(m.thread, 3);
         assert_eq!(obj(7, 9), 7 << 32 | 9);
         assert_eq!(unobj(obj(7, 9)), (7, 9));
+    }
+
+    #[test]
+    fn packed_events_read_back_as_pushed() {
+        for (i, &k) in KINDS.iter().enumerate() {
+            assert_eq!(k as usize, i);
+        }
+        assert!(is_last_kind(KINDS[KINDS.len() - 1]));
+        assert!(KINDS.len() <= usize::from(KIND_MASK) + 1);
+        let events = [
+            Event {
+                a: u64::MAX,
+                b: u32::MAX,
+                c: 0,
+                flag: 255,
+                ..ev(EventKind::LockBlock, u64::MAX)
+            },
+            Event {
+                a: 1 << 40 | 7,
+                b: 3,
+                c: NONE,
+                ..ev(EventKind::FjFork, 5)
+            },
+            Event {
+                a: 1 << 40 | 7,
+                b: 3,
+                c: 0,
+                ..ev(EventKind::FjRunBegin, 4)
+            },
+            ev(EventKind::FjRunEnd, 4),
+            Event {
+                a: 9,
+                b: 0,
+                c: 12,
+                ..ev(EventKind::Created, 0)
+            },
+            Event {
+                flag: 1,
+                ..ev(EventKind::VtPinned, 1 << 63)
+            },
+        ];
+        let mut t = ThreadEvents::new(1);
+        for e in events {
+            t.push(e);
+        }
+        assert_eq!(t.len(), events.len());
+        assert_eq!(t.iter().collect::<Vec<_>>(), events);
+        t.map_events(&[3], |e| e.b = 44);
+        assert_eq!(t.iter().nth(3).map(|e| e.b), Some(44));
+        assert_eq!(t.iter().nth(4), Some(events[4]));
+    }
+
+    #[test]
+    fn a_merge_reads_back_as_the_events_in_time_order() {
+        let fork = |ts: u64, usage: u64| Event {
+            a: 1 << 40 | usage,
+            b: 7,
+            c: NONE,
+            ..ev(EventKind::FjFork, ts)
+        };
+        let own_events = [
+            Event {
+                a: 5,
+                b: 2,
+                c: 9,
+                ..ev(EventKind::TaskBegin, 3)
+            },
+            Event {
+                b: 4,
+                flag: 2,
+                ..ev(EventKind::LockBlock, 20)
+            },
+            ev(EventKind::ThreadEnd, 90),
+        ];
+        let fj_events = [
+            fork(1, 1),
+            fork(4, 2),
+            fork(5, 3),
+            ev(EventKind::FjRunEnd, 25),
+            fork(95, 4),
+        ];
+        let (mut own, mut fj) = (ThreadEvents::new(2), ThreadEvents::new(2));
+        own_events.iter().for_each(|&e| own.push(e));
+        fj_events.iter().for_each(|&e| fj.push(e));
+        let mut expected: Vec<Event> = own_events.iter().chain(&fj_events).copied().collect();
+        expected.sort_by_key(|e| e.ts);
+        let merged = own.merge(fj);
+        assert_eq!(merged.len(), expected.len());
+        assert_eq!(merged.iter().collect::<Vec<_>>(), expected);
     }
 }

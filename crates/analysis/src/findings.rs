@@ -686,7 +686,7 @@ fn granularity_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 .entry((&*e.class, e.kind))
                 .or_default()
                 .push((e.begin_ns, e.end_ns));
-            if let Some(p) = e.parent.and_then(|p| tasks.executions.get(p)) {
+            if let Some(p) = e.parent().and_then(|p| tasks.executions.get(p)) {
                 hosts.insert((&*p.class, p.kind));
             }
         }

@@ -17,7 +17,10 @@ use crate::events::{EventKind, NONE};
 use crate::model::Model;
 use crate::tasks::Distribution;
 
-#[derive(Debug, Clone, Default, PartialEq)]
+/// One fork-join task usage (a push and its run). 80 bytes: the optional
+/// parent and run thread are sentinels (usage ids are never 0; no thread index is
+/// `NO_THREAD`), read through [`Usage::parent`] and [`Usage::run_thread`].
+#[derive(Debug, Clone, PartialEq)]
 pub struct Usage {
     pub id: u64,
     pub class_id: u32,
@@ -25,9 +28,10 @@ pub struct Usage {
     pub push_ns: u64,
     pub external: bool,
     pub prev: u64,
-    /// Innermost usage run on the pushing thread at push time.
-    pub parent: Option<u64>,
-    pub run_thread: Option<ThreadIndex>,
+    /// Innermost usage run on the pushing thread at push time (0: none).
+    pub(crate) parent: u64,
+    /// The thread that ran it (`NO_THREAD`: it did not run).
+    pub(crate) run_thread: ThreadIndex,
     pub begin_ns: u64,
     pub end_ns: u64,
     pub self_ns: u64,
@@ -37,9 +41,42 @@ pub struct Usage {
     pub pool: u32,
 }
 
+const NO_THREAD: ThreadIndex = ThreadIndex::MAX;
+
+impl Default for Usage {
+    fn default() -> Usage {
+        Usage {
+            id: 0,
+            class_id: 0,
+            push_thread: 0,
+            push_ns: 0,
+            external: false,
+            prev: 0,
+            parent: 0,
+            run_thread: NO_THREAD,
+            begin_ns: 0,
+            end_ns: 0,
+            self_ns: 0,
+            cancelled: false,
+            site: 0,
+            pool: 0,
+        }
+    }
+}
+
 impl Usage {
     pub fn ran(&self) -> bool {
-        self.run_thread.is_some()
+        self.run_thread != NO_THREAD
+    }
+
+    /// Innermost usage run on the pushing thread at push time.
+    pub fn parent(&self) -> Option<u64> {
+        (self.parent != 0).then_some(self.parent)
+    }
+
+    /// The thread that ran it, if it ran.
+    pub fn run_thread(&self) -> Option<ThreadIndex> {
+        self.ran().then_some(self.run_thread)
     }
 }
 
@@ -165,7 +202,7 @@ impl ForkJoinAnalysis {
         let mut busy = vec![0u64; n];
         let mut runs: BTreeMap<ThreadIndex, Vec<(u64, u64)>> = BTreeMap::new();
         for u in &self.usages {
-            if let Some(t) = u.run_thread {
+            if let Some(t) = u.run_thread() {
                 if (pool.is_none() || pool == Some(u.pool)) && u.end_ns > u.begin_ns {
                     runs.entry(t).or_default().push((u.begin_ns, u.end_ns));
                 }
@@ -256,9 +293,9 @@ impl Slots {
     pub(crate) fn of_pushes(model: &Model) -> (Slots, usize) {
         let pushes = || {
             model.events.iter().flat_map(|evs| {
-                (0..evs.len())
-                    .filter(|&i| matches!(evs.kind[i], EventKind::FjFork | EventKind::FjSubmit))
-                    .map(|i| evs.a[i])
+                evs.iter()
+                    .filter(|e| matches!(e.kind, EventKind::FjFork | EventKind::FjSubmit))
+                    .map(|e| e.a)
             })
         };
         let mut max: HashMap<u64, u64> = HashMap::default();
@@ -355,7 +392,7 @@ impl UsageTable {
     fn run(&mut self, id: u64, thread: ThreadIndex, begin_ns: u64, end_ns: u64, self_ns: u64) {
         if let Some(i) = self.slots.get(id) {
             let u = &mut self.items[i];
-            u.run_thread = Some(thread);
+            u.run_thread = thread;
             u.begin_ns = begin_ns;
             u.end_ns = end_ns;
             u.self_ns = self_ns;
@@ -400,7 +437,9 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     let mut base_joins: HashMap<ThreadIndex, Vec<(u64, u64, u64)>> = HashMap::default();
     // Strand events of all runs in one list; a run's are a range of it (a Vec per
     // run cost ~100 B per fork-join task).
-    let mut strand_ev: Vec<(u64, u64, bool)> = Vec::new();
+    // Each as (offset | JOIN_BIT if a join, usage slot); usages without a slot
+    // are left out (no span of theirs can be looked up).
+    let mut strand_ev: Vec<(u64, u32)> = Vec::new();
     // By usage slot: (start, length) in strand_ev.
     let mut strands: Vec<(usize, u32)> = vec![(0, 0); usages.items.len()];
     let mut threads: BTreeMap<ThreadIndex, FjThread> = BTreeMap::new();
@@ -466,7 +505,7 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
                         push_ns: *ts,
                         external,
                         prev,
-                        parent,
+                        parent: parent.unwrap_or(0),
                         pool: if external { pool } else { 0 },
                         ..Usage::default()
                     });
@@ -525,8 +564,12 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
                         p.ev.push((off, f.usage, true));
                     }
                     if let Some(slot) = usages.slots.get(f.usage).filter(|_| !f.ev.is_empty()) {
-                        strands[slot] = (strand_ev.len(), f.ev.len() as u32);
-                        strand_ev.extend_from_slice(&f.ev);
+                        let from = strand_ev.len();
+                        strand_ev.extend(f.ev.iter().filter_map(|&(off, c, join)| {
+                            let c = u32::try_from(usages.slots.get(c)?).ok()?;
+                            Some((off | u64::from(join) << 63, c))
+                        }));
+                        strands[slot] = (from, (strand_ev.len() - from) as u32);
                     }
                     thread_entry(&mut threads, t);
                     let th = threads.get_mut(&t).expect("inserted");
@@ -580,7 +623,7 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
         }
     }
     for u in usages.values() {
-        if let Some(t) = u.run_thread {
+        if let Some(t) = u.run_thread() {
             if u.push_thread != t && !u.external {
                 if let Some(th) = threads.get_mut(&t) {
                     th.stolen += 1;
@@ -604,7 +647,7 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
             u.site = *s;
         }
         if u.pool == 0 {
-            let t = u.run_thread.unwrap_or(u.push_thread);
+            let t = u.run_thread().unwrap_or(u.push_thread);
             u.pool = worker_pool
                 .get(&t)
                 .or_else(|| worker_pool.get(&u.push_thread))
@@ -653,7 +696,7 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     // kids[kid_start[i]..kid_start[i + 1]].
     let nslots = usages.items.len();
     let parent_slot = |id: &u64| -> Option<usize> {
-        let p = usages[id].parent.filter(|p| usages.contains_key(p))?;
+        let p = usages[id].parent().filter(|p| usages.contains_key(p))?;
         usages.slots.get(p)
     };
     let mut kid_start: Vec<usize> = vec![0; nslots + 1];
@@ -717,27 +760,36 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
                 end = end.max(u.end_ns);
             }
             // A run forks a handful of children: a list beats a map per node.
-            let mut forked: Vec<(u64, u64)> = Vec::new();
+            // (child slot, fork offset)
+            let mut forked: Vec<(u32, u64)> = Vec::new();
             let fork_offset =
-                |forked: &[(u64, u64)], c: u64| forked.iter().rev().find(|f| f.0 == c).map(|f| f.1);
+                |forked: &[(u32, u64)], c: u32| forked.iter().rev().find(|f| f.0 == c).map(|f| f.1);
+            let span_at = |span_of: &[(u32, u64)], slot: u32| -> Option<u64> {
+                let (g, s) = span_of[slot as usize];
+                (g == generation).then_some(s)
+            };
             let mut extra = 0u64;
             let strand = usages
                 .slots
                 .get(id)
                 .map(|slot| strands[slot])
                 .map_or(&[][..], |(from, n)| &strand_ev[from..from + n as usize]);
-            for &(off, c, join) in strand {
+            for &(tagged, c) in strand {
+                let (off, join) = (tagged & !(1 << 63), tagged >> 63 == 1);
                 if !join {
                     forked.push((c, off + extra));
-                } else if let (Some(f), Some(sc)) = (fork_offset(&forked, c), span_get(&span_of, c))
+                } else if let (Some(f), Some(sc)) = (fork_offset(&forked, c), span_at(&span_of, c))
                 {
                     extra = extra.max((f + sc).saturating_sub(off));
                 }
             }
             let mut s = own + extra;
             for k in kids {
+                let Some(slot) = usages.slots.get(*k).and_then(|i| u32::try_from(i).ok()) else {
+                    continue;
+                };
                 s = s.max(
-                    fork_offset(&forked, *k).unwrap_or(0) + span_get(&span_of, *k).unwrap_or(0),
+                    fork_offset(&forked, slot).unwrap_or(0) + span_at(&span_of, slot).unwrap_or(0),
                 );
             }
             if let Some(slot) = usages.slots.get(id) {
@@ -766,7 +818,7 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     for u in usages.values() {
         if u.ran() {
             out.tasks += 1;
-            if u.run_thread != Some(u.push_thread) && !u.external {
+            if u.run_thread != u.push_thread && !u.external {
                 out.steals += 1;
             }
             let e = by_class.entry(u.class_id).or_default();
@@ -819,7 +871,7 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
         if let Some(p) = pools.get_mut(&u.pool) {
             if u.ran() {
                 p.tasks += 1;
-                if u.run_thread != Some(u.push_thread) && !u.external {
+                if u.run_thread != u.push_thread && !u.external {
                     p.steals += 1;
                 }
             }
@@ -910,7 +962,7 @@ mod tests {
         assert_eq!(by(1).self_ns, 200);
         assert_eq!(by(2).self_ns, 1000);
         assert_eq!(by(3).self_ns, 140, "600 minus 460 blocked");
-        assert_eq!(by(4).parent, Some(3));
+        assert_eq!(by(4).parent(), Some(3));
         let c1 = f.computations.iter().find(|c| c.root == 1).unwrap();
         assert_eq!((c1.tasks, c1.work_ns, c1.span_ns), (2, 1200, 1100));
         let c2 = f.computations.iter().find(|c| c.root == 3).unwrap();
@@ -962,7 +1014,7 @@ mod tests {
     fn parallelism_over_time_counts_threads() {
         let run = |id: u64, t: ThreadIndex, b: u64, e: u64, pool: u32| Usage {
             id,
-            run_thread: Some(t),
+            run_thread: t,
             begin_ns: b,
             end_ns: e,
             pool,

@@ -112,7 +112,7 @@ pub fn push_edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ {
             },
             from_thread: u.push_thread,
             from_ns: u.push_ns,
-            to_thread: u.run_thread?,
+            to_thread: u.run_thread()?,
             to_ns: u.begin_ns,
         })
     })
@@ -127,7 +127,7 @@ pub fn forkjoin_join_edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_
         a.forkjoin
             .usages
             .iter()
-            .filter_map(|u| Some((u.id, (u.run_thread?, u.end_ns))))
+            .filter_map(|u| Some((u.id, (u.run_thread()?, u.end_ns))))
             .collect(),
     );
     a.model.events.iter().flat_map(move |evs| {

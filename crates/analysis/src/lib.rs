@@ -89,7 +89,7 @@ pub fn analyze(trace: &Trace) -> Analysis {
 
 /// Run every analysis on a model. Analyses read the model only (docs/model.md).
 pub fn analyze_model(model: Model) -> Analysis {
-    analyze_model_staged(model, |_| {})
+    analyze_staged_in(model, None, |_| {})
 }
 
 /// Run every analysis on the model of a window's part of a trace
@@ -99,10 +99,14 @@ pub fn analyze_model_window(model: Model, window: Option<window::Window>) -> Ana
     analyze_staged_in(model, window, |_| {})
 }
 
-/// [`analyze_model`], calling `stage(name)` after each analysis (for the
-/// benchmark's per-stage times and memory).
-pub fn analyze_model_staged(model: Model, stage: impl FnMut(&str)) -> Analysis {
-    analyze_staged_in(model, None, stage)
+/// [`analyze_model_window`], calling `stage(name)` after each analysis (for
+/// the benchmark's per-stage times and memory).
+pub fn analyze_model_staged(
+    model: Model,
+    window: Option<window::Window>,
+    stage: impl FnMut(&str),
+) -> Analysis {
+    analyze_staged_in(model, window, stage)
 }
 
 fn analyze_staged_in(

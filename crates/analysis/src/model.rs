@@ -751,11 +751,17 @@ impl ModelBuilder {
             sched,
             pending_wait_detail: _,
         } = self;
+        let mut unresolved: BTreeMap<ThreadIndex, Vec<usize>> = BTreeMap::new();
         for (thread, i) in unresolved_runs {
+            unresolved.entry(thread).or_default().push(i);
+        }
+        for (thread, indices) in unresolved {
             if let Some(s) = streams.get_mut(&thread) {
-                if let Some(c) = fj_usage_class(s.1.a[i]) {
-                    s.1.b[i] = c;
-                }
+                s.1.map_events(&indices, |e| {
+                    if let Some(c) = fj_usage_class(e.a) {
+                        e.b = c;
+                    }
+                });
             }
         }
         m.truncated = truncated;

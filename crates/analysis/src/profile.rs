@@ -369,7 +369,7 @@ impl Profile {
                 if e.end_ns > s.ts_ns {
                     break;
                 }
-                cur = e.parent;
+                cur = e.parent();
             }
             // An aggregated execution counts for the one it is folded into.
             let mut guard = 0;
@@ -379,7 +379,7 @@ impl Profile {
                     break;
                 }
                 guard += 1;
-                cur = e.aggregated_into;
+                cur = e.aggregated_into();
             }
             s.execution = cur.filter(|&i| tasks.executions[i].reported);
         }
@@ -451,7 +451,7 @@ impl Profile {
                 continue;
             }
             begins.entry(e.thread).or_default().push((e.begin_ns, i));
-            if let (Some(t), Some(ts)) = (e.submit_thread, e.submit_ns) {
+            if let (Some(t), Some(ts)) = (e.submit_thread(), e.submit_ns()) {
                 submits.entry(t).or_default().push((ts, i));
             }
         }

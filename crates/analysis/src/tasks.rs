@@ -61,47 +61,103 @@ impl TaskKind {
 }
 
 /// One task execution (reported or aggregated). Plumbing executions dropped by
-/// rules 1–2 are not listed.
+/// rules 1–2 are not listed. A row is 72 bytes: links are `u32` indices with a
+/// sentinel, and what only some executions have (a submission, a creation site)
+/// is boxed ([`ExecDetails`]); a fork-join trace has millions of executions and
+/// almost none of those.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskExecution {
     /// Reported class: the runtime class, or the inner task's class for a plumbing stand-in.
     /// Shared by the executions of a class (a `String` each cost ~50 MB per million tasks).
     pub class: std::sync::Arc<str>,
     pub class_id: u32,
-    pub kind: TaskKind,
     pub thread: ThreadIndex,
     pub begin_ns: u64,
     pub end_ns: u64,
     /// Duration minus the reported executions nested in it (through aggregated ones).
     pub self_ns: u64,
+    /// Enclosing execution on the same thread (after dropping plumbing), or [`NO_EXEC`].
+    pub(crate) parent: u32,
+    pub kind: TaskKind,
     /// Reported as a task of its class (else aggregated).
     pub reported: bool,
-    /// For an aggregated execution: the execution it is folded into (index into
-    /// `TaskAnalysis::executions`), or `None` when folded into its thread (R3).
-    pub aggregated_into: Option<usize>,
-    /// Enclosing execution on the same thread (after dropping plumbing).
-    pub parent: Option<usize>,
+    /// Aggregated into its parent (R1); else, when not reported, into its thread (R3).
+    pub(crate) folded_into_parent: bool,
     /// Matched to a submission.
     pub submitted: bool,
-    pub submit_ns: Option<u64>,
-    /// The thread that made the submission (kept from the match, so that no view
-    /// has to match submissions again).
-    pub submit_thread: Option<ThreadIndex>,
-    /// Begin − submission time, for submitted executions.
-    pub queue_wait_ns: Option<u64>,
-    /// Innermost user frames of the sites; shared by the executions of a site.
-    pub created_site: Option<std::sync::Arc<str>>,
-    pub submitted_site: Option<std::sync::Arc<str>>,
     /// Closed by weft (no end record: thread ended, trace cut, or records lost).
     pub incomplete: bool,
     /// A plumbing execution reported for its inner task (rule 3).
     pub stand_in: bool,
+    pub(crate) details: Option<Box<ExecDetails>>,
+}
+
+/// "No execution" for an index of [`TaskExecution`].
+pub const NO_EXEC: u32 = u32::MAX;
+
+/// The parts of an execution that only some have.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExecDetails {
+    pub submit_ns: Option<u64>,
+    /// The thread that made the submission (kept from the match, so that no view
+    /// has to match submissions again).
+    pub submit_thread: Option<ThreadIndex>,
+    /// Innermost user frames of the sites; shared by the executions of a site.
+    pub created_site: Option<std::sync::Arc<str>>,
+    pub submitted_site: Option<std::sync::Arc<str>>,
 }
 
 impl TaskExecution {
     pub fn duration_ns(&self) -> u64 {
         self.end_ns.saturating_sub(self.begin_ns)
     }
+
+    /// Enclosing execution on the same thread (after dropping plumbing): an index
+    /// into `TaskAnalysis::executions`.
+    pub fn parent(&self) -> Option<usize> {
+        (self.parent != NO_EXEC).then_some(self.parent as usize)
+    }
+
+    /// For an aggregated execution: the execution it is folded into (index into
+    /// `TaskAnalysis::executions`), or `None` when folded into its thread (R3).
+    pub fn aggregated_into(&self) -> Option<usize> {
+        self.parent().filter(|_| self.folded_into_parent)
+    }
+
+    pub fn submit_ns(&self) -> Option<u64> {
+        self.details.as_ref().and_then(|d| d.submit_ns)
+    }
+
+    /// The thread that made the submission.
+    pub fn submit_thread(&self) -> Option<ThreadIndex> {
+        self.details.as_ref().and_then(|d| d.submit_thread)
+    }
+
+    /// Begin − submission time, for submitted executions.
+    pub fn queue_wait_ns(&self) -> Option<u64> {
+        self.submit_ns().map(|s| self.begin_ns.saturating_sub(s))
+    }
+
+    /// Innermost user frame of the site that created the task.
+    pub fn created_site(&self) -> Option<&str> {
+        self.details
+            .as_ref()
+            .and_then(|d| d.created_site.as_deref())
+    }
+
+    /// Innermost user frame of the site that submitted the task.
+    pub fn submitted_site(&self) -> Option<&str> {
+        self.details
+            .as_ref()
+            .and_then(|d| d.submitted_site.as_deref())
+    }
+}
+
+/// An index of [`TaskAnalysis::executions`] as stored in a row.
+pub(crate) fn exec_index(i: Option<usize>) -> u32 {
+    i.map_or(NO_EXEC, |i| {
+        u32::try_from(i).expect("fewer than 2^32 executions")
+    })
 }
 
 /// Total, min, percentiles and max of a set of durations.
@@ -213,22 +269,60 @@ struct Node {
     obj: Ident,
     method: Method,
     plumbing: bool,
-    inner: Option<Ident>,
-    target: Option<Ident>,
     begin: u64,
     end: u64,
     closed: bool,
     incomplete: bool,
-    raw_parent: Option<usize>,
+    /// Enclosing raw execution (index into the nodes), or [`NO_EXEC`].
+    raw_parent: u32,
     /// Plumbing whose inner task ran nested in it (rule 2).
     resolved: bool,
+    /// What only plumbing and thread executions have (a node is 56 bytes, not
+    /// 136: a fork-join trace has millions of nodes and almost none of these).
+    wide: Option<Box<WideNode>>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct WideNode {
+    inner: Option<Ident>,
+    target: Option<Ident>,
     /// Identities of plumbing objects this execution stands for.
     extra_ids: Vec<Ident>,
 }
 
 impl Node {
     fn has_identity(&self, id: Ident) -> bool {
-        self.obj == id || self.target == Some(id)
+        self.obj == id || self.target() == Some(id)
+    }
+
+    fn inner(&self) -> Option<Ident> {
+        self.wide.as_ref().and_then(|w| w.inner)
+    }
+
+    fn target(&self) -> Option<Ident> {
+        self.wide.as_ref().and_then(|w| w.target)
+    }
+
+    fn extra_ids(&self) -> &[Ident] {
+        self.wide.as_ref().map_or(&[], |w| &w.extra_ids)
+    }
+
+    fn raw_parent(&self) -> Option<usize> {
+        (self.raw_parent != NO_EXEC).then_some(self.raw_parent as usize)
+    }
+
+    fn wide(
+        inner: Option<Ident>,
+        target: Option<Ident>,
+        extra_ids: Vec<Ident>,
+    ) -> Option<Box<WideNode>> {
+        (inner.is_some() || target.is_some() || !extra_ids.is_empty()).then(|| {
+            Box::new(WideNode {
+                inner,
+                target,
+                extra_ids,
+            })
+        })
     }
 }
 
@@ -477,9 +571,13 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                 let same_wrapped_task = inner.is_some()
                     && top_node.plumbing
                     && !top_node.resolved
-                    && top_node.inner == inner;
-                if same_wrapped_task && !top_node.extra_ids.contains(&obj) {
-                    top_node.extra_ids.push(obj);
+                    && top_node.inner() == inner;
+                if same_wrapped_task && !top_node.extra_ids().contains(&obj) {
+                    top_node
+                        .wide
+                        .get_or_insert_with(Default::default)
+                        .extra_ids
+                        .push(obj);
                 }
                 if same_wrapped_task || top_node.has_identity(obj) {
                     stack.push(Frame {
@@ -511,10 +609,10 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                     continue;
                 }
                 let n = &mut nodes[f.node];
-                if n.plumbing && !n.resolved && n.inner == Some(obj) {
+                if n.plumbing && !n.resolved && n.inner() == Some(obj) {
                     n.resolved = true;
                     extra.push(n.obj);
-                    extra.extend(n.extra_ids.iter().copied());
+                    extra.extend(n.extra_ids().iter().copied());
                 }
             }
             nodes.push(Node {
@@ -524,15 +622,13 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                 obj,
                 method,
                 plumbing,
-                inner,
-                target: None,
                 begin: ts,
                 end: ts,
                 closed: false,
                 incomplete: false,
-                raw_parent: stack.last().map(|f| f.node),
+                raw_parent: exec_index(stack.last().map(|f| f.node)),
                 resolved: false,
-                extra_ids: extra,
+                wide: Node::wide(inner, None, extra),
             });
             stack.push(Frame {
                 node: idx,
@@ -556,7 +652,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     // ---- pass 2: drop plumbing (rules 1–2), effective parents ----
     let dropped: Vec<bool> = nodes
         .iter()
-        .map(|n| n.plumbing && (n.inner.is_none() || n.resolved))
+        .map(|n| n.plumbing && (n.inner().is_none() || n.resolved))
         .collect();
     out.dropped_plumbing = dropped.iter().filter(|&&d| d).count() as u64;
     let mut new_index: Vec<u32> = vec![u32::MAX; nodes.len()];
@@ -568,7 +664,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         }
     }
     let eff_parent = |mut i: usize| -> Option<usize> {
-        while let Some(p) = nodes[i].raw_parent {
+        while let Some(p) = nodes[i].raw_parent() {
             if !dropped[p] {
                 return Some(new_index[p] as usize).filter(|_| new_index[p] != u32::MAX);
             }
@@ -588,10 +684,10 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         if n.is_thread {
             continue;
         }
-        let own = n.inner.unwrap_or(n.obj);
+        let own = n.inner().unwrap_or(n.obj);
         let ids = std::iter::once(own)
-            .chain((n.inner.is_some()).then_some(n.obj))
-            .chain(n.extra_ids.iter().copied());
+            .chain((n.inner().is_some()).then_some(n.obj))
+            .chain(n.extra_ids().iter().copied());
         for id in ids {
             if let Some(q) = submit_queues.get_mut(&id) {
                 if let Some(&s) = q.front() {
@@ -614,15 +710,15 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     for (k, &ni) in kept.iter().enumerate() {
         let n = &nodes[ni];
         let parent = eff_parent(ni);
-        let stand_in = n.plumbing && n.inner.is_some();
-        let obj = n.inner.unwrap_or(n.obj);
+        let stand_in = n.plumbing && n.inner().is_some();
+        let obj = n.inner().unwrap_or(n.obj);
         let (class_id, kind) = if n.virtual_thread {
             (n.obj.0, TaskKind::VirtualThread)
         } else if n.is_thread {
             let thread_class = model.class_name(n.obj.0);
             let cid = if n.obj.0 != 0 && thread_class != "java.lang.Thread" {
                 n.obj.0
-            } else if let Some(t) = n.target {
+            } else if let Some(t) = n.target() {
                 t.0
             } else {
                 n.obj.0
@@ -682,6 +778,12 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         } else {
             (true, None) // R2
         };
+        let details = ExecDetails {
+            submit_ns: submit.map(|s| s.ts),
+            submit_thread: submit.map(|s| s.thread),
+            created_site: creation.and_then(|c| site_names.get(model, c.2)),
+            submitted_site: submit.and_then(|s| site_names.get(model, s.site)),
+        };
         execs.push(TaskExecution {
             class: class_names
                 .entry(class_id)
@@ -694,14 +796,10 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             end_ns: n.end.max(n.begin),
             self_ns: 0,
             reported,
-            aggregated_into,
-            parent,
+            folded_into_parent: aggregated_into.is_some(),
+            parent: exec_index(parent),
             submitted,
-            submit_ns: submit.map(|s| s.ts),
-            submit_thread: submit.map(|s| s.thread),
-            queue_wait_ns: submit.map(|s| n.begin.saturating_sub(s.ts)),
-            created_site: creation.and_then(|c| site_names.get(model, c.2)),
-            submitted_site: submit.and_then(|s| site_names.get(model, s.site)),
+            details: (details != ExecDetails::default()).then(|| Box::new(details)),
             incomplete: n.incomplete,
             stand_in,
         });
@@ -725,7 +823,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         let below = reported_below[i];
         let self_ns = dur.saturating_sub(below);
         let contrib = if e.reported { dur } else { below };
-        let parent = e.parent;
+        let parent = e.parent();
         execs[i].self_ns = self_ns;
         if let Some(p) = parent {
             if p < i {
@@ -744,10 +842,10 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     for (k, &ni) in kept.iter().enumerate() {
         let n = &nodes[ni];
         let (inner, extra): (Option<Ident>, &[Ident]) = if n.is_thread {
-            thread_objects.push((k, n.obj, n.target));
+            thread_objects.push((k, n.obj, n.target()));
             (None, &[])
         } else {
-            (n.inner, &n.extra_ids)
+            (n.inner(), n.extra_ids())
         };
         idents.push(
             std::iter::once(n.obj)
@@ -953,15 +1051,15 @@ fn class_stats(execs: &[TaskExecution]) -> Vec<TaskClassStats> {
         if e.incomplete {
             a.incomplete += 1;
         }
-        if let Some(w) = e.queue_wait_ns {
+        if let Some(w) = e.queue_wait_ns() {
             a.submitted += 1;
             a.waits.push(w);
         }
-        if e.created_site.is_some() || e.submitted_site.is_some() {
+        if e.created_site().is_some() || e.submitted_site().is_some() {
             *a.sites
                 .entry(SitePair {
-                    created: e.created_site.as_deref().map(str::to_string),
-                    submitted: e.submitted_site.as_deref().map(str::to_string),
+                    created: e.created_site().map(str::to_string),
+                    submitted: e.submitted_site().map(str::to_string),
                 })
                 .or_default() += 1;
         }
@@ -1019,19 +1117,17 @@ fn open_thread_execution(
         obj,
         method: Method::Run,
         plumbing: false,
-        inner: None,
-        target,
         begin: ts,
         end: ts,
         closed: false,
         incomplete: false,
-        raw_parent: None,
+        raw_parent: NO_EXEC,
         resolved: false,
-        extra_ids: Vec::new(),
+        wide: Node::wide(None, target, Vec::new()),
     });
     for f in stack.iter() {
-        if !f.reentry && nodes[f.node].raw_parent.is_none() && f.node != idx {
-            nodes[f.node].raw_parent = Some(idx);
+        if !f.reentry && nodes[f.node].raw_parent().is_none() && f.node != idx {
+            nodes[f.node].raw_parent = exec_index(Some(idx));
         }
     }
     stack.insert(

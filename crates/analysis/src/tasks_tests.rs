@@ -190,7 +190,7 @@ fn nested_never_submitted_task_is_aggregated_r1_and_its_time_stays() {
         .unwrap();
     for e in t.executions.iter().filter(|e| &*e.class == "demo.Inner") {
         assert!(!e.reported);
-        assert_eq!(e.aggregated_into, Some(outer_idx));
+        assert_eq!(e.aggregated_into(), Some(outer_idx));
     }
     let th = class(
         &t,
@@ -270,7 +270,7 @@ fn r3_on_main_and_on_a_thread() {
         .executions
         .iter()
         .filter(|e| !e.reported)
-        .map(|e| (e.thread, e.begin_ns, e.aggregated_into))
+        .map(|e| (e.thread, e.begin_ns, e.aggregated_into()))
         .collect();
     assert_eq!(r3, vec![(0, 10, None), (0, 21, None), (1, 5, None)]);
 }

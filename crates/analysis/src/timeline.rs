@@ -19,7 +19,7 @@ pub fn levels(tasks: &TaskAnalysis) -> Vec<u16> {
     let ex = &tasks.executions;
     let mut out = vec![0u16; ex.len()];
     for i in 0..ex.len() {
-        if let Some(p) = ex[i].parent {
+        if let Some(p) = ex[i].parent() {
             if p < i {
                 let step = u16::from(ex[p].kind != TaskKind::Thread);
                 out[i] = out[p].saturating_add(step);
@@ -35,7 +35,7 @@ pub fn depths(tasks: &TaskAnalysis) -> Vec<u16> {
     let ex = &tasks.executions;
     let mut out = vec![0u16; ex.len()];
     for i in 0..ex.len() {
-        if let Some(p) = ex[i].parent {
+        if let Some(p) = ex[i].parent() {
             if p < i {
                 out[i] = out[p].saturating_add(1);
             }
@@ -256,14 +256,10 @@ mod tests {
             end_ns: e,
             self_ns: e - b,
             reported: true,
-            aggregated_into: None,
-            parent,
+            folded_into_parent: false,
+            parent: crate::tasks::exec_index(parent),
             submitted: false,
-            submit_ns: None,
-            submit_thread: None,
-            queue_wait_ns: None,
-            created_site: None,
-            submitted_site: None,
+            details: None,
             incomplete: false,
             stand_in: false,
         }

@@ -67,6 +67,16 @@ pub fn load(
     trace: &Path,
     sel: &weft_analysis::window::Selection,
 ) -> Result<(Analysis, weft_trace::Header), CliError> {
+    load_staged(trace, sel, |_| {})
+}
+
+/// [`load`], calling `stage(name)` after the model and after each analysis
+/// (`WEFT_REPORT_STAGES=1`: the benchmark's per-stage time and memory).
+pub fn load_staged(
+    trace: &Path,
+    sel: &weft_analysis::window::Selection,
+    mut stage: impl FnMut(&str),
+) -> Result<(Analysis, weft_trace::Header), CliError> {
     if !trace.exists() {
         return Err(CliError::new(format!(
             "trace {} does not exist (record one with `weft record -o {} -- java …`)",
@@ -81,7 +91,15 @@ pub fn load(
     for w in warnings {
         eprintln!("weft: warning: {}: {w}", trace.display());
     }
-    Ok((weft_analysis::analyze_model_window(model, window), header))
+    if std::env::var_os("WEFT_REPORT_STAGES").is_some() {
+        let events: usize = model.events.iter().map(|e| e.len()).sum();
+        eprintln!("weft: model: {events} events");
+    }
+    stage("model");
+    Ok((
+        weft_analysis::analyze_model_staged(model, window, stage),
+        header,
+    ))
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), CliError> {

@@ -69,9 +69,7 @@ pub fn parse_offset_ns(s: &str) -> Result<u64, String> {
 pub fn run(args: ReportArgs) -> Result<u8, CliError> {
     if let Some(out) = &args.html {
         let [trace] = args.traces.as_slice() else {
-            return Err(CliError::new(
-                "--html takes one trace (several JVMs in one HTML report are not supported yet)",
-            ));
+            return html_jvms(&args.traces, &args.selection(), out);
         };
         crate::export::check_outputs(trace, &[out])?;
         let (analysis, _) = crate::export::load(trace, &args.selection())?;
@@ -83,31 +81,41 @@ pub fn run(args: ReportArgs) -> Result<u8, CliError> {
     Ok(0)
 }
 
-/// The report of one or several traces (one per JVM) as text or JSON.
-pub fn render(
+/// The HTML report of several traces (one per JVM): one timeline with each JVM's
+/// threads as a group, the totals across JVMs, each JVM's findings and classes.
+fn html_jvms(
     traces: &[PathBuf],
     sel: &weft_analysis::window::Selection,
-    json: bool,
-) -> Result<String, CliError> {
+    out: &std::path::Path,
+) -> Result<u8, CliError> {
+    for trace in traces {
+        crate::export::check_outputs(trace, &[out])?;
+    }
+    let (all, _) = load_jvms(traces, sel, |_| {})?;
+    let title = format!("{} traces", traces.len());
+    let html = weft_views::report_html_jvms(&all, &title);
+    crate::files::write_file(out, html.as_bytes(), "the report")?;
+    eprintln!("weft: wrote {} ({} bytes)", out.display(), html.len());
+    Ok(0)
+}
+
+/// The execution graph of a one-trace report (the what-if search's input), or
+/// why there is none.
+type ReportGraph = Result<weft_whatif::ExecGraph, String>;
+
+/// Each trace analysed as one JVM of a report, placed on one time line
+/// (`stage(name)` after the model and each analysis of each trace), with the
+/// possible speedups' simulated gains filled; the graph comes back for one trace.
+fn load_jvms(
+    traces: &[PathBuf],
+    sel: &weft_analysis::window::Selection,
+    stage: impl Fn(&str) + Copy,
+) -> Result<(weft_analysis::jvms::Jvms, Option<ReportGraph>), CliError> {
     use weft_analysis::jvms;
-    // WEFT_REPORT_STAGES=1: time and peak memory after each stage, on stderr.
-    let stages = std::env::var_os("WEFT_REPORT_STAGES").is_some();
-    let t0 = std::time::Instant::now();
-    let stage = |name: &str| {
-        if stages {
-            eprintln!(
-                "weft: stage {name:<14} {:>8.3} s wall {:>8.2} s CPU  peak RSS {}",
-                t0.elapsed().as_secs_f64(),
-                cpu_seconds().unwrap_or(f64::NAN),
-                peak_rss().unwrap_or_else(|| "?".into())
-            );
-        }
-    };
     let mut list = Vec::with_capacity(traces.len());
     let mut graph = None;
     for path in traces {
-        let (mut analysis, header) = crate::export::load(path, sel)?;
-        stage("model+analyses");
+        let (mut analysis, header) = crate::export::load_staged(path, sel, stage)?;
         // One graph per trace: the possible speedups' simulated gains, and (one
         // trace, text) the what-if search.
         let g = crate::whatif::report_graph(&analysis);
@@ -123,7 +131,30 @@ pub fn render(
         ));
     }
     jvms::check_versions(&list).map_err(CliError::new)?;
-    let all = jvms::combine(list);
+    Ok((jvms::combine(list), graph))
+}
+
+/// The report of one or several traces (one per JVM) as text or JSON.
+pub fn render(
+    traces: &[PathBuf],
+    sel: &weft_analysis::window::Selection,
+    json: bool,
+) -> Result<String, CliError> {
+    // WEFT_REPORT_STAGES=1: time and peak memory after each stage, on stderr.
+    let stages = std::env::var_os("WEFT_REPORT_STAGES").is_some();
+    let t0 = std::time::Instant::now();
+    let stage = |name: &str| {
+        if stages {
+            eprintln!(
+                "weft: stage {name:<14} {:>8.3} s wall {:>8.2} s CPU  peak RSS {}  now {}",
+                t0.elapsed().as_secs_f64(),
+                cpu_seconds().unwrap_or(f64::NAN),
+                proc_status("VmHWM:").unwrap_or_else(|| "?".into()),
+                proc_status("VmRSS:").unwrap_or_else(|| "?".into())
+            );
+        }
+    };
+    let (all, graph) = load_jvms(traces, sel, stage)?;
     if json {
         let value = weft_views::report_json_jvms(&all);
         stage("json");
@@ -152,11 +183,12 @@ pub fn render(
     }
 }
 
-/// The process's peak resident set (`VmHWM` of /proc/self/status), as written there.
-fn peak_rss() -> Option<String> {
+/// A field of /proc/self/status as written there (`VmHWM:` the peak resident
+/// set, `VmRSS:` the current one).
+fn proc_status(field: &str) -> Option<String> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    Some(line["VmHWM:".len()..].trim().to_string())
+    let line = s.lines().find(|l| l.starts_with(field))?;
+    Some(line[field.len()..].trim().to_string())
 }
 
 /// CPU time (user + system) of this process so far, from /proc/self/stat.

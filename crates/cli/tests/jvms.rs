@@ -128,6 +128,55 @@ fn every_jvm_is_recorded_and_reported_together() {
     assert!(text.stdout.starts_with("weft: 4 JVMs"), "{}", text.stdout);
     assert_eq!(text.stdout.matches("\n=== JVM pid ").count(), 4);
 
+    // The HTML report of the 4: the JVM table, and one timeline whose lanes are
+    // each JVM's threads as a group, named by their JVM.
+    let html = dir.join("all.html");
+    let mut args = vec![
+        "report".to_string(),
+        "--html".into(),
+        html.display().to_string(),
+    ];
+    args.extend(traces.iter().map(|p| p.display().to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = weft_cmd(&args);
+    assert_no_panic(&r, "weft report --html");
+    assert!(r.status.success(), "{}", r.describe());
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("concurrency report · 4 JVMs"));
+    let open = "<script type=\"application/json\" id=\"weft-data\">";
+    let from = page.find(open).expect("timeline data") + open.len();
+    let to = from + page[from..].find("</script>").expect("end of the data");
+    let data: Value = serde_json::from_str(&page[from..to].replace("<\\/", "</")).unwrap();
+    let lanes = data["lanes"].as_array().expect("lanes");
+    let mut groups: Vec<u64> = lanes.iter().filter_map(|l| l["g"].as_u64()).collect();
+    groups.dedup();
+    assert_eq!(
+        groups,
+        vec![0, 1, 2, 3],
+        "lanes grouped by JVM, in JVM order"
+    );
+    for (pid, _) in &expected {
+        let label = format!("pid {pid} · ");
+        assert!(
+            lanes
+                .iter()
+                .any(|l| l["name"].as_str().is_some_and(|n| n.starts_with(&label))),
+            "no lane of {label}"
+        );
+        assert!(
+            page.contains(&format!("<h2>pid {pid}</h2>")),
+            "no section of pid {pid}"
+        );
+    }
+    // The launcher's lanes start at 0, the children's later (their own start).
+    let children_start = lanes
+        .iter()
+        .filter(|l| l["g"].as_u64() != Some(0))
+        .filter_map(|l| l["s"].as_u64())
+        .min()
+        .unwrap();
+    assert!(children_start > 0);
+
     // A truncated trace among several: a note, the others are reported.
     let cut = dir.join("cut.weft");
     let bytes = std::fs::read(&traces[1]).unwrap();

@@ -115,6 +115,8 @@
     for (var li = 0; li < nl; li++) {
       var L = D.lanes[li], y = top + li * ROW;
       if (li % 2) { g.fillStyle = "#fafbfc"; g.fillRect(GUTTER, y, W - GUTTER, ROW); }
+      // Several JVMs: a line above the first thread of each JVM's group.
+      if (li > 0 && L.g !== undefined && L.g !== D.lanes[li - 1].g) { g.fillStyle = "#6b7385"; g.fillRect(0, y, W, 1); }
       if (ROW >= 10) {
         g.fillStyle = "#1d2330"; g.font = (ROW >= 18 ? 12 : 10) + "px system-ui,sans-serif";
         var name = L.name.length > 24 ? L.name.slice(0, 23) + "…" : L.name;

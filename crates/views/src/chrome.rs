@@ -69,14 +69,14 @@ pub fn chrome_trace(a: &Analysis) -> String {
             "self_ns": e.self_ns,
             "execution": if e.reported { "reported" } else { "aggregated" },
         });
-        if let Some(q) = e.queue_wait_ns {
+        if let Some(q) = e.queue_wait_ns() {
             args["queue_wait_ns"] = json!(q);
         }
-        if let Some(s) = &e.created_site {
-            args["created_at"] = json!(&**s);
+        if let Some(s) = e.created_site() {
+            args["created_at"] = json!(s);
         }
-        if let Some(s) = &e.submitted_site {
-            args["submitted_at"] = json!(&**s);
+        if let Some(s) = e.submitted_site() {
+            args["submitted_at"] = json!(s);
         }
         if e.incomplete {
             args["incomplete"] = json!(true);
@@ -93,7 +93,7 @@ pub fn chrome_trace(a: &Analysis) -> String {
             args
         );
         line(&mut out, &s);
-        if let (Some(from), Some(ts)) = (e.submit_thread.as_ref(), e.submit_ns) {
+        if let (Some(from), Some(ts)) = (e.submit_thread(), e.submit_ns()) {
             let id = i + 1;
             let s = format!(
                 "{{\"ph\":\"s\",\"pid\":{pid},\"tid\":{from},\"ts\":{},\"id\":{id},\"name\":\"submit\",\"cat\":\"submit\"}}",

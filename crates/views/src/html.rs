@@ -28,8 +28,28 @@ pub const MAX_HISTOGRAMS: usize = 12;
 /// Rows of the class table.
 pub const MAX_CLASS_ROWS: usize = 60;
 
-const CSS: &str = include_str!("../assets/report.css");
-const JS: &str = include_str!("../assets/report.js");
+pub(crate) const CSS: &str = include_str!("../assets/report.css");
+pub(crate) const JS: &str = include_str!("../assets/report.js");
+
+/// The timeline's controls and canvases, drawn by the script from the page data
+/// (the rest of the timeline section).
+pub(crate) const TIMELINE_CANVASES: &str = "<div class=\"controls\"><button id=\"zin\" title=\"zoom in\">+</button><button id=\"zout\" title=\"zoom out\">−</button><button id=\"zreset\">whole recording</button>\
+<span id=\"range\" class=\"muted\"></span><span class=\"hint\">wheel: zoom · drag: pan · double-click: reset · hover: details</span></div>\
+<div id=\"legend\" class=\"legend\"></div>\
+<div id=\"note\" class=\"muted small\"></div>\
+<div id=\"timeline\" class=\"tl-wrap\"><canvas id=\"tl-canvas\"></canvas></div>\
+<h3 id=\"cpu\">CPU utilisation</h3><div id=\"cpu-wrap\" class=\"tl-wrap\"><canvas id=\"cpu-canvas\"></canvas></div>\
+<div id=\"tip\" class=\"tip\" hidden></div></section>\n";
+
+/// One box of the summary row.
+pub(crate) fn push_stat(h: &mut String, k: &str, v: &str) {
+    let _ = write!(
+        h,
+        "<div class=\"stat\"><div class=\"v\">{}</div><div class=\"k\">{}</div></div>",
+        esc(v),
+        esc(k)
+    );
+}
 
 /// Escapes text for HTML (and SVG) content and attributes.
 pub fn esc(s: &str) -> String {
@@ -52,7 +72,7 @@ fn pct(x: f64) -> String {
 }
 
 /// The data the page's script draws (timeline, CPU).
-fn page_data(a: &Analysis) -> Value {
+pub(crate) fn page_data(a: &Analysis) -> Value {
     let m = &a.model;
     let dur = m.duration_ns.max(1);
     let lanes_n = m.threads.len().max(1) as u64;
@@ -69,7 +89,7 @@ fn page_data(a: &Analysis) -> Value {
     let rows = timeline::class_rows(&a.tasks);
     let mut sites: Vec<String> = Vec::new();
     let mut site_idx = std::collections::HashMap::new();
-    let mut site_of = |s: &Option<std::sync::Arc<str>>| -> i64 {
+    let mut site_of = |s: Option<&str>| -> i64 {
         match s {
             None => -1,
             Some(s) => *site_idx.entry(s.to_string()).or_insert_with(|| {
@@ -107,9 +127,9 @@ fn page_data(a: &Analysis) -> Value {
         } else {
             levels[i] as i64
         }));
-        eq.push(json!(e.queue_wait_ns.map_or(-1, |q| q as i64)));
-        ecs.push(json!(site_of(&e.created_site)));
-        ess.push(json!(site_of(&e.submitted_site)));
+        eq.push(json!(e.queue_wait_ns().map_or(-1, |q| q as i64)));
+        ecs.push(json!(site_of(e.created_site())));
+        ess.push(json!(site_of(e.submitted_site())));
         ef.push(json!(u8::from(!e.reported) | (u8::from(e.incomplete) << 1)));
     }
     let lanes: Vec<Value> = m
@@ -472,7 +492,7 @@ fn histogram_svg(h: &Histogram, colour: usize, p50: u64, p90: u64) -> String {
     s
 }
 
-fn finding_html(f: &weft_analysis::Finding) -> String {
+pub(crate) fn finding_html(f: &weft_analysis::Finding) -> String {
     let (cls, cost) = if f.kind.is_trace() {
         ("fnd warn", String::new())
     } else {
@@ -835,14 +855,7 @@ pub fn report_html_with(a: &Analysis, title: &str, whatif: Option<&weft_whatif::
         "<header><h1>weft <span class=\"sub\">concurrency report</span></h1><div class=\"file\">{}</div></header>\n<section class=\"summary\">",
         esc(title)
     );
-    let mut stat = |k: &str, v: String| {
-        let _ = write!(
-            h,
-            "<div class=\"stat\"><div class=\"v\">{}</div><div class=\"k\">{}</div></div>",
-            esc(&v),
-            esc(k)
-        );
-    };
+    let mut stat = |k: &str, v: String| push_stat(&mut h, k, &v);
     match &a.window {
         Some(w) => stat("window", crate::text::window_line(w)),
         None => stat("recording", human_ns(m.duration_ns)),
@@ -894,16 +907,8 @@ pub fn report_html_with(a: &Analysis, title: &str, whatif: Option<&weft_whatif::
     }
 
     // ---- timeline + CPU (drawn by the script) ----
-    h.push_str(
-        "<section id=\"timeline-section\"><h2>Timeline</h2>\
-<div class=\"controls\"><button id=\"zin\" title=\"zoom in\">+</button><button id=\"zout\" title=\"zoom out\">−</button><button id=\"zreset\">whole recording</button>\
-<span id=\"range\" class=\"muted\"></span><span class=\"hint\">wheel: zoom · drag: pan · double-click: reset · hover: details</span></div>\
-<div id=\"legend\" class=\"legend\"></div>\
-<div id=\"note\" class=\"muted small\"></div>\
-<div id=\"timeline\" class=\"tl-wrap\"><canvas id=\"tl-canvas\"></canvas></div>\
-<h3 id=\"cpu\">CPU utilisation</h3><div id=\"cpu-wrap\" class=\"tl-wrap\"><canvas id=\"cpu-canvas\"></canvas></div>\
-<div id=\"tip\" class=\"tip\" hidden></div></section>\n",
-    );
+    h.push_str("<section id=\"timeline-section\"><h2>Timeline</h2>");
+    h.push_str(TIMELINE_CANVASES);
 
     // ---- fork-join (only when the trace has fork-join activity) ----
     h.push_str(&forkjoin_section(a));

@@ -9,6 +9,7 @@ mod flamegraph;
 mod forkjoin_json;
 mod forkjoin_text;
 mod html;
+mod html_jvms;
 mod json;
 mod jvms;
 mod perfetto;
@@ -31,6 +32,7 @@ pub use chrome::chrome_trace;
 pub use collapsed::collapsed_stacks;
 pub use flamegraph::flamegraph_svg;
 pub use html::{report_html, report_html_with};
+pub use html_jvms::report_html_jvms;
 pub use perfetto::perfetto_trace;
 // Issue 19: sampled stacks (docs/sampling.md).
 pub use sampled::{profile_collapsed, profile_flamegraph, profile_speedscope};

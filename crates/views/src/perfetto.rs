@@ -142,7 +142,7 @@ pub(crate) fn nested_times(a: &Analysis) -> Vec<(u64, u64)> {
         };
         let mut b = e.begin_ns.max(floor);
         let mut end = e.end_ns.max(b);
-        if let Some(p) = e.parent.filter(|&p| p < out.len()) {
+        if let Some(p) = e.parent().filter(|&p| p < out.len()) {
             let (pb, pe) = out[p];
             b = b.clamp(pb, pe);
             end = end.clamp(b, pe);
@@ -154,7 +154,7 @@ pub(crate) fn nested_times(a: &Analysis) -> Vec<(u64, u64)> {
     let mut stack: Vec<usize> = Vec::new();
     for i in 0..ex.len() {
         while let Some(&top) = stack.last() {
-            if ex[top].thread == ex[i].thread && ex[i].parent == Some(top) {
+            if ex[top].thread == ex[i].thread && ex[i].parent() == Some(top) {
                 break;
             }
             stack.pop();
@@ -327,7 +327,7 @@ pub fn perfetto_trace(a: &Analysis) -> Vec<u8> {
     let mut stack: Vec<usize> = Vec::new();
     for (i, e) in ex.iter().enumerate() {
         while let Some(&top) = stack.last() {
-            if ex[top].thread == e.thread && e.parent == Some(top) {
+            if ex[top].thread == e.thread && e.parent() == Some(top) {
                 break;
             }
             stack.pop();
@@ -347,24 +347,24 @@ pub fn perfetto_trace(a: &Analysis) -> Vec<u8> {
             "execution",
             if e.reported { "reported" } else { "aggregated" },
         );
-        if let Some(q) = e.queue_wait_ns {
+        if let Some(q) = e.queue_wait_ns() {
             annotation_uint(&mut b, "queue_wait_ns", q);
         }
-        if let Some(s) = &e.created_site {
+        if let Some(s) = e.created_site() {
             annotation_str(&mut b, "created_at", s);
         }
-        if let Some(s) = &e.submitted_site {
+        if let Some(s) = e.submitted_site() {
             annotation_str(&mut b, "submitted_at", s);
         }
         if e.incomplete {
             annotation_str(&mut b, "incomplete", "closed by weft");
         }
-        if let (Some(from), Some(ts)) = (e.submit_thread.as_ref(), e.submit_ns) {
+        if let (Some(from), Some(ts)) = (e.submit_thread(), e.submit_ns()) {
             let flow = i as u64 + 1;
             fixed64(&mut b, TE_TERMINATING_FLOW_IDS, flow);
             let mut s = Vec::new();
             uint(&mut s, TE_TYPE, TYPE_INSTANT);
-            uint(&mut s, TE_TRACK_UUID, THREAD_UUID_BASE + *from as u64);
+            uint(&mut s, TE_TRACK_UUID, THREAD_UUID_BASE + from as u64);
             bytes(&mut s, TE_CATEGORIES, b"submit");
             bytes(&mut s, TE_NAME, format!("submit {}", e.class).as_bytes());
             fixed64(&mut s, TE_FLOW_IDS, flow);
@@ -459,7 +459,7 @@ pub fn perfetto_trace(a: &Analysis) -> Vec<u8> {
     // Fork-join: a flow from each fork (an instant on the forking thread) to the
     // start of the usage's run (an instant on the running thread).
     for (k, u) in a.forkjoin.usages.iter().enumerate() {
-        let Some(run_thread) = u.run_thread else {
+        let Some(run_thread) = u.run_thread() else {
             continue;
         };
         if u.external {

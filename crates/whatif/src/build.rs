@@ -122,7 +122,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
     }
     let outermost = |i: usize| {
         execs[i]
-            .parent
+            .parent()
             .is_none_or(|p| execs[p].kind == TaskKind::Thread)
     };
     let is_pool_task = |i: usize| {
@@ -239,17 +239,14 @@ pub fn build(a: &Analysis) -> ExecGraph {
             x.thread,
             x.begin_ns,
             x.end_ns,
-            x.submitted_site
-                .as_deref()
-                .or(x.created_site.as_deref())
-                .map(str::to_string),
+            x.submitted_site().or(x.created_site()).map(str::to_string),
             spawn,
         );
         exec_strand.insert(i, id);
     }
     let mut usage_strand: HashMap<u64, StrandId> = HashMap::default();
     for u in &a.forkjoin.usages {
-        let Some(t) = u.run_thread else { continue };
+        let Some(t) = u.run_thread() else { continue };
         let Some(&p) = thread_pool.get(&t) else {
             continue; // run outside a pool (a direct invoke on a plain thread): part of its strand
         };
