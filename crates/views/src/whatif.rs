@@ -84,15 +84,24 @@ fn row(out: &mut String, rank: String, e: &Estimate) {
 pub fn whatif_text(w: &WhatIf, top: usize) -> String {
     let mut out = String::new();
     let c = &w.calibration;
+    // 0: the recorded run could not finish in the model (no baseline to compare with).
+    let calibration = if c.simulated_ns == 0 {
+        format!(
+            "the recorded {} cannot be replayed in the model: no estimate",
+            human_ns(c.observed_ns)
+        )
+    } else {
+        format!(
+            "simulated {} vs recorded {}, {:+.1}%",
+            human_ns(c.simulated_ns),
+            human_ns(c.observed_ns),
+            (c.simulated_ns as f64 - c.observed_ns as f64) / c.observed_ns.max(1) as f64 * 100.0
+        )
+    };
     let _ = writeln!(
         out,
-        "What-if (model calibration: simulated {} vs recorded {}, {:+.1}%; {} cores, {} strands, {} ops)",
-        human_ns(c.simulated_ns),
-        human_ns(c.observed_ns),
-        (c.simulated_ns as f64 - c.observed_ns as f64) / c.observed_ns.max(1) as f64 * 100.0,
-        w.cores,
-        w.strands,
-        w.ops
+        "What-if (model calibration: {calibration}; {} cores, {} strands, {} ops)",
+        w.cores, w.strands, w.ops
     );
     if !w.critical_path.is_empty() {
         let total: u64 = w.critical_path.iter().map(|p| p.ns).sum();
