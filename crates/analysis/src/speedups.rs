@@ -814,12 +814,14 @@ fn cpu_caps(input: &SpeedupInput, window: (u64, u64)) -> Vec<(u64, f64)> {
         .threads
         .iter()
         .all(|t| t.sched.len() >= 2 || t.start_ns >= t.end_ns);
-    let app_cpu = measured.then_some(|ts: u64| -> f64 {
-        input
-            .threads
-            .iter()
-            .map(|t| cumulative_cpu(&t.sched, ts))
-            .sum()
+    // The application threads' cumulative on-CPU and run-queue time at `ts`.
+    let app_sched = measured.then_some(|ts: u64| -> (f64, f64) {
+        input.threads.iter().fold((0.0, 0.0), |(cpu, runq), t| {
+            (
+                cpu + cumulative(&t.sched, ts, |p| p.on_cpu_ns),
+                runq + cumulative(&t.sched, ts, |p| p.runq_ns),
+            )
+        })
     });
     let mut caps = Vec::new();
     let mut seg = 0usize;
@@ -843,10 +845,18 @@ fn cpu_caps(input: &SpeedupInput, window: (u64, u64)) -> Vec<(u64, f64)> {
         // What the application's threads got, when each has schedstat readings:
         // the process's CPU also holds the JIT compilers' and GC's, which do not
         // run the program's work and keep competing after any change to it.
-        let got = app_cpu
-            .as_ref()
-            .map(|f| f(b) - f(a))
-            .unwrap_or(c1.saturating_sub(c0) as f64);
+        let got = match app_sched.as_ref() {
+            Some(f) => {
+                let ((cpu0, runq0), (cpu1, runq1)) = (f(a), f(b));
+                // Only the time the threads waited in the run queue is CPU the
+                // process was denied; the rest of a shortfall (page faults,
+                // safepoints, readings interpolated across an interval) is not a
+                // cap: a lone thread that ran 97% of an interval beside an idle
+                // CPU does not make a process capped at 0.97 CPUs.
+                (cpu1 - cpu0).max(used(cpus) - (runq1 - runq0))
+            }
+            None => c1.saturating_sub(c0) as f64,
+        };
         let cap = if overlaps.is_empty() || used(cpus) <= got {
             cpus
         } else {
@@ -878,16 +888,17 @@ fn cpu_caps(input: &SpeedupInput, window: (u64, u64)) -> Vec<(u64, f64)> {
     out
 }
 
-/// A thread's cumulative on-CPU time at `ts`, interpolated between its schedstat
-/// readings (its first reading before them, its last after).
-fn cumulative_cpu(sched: &[SchedPoint], ts: u64) -> f64 {
+/// A thread's cumulative schedstat counter `field` (on-CPU or run-queue ns) at
+/// `ts`, interpolated between its readings (its first reading before them, its
+/// last after).
+fn cumulative(sched: &[SchedPoint], ts: u64, field: impl Fn(&SchedPoint) -> u64) -> f64 {
     let n = sched.partition_point(|p| p.ts_ns <= ts);
     match (n.checked_sub(1).map(|i| &sched[i]), sched.get(n)) {
-        (None, Some(first)) => first.on_cpu_ns as f64,
-        (Some(last), None) => last.on_cpu_ns as f64,
+        (None, Some(first)) => field(first) as f64,
+        (Some(last), None) => field(last) as f64,
         (Some(p), Some(q)) => {
             let f = (ts - p.ts_ns) as f64 / (q.ts_ns - p.ts_ns).max(1) as f64;
-            p.on_cpu_ns as f64 + f * q.on_cpu_ns.saturating_sub(p.on_cpu_ns) as f64
+            field(p) as f64 + f * field(q).saturating_sub(field(p)) as f64
         }
         (None, None) => 0.0,
     }

@@ -623,3 +623,41 @@ fn capacity_is_what_the_application_threads_got() {
     );
     assert!(close(gain(&s, Limitation::Oversubscription).unwrap(), 1.0));
 }
+
+/// A lone main thread runs 10 ms at 97% CPU (page faults, safepoints: it never
+/// waited in the run queue) beside an idle CPU, then two workers run 10 ms in
+/// parallel. Its 3% shortfall is no CPU cap: the process could have used both
+/// CPUs, so the serial line is not held down by a capacity bound.
+#[test]
+fn a_shortfall_without_run_queue_wait_is_not_a_cap() {
+    let pt = |ts: u64, on: u64| SchedPoint {
+        ts_ns: ts,
+        on_cpu_ns: on,
+        runq_ns: 0,
+        timeslices: 1,
+    };
+    let mut main = waits(th(0, "main", true, 0, 20), &[(10, 20)]);
+    main.sched = vec![
+        pt(0, 0),
+        pt(10 * MS, 97 * MS / 10),
+        pt(20 * MS, 97 * MS / 10),
+    ];
+    let mut threads = vec![main];
+    for i in 1..=2 {
+        let mut w = th(i, "w", false, 10, 20);
+        w.sched = vec![pt(10 * MS, 0), pt(20 * MS, 10 * MS)];
+        threads.push(w);
+    }
+    let mut i = input(threads, Some(2));
+    i.process_cpu = vec![(0, 0), (10 * MS, 97 * MS / 10), (20 * MS, 297 * MS / 10)];
+    let s = compute(&i, None);
+    assert!(
+        !s.notes.iter().any(|n| n.contains("of its 2 CPUs")),
+        "{:?}",
+        s.notes
+    );
+    // Serial work split over both CPUs: 29.7 ms of work in 14.85 ms instead of 20.
+    let serial = gain(&s, Limitation::Serial).unwrap();
+    assert!(serial > 1.3, "serial line {serial}");
+    all_finite(&s);
+}
