@@ -19,30 +19,18 @@ pub struct SpeedupsArgs {
     /// Print the `speedups` JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Only from this time of the recording on (e.g. 1.5s, 200ms).
-    #[arg(long, value_name = "DUR", value_parser = crate::report::parse_offset_ns)]
-    pub from: Option<u64>,
-    /// Only up to this time of the recording (e.g. 3s).
-    #[arg(long, value_name = "DUR", value_parser = crate::report::parse_offset_ns)]
-    pub to: Option<u64>,
-    /// With a trace recorded with --window: each call of the window method is its
-    /// own window (default: from the first entry to the last exit).
-    #[arg(long)]
-    pub window_all: bool,
+    #[command(flatten)]
+    pub window: crate::whatif::WindowArgs,
 }
 
 pub fn run(args: SpeedupsArgs) -> Result<u8, CliError> {
     // Over the trace's own window when it was recorded with --window (and
     // --from/--to); the baseline over its own window method only.
-    let sel = weft_analysis::window::Selection {
-        from_ns: args.from,
-        to_ns: args.to,
-        each_call: args.window_all,
-    };
+    let sel = args.window.selection();
     let (mut analysis, _) = crate::export::load(&args.trace, &sel)?;
     if let Some(b) = &args.baseline {
         let base_sel = weft_analysis::window::Selection {
-            each_call: args.window_all,
+            each_call: args.window.window_all,
             ..Default::default()
         };
         let (base, _) = crate::export::load(b, &base_sel)?;

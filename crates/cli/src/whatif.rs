@@ -29,14 +29,15 @@ pub struct WhatIfArgs {
     pub window: WindowArgs,
 }
 
-/// The part of the recording to estimate over (as `weft report`): a trace recorded
-/// with `--window` is estimated over its window by default.
+/// The part of the recording to analyse (as `weft report`; `weft whatif`, `weft
+/// compare`, `weft speedups`): a trace recorded with `--window` is read over its
+/// window by default.
 #[derive(Args, Clone, Copy, Default)]
 pub struct WindowArgs {
-    /// Estimate only from this time of the recording on (e.g. 1.5s, 200ms).
+    /// Only from this time of the recording on (e.g. 1.5s, 200ms).
     #[arg(long, value_name = "DUR", value_parser = crate::report::parse_offset_ns)]
     pub from: Option<u64>,
-    /// Estimate only up to this time of the recording (e.g. 3s).
+    /// Only up to this time of the recording (e.g. 3s).
     #[arg(long, value_name = "DUR", value_parser = crate::report::parse_offset_ns)]
     pub to: Option<u64>,
     /// With a trace recorded with --window: each call of the window method is its
@@ -46,7 +47,7 @@ pub struct WindowArgs {
 }
 
 impl WindowArgs {
-    fn selection(self) -> weft_analysis::window::Selection {
+    pub fn selection(self) -> weft_analysis::window::Selection {
         weft_analysis::window::Selection {
             from_ns: self.from,
             to_ns: self.to,
