@@ -474,9 +474,9 @@ pub fn build(a: &Analysis) -> ExecGraph {
         let sync = sync_ts.len() as u32;
         let signalled = woken_by
             .get(&(w.thread, w.end_ns))
-            .is_some_and(|&(t, ts)| put(&mut marks, t, ts, ts, Mark::Signal(sync)));
-        if signalled {
-            let (_, ts) = woken_by[&(w.thread, w.end_ns)];
+            .copied()
+            .filter(|&(t, ts)| put(&mut marks, t, ts, ts, Mark::Signal(sync)));
+        if let Some((_, ts)) = signalled {
             sync_ts.push(ts);
             put(
                 &mut marks,
