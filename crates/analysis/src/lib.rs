@@ -89,27 +89,19 @@ pub fn analyze(trace: &Trace) -> Analysis {
 
 /// Run every analysis on a model. Analyses read the model only (docs/model.md).
 pub fn analyze_model(model: Model) -> Analysis {
-    analyze_staged_in(model, None, |_| {})
+    analyze_model_staged(model, None, |_| {})
 }
 
 /// Run every analysis on the model of a window's part of a trace
 /// ([`window::read_model`]); the analyses that cover a time span (possible
 /// speedups) cover the whole window.
 pub fn analyze_model_window(model: Model, window: Option<window::Window>) -> Analysis {
-    analyze_staged_in(model, window, |_| {})
+    analyze_model_staged(model, window, |_| {})
 }
 
 /// [`analyze_model_window`], calling `stage(name)` after each analysis (for
 /// the benchmark's per-stage times and memory).
 pub fn analyze_model_staged(
-    model: Model,
-    window: Option<window::Window>,
-    stage: impl FnMut(&str),
-) -> Analysis {
-    analyze_staged_in(model, window, stage)
-}
-
-fn analyze_staged_in(
     model: Model,
     window: Option<window::Window>,
     mut stage: impl FnMut(&str),
