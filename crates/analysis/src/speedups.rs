@@ -689,22 +689,25 @@ fn sweep(
     (sections, tot, measured)
 }
 
-/// Team members of a section: threads with at least [`TEAM_MIN_SHARE`] of the
-/// busiest one's work. Work is on-CPU time (a thread that sat in the run queue
-/// waiting to park did no work), plus blocked time at the section's CPU rate (a
-/// thread blocked on a lock most of the section is still in the team).
-fn team(per: &[Acc]) -> Vec<usize> {
-    let (cpu, act): (f64, f64) = per
-        .iter()
-        .fold((0.0, 0.0), |s, a| (s.0 + a.cpu, s.1 + a.act));
-    let rate = if act > 0.0 { cpu / act } else { 1.0 };
-    let work = |a: &Acc| a.cpu + a.blk * rate;
-    let max = per.iter().map(work).fold(0.0, f64::max);
+/// Team members of a section (`len` ns long): threads with at least
+/// [`TEAM_MIN_SHARE`] of the busiest one's work. Work is on-CPU time (a thread
+/// that sat in the run queue waiting to park did no work), plus blocked time at
+/// the section's CPU rate. Blocked time alone makes a member only when the
+/// thread was blocked most of the section (it would have worked): pool workers
+/// blocked a few ms on the pool's lock while starting or exiting, beside a main
+/// thread working alone, are not a team.
+fn team(per: &[Acc], len: u64) -> Vec<usize> {
+    let work = works(per);
+    let max = work.iter().copied().fold(0.0, f64::max);
     if max <= 0.0 {
         return Vec::new();
     }
     (0..per.len())
-        .filter(|&i| work(&per[i]) > 0.0 && work(&per[i]) >= TEAM_MIN_SHARE * max)
+        .filter(|&i| {
+            work[i] > 0.0
+                && work[i] >= TEAM_MIN_SHARE * max
+                && (per[i].cpu >= TEAM_MIN_SHARE * max || per[i].blk >= 0.5 * len as f64)
+        })
         .collect()
 }
 
@@ -715,11 +718,49 @@ struct Classified {
     serial_active: f64,
 }
 
+/// Work of a thread in a section for team membership: on-CPU time, plus blocked
+/// time at the section's CPU rate (see [`team`]).
+fn works(per: &[Acc]) -> Vec<f64> {
+    let (cpu, act): (f64, f64) = per
+        .iter()
+        .fold((0.0, 0.0), |s, a| (s.0 + a.cpu, s.1 + a.act));
+    let rate = if act > 0.0 { cpu / act } else { 1.0 };
+    per.iter().map(|a| a.cpu + a.blk * rate).collect()
+}
+
+/// Per raw section, per thread it resumed: the thread's work from that resume
+/// to its next one (or a gap), over however many raw sections that spans. A
+/// resumed thread's work inside its first raw section alone says little: the
+/// section can be cut short by another thread's resume.
+fn bursts(raw: &[RawSection]) -> Vec<Vec<f64>> {
+    let n = raw.first().map_or(0, |s| s.per.len());
+    let mut acc = vec![0.0; n];
+    let mut out = vec![Vec::new(); raw.len()];
+    for j in (0..raw.len()).rev() {
+        if raw.get(j + 1).is_some_and(|next| next.start != raw[j].end) {
+            acc.iter_mut().for_each(|a| *a = 0.0);
+        }
+        for (a, w) in acc.iter_mut().zip(works(&raw[j].per)) {
+            *a += w;
+        }
+        out[j] = raw[j].resumed.iter().map(|&r| acc[r]).collect();
+        for &r in &raw[j].resumed {
+            acc[r] = 0.0;
+        }
+    }
+    out
+}
+
 /// A cut where only threads that then do (next to) nothing resumed is not a
 /// meeting point: a main thread returning from one `get` to call the next, a
 /// pool thread starting and parking at once. Such a section is merged into the
 /// one before (so the tail of an imbalanced section, where one thread works on
-/// alone, stays in it). Then a section whose team is one thread is serial.
+/// alone, stays in it): when the resumed threads are not in the new section's
+/// team, or, when the section before is parallel, when what each resumed thread
+/// does until its next resume is under [`TEAM_MIN_SHARE`] of the busiest
+/// thread's work in it (a short raw section cut again by another resume would
+/// otherwise make a 0.1 ms burst look like a team member). Then a section whose
+/// team is one thread is serial.
 fn classify(raw: Vec<RawSection>) -> Classified {
     let mut out = Classified {
         parallel: Vec::new(),
@@ -727,7 +768,7 @@ fn classify(raw: Vec<RawSection>) -> Classified {
         serial_active: 0.0,
     };
     let mut finish = |sec: RawSection| {
-        let members = team(&sec.per);
+        let members = team(&sec.per, sec.end - sec.start);
         if members.len() >= 2 {
             out.parallel.push((sec, members));
         } else {
@@ -735,13 +776,18 @@ fn classify(raw: Vec<RawSection>) -> Classified {
             out.serial_active += sec.per.iter().map(|a| a.act).fold(0.0, f64::max);
         }
     };
+    let burst = bursts(&raw);
     let mut cur: Option<RawSection> = None;
-    for sec in raw {
+    for (sec, burst) in raw.into_iter().zip(burst) {
         match cur.as_mut() {
             Some(c)
                 if c.end == sec.start && {
-                    let members = team(&sec.per);
-                    !sec.resumed.iter().any(|r| members.contains(r))
+                    let members = team(&sec.per, sec.end - sec.start);
+                    !sec.resumed.iter().any(|r| members.contains(r)) || {
+                        let busiest = works(&c.per).into_iter().fold(0.0, f64::max);
+                        team(&c.per, c.end - c.start).len() >= 2
+                            && burst.iter().all(|&b| b < TEAM_MIN_SHARE * busiest)
+                    }
                 } =>
             {
                 for (a, b) in c.per.iter_mut().zip(&sec.per) {

@@ -244,6 +244,53 @@ fn a_brief_submitter_is_not_in_the_team() {
     assert!(close(s.efficiencies.load_balance.unwrap(), 1.0));
 }
 
+/// Main returns from one `get` at 50 ms, works 2 ms and waits again; a pool
+/// thread starting (and parking at once) at 51 ms cuts that short raw section.
+/// Main's 2 ms until its next wait is under 5% of the workers' 50: not a meeting
+/// point, so the section is the whole round, in which w1 and w2 each worked
+/// 80 ms (blocked early and late, in turn). Cut at 50 ms it would read 0.8.
+#[test]
+fn a_short_resume_cut_again_is_not_a_meeting_point() {
+    let s = compute(
+        &input(
+            vec![
+                waits(th(0, "main", true, 0, 100), &[(0, 50), (52, 100)]),
+                blocked(th(1, "w1", false, 0, 100), &[(10, 30)]),
+                blocked(th(2, "w2", false, 0, 100), &[(60, 80)]),
+                waits(th(3, "w3", false, 51, 100), &[(51, 100)]),
+            ],
+            Some(4),
+        ),
+        None,
+    );
+    assert_eq!(s.status, Status::Ok);
+    assert_eq!(s.sections_total, 1, "{:?}", s.sections);
+    assert!(close(s.efficiencies.load_balance.unwrap(), 1.0));
+}
+
+/// Two workers resumed at 50 ms (a pool shut down) are blocked 4 ms on the
+/// pool's lock and end, while main works alone to 100 ms: blocked time alone
+/// (under half the section) does not make them a team; main's 50 ms are serial.
+#[test]
+fn workers_blocked_briefly_while_main_works_alone_are_not_a_team() {
+    let s = compute(
+        &input(
+            vec![
+                waits(th(0, "main", true, 0, 100), &[(0, 50)]),
+                blocked(waits(th(1, "w1", false, 0, 54), &[(40, 50)]), &[(50, 54)]),
+                blocked(waits(th(2, "w2", false, 0, 54), &[(40, 50)]), &[(50, 54)]),
+            ],
+            Some(4),
+        ),
+        None,
+    );
+    assert_eq!(s.status, Status::Ok);
+    assert_eq!(s.sections_total, 1, "{:?}", s.sections);
+    assert!(close(s.efficiencies.load_balance.unwrap(), 1.0));
+    let pf = s.efficiencies.parallel_fraction.unwrap();
+    assert!(close(pf, 80.0 / 130.0), "{pf}");
+}
+
 /// Each of two workers is blocked 2 ms of 10: E_LC = 16/20, and without the lock
 /// the busiest thread's 8 ms remain (×1.25).
 #[test]
