@@ -14,8 +14,7 @@
 //! The virtual thread is named by its Java thread id (`Thread.tid`), read with
 //! one JNI field access: no Java code runs inside a mount transition.
 
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::cell::Cell;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -191,76 +190,9 @@ fn task_of(jni: Jni, vthread: jobject) -> (u32, u32) {
         }
         o = next;
     }
-    let ids = class_and_ident(jni, o);
+    let ids = agent::class_and_ident(jni, o);
     jni.delete_local_ref(o);
     ids
-}
-
-/// Entries of one carrier's class-id cache at most (then misses take the up-call).
-const CLASS_CACHE_MAX: usize = 4096;
-
-thread_local! {
-    /// Class ids by the identity hash of the class object, each with a weak
-    /// reference that tells two classes of one hash apart. Per carrier thread: no
-    /// lock on the path of every virtual thread's start. The weak references of a
-    /// carrier that ends are not freed (no JNIEnv then): a few per task class.
-    static CLASS_IDS: RefCell<HashMap<i32, Vec<(usize, u32)>>> = RefCell::new(HashMap::new());
-}
-
-/// Class id and identity of `o` for VirtualThreadStart without running Java
-/// code: JVMTI GetObjectHashCode (= System.identityHashCode) and the cache above.
-/// Two up-calls into `Probe` (classIdOf, identOf) cost more than the rest of
-/// the callback; only the first task of each class per carrier takes one.
-fn class_and_ident(jni: Jni, o: jobject) -> (u32, u32) {
-    let Some(jvmti) = agent::jvmti() else {
-        return agent::class_and_ident(jni, o);
-    };
-    let Ok(ident) = jvmti.get_object_hash_code(o) else {
-        return agent::class_and_ident(jni, o);
-    };
-    let c = jni.get_object_class(o);
-    if c.is_null() {
-        return (0, ident as u32);
-    }
-    let id = match jvmti.get_object_hash_code(c) {
-        Ok(h) => cached_class_id(jni, c, h).unwrap_or_else(|| {
-            let id = agent::class_id_of(jni, o);
-            remember_class_id(jni, c, h, id);
-            id
-        }),
-        Err(_) => agent::class_id_of(jni, o),
-    };
-    jni.delete_local_ref(c);
-    (id, ident as u32)
-}
-
-fn cached_class_id(jni: Jni, c: jobject, hash: i32) -> Option<u32> {
-    CLASS_IDS
-        .try_with(|m| {
-            let m = m.borrow();
-            m.get(&hash)?
-                .iter()
-                .find(|(w, _)| jni.is_same_object(*w as jobject, c))
-                .map(|&(_, id)| id)
-        })
-        .ok()
-        .flatten()
-}
-
-fn remember_class_id(jni: Jni, c: jobject, hash: i32, id: u32) {
-    if id == 0 {
-        return;
-    }
-    let _ = CLASS_IDS.try_with(|m| {
-        let mut m = m.borrow_mut();
-        if m.len() >= CLASS_CACHE_MAX {
-            return;
-        }
-        let w = jni.new_weak_global_ref(c);
-        if !w.is_null() {
-            m.entry(hash).or_default().push((w as usize, id));
-        }
-    });
 }
 
 fn record(env: *mut JNIEnv, thread: jobject, what: &str, event: Event) {
