@@ -80,22 +80,17 @@ fn check_no_scheduler_records(major: u32, trace: &std::path::Path) {
                 panic!("JDK {major}: a fork-join record of the scheduler: {r:?}")
             }
             Record::TaskBegin {
-                class_id,
-                inner_class_id,
+                class_id: a,
+                inner_class_id: b,
+                ..
+            }
+            | Record::Submit {
+                task_class_id: a,
+                inner_class_id: b,
                 ..
             } => assert!(
-                !scheduler_classes.contains(class_id)
-                    && !scheduler_classes.contains(inner_class_id),
-                "JDK {major}: the scheduler's runnable recorded as an execution: {r:?}"
-            ),
-            Record::Submit {
-                task_class_id,
-                inner_class_id,
-                ..
-            } => assert!(
-                !scheduler_classes.contains(task_class_id)
-                    && !scheduler_classes.contains(inner_class_id),
-                "JDK {major}: the scheduler's runnable recorded as a submission: {r:?}"
+                !scheduler_classes.contains(a) && !scheduler_classes.contains(b),
+                "JDK {major}: the scheduler's runnable recorded as an execution or submission: {r:?}"
             ),
             // The task's class comes without an up-call now: still named.
             Record::VtStart { class_id, .. } => {
