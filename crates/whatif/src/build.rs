@@ -398,8 +398,8 @@ pub fn build(a: &Analysis) -> ExecGraph {
             });
         }
     }
-    // Locks: each contended acquisition holds until the next waiter's hand-off when
-    // that waiter was already waiting, else for the lock's median such hold.
+    // Locks recorded by `--lock-detail`: each critical section as it was (blocked
+    // from the request to the acquisition, held to the release).
     let locks = &a.locks;
     for l in &locks.locks {
         g.locks.push(Lock {
@@ -407,11 +407,54 @@ pub fn build(a: &Analysis) -> ExecGraph {
             class: l.class.clone(),
             holds_chained: 0,
             holds_assumed: 0,
+            holds_recorded: 0,
         });
     }
+    let mut lock_index: HashMap<u32, u32> = locks
+        .locks
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.lock, i as u32))
+        .collect();
+    for sec in weft_analysis::graph::monitor_sections(m) {
+        let li = *lock_index.entry(sec.lock).or_insert_with(|| {
+            let (class, ident) = m
+                .lock_defs
+                .get(&sec.lock)
+                .map(|d| (d.class.clone(), d.ident))
+                .unwrap_or_else(|| ("?".into(), sec.lock));
+            g.locks.push(Lock {
+                id: format!("{class}@{ident:x}"),
+                class,
+                holds_chained: 0,
+                holds_assumed: 0,
+                holds_recorded: 0,
+            });
+            (g.locks.len() - 1) as u32
+        });
+        g.locks[li as usize].holds_recorded += 1;
+        if put(
+            &mut marks,
+            sec.thread,
+            sec.requested_ns,
+            sec.acquired_ns,
+            Mark::Blocked(li),
+        ) {
+            if let Some(s) = innermost(sec.thread, sec.acquired_ns) {
+                let e = sec.released_ns.min(g.strands[s as usize].observed_end_ns);
+                marks[s as usize].push(Dated {
+                    start: e,
+                    end: e,
+                    mark: Mark::Release(li),
+                });
+            }
+        }
+    }
+    // Contended acquisitions of the other locks: each holds until the next waiter's
+    // hand-off when that waiter was already waiting, else for the lock's median such hold.
     let mut by_lock: Vec<Vec<usize>> = vec![Vec::new(); locks.locks.len()];
     for (i, b) in locks.blocked.iter().enumerate() {
-        if b.lock < by_lock.len() && !b.shared {
+        if b.lock < by_lock.len() && !b.shared && g.locks[b.lock].holds_recorded == 0 {
             by_lock[b.lock].push(i);
         }
     }

@@ -292,12 +292,20 @@ pub fn estimate(g: &ExecGraph, base: &Baseline, edits: &[Edit], label: &str) -> 
                 e.reasons
                     .push("the finer fork-join tree is synthesised, not recorded".into());
             }
-            EditKind::LockRemove(_) | EditKind::LockShorten(..) | EditKind::LockSplit(..) => {
+            EditKind::LockRemove(l) | EditKind::LockShorten(l, _) | EditKind::LockSplit(l, _) => {
                 medium = true;
-                e.reasons.push(
-                    "uncontended holds not recorded (critical sections are inferred from hand-offs)"
-                        .into(),
-                );
+                let named = g.locks.iter().filter(|k| k.id == *l || k.class == *l);
+                if named.clone().any(|k| k.holds_recorded == 0) {
+                    e.reasons.push(
+                        "uncontended holds not recorded (critical sections are inferred from hand-offs; `weft record --lock-detail` records them)"
+                            .into(),
+                    );
+                } else {
+                    e.reasons.push(
+                        "critical sections recorded (--lock-detail); the grant order is simulated (FIFO, barging in the range)"
+                            .into(),
+                    );
+                }
                 if matches!(x.kind, EditKind::LockSplit(..)) {
                     e.reasons.push("which stripe each acquisition takes is unknowable; stripes are drawn by a hash".into());
                 }
