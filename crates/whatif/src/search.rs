@@ -70,6 +70,9 @@ pub struct WhatIf {
     pub waits_anchored_ns: u64,
     /// The part of `waits_exact_ns` matched through the unpark that ended a park.
     pub waits_unpark_ns: u64,
+    /// Lock critical sections by how their extent is known: (recorded by
+    /// `--lock-detail`, inferred from a hand-off, assumed the lock's median hold).
+    pub lock_sections: (u64, u64, u64),
     pub lost_records: u64,
     /// Share of the recorded critical path that is anchored delay (unexplained waits).
     pub critical_path_anchored_share: f64,
@@ -532,6 +535,13 @@ pub fn whatif(g: &ExecGraph, edits: &[Edit], combine: bool, search: bool) -> Wha
         waits_exact_ns: g.waits.exact_ns,
         waits_anchored_ns: g.waits.anchored_ns,
         waits_unpark_ns: g.waits.unpark_ns,
+        lock_sections: g.locks.iter().fold((0, 0, 0), |a, l| {
+            (
+                a.0 + l.holds_recorded,
+                a.1 + l.holds_chained,
+                a.2 + l.holds_assumed,
+            )
+        }),
         lost_records: g.lost_records,
         critical_path_anchored_share: base.anchored_share,
     }
