@@ -279,8 +279,9 @@ pub fn monitor_sections(model: &crate::Model) -> Vec<MonitorSection> {
         let mut joining = false;
         let close = |out: &mut Vec<MonitorSection>, open: &[(u32, u64, u64)], i: usize, ts: u64| {
             let (lock, r, a) = open[i];
-            // A re-entry of a lock held further out is inside that hold.
-            if !open[..i].iter().any(|o| o.0 == lock) {
+            // A re-entry of a lock held further out is inside that hold; a hold given
+            // up in an Object.wait that never returned was closed at the wait.
+            if r != u64::MAX && !open[..i].iter().any(|o| o.0 == lock) {
                 out.push(MonitorSection {
                     thread: evs.thread,
                     lock,
@@ -299,11 +300,9 @@ pub fn monitor_sections(model: &crate::Model) -> Vec<MonitorSection> {
                         o.2 = e.ts;
                     }
                 }
-                EventKind::MonitorExit => {
-                    if !open.is_empty() {
-                        close(&mut out, &open, open.len() - 1, e.ts);
-                        open.pop();
-                    }
+                EventKind::MonitorExit if !open.is_empty() => {
+                    close(&mut out, &open, open.len() - 1, e.ts);
+                    open.pop();
                 }
                 EventKind::JoinBegin => joining = true,
                 // Object.wait releases the monitor it waits on (and only that
