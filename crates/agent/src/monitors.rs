@@ -36,8 +36,9 @@ pub fn instruments(has_loader: bool, class: &str) -> bool {
     enabled() && has_loader && !JDK.iter().any(|p| class.starts_with(p))
 }
 
-/// An enter shorter than this (in clock ticks) writes no `MonitorEntered`: the
-/// acquisition is at the request (~0.1-0.4 µs: the probes' own cost).
+/// An enter shorter than this (in clock ticks: 0.38 µs at 2.6 GHz, or ns) writes no
+/// `MonitorEntered`: the acquisition is then at the request (the probes' own cost is
+/// ~0.2 µs).
 fn spun_ticks() -> u64 {
     if clock::uses_tsc() {
         1000
