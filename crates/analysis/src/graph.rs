@@ -277,6 +277,11 @@ pub fn monitor_sections(model: &crate::Model) -> Vec<MonitorSection> {
         let mut last = 0u64;
         // The next Object.wait is a Thread.join's (on the Thread, not the program's monitor).
         let mut joining = false;
+        // (lock, blocked since) of the last contended enter, from its LockBlock, once it
+        // was acquired: a synchronized method's `MonitorEnter` right after it (its
+        // prologue, inside the monitor) takes that as its request.
+        let mut blocked: Option<(u32, u64)> = None;
+        let mut just_acquired: Option<(u32, u64)> = None;
         let close = |out: &mut Vec<MonitorSection>, open: &[(u32, u64, u64)], i: usize, ts: u64| {
             let (lock, r, a) = open[i];
             // A re-entry of a lock held further out is inside that hold; a hold given
@@ -293,8 +298,18 @@ pub fn monitor_sections(model: &crate::Model) -> Vec<MonitorSection> {
         };
         for e in evs.iter() {
             last = last.max(e.ts);
+            let after_block = just_acquired.take();
             match e.kind {
-                EventKind::MonitorEnter => open.push((e.b, e.ts, e.ts)),
+                EventKind::LockBlock => blocked = Some((e.b, e.ts)),
+                EventKind::LockAcquired => {
+                    just_acquired = blocked.take().filter(|b| b.0 == e.b);
+                }
+                EventKind::MonitorEnter => {
+                    let requested = after_block
+                        .filter(|b| b.0 == e.b)
+                        .map_or(e.ts, |b| b.1.min(e.ts));
+                    open.push((e.b, requested, e.ts));
+                }
                 EventKind::MonitorEntered => {
                     if let Some(o) = open.last_mut() {
                         o.2 = e.ts;
@@ -517,6 +532,28 @@ mod tests {
             ),
             (1, Record::WaitEnd { ts: 90 }),
             (1, exit(95)),
+            // A synchronized method that blocked (contended enter 200..230): its
+            // prologue's enter (no entered) is inside the monitor; the request is 200.
+            (
+                1,
+                Record::LockBlock {
+                    ts: 200,
+                    lock: 1,
+                    flags: 0,
+                    owner: 0,
+                    site: 0,
+                },
+            ),
+            (
+                1,
+                Record::LockAcquired {
+                    ts: 230,
+                    lock: 1,
+                    parked: true,
+                },
+            ),
+            (1, enter(231, 1)),
+            (1, exit(250)),
             // An exit without its enter (before a window), and a hold still open.
             (2, exit(100)),
             (2, enter(110, 2)),
@@ -545,6 +582,7 @@ mod tests {
                 (1, 1, 10, 10, 40),
                 (1, 1, 70, 70, 80),
                 (1, 1, 90, 90, 95),
+                (1, 1, 200, 231, 250),
                 (2, 2, 50, 50, 55),
                 (2, 1, 15, 41, 60),
                 (2, 2, 110, 110, 120),

@@ -56,7 +56,7 @@ pub struct RecordArgs {
     pub window_all: bool,
     /// Record every acquisition and release of `synchronized` blocks and methods of the
     /// application's classes (not only contended ones), for `weft whatif` lock edits
-    /// (docs/whatif.md §Lock detail). Costs ~0.3 µs per acquisition (BENCHMARKS.md).
+    /// (docs/whatif.md §Recording: lock detail). Costs ~0.2 µs per acquisition (BENCHMARKS.md).
     #[arg(long)]
     pub lock_detail: bool,
     /// The command to run, after `--`: `java …` or a script that starts java.
