@@ -1,0 +1,40 @@
+//! Prints the execution graph of a trace, strand by strand (a debugging aid).
+//! `cargo run --release -p weft-whatif --example dump_graph -- TRACE [MAX_STRANDS]`
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let Some(path) = args.next() else {
+        eprintln!("usage: dump_graph TRACE [MAX_STRANDS]");
+        std::process::exit(2);
+    };
+    let max: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20);
+    let trace = match weft_trace::read_trace(std::path::Path::new(&path)) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("{path}: {e}");
+            std::process::exit(1);
+        }
+    };
+    let a = weft_analysis::analyze(&trace);
+    let g = weft_whatif::build::build(&a);
+    println!(
+        "cores {} effective {:.2} cpu share {:.2} observed {} ns wake {} ns pools {:?}",
+        g.cores, g.cores_effective, g.cpu_share, g.observed_ns, g.wake_ns, g.pools
+    );
+    for (i, s) in g.strands.iter().enumerate().take(max) {
+        println!(
+            "#{i} {} {:?} thread {} [{}, {}] root {:?}: {:?}",
+            g.classes[s.class as usize],
+            s.runs,
+            s.thread,
+            s.observed_begin_ns,
+            s.observed_end_ns,
+            s.root_start_ns,
+            g.ops_of(i as u32)
+                .iter()
+                .zip(&g.op_begin[s.first as usize..])
+                .take(12)
+                .collect::<Vec<_>>()
+        );
+    }
+}
