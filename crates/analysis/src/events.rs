@@ -206,7 +206,7 @@ const HAS_A: u8 = 0x20;
 const HAS_BC: u8 = 0x40;
 const HAS_FLAG: u8 = 0x80;
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;
@@ -214,7 +214,7 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
-fn get_varint(bytes: &[u8], pos: &mut usize) -> u64 {
+pub(crate) fn get_varint(bytes: &[u8], pos: &mut usize) -> u64 {
     let mut v = 0u64;
     let mut shift = 0;
     loop {
@@ -229,12 +229,12 @@ fn get_varint(bytes: &[u8], pos: &mut usize) -> u64 {
 }
 
 /// The difference `to - from` as a zigzag number (small either way).
-fn zigzag(from: u64, to: u64) -> u64 {
+pub(crate) fn zigzag(from: u64, to: u64) -> u64 {
     let d = to.wrapping_sub(from) as i64;
     ((d << 1) ^ (d >> 63)) as u64
 }
 
-fn unzigzag(from: u64, z: u64) -> u64 {
+pub(crate) fn unzigzag(from: u64, z: u64) -> u64 {
     let d = ((z >> 1) as i64) ^ -((z & 1) as i64);
     from.wrapping_add(d as u64)
 }
