@@ -159,6 +159,15 @@ pub fn debug_rss(label: &str) {
         return;
     }
     let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let f = |k: &str| s.lines().find(|l| l.starts_with(k)).map(|l| l[k.len()..].trim().to_string()).unwrap_or_default();
-    eprintln!("rss {label:<30} now {:>12} peak {:>12}", f("VmRSS:"), f("VmHWM:"));
+    let f = |k: &str| {
+        s.lines()
+            .find(|l| l.starts_with(k))
+            .map(|l| l[k.len()..].trim().to_string())
+            .unwrap_or_default()
+    };
+    eprintln!(
+        "rss {label:<30} now {:>12} peak {:>12}",
+        f("VmRSS:"),
+        f("VmHWM:")
+    );
 }

@@ -656,11 +656,12 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         .collect();
     out.dropped_plumbing = dropped.iter().filter(|&&d| d).count() as u64;
     let mut new_index: Vec<u32> = vec![u32::MAX; nodes.len()];
-    let mut kept: Vec<usize> = Vec::new();
+    // Indices of the kept nodes (u32: a node index per execution).
+    let mut kept: Vec<u32> = Vec::new();
     for (i, d) in dropped.iter().enumerate() {
         if !d {
             new_index[i] = kept.len() as u32;
-            kept.push(i);
+            kept.push(i as u32);
         }
     }
     let eff_parent = |mut i: usize| -> Option<usize> {
@@ -675,12 +676,12 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
 
     // ---- submissions matched to executions (FIFO per identity, in begin order) ----
     let mut order: Vec<u32> = (0..kept.len() as u32).collect();
-    order.sort_by_key(|&k| (nodes[kept[k as usize]].begin, k));
+    order.sort_by_key(|&k| (nodes[kept[k as usize] as usize].begin, k));
     // The submission matched to each kept execution (NO_SUBMIT: none).
     let mut matched: Vec<u32> = vec![NO_SUBMIT; kept.len()];
     for &k in &order {
         let k = k as usize;
-        let n = &nodes[kept[k]];
+        let n = &nodes[kept[k] as usize];
         if n.is_thread {
             continue;
         }
@@ -700,14 +701,15 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             }
         }
     }
+    drop(order);
     out.unmatched_submissions = submit_queues.values().map(|q| q.len() as u64).sum();
 
     // ---- build executions: class, kind, creation, aggregation ----
     let mut execs: Vec<TaskExecution> = Vec::with_capacity(kept.len());
     let mut site_names = SiteNames::default();
     let mut class_names: HashMap<u32, std::sync::Arc<str>> = HashMap::default();
-    let mut is_thread_exec: Vec<bool> = Vec::with_capacity(kept.len());
     for (k, &ni) in kept.iter().enumerate() {
+        let ni = ni as usize;
         let n = &nodes[ni];
         let parent = eff_parent(ni);
         let stand_in = n.plumbing && n.inner().is_some();
@@ -803,9 +805,35 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             incomplete: n.incomplete,
             stand_in,
         });
-        is_thread_exec.push(n.is_thread);
     }
+    drop(dropped);
+    drop(new_index);
+    drop(push_thread);
 
+    // What the edges need from the raw executions, so that those are freed first:
+    // the identities each execution stands for (only the ones something joins),
+    // and the Thread object and target of thread executions.
+    let completion_probes = completion_probes(model);
+    let joined = edges::joined_identities(model, &completion_probes);
+    let mut idents = edges::ExecIdents::default();
+    let mut thread_objects: Vec<(usize, Ident, Option<Ident>)> = Vec::new();
+    for (k, &ni) in kept.iter().enumerate() {
+        let n = &nodes[ni as usize];
+        let (inner, extra): (Option<Ident>, &[Ident]) = if n.is_thread {
+            thread_objects.push((k, n.obj, n.target()));
+            (None, &[])
+        } else {
+            (n.inner(), n.extra_ids())
+        };
+        idents.push(
+            std::iter::once(n.obj)
+                .chain(inner)
+                .chain(extra.iter().copied())
+                .filter(|id| joined.contains(id)),
+        );
+    }
+    drop(nodes);
+    drop(kept);
     // ---- self times: subtract reported executions nested below, through aggregated ones ----
     // Children always come after their parent (begin order per thread).
     // On a virtual thread, time unmounted (parked, waiting for a carrier) is not
@@ -831,31 +859,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             }
         }
     }
-    drop(order);
-    // What the edges need from the raw executions, so that those are freed first:
-    // the identities each execution stands for (only the ones something joins),
-    // and the Thread object and target of thread executions.
-    let completion_probes = completion_probes(model);
-    let joined = edges::joined_identities(model, &completion_probes);
-    let mut idents = edges::ExecIdents::default();
-    let mut thread_objects: Vec<(usize, Ident, Option<Ident>)> = Vec::new();
-    for (k, &ni) in kept.iter().enumerate() {
-        let n = &nodes[ni];
-        let (inner, extra): (Option<Ident>, &[Ident]) = if n.is_thread {
-            thread_objects.push((k, n.obj, n.target()));
-            (None, &[])
-        } else {
-            (n.inner(), n.extra_ids())
-        };
-        idents.push(
-            std::iter::once(n.obj)
-                .chain(inner)
-                .chain(extra.iter().copied())
-                .filter(|id| joined.contains(id)),
-        );
-    }
-    drop(nodes);
-    drop(kept);
+    drop(reported_below);
     out.edges = happens_before(
         model,
         &execs,
@@ -1003,8 +1007,8 @@ fn fj_plumbing_classes(model: &Model) -> std::collections::HashSet<u32> {
         .collect()
 }
 
-fn is_thread_exec_at(nodes: &[Node], kept: &[usize], k: usize) -> bool {
-    kept.get(k).is_some_and(|&ni| nodes[ni].is_thread)
+fn is_thread_exec_at(nodes: &[Node], kept: &[u32], k: usize) -> bool {
+    kept.get(k).is_some_and(|&ni| nodes[ni as usize].is_thread)
 }
 
 fn close(n: &mut Node, f: Frame, ts: u64, incomplete: bool) {
