@@ -433,7 +433,7 @@ pub fn analyze_with(
     let mut running: Vec<Vec<u64>> = vec![Vec::new(); n];
     let mut hosts = vec![false; n];
     let mut class_waits: Vec<BTreeMap<&'static str, (u64, u64)>> = vec![BTreeMap::new(); n];
-    let class_of = |i: usize| index.get(&(&*ex[i].class, ex[i].kind)).copied();
+    let class_of = |i: usize| index.get(&(tasks.class(&ex[i]), ex[i].kind)).copied();
     for (i, e) in ex.iter().enumerate() {
         if !e.reported {
             continue;
@@ -548,7 +548,7 @@ pub fn self_time_stacks(
     };
     let base = |i: usize| {
         let e = &tasks.executions[i];
-        vec![e.kind.as_str().to_string(), e.class.to_string(), site(e)]
+        vec![e.kind.as_str().to_string(), tasks.class(e).to_string(), site(e)]
     };
     for (i, e) in tasks.executions.iter().enumerate() {
         if !e.reported {
@@ -659,7 +659,7 @@ mod tests {
         let i2 = t
             .executions
             .iter()
-            .position(|e| e.thread == 2 && &*e.class == "demo.Outer")
+            .position(|e| e.thread == 2 && t.class(e) == "demo.Outer")
             .unwrap();
         assert_eq!(a.activity.split(i2).running_ns, 800 * MS);
         // demo.Outer: 2 executions; 1 mostly idle but the class runs.

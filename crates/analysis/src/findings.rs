@@ -683,11 +683,11 @@ fn granularity_findings(i: &Inputs, out: &mut Vec<Finding>) {
     for e in &tasks.executions {
         if e.reported {
             intervals
-                .entry((&*e.class, e.kind))
+                .entry((tasks.class(e), e.kind))
                 .or_default()
                 .push((e.begin_ns, e.end_ns));
             if let Some(p) = e.parent().and_then(|p| tasks.executions.get(p)) {
-                hosts.insert((&*p.class, p.kind));
+                hosts.insert((tasks.class(p), p.kind));
             }
         }
     }

@@ -67,9 +67,9 @@ impl TaskKind {
 /// almost none of those.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskExecution {
-    /// Reported class: the runtime class, or the inner task's class for a plumbing stand-in.
-    /// Shared by the executions of a class (a `String` each cost ~50 MB per million tasks).
-    pub class: std::sync::Arc<str>,
+    /// Reported class: the runtime class, or the inner task's class for a plumbing
+    /// stand-in. Its name: [`TaskAnalysis::class_name`] (a name per row, even
+    /// shared, cost 16 B per execution).
     pub class_id: u32,
     pub thread: ThreadIndex,
     pub begin_ns: u64,
@@ -248,6 +248,18 @@ pub struct TaskAnalysis {
     pub dropped_plumbing: u64,
     /// Happens-before edges between executions (docs/task-model.md §Edges).
     pub edges: crate::edges::Edges,
+    /// The name of each execution's class, by class id (read through
+    /// [`TaskAnalysis::class`]).
+    pub(crate) class_names: HashMap<u32, std::sync::Arc<str>>,
+}
+
+impl TaskAnalysis {
+    /// The name of an execution's reported class.
+    pub fn class(&self, e: &TaskExecution) -> &str {
+        self.class_names
+            .get(&e.class_id)
+            .map_or("<unknown class>", |n| n)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -786,11 +798,10 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             created_site: creation.and_then(|c| site_names.get(model, c.2)),
             submitted_site: submit.and_then(|s| site_names.get(model, s.site)),
         };
+        class_names
+            .entry(class_id)
+            .or_insert_with(|| model.class_name(class_id).into());
         execs.push(TaskExecution {
-            class: class_names
-                .entry(class_id)
-                .or_insert_with(|| model.class_name(class_id).into())
-                .clone(),
             class_id,
             kind,
             thread: n.thread,
@@ -870,7 +881,8 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         &completion_probes,
     );
     out.incomplete = execs.iter().filter(|e| e.incomplete).count() as u64;
-    out.classes = class_stats(&execs);
+    out.classes = class_stats(&execs, &class_names);
+    out.class_names = class_names;
     out.executions = execs;
     out
 }
@@ -1030,7 +1042,10 @@ fn latest_before<T: Copy>(v: &[T], t: u64, ts: impl Fn(&T) -> u64) -> Option<T> 
     }
 }
 
-fn class_stats(execs: &[TaskExecution]) -> Vec<TaskClassStats> {
+fn class_stats(
+    execs: &[TaskExecution],
+    names: &HashMap<u32, std::sync::Arc<str>>,
+) -> Vec<TaskClassStats> {
     #[derive(Default)]
     struct Acc {
         reported: u64,
@@ -1044,7 +1059,8 @@ fn class_stats(execs: &[TaskExecution]) -> Vec<TaskClassStats> {
     }
     let mut by: BTreeMap<(std::sync::Arc<str>, TaskKind), Acc> = BTreeMap::new();
     for e in execs {
-        let a = by.entry((e.class.clone(), e.kind)).or_default();
+        let class = names.get(&e.class_id).cloned().unwrap_or_else(|| "<unknown class>".into());
+        let a = by.entry((class, e.kind)).or_default();
         if !e.reported {
             a.aggregated += 1;
             continue;

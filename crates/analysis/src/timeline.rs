@@ -85,7 +85,7 @@ pub fn class_rows(tasks: &TaskAnalysis) -> Vec<u32> {
     tasks
         .executions
         .iter()
-        .map(|e| by.get(&(&*e.class, e.kind)).copied().unwrap_or(u32::MAX))
+        .map(|e| by.get(&(tasks.class(e), e.kind)).copied().unwrap_or(u32::MAX))
         .collect()
 }
 
@@ -248,8 +248,7 @@ mod tests {
 
     fn ex(thread: u32, b: u64, e: u64, parent: Option<usize>, kind: TaskKind) -> TaskExecution {
         TaskExecution {
-            class: if kind == TaskKind::Thread { "T" } else { "W" }.into(),
-            class_id: 1,
+            class_id: if kind == TaskKind::Thread { 2 } else { 1 },
             kind,
             thread,
             begin_ns: b,
@@ -286,6 +285,7 @@ mod tests {
                 ex(1, 150, 200, Some(1), TaskKind::Runnable),
                 ex(1, 300, 700, Some(0), TaskKind::Runnable),
             ],
+            class_names: [(1, "W".into()), (2, "T".into())].into_iter().collect(),
             ..TaskAnalysis::default()
         }
     }

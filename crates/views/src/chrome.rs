@@ -88,7 +88,7 @@ pub fn chrome_trace(a: &Analysis) -> String {
             e.thread,
             us(b),
             us(end - b),
-            Value::String(e.class.to_string()),
+            Value::String(a.tasks.class(e).to_string()),
             e.kind.as_str(),
             args
         );

@@ -262,8 +262,8 @@ fn profile_data(a: &Analysis) -> Value {
             .execution
             .and_then(|i| a.tasks.executions.get(i))
             .map_or(-1, |e| {
-                *class_ix.entry(&e.class).or_insert_with(|| {
-                    classes.push(e.class.to_string());
+                *class_ix.entry(a.tasks.class(e)).or_insert_with(|| {
+                    classes.push(a.tasks.class(e).to_string());
                     classes.len() as i64 - 1
                 })
             });
