@@ -344,30 +344,35 @@ impl Slots {
 
 /// The strand events of every usage run (docs/forkjoin.md §Span), by usage slot:
 /// (self-time offset, the child usage's slot, whether a join). Packed as varints in
-/// one byte list, a run's events a range of it: the offset as the delta from the
-/// run's previous event, the child's slot relative to the run's own with the join
-/// flag as its low bit (a list of 16-byte tuples was a third of the fork-join
-/// analysis's peak on millions of tasks).
+/// one byte list, a run's events a range of it (their count first): the offset as
+/// the delta from the run's previous event, the child's slot relative to the run's
+/// own with the join flag as its low bit (a list of 16-byte tuples was a third of
+/// the fork-join analysis's peak on millions of tasks). Once a run's span is
+/// computed its strand is not read again, and its slot holds the span instead.
 struct Strands {
     bytes: Vec<u8>,
-    /// By slot: (start in `bytes` as two halves, event count).
-    at: Vec<[u32; 3]>,
+    /// By slot: 0 (none), the strand's start in `bytes` + 1, or [`SPAN`] | span.
+    at: Vec<u64>,
 }
+
+/// Tags an entry of [`Strands::at`] that holds a span (spans are below 2^63 ns).
+const SPAN: u64 = 1 << 63;
 
 impl Strands {
     fn new(slots: usize) -> Strands {
         Strands {
             bytes: Vec::new(),
-            at: vec![[0; 3]; slots],
+            at: vec![0; slots],
         }
     }
 
     /// The strand of the run of `slot` (replacing an earlier one).
-    fn put(&mut self, slot: usize, events: impl Iterator<Item = (u64, usize, bool)>) {
+    fn put(&mut self, slot: usize, events: &[(u64, usize, bool)]) {
         use crate::events::{put_varint, zigzag};
-        let start = self.bytes.len() as u64;
-        let (mut n, mut prev) = (0u32, 0u64);
-        for (off, child, join) in events {
+        self.at[slot] = self.bytes.len() as u64 + 1;
+        put_varint(&mut self.bytes, events.len() as u64);
+        let mut prev = 0u64;
+        for &(off, child, join) in events {
             put_varint(&mut self.bytes, zigzag(prev, off));
             prev = off;
             // Slots are below 2^32: the shifted difference fits.
@@ -375,17 +380,19 @@ impl Strands {
                 &mut self.bytes,
                 zigzag(slot as u64, child as u64) << 1 | u64::from(join),
             );
-            n += 1;
         }
-        self.at[slot] = [start as u32, (start >> 32) as u32, n];
     }
 
-    /// The strand of `slot` into `out` (cleared first).
+    /// The strand of `slot` into `out` (cleared first; empty once its span is set).
     fn read(&self, slot: usize, out: &mut Vec<(u64, usize, bool)>) {
         use crate::events::{get_varint, unzigzag};
         out.clear();
-        let [lo, hi, n] = self.at[slot];
-        let mut pos = (u64::from(hi) << 32 | u64::from(lo)) as usize;
+        let at = self.at[slot];
+        if at == 0 || at & SPAN != 0 {
+            return;
+        }
+        let mut pos = (at - 1) as usize;
+        let n = get_varint(&self.bytes, &mut pos);
         let mut off = 0u64;
         for _ in 0..n {
             off = unzigzag(off, get_varint(&self.bytes, &mut pos));
@@ -393,6 +400,20 @@ impl Strands {
             let child = unzigzag(slot as u64, v >> 1) as usize;
             out.push((off, child, v & 1 == 1));
         }
+    }
+
+    fn set_span(&mut self, slot: usize, span: u64) {
+        self.at[slot] = SPAN | span.min(SPAN - 1);
+    }
+
+    /// The span set for `slot` (since it was last cleared).
+    fn span(&self, slot: usize) -> Option<u64> {
+        let at = self.at[slot];
+        (at & SPAN != 0).then_some(at & !SPAN)
+    }
+
+    fn clear(&mut self, slot: usize) {
+        self.at[slot] = 0;
     }
 }
 
@@ -492,6 +513,7 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     // Strand events of all runs, packed in one byte list (see `Strands`); usages
     // without a slot are left out (no span of theirs can be looked up).
     let mut strands = Strands::new(usages.items.len());
+    let mut strand: Vec<(u64, usize, bool)> = Vec::new();
     let mut threads: BTreeMap<ThreadIndex, FjThread> = BTreeMap::new();
     let mut cancels: Vec<u64> = Vec::new();
 
@@ -615,12 +637,11 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
                         p.ev.push((off, f.usage, true));
                     }
                     if let Some(slot) = usages.slots.get(f.usage).filter(|_| !f.ev.is_empty()) {
-                        strands.put(
-                            slot,
-                            f.ev.iter().filter_map(|&(off, c, join)| {
-                                Some((off, usages.slots.get(c)?, join))
-                            }),
-                        );
+                        strand.clear();
+                        strand.extend(f.ev.iter().filter_map(|&(off, c, join)| {
+                            Some((off, usages.slots.get(c)?, join))
+                        }));
+                        strands.put(slot, &strand);
                     }
                     thread_entry(&mut threads, t);
                     let th = threads.get_mut(&t).expect("inserted");
@@ -785,13 +806,9 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
         let i = slot as usize;
         &kids_all[kid_start[i] as usize..kid_start[i + 1] as usize]
     };
-    // Span by slot, tagged with the computation it was computed for (a join on a
+    // Spans by slot in `strands`, cleared after each computation (a join on a
     // usage of another computation finds none, as with a map per computation).
-    let mut span_gen: Vec<u32> = vec![u32::MAX; nslots];
-    let mut span_of: Vec<u64> = vec![0; nslots];
-    let mut strand = Vec::new();
-    for (generation, root) in roots.into_iter().enumerate() {
-        let generation = generation as u32;
+    for root in roots {
         // Iterative post-order; depth from the root (1). Span: the critical path
         // through the strand of each run (docs/forkjoin.md §Span): walking the run's
         // self time, a child forked at offset f contributes f + span(child), and a
@@ -822,28 +839,31 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
             let mut forked: Vec<(u32, u64)> = Vec::new();
             let fork_offset =
                 |forked: &[(u32, u64)], c: u32| forked.iter().rev().find(|f| f.0 == c).map(|f| f.1);
-            let span_at = |slot: u32| -> Option<u64> {
-                let i = slot as usize;
-                (span_gen[i] == generation).then_some(span_of[i])
-            };
+            let span_at = |strands: &Strands, slot: u32| strands.span(slot as usize);
             let mut extra = 0u64;
             strands.read(id as usize, &mut strand);
             for &(off, c, join) in &strand {
                 let Ok(c) = u32::try_from(c) else { continue };
                 if !join {
                     forked.push((c, off + extra));
-                } else if let (Some(f), Some(sc)) = (fork_offset(&forked, c), span_at(c)) {
+                } else if let (Some(f), Some(sc)) = (fork_offset(&forked, c), span_at(&strands, c)) {
                     extra = extra.max((f + sc).saturating_sub(off));
                 }
             }
             let mut s = own + extra;
             for &slot in kids {
-                s = s.max(fork_offset(&forked, slot).unwrap_or(0) + span_at(slot).unwrap_or(0));
+                s = s.max(
+                    fork_offset(&forked, slot).unwrap_or(0) + span_at(&strands, slot).unwrap_or(0),
+                );
             }
-            span_gen[id as usize] = generation;
-            span_of[id as usize] = s;
+            strands.set_span(id as usize, s);
         }
-        let s = span_of[root as usize];
+        let s = strands.span(root as usize).unwrap_or(0);
+        let mut tree = vec![root];
+        while let Some(id) = tree.pop() {
+            strands.clear(id as usize);
+            tree.extend_from_slice(children(id));
+        }
         let ru = &usages.items[root as usize];
         out.max_depth = out.max_depth.max(depth);
         out.computations.push(Computation {
@@ -861,8 +881,6 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     }
 
     drop(strands);
-    drop(span_of);
-    drop(span_gen);
     drop(kids_all);
     drop(kid_start);
 
