@@ -785,20 +785,21 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     for i in 0..nslots {
         kid_start[i + 1] += kid_start[i];
     }
+    // Filled from each range's end down (no second list of places): kid_start[p + 1]
+    // ends at p's start, which is kid_start[p] (the ranges are sorted below).
     let mut kids_all: Vec<u32> = vec![0; kid_start[nslots] as usize];
-    {
-        // The next free place of each parent's range (its start, advanced).
-        let mut fill: Vec<u32> = kid_start[..nslots].to_vec();
-        for (i, u) in usages.items.iter().enumerate() {
-            if u.id == 0 {
-                continue;
-            }
-            if let Some(p) = parent_slot(u) {
-                kids_all[fill[p] as usize] = i as u32;
-                fill[p] += 1;
-            }
+    for (i, u) in usages.items.iter().enumerate() {
+        if u.id == 0 {
+            continue;
+        }
+        if let Some(p) = parent_slot(u) {
+            kid_start[p + 1] -= 1;
+            kids_all[kid_start[p + 1] as usize] = i as u32;
         }
     }
+    // Now kid_start[p + 1] is p's start: shift back to (start of p at p).
+    kid_start.remove(0);
+    kid_start.push(kids_all.len() as u32);
     for i in 0..nslots {
         kids_all[kid_start[i] as usize..kid_start[i + 1] as usize].sort_unstable_by(push_order);
     }
