@@ -288,7 +288,7 @@ pub fn analyze_with(
     let ex = &tasks.executions;
     let mut per_thread: BTreeMap<ThreadIndex, Vec<usize>> = BTreeMap::new();
     for (i, e) in ex.iter().enumerate() {
-        if e.reported {
+        if e.reported() {
             per_thread.entry(e.thread).or_default().push(i);
         }
     }
@@ -310,7 +310,7 @@ pub fn analyze_with(
     let mut splits: Vec<(usize, SelfSplit)> = ex
         .iter()
         .enumerate()
-        .filter(|(_, e)| e.reported)
+        .filter(|(_, e)| e.reported())
         .map(|(i, _)| (i, SelfSplit::default()))
         .collect();
     let split_at =
@@ -435,7 +435,7 @@ pub fn analyze_with(
     let mut class_waits: Vec<BTreeMap<&'static str, (u64, u64)>> = vec![BTreeMap::new(); n];
     let class_of = |i: usize| index.get(&(tasks.class(&ex[i]), ex[i].kind)).copied();
     for (i, e) in ex.iter().enumerate() {
-        if !e.reported {
+        if !e.reported() {
             continue;
         }
         if let Some(c) = class_of(i) {
@@ -446,7 +446,7 @@ pub fn analyze_with(
         // The nearest reported ancestor hosts this execution.
         let mut p = e.parent();
         while let Some(pi) = p {
-            if ex[pi].reported {
+            if ex[pi].reported() {
                 if let Some(c) = class_of(pi) {
                     hosts[c] = true;
                 }
@@ -548,10 +548,14 @@ pub fn self_time_stacks(
     };
     let base = |i: usize| {
         let e = &tasks.executions[i];
-        vec![e.kind.as_str().to_string(), tasks.class(e).to_string(), site(e)]
+        vec![
+            e.kind.as_str().to_string(),
+            tasks.class(e).to_string(),
+            site(e),
+        ]
     };
     for (i, e) in tasks.executions.iter().enumerate() {
-        if !e.reported {
+        if !e.reported() {
             continue;
         }
         let s = act.split(i);
@@ -638,7 +642,7 @@ mod tests {
         let a = crate::analyze(&trace());
         let t = &a.tasks;
         for (i, e) in t.executions.iter().enumerate() {
-            if e.reported {
+            if e.reported() {
                 assert_eq!(a.activity.split(i).total(), e.self_ns, "{e:?}");
             }
         }

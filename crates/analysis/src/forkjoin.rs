@@ -638,9 +638,11 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
                     }
                     if let Some(slot) = usages.slots.get(f.usage).filter(|_| !f.ev.is_empty()) {
                         strand.clear();
-                        strand.extend(f.ev.iter().filter_map(|&(off, c, join)| {
-                            Some((off, usages.slots.get(c)?, join))
-                        }));
+                        strand.extend(
+                            f.ev.iter().filter_map(|&(off, c, join)| {
+                                Some((off, usages.slots.get(c)?, join))
+                            }),
+                        );
                         strands.put(slot, &strand);
                     }
                     thread_entry(&mut threads, t);
@@ -847,7 +849,8 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
                 let Ok(c) = u32::try_from(c) else { continue };
                 if !join {
                     forked.push((c, off + extra));
-                } else if let (Some(f), Some(sc)) = (fork_offset(&forked, c), span_at(&strands, c)) {
+                } else if let (Some(f), Some(sc)) = (fork_offset(&forked, c), span_at(&strands, c))
+                {
                     extra = extra.max((f + sc).saturating_sub(off));
                 }
             }

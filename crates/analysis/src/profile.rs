@@ -375,13 +375,13 @@ impl Profile {
             let mut guard = 0;
             while let Some(i) = cur {
                 let e = &tasks.executions[i];
-                if e.reported || guard > 64 {
+                if e.reported() || guard > 64 {
                     break;
                 }
                 guard += 1;
                 cur = e.aggregated_into();
             }
-            s.execution = cur.filter(|&i| tasks.executions[i].reported);
+            s.execution = cur.filter(|&i| tasks.executions[i].reported());
         }
     }
 
@@ -447,7 +447,7 @@ impl Profile {
         let mut begins: HashMap<ThreadIndex, Vec<(u64, usize)>> = HashMap::new();
         let mut submits: HashMap<ThreadIndex, Vec<(u64, usize)>> = HashMap::new();
         for (i, e) in ex.iter().enumerate() {
-            if !e.submitted || !e.reported {
+            if !e.submitted() || !e.reported() {
                 continue;
             }
             begins.entry(e.thread).or_default().push((e.begin_ns, i));
@@ -471,7 +471,7 @@ impl Profile {
                     let k = v.partition_point(|x| x.0 <= s.ts_ns);
                     (k > 0).then(|| (2, tasks.class(&ex[v[k - 1].1])))
                 })
-            } else if let Some(i) = s.execution.filter(|&i| ex[i].submitted) {
+            } else if let Some(i) = s.execution.filter(|&i| ex[i].submitted()) {
                 Some((0, tasks.class(&ex[i])))
             } else if frames.iter().any(|f| is_worker_loop(f)) {
                 // The next execution begun on this thread.

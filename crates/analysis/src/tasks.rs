@@ -61,14 +61,15 @@ impl TaskKind {
 }
 
 /// One task execution (reported or aggregated). Plumbing executions dropped by
-/// rules 1–2 are not listed. A row is 72 bytes: links are `u32` indices with a
-/// sentinel, and what only some executions have (a submission, a creation site)
-/// is boxed ([`ExecDetails`]); a fork-join trace has millions of executions and
-/// almost none of those.
+/// rules 1–2 are not listed. A row is 48 bytes: links are `u32` indices with a
+/// sentinel, the yes/no facts are bits of one byte (read through methods), the
+/// class name is in [`TaskAnalysis`], and what only some executions have (a
+/// submission, a creation site) is boxed ([`ExecDetails`]); a fork-join trace has
+/// millions of executions and almost none of those.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskExecution {
     /// Reported class: the runtime class, or the inner task's class for a plumbing
-    /// stand-in. Its name: [`TaskAnalysis::class_name`] (a name per row, even
+    /// stand-in. Its name: [`TaskAnalysis::class`] (a name per row, even
     /// shared, cost 16 B per execution).
     pub class_id: u32,
     pub thread: ThreadIndex,
@@ -79,18 +80,21 @@ pub struct TaskExecution {
     /// Enclosing execution on the same thread (after dropping plumbing), or [`NO_EXEC`].
     pub(crate) parent: u32,
     pub kind: TaskKind,
-    /// Reported as a task of its class (else aggregated).
-    pub reported: bool,
-    /// Aggregated into its parent (R1); else, when not reported, into its thread (R3).
-    pub(crate) folded_into_parent: bool,
-    /// Matched to a submission.
-    pub submitted: bool,
-    /// Closed by weft (no end record: thread ended, trace cut, or records lost).
-    pub incomplete: bool,
-    /// A plumbing execution reported for its inner task (rule 3).
-    pub stand_in: bool,
+    /// [`REPORTED`], [`FOLDED_INTO_PARENT`], [`SUBMITTED`], [`INCOMPLETE`], [`STAND_IN`].
+    pub(crate) flags: u8,
     pub(crate) details: Option<Box<ExecDetails>>,
 }
+
+/// Reported as a task of its class (else aggregated).
+pub(crate) const REPORTED: u8 = 1;
+/// Aggregated into its parent (R1); else, when not reported, into its thread (R3).
+pub(crate) const FOLDED_INTO_PARENT: u8 = 2;
+/// Matched to a submission.
+pub(crate) const SUBMITTED: u8 = 4;
+/// Closed by weft (no end record: thread ended, trace cut, or records lost).
+pub(crate) const INCOMPLETE: u8 = 8;
+/// A plumbing execution reported for its inner task (rule 3).
+pub(crate) const STAND_IN: u8 = 16;
 
 /// "No execution" for an index of [`TaskExecution`].
 pub const NO_EXEC: u32 = u32::MAX;
@@ -108,6 +112,26 @@ pub struct ExecDetails {
 }
 
 impl TaskExecution {
+    /// Reported as a task of its class (else aggregated).
+    pub fn reported(&self) -> bool {
+        self.flags & REPORTED != 0
+    }
+
+    /// Matched to a submission.
+    pub fn submitted(&self) -> bool {
+        self.flags & SUBMITTED != 0
+    }
+
+    /// Closed by weft (no end record: thread ended, trace cut, or records lost).
+    pub fn incomplete(&self) -> bool {
+        self.flags & INCOMPLETE != 0
+    }
+
+    /// A plumbing execution reported for its inner task (rule 3).
+    pub fn stand_in(&self) -> bool {
+        self.flags & STAND_IN != 0
+    }
+
     pub fn duration_ns(&self) -> u64 {
         self.end_ns.saturating_sub(self.begin_ns)
     }
@@ -121,7 +145,8 @@ impl TaskExecution {
     /// For an aggregated execution: the execution it is folded into (index into
     /// `TaskAnalysis::executions`), or `None` when folded into its thread (R3).
     pub fn aggregated_into(&self) -> Option<usize> {
-        self.parent().filter(|_| self.folded_into_parent)
+        self.parent()
+            .filter(|_| self.flags & FOLDED_INTO_PARENT != 0)
     }
 
     pub fn submit_ns(&self) -> Option<u64> {
@@ -808,13 +833,17 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             begin_ns: n.begin,
             end_ns: n.end.max(n.begin),
             self_ns: 0,
-            reported,
-            folded_into_parent: aggregated_into.is_some(),
+            flags: [
+                (reported, REPORTED),
+                (aggregated_into.is_some(), FOLDED_INTO_PARENT),
+                (submitted, SUBMITTED),
+                (n.incomplete, INCOMPLETE),
+                (stand_in, STAND_IN),
+            ]
+            .iter()
+            .fold(0, |f, &(yes, bit)| if yes { f | bit } else { f }),
             parent: exec_index(parent),
-            submitted,
             details: (details != ExecDetails::default()).then(|| Box::new(details)),
-            incomplete: n.incomplete,
-            stand_in,
         });
     }
     drop(dropped);
@@ -861,7 +890,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         let dur = e.duration_ns().saturating_sub(gaps);
         let below = reported_below[i];
         let self_ns = dur.saturating_sub(below);
-        let contrib = if e.reported { dur } else { below };
+        let contrib = if e.reported() { dur } else { below };
         let parent = e.parent();
         execs[i].self_ns = self_ns;
         if let Some(p) = parent {
@@ -880,7 +909,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         &idents,
         &completion_probes,
     );
-    out.incomplete = execs.iter().filter(|e| e.incomplete).count() as u64;
+    out.incomplete = execs.iter().filter(|e| e.incomplete()).count() as u64;
     out.classes = class_stats(&execs, &class_names);
     out.class_names = class_names;
     out.executions = execs;
@@ -945,7 +974,7 @@ fn happens_before(
     start_edges.sort_by_key(|e| (e.to_ns, e.to_thread));
     out.edges.extend(submit_edges);
     out.edges.extend(start_edges);
-    let late: Vec<bool> = execs.iter().map(|e| e.stand_in).collect();
+    let late: Vec<bool> = execs.iter().map(|e| e.stand_in()).collect();
     edges::resolve_joins(
         model,
         completion_probes,
@@ -1059,16 +1088,19 @@ fn class_stats(
     }
     let mut by: BTreeMap<(std::sync::Arc<str>, TaskKind), Acc> = BTreeMap::new();
     for e in execs {
-        let class = names.get(&e.class_id).cloned().unwrap_or_else(|| "<unknown class>".into());
+        let class = names
+            .get(&e.class_id)
+            .cloned()
+            .unwrap_or_else(|| "<unknown class>".into());
         let a = by.entry((class, e.kind)).or_default();
-        if !e.reported {
+        if !e.reported() {
             a.aggregated += 1;
             continue;
         }
         a.reported += 1;
         a.selfs.push(e.self_ns);
         a.threads.insert(e.thread);
-        if e.incomplete {
+        if e.incomplete() {
             a.incomplete += 1;
         }
         if let Some(w) = e.queue_wait_ns() {

@@ -105,7 +105,7 @@ fn lambda_via_plumbing_reported_under_lambda_class() {
     assert_eq!((c.executions, c.submitted), (1, 1));
     assert_eq!(c.granularity_ns.total, 5);
     assert_eq!(c.queue_wait_ns.unwrap().p50, 49);
-    assert!(t.executions.iter().filter(|e| e.stand_in).count() == 2);
+    assert!(t.executions.iter().filter(|e| e.stand_in()).count() == 2);
 }
 
 #[test]
@@ -189,7 +189,7 @@ fn nested_never_submitted_task_is_aggregated_r1_and_its_time_stays() {
         .position(|e| t.class(e) == "demo.Outer")
         .unwrap();
     for e in t.executions.iter().filter(|e| t.class(e) == "demo.Inner") {
-        assert!(!e.reported);
+        assert!(!e.reported());
         assert_eq!(e.aggregated_into(), Some(outer_idx));
     }
     let th = class(
@@ -269,7 +269,7 @@ fn r3_on_main_and_on_a_thread() {
     let r3: Vec<_> = t
         .executions
         .iter()
-        .filter(|e| !e.reported)
+        .filter(|e| !e.reported())
         .map(|e| (e.thread, e.begin_ns, e.aggregated_into()))
         .collect();
     assert_eq!(r3, vec![(0, 10, None), (0, 21, None), (1, 5, None)]);
@@ -419,21 +419,21 @@ fn unbalanced_records_are_tolerated() {
         .iter()
         .find(|e| t.class(e) == "demo.Inner")
         .unwrap();
-    assert!(inner.incomplete && !inner.reported);
+    assert!(inner.incomplete() && !inner.reported());
     assert_eq!(inner.end_ns, 20);
     let outer = t
         .executions
         .iter()
         .find(|e| t.class(e) == "demo.Outer")
         .unwrap();
-    assert!(!outer.incomplete);
+    assert!(!outer.incomplete());
     assert_eq!(outer.self_ns, 10);
     let work = t
         .executions
         .iter()
         .find(|e| t.class(e) == "demo.Work")
         .unwrap();
-    assert!(work.incomplete);
+    assert!(work.incomplete());
     assert_eq!((work.begin_ns, work.end_ns), (30, 60));
     assert_eq!(class(&t, "demo.Work", TaskKind::Runnable).incomplete, 1);
     // The Worker begin never ended either (closed at ThreadEnd, a re-entry: not counted).
@@ -455,14 +455,14 @@ fn open_at_end_of_trace_closed_at_last_timestamp() {
         .iter()
         .find(|e| t.class(e) == "demo.Work")
         .unwrap();
-    assert!(w.incomplete);
+    assert!(w.incomplete());
     assert_eq!(w.end_ns, 70);
     let th = t
         .executions
         .iter()
         .find(|e| e.kind == TaskKind::Thread)
         .unwrap();
-    assert!(th.incomplete);
+    assert!(th.incomplete());
     assert_eq!(th.end_ns, 70);
 }
 
