@@ -152,22 +152,3 @@ pub fn analyze_model_staged(
 
 #[cfg(test)]
 pub(crate) mod testutil;
-
-/// TEMP: current/peak RSS at a point (WEFT_DEBUG_RSS=1).
-pub fn debug_rss(label: &str) {
-    if std::env::var_os("WEFT_DEBUG_RSS").is_none() {
-        return;
-    }
-    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let f = |k: &str| {
-        s.lines()
-            .find(|l| l.starts_with(k))
-            .map(|l| l[k.len()..].trim().to_string())
-            .unwrap_or_default()
-    };
-    eprintln!(
-        "rss {label:<30} now {:>12} peak {:>12}",
-        f("VmRSS:"),
-        f("VmHWM:")
-    );
-}
