@@ -341,7 +341,23 @@ impl ThreadEvents {
     /// events (`self`, in file order) by time: an event of `self` goes first when its
     /// time is not later. The fork-join events are written in batches, so their
     /// place among the thread's other records in the file is not their place in time.
-    pub fn merge(mut self, fj: ThreadEvents) -> ThreadEvents {
+    pub fn merge(self, fj: ThreadEvents) -> ThreadEvents {
+        self.merge_fixing(fj, &[], |_| {})
+    }
+
+    /// [`ThreadEvents::merge`], with `fix` applied to the fork-join events at
+    /// `indices` (positions in `fj`, ascending) on the way: a rare correction made
+    /// in the one pass instead of decoding and packing `fj` again.
+    pub fn merge_fixing(
+        mut self,
+        mut fj: ThreadEvents,
+        indices: &[usize],
+        mut fix: impl FnMut(&mut Event),
+    ) -> ThreadEvents {
+        if !indices.is_empty() && self.is_empty() {
+            fj.map_events(indices, fix);
+            return self.merge(fj);
+        }
         if fj.is_empty() {
             self.shrink();
             return self;
@@ -356,6 +372,8 @@ impl ThreadEvents {
         out.bytes.reserve_exact(self.bytes.len() + fj.bytes.len());
         let (mut own, mut other) = (self.iter(), fj.iter());
         let (mut x, mut y) = (own.next_packed(), other.next_packed());
+        // The position in `fj` of `y`, and the next of `indices` to fix.
+        let (mut at, mut next_fix) = (0usize, indices.iter().peekable());
         loop {
             let take_own = match (&x, &y) {
                 (None, None) => break,
@@ -368,7 +386,19 @@ impl ThreadEvents {
             } else {
                 std::mem::replace(&mut y, other.next_packed())
             };
-            if let Some(p) = p {
+            if let Some(mut p) = p {
+                if !take_own {
+                    let mut fixed = false;
+                    while next_fix.next_if(|&&i| i <= at).is_some() {
+                        fixed = true;
+                    }
+                    at += 1;
+                    if fixed {
+                        fix(&mut p.event);
+                        out.push(p.event);
+                        continue;
+                    }
+                }
                 let bytes = if take_own { &self.bytes } else { &fj.bytes };
                 out.push_packed(&p, &bytes[p.from..p.to]);
             }
