@@ -603,8 +603,16 @@ mod tests {
         fj_events.iter().for_each(|&e| fj.push(e));
         let mut expected: Vec<Event> = own_events.iter().chain(&fj_events).copied().collect();
         expected.sort_by_key(|e| e.ts);
-        let merged = own.merge(fj);
+        let merged = own.clone().merge(fj.clone());
         assert_eq!(merged.len(), expected.len());
         assert_eq!(merged.iter().collect::<Vec<_>>(), expected);
+        // A fix on the way (fork-join events 1 and 4) is the fix made before.
+        let fixed = own.merge_fixing(fj, &[1, 4], |e| e.b = 8);
+        for e in expected.iter_mut() {
+            if e.kind == EventKind::FjFork && [2, 4].contains(&(e.a & 0xff)) {
+                e.b = 8;
+            }
+        }
+        assert_eq!(fixed.iter().collect::<Vec<_>>(), expected);
     }
 }
