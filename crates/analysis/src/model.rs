@@ -759,7 +759,7 @@ impl ModelBuilder {
             mut m,
             mut gc_events,
             max_ts,
-            mut streams,
+            streams,
             unresolved_runs,
             sched,
             pending_wait_detail: _,
@@ -767,15 +767,6 @@ impl ModelBuilder {
         let mut unresolved: BTreeMap<ThreadIndex, Vec<usize>> = BTreeMap::new();
         for (thread, i) in unresolved_runs {
             unresolved.entry(thread).or_default().push(i);
-        }
-        for (thread, indices) in unresolved {
-            if let Some(s) = streams.get_mut(&thread) {
-                s.1.map_events(&indices, |e| {
-                    if let Some(c) = fj_usage_class(e.a) {
-                        e.b = c;
-                    }
-                });
-            }
         }
         m.truncated = truncated;
         m.unknown_records = unknown_records;
@@ -790,9 +781,15 @@ impl ModelBuilder {
             t.sched.sort_by_key(|p| p.ts_ns);
         }
         m.events = streams
-            .into_values()
-            .map(|(own, fj)| {
-                let mut e = own.merge(fj);
+            .into_iter()
+            .map(|(thread, (own, fj))| {
+                let mut indices = unresolved.remove(&thread).unwrap_or_default();
+                indices.sort_unstable();
+                let mut e = own.merge_fixing(fj, &indices, |e| {
+                    if let Some(c) = fj_usage_class(e.a) {
+                        e.b = c;
+                    }
+                });
                 // A virtual thread's records come from several carriers' blocks.
                 if weft_trace::is_virtual_thread(e.thread) {
                     e.sort_by_time();

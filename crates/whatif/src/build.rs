@@ -217,7 +217,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
                     t.daemon
                         || weft_analysis::locks::JVM_THREADS.contains(&t.display_name().as_str())
                 })
-                || x.class.starts_with("jdk.internal.")
+                || a.tasks.class(x).starts_with("jdk.internal.")
             {
                 continue;
             }
@@ -234,7 +234,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
             &mut g,
             &mut placed,
             &mut spawn_at,
-            &x.class,
+            a.tasks.class(x),
             runs,
             x.thread,
             x.begin_ns,
