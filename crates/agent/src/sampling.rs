@@ -511,28 +511,122 @@ fn os_state(tid: u32) -> u8 {
     }
 }
 
-/// CPU a thread may use between two wall samples and still count as "not run
-/// since" (going back to sleep after the last wall signal costs a few µs).
-const IDLE_SLACK_NS: u64 = 50_000;
+/// CPU a thread may use after its last wall sample's handler and still count as
+/// "not run since" (going back to sleep after the handler costs a few µs).
+const IDLE_SLACK_NS: u64 = 20_000;
+
+/// The calling thread begins a lock wait or a wait (called from the lock and
+/// wait hooks): its next wall sample is taken afresh, not repeated.
+pub fn thread_waits() {
+    if sig::ACTIVE.load(Ordering::Relaxed) && sig::wall_period_ns() > 0 {
+        sig::note_wait();
+    }
+}
+
+/// Threads whose schedstat file the sampler keeps open (beyond, it opens it at each read).
+const KEPT_SCHEDSTAT_FILES: usize = 256;
+
+/// What the sampler thread knows of one thread between wall ticks.
+#[derive(Default)]
+struct WallWatch {
+    /// `/proc/self/task/<tid>/schedstat`, kept open (a read is then ~1 µs).
+    file: Option<std::fs::File>,
+    /// Times the thread had been scheduled in when it was last signalled while
+    /// not running (None: it was running then, or its schedstat was unreadable).
+    runs_at_signal: Option<u64>,
+    /// Its count of waits begun (`ThreadSlot::waits`) then.
+    waits_at_signal: u64,
+    /// The wall tick that last saw the thread live.
+    tick: u64,
+}
+
+/// Keeps the per-thread facts of [`WallWatch`] for the live threads.
+#[derive(Default)]
+struct WallWatches {
+    by_tid: HashMap<u32, WallWatch>,
+    tick: u64,
+}
+
+impl WallWatches {
+    /// (CPU ns, times scheduled in) of `tid` from its schedstat.
+    fn schedstat(&mut self, tid: u32) -> Option<(u64, u64)> {
+        use std::os::unix::fs::FileExt;
+        let kept = self.by_tid.len() <= KEPT_SCHEDSTAT_FILES;
+        let w = self.by_tid.entry(tid).or_default();
+        w.tick = self.tick;
+        let path = format!("/proc/self/task/{tid}/schedstat");
+        let mut buf = [0u8; 96];
+        let read = |f: &std::fs::File, buf: &mut [u8]| f.read_at(buf, 0).ok().filter(|&n| n > 0);
+        let n = match w.file.as_ref().and_then(|f| read(f, &mut buf)) {
+            Some(n) => n,
+            None => {
+                // Not open yet, or a thread of the same id that ended (the file then fails).
+                let f = std::fs::File::open(&path).ok()?;
+                let n = read(&f, &mut buf)?;
+                w.file = kept.then_some(f);
+                n
+            }
+        };
+        // "on-CPU ns  run-queue ns  times scheduled in"
+        let mut it = std::str::from_utf8(&buf[..n]).ok()?.split_ascii_whitespace();
+        let cpu = it.next()?.parse().ok()?;
+        let runs = it.nth(1)?.parse().ok()?;
+        Some((cpu, runs))
+    }
+
+    /// Notes that `tid` is signalled now, in OS state `state`.
+    fn signalled(&mut self, tid: u32, runs: Option<u64>, state: u8, waits: u64) {
+        let w = self.by_tid.entry(tid).or_default();
+        w.tick = self.tick;
+        w.waits_at_signal = waits;
+        w.runs_at_signal = runs.filter(|_| state != weft_trace::thread_state::RUNNING);
+    }
+
+    /// Forgets the threads not seen live at the current tick.
+    fn prune(&mut self) {
+        let tick = self.tick;
+        self.by_tid.retain(|_, w| w.tick == tick);
+    }
+}
 
 /// Threads signalled per wall tick at most (each costs a /proc read and a walk):
 /// with more busy threads, they are taken in turn.
 const WALL_SIGNALS_PER_TICK: usize = sig::WALL_BURST;
 
 /// A wall sample of a thread that has not run since its last one, without
-/// waking it or reading /proc: the same stack and state again (async-profiler
-/// does the same for idle threads).
-fn repeat_wall(s: &sig::ThreadSlot, tid: u32) -> bool {
+/// waking it: the same stack and state again (async-profiler does the same for
+/// idle threads). "Not run since": it was asleep when last signalled, it has
+/// been scheduled in once since (the signal's wake-up, for the handler), it
+/// began no lock wait or wait since (its hooks count them), and it used at most
+/// [`IDLE_SLACK_NS`] of CPU after the handler (going back to sleep). CPU time
+/// alone was not enough: a thread whose sleep inside a critical section ended
+/// during the handler left the section and blocked on its lock again within
+/// ~15 µs, and kept the stack of its sleep, tied to its new lock wait.
+fn repeat_wall(s: &sig::ThreadSlot, tid: u32, watch: &mut WallWatches) -> bool {
+    // The handler of the last signal published its sample (else the stack kept
+    // would be an older one).
+    if s.wall_done.load(Ordering::Acquire) != s.wall_asked.load(Ordering::Relaxed) {
+        return false;
+    }
     let after = s.cpu_after_wall.load(Ordering::Relaxed);
-    let Some(now) = sig::cpu_of(tid) else {
+    let Some(w) = watch.by_tid.get(&tid) else {
         return false;
     };
-    if after == 0 || now.saturating_sub(after) > IDLE_SLACK_NS {
+    let waits = s.waits.load(Ordering::Relaxed);
+    let (Some(since), true) = (w.runs_at_signal, after > 0 && waits == w.waits_at_signal) else {
+        return false;
+    };
+    let Some((cpu, runs)) = watch.schedstat(tid) else {
+        return false;
+    };
+    if runs > since + 1 || cpu.saturating_sub(after) > IDLE_SLACK_NS {
         return false;
     }
     let index = s.index.load(Ordering::Relaxed);
     let mut g = lock(&INTERNER);
     let it = g.get_or_insert_with(Interner::default);
+    // That sample may still be in the ring.
+    sig::drain(|e| it.add(e));
     let Some(&stack) = it.last_wall.get(&index) else {
         return false;
     };
@@ -560,6 +654,7 @@ fn sampler_main(stop: std::sync::mpsc::Receiver<()>) {
     let mut next_wall = Instant::now() + Duration::from_nanos(sig::jitter(&rng, wall.max(1)));
     let my_tid = sig::gettid();
     let mut start = 0;
+    let mut watch = WallWatches::default();
     loop {
         if crate::agent::disabled() {
             // The agent switched itself off (and said so): no more samples.
@@ -578,25 +673,32 @@ fn sampler_main(stop: std::sync::mpsc::Receiver<()>) {
         }
         let now = Instant::now();
         if wall > 0 && now >= next_wall && sink::recording() {
-            let slots = sig::threads();
+            watch.tick += 1;
             let mut signalled = 0;
-            for k in 0..slots.len() {
-                let s = &slots[(start + k) % slots.len()];
-                if !s.live() {
-                    continue;
-                }
-                let tid = s.tid.load(Ordering::Acquire);
-                if tid == my_tid || repeat_wall(s, tid) {
+            let mut all_seen = true;
+            for (k, tid, s) in sig::live_threads(start) {
+                if tid == my_tid || repeat_wall(s, tid, &mut watch) {
                     continue;
                 }
                 if signalled == WALL_SIGNALS_PER_TICK {
                     // The others first at the next tick.
-                    start = (start + k) % slots.len();
+                    start = k;
+                    all_seen = false;
                     break;
                 }
-                s.wall_state.store(os_state(tid), Ordering::Relaxed);
+                // Times scheduled in before the state: a wake-up between the two
+                // only makes the next tick sample it afresh.
+                let waits = s.waits.load(Ordering::Relaxed);
+                let runs = watch.schedstat(tid).map(|(_, runs)| runs);
+                let state = os_state(tid);
+                watch.signalled(tid, runs, state, waits);
+                s.wall_state.store(state, Ordering::Relaxed);
+                s.wall_asked.fetch_add(1, Ordering::AcqRel);
                 sig::signal_wall(tid);
                 signalled += 1;
+            }
+            if all_seen {
+                watch.prune();
             }
             next_wall = Instant::now() + Duration::from_nanos(sig::jitter(&rng, wall));
         }
