@@ -577,7 +577,9 @@ impl WallWatches {
         let mut buf = [0u8; 96];
         let n = self.read(tid, false, &mut buf)?;
         // "on-CPU ns  run-queue ns  times scheduled in"
-        let mut it = std::str::from_utf8(&buf[..n]).ok()?.split_ascii_whitespace();
+        let mut it = std::str::from_utf8(&buf[..n])
+            .ok()?
+            .split_ascii_whitespace();
         let cpu = it.next()?.parse().ok()?;
         let runs = it.nth(1)?.parse().ok()?;
         Some((cpu, runs))
