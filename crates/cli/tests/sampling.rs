@@ -52,6 +52,15 @@ fn export_collapsed(trace: &Path, mode: &str) -> String {
     std::fs::read_to_string(&out).expect("collapsed file")
 }
 
+/// Samples of the collapsed stacks whose line contains `pat`.
+fn samples_through(collapsed: &str, pat: &str) -> u64 {
+    collapsed
+        .lines()
+        .filter(|l| l.contains(pat))
+        .filter_map(|l| l.rsplit_once(' ')?.1.parse::<u64>().ok())
+        .sum()
+}
+
 const METHODS: [&str; 3] = ["alpha", "beta", "gamma"];
 
 /// `SPLITS-TRUTH alpha=<ns> beta=<ns> gamma=<ns>` as shares.
@@ -167,12 +176,7 @@ fn methods_of_unloaded_classes_keep_their_names() {
         r.describe()
     );
     let cpu = export_collapsed(&trace, "cpu");
-    let count = |pat: &str| -> u64 {
-        cpu.lines()
-            .filter(|l| l.contains(pat))
-            .filter_map(|l| l.rsplit_once(' ')?.1.parse::<u64>().ok())
-            .sum()
-    };
+    let count = |pat: &str| samples_through(&cpu, pat);
     assert!(
         count("weft.sampling.Unload$Burner.") >= 20,
         "too few samples named in the unloaded class:\n{cpu}"
@@ -322,12 +326,7 @@ fn wall_samples_tied_to_a_lock_are_outside_its_critical_section() {
     ]);
     assert!(e.status.success(), "export failed\n{}", e.describe());
     let tied = std::fs::read_to_string(&out).expect("collapsed file");
-    let count = |pat: &str| -> u64 {
-        tied.lines()
-            .filter(|l| l.contains(pat))
-            .filter_map(|l| l.rsplit_once(' ')?.1.parse::<u64>().ok())
-            .sum()
-    };
+    let count = |pat: &str| samples_through(&tied, pat);
     // The walked ones end at the `synchronized` line of Contention's monitor guard
     // (others are `[broken:not_walkable_not_Java]`: a thread blocked inside the VM).
     assert!(
