@@ -285,23 +285,33 @@ pub fn start(jvmti: Jvmti, jni: Jni, env: *mut JNIEnv) {
         switch_off("cannot install the crash protection of the stack walker");
         return;
     }
-    let (tx, rx) = channel::<()>();
-    let spawned = std::thread::Builder::new()
-        .name("weft-sampler".into())
-        .spawn(move || sampler_main(rx));
-    match spawned {
-        Ok(h) => *lock(&STOP) = Some((tx, h)),
-        Err(e) => {
-            switch_off(&format!("cannot start the sampler thread: {e}"));
-            return;
-        }
-    }
     if let Some(vm) = jni.java_vm() {
         sig::set_vm(vm);
     }
     sig::ACTIVE.store(true, Ordering::SeqCst);
     thread_start(env);
+    // Before the sampler thread exists: until it has named itself, the kernel
+    // shows it as `java`, the name the Java main thread is matched by.
     arm_existing_threads(jvmti, jni);
+    let (tx, rx) = channel::<()>();
+    let (ready, started) = std::sync::mpsc::sync_channel(1);
+    let spawned = std::thread::Builder::new()
+        .name("weft-sampler".into())
+        .spawn(move || {
+            sink::note_agent_thread();
+            let _ = ready.send(());
+            sampler_main(rx)
+        });
+    match spawned {
+        Ok(h) => {
+            *lock(&STOP) = Some((tx, h));
+            let _ = started.recv_timeout(Duration::from_secs(1));
+        }
+        Err(e) => {
+            switch_off(&format!("cannot start the sampler thread: {e}"));
+            sig::close_all();
+        }
+    }
 }
 
 /// Records and arms the Java threads that started before the agent's hooks (at
@@ -330,8 +340,12 @@ pub fn arm_existing_threads(jvmti: Jvmti, jni: Jni) -> (usize, usize) {
     let pid = std::process::id();
     let mut by_comm: HashMap<Vec<u8>, Vec<u32>> = HashMap::default();
     for tid in task_ids() {
-        if tid == pid || sig::is_registered(tid) {
-            continue; // the launcher's primordial thread runs no Java code
+        if tid == pid || sig::is_registered(tid) || sink::is_agent_thread(tid) {
+            // The launcher's primordial thread and the agent's threads run no
+            // Java code (a signal handler must never call into the JVM on them:
+            // the JVM's thread-local storage would be allocated there, in a
+            // signal handler, and malloc could deadlock).
+            continue;
         }
         if let Ok(mut comm) = std::fs::read(format!("/proc/self/task/{tid}/comm")) {
             if comm.last() == Some(&b'\n') {
