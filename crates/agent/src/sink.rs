@@ -484,7 +484,9 @@ pub fn note_agent_thread() {
     // SAFETY: gettid has no preconditions.
     let tid = unsafe { libc::gettid() } as u32;
     for t in &AGENT_TIDS {
-        if t.compare_exchange(0, tid, Ordering::SeqCst, Ordering::Relaxed).is_ok() {
+        if t.compare_exchange(0, tid, Ordering::SeqCst, Ordering::Relaxed)
+            .is_ok()
+        {
             return;
         }
     }
