@@ -448,6 +448,7 @@ pub extern "system" fn Java_weft_Probe_nLockBegin(
                     kind: wait_kind::LATCH,
                     lock: 0,
                 });
+                crate::sampling::thread_waits();
                 CURRENT.with(|c| c.set(Current::Wait));
             }
             Role::Lock(kind) => {
@@ -479,6 +480,7 @@ pub extern "system" fn Java_weft_Probe_nLockBegin(
                     owner,
                     site,
                 });
+                crate::sampling::thread_waits();
                 CURRENT.with(|c| c.set(Current::Lock(entry.id)));
             }
         }
@@ -600,6 +602,7 @@ unsafe extern "system" fn park_hook(
             kind: wait_kind::PARK,
             lock: 0,
         });
+        crate::sampling::thread_waits();
         true
     })
     .unwrap_or(false);
@@ -813,6 +816,7 @@ unsafe extern "system" fn on_contended_enter(
             owner,
             site,
         });
+        crate::sampling::thread_waits();
         MONITOR.with(|m| m.set(entry.id));
         Ok(())
     });
@@ -891,6 +895,7 @@ unsafe extern "system" fn on_monitor_wait(
             kind: wait_kind::OBJECT_WAIT,
             lock: 0,
         });
+        crate::sampling::thread_waits();
         Ok(())
     });
 }

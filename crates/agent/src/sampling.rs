@@ -285,23 +285,33 @@ pub fn start(jvmti: Jvmti, jni: Jni, env: *mut JNIEnv) {
         switch_off("cannot install the crash protection of the stack walker");
         return;
     }
-    let (tx, rx) = channel::<()>();
-    let spawned = std::thread::Builder::new()
-        .name("weft-sampler".into())
-        .spawn(move || sampler_main(rx));
-    match spawned {
-        Ok(h) => *lock(&STOP) = Some((tx, h)),
-        Err(e) => {
-            switch_off(&format!("cannot start the sampler thread: {e}"));
-            return;
-        }
-    }
     if let Some(vm) = jni.java_vm() {
         sig::set_vm(vm);
     }
     sig::ACTIVE.store(true, Ordering::SeqCst);
     thread_start(env);
+    // Before the sampler thread exists: until it has named itself, the kernel
+    // shows it as `java`, the name the Java main thread is matched by.
     arm_existing_threads(jvmti, jni);
+    let (tx, rx) = channel::<()>();
+    let (ready, started) = std::sync::mpsc::sync_channel(1);
+    let spawned = std::thread::Builder::new()
+        .name("weft-sampler".into())
+        .spawn(move || {
+            sink::note_agent_thread();
+            let _ = ready.send(());
+            sampler_main(rx)
+        });
+    match spawned {
+        Ok(h) => {
+            *lock(&STOP) = Some((tx, h));
+            let _ = started.recv_timeout(Duration::from_secs(1));
+        }
+        Err(e) => {
+            switch_off(&format!("cannot start the sampler thread: {e}"));
+            sig::close_all();
+        }
+    }
 }
 
 /// Records and arms the Java threads that started before the agent's hooks (at
@@ -330,8 +340,12 @@ pub fn arm_existing_threads(jvmti: Jvmti, jni: Jni) -> (usize, usize) {
     let pid = std::process::id();
     let mut by_comm: HashMap<Vec<u8>, Vec<u32>> = HashMap::default();
     for tid in task_ids() {
-        if tid == pid || sig::is_registered(tid) {
-            continue; // the launcher's primordial thread runs no Java code
+        if tid == pid || sig::is_registered(tid) || sink::is_agent_thread(tid) {
+            // The launcher's primordial thread and the agent's threads run no
+            // Java code (a signal handler must never call into the JVM on them:
+            // the JVM's thread-local storage would be allocated there, in a
+            // signal handler, and malloc could deadlock).
+            continue;
         }
         if let Ok(mut comm) = std::fs::read(format!("/proc/self/task/{tid}/comm")) {
             if comm.last() == Some(&b'\n') {
@@ -491,15 +505,10 @@ fn drain_once() {
 
 /// OS state of a thread from /proc (R running, D uninterruptible: I/O, else sleeping).
 /// (Read into a buffer on the stack: only the first bytes after the name are needed.)
-fn os_state(tid: u32) -> u8 {
-    use std::io::Read;
+fn os_state(buf: &[u8]) -> u8 {
     use weft_trace::thread_state as ts;
-    let mut buf = [0u8; 160];
-    let n = std::fs::File::open(format!("/proc/self/task/{tid}/stat"))
-        .and_then(|mut f| f.read(&mut buf))
-        .unwrap_or(0);
     // "tid (name) S ...": the name may hold spaces and parentheses, so the last ')'.
-    let state = buf[..n]
+    let state = buf
         .iter()
         .rposition(|&b| b == b')')
         .and_then(|i| buf.get(i + 2));
@@ -511,28 +520,138 @@ fn os_state(tid: u32) -> u8 {
     }
 }
 
-/// CPU a thread may use between two wall samples and still count as "not run
-/// since" (going back to sleep after the last wall signal costs a few µs).
-const IDLE_SLACK_NS: u64 = 50_000;
+/// CPU a thread may use after its last wall sample's handler and still count as
+/// "not run since" (going back to sleep after the handler costs a few µs).
+const IDLE_SLACK_NS: u64 = 20_000;
+
+/// The calling thread begins a lock wait or a wait (called from the lock and
+/// wait hooks): its next wall sample is taken afresh, not repeated.
+pub fn thread_waits() {
+    if sig::ACTIVE.load(Ordering::Relaxed) && sig::wall_period_ns() > 0 {
+        sig::note_wait();
+    }
+}
+
+/// Threads whose schedstat file the sampler keeps open (beyond, it opens it at each read).
+const KEPT_SCHEDSTAT_FILES: usize = 256;
+
+/// What the sampler thread knows of one thread between wall ticks.
+#[derive(Default)]
+struct WallWatch {
+    /// `/proc/self/task/<tid>/schedstat` and `stat`, kept open (a read at
+    /// offset 0 regenerates the file: ~1 µs instead of open, read, close).
+    schedstat: Option<std::fs::File>,
+    stat: Option<std::fs::File>,
+    /// Times the thread had been scheduled in when it was last signalled while
+    /// not running (None: it was running then, or its schedstat was unreadable).
+    runs_at_signal: Option<u64>,
+    /// Its count of waits begun (`ThreadSlot::waits`) then.
+    waits_at_signal: u64,
+    /// The wall tick that last saw the thread live.
+    tick: u64,
+}
+
+/// Keeps the per-thread facts of [`WallWatch`] for the live threads.
+#[derive(Default)]
+struct WallWatches {
+    by_tid: HashMap<u32, WallWatch>,
+    tick: u64,
+}
+
+impl WallWatches {
+    /// Reads `/proc/self/task/<tid>/stat` (or `schedstat`) into `buf` (the
+    /// file kept open for the first [`KEPT_SCHEDSTAT_FILES`] threads).
+    fn read(&mut self, tid: u32, stat: bool, buf: &mut [u8]) -> Option<usize> {
+        use std::os::unix::fs::FileExt;
+        let kept = self.by_tid.len() <= KEPT_SCHEDSTAT_FILES;
+        let w = self.by_tid.entry(tid).or_default();
+        w.tick = self.tick;
+        let file = if stat { &mut w.stat } else { &mut w.schedstat };
+        let read = |f: &std::fs::File, buf: &mut [u8]| f.read_at(buf, 0).ok().filter(|&n| n > 0);
+        if let Some(n) = file.as_ref().and_then(|f| read(f, buf)) {
+            return Some(n);
+        }
+        // Not open yet, or a thread of the same id that ended (the file then fails).
+        let name = if stat { "stat" } else { "schedstat" };
+        let f = std::fs::File::open(format!("/proc/self/task/{tid}/{name}")).ok()?;
+        let n = read(&f, buf)?;
+        *file = kept.then_some(f);
+        Some(n)
+    }
+
+    /// OS state of `tid` (see [`os_state`]).
+    fn state(&mut self, tid: u32) -> u8 {
+        let mut buf = [0u8; 160];
+        let n = self.read(tid, true, &mut buf).unwrap_or(0);
+        os_state(&buf[..n])
+    }
+
+    /// (CPU ns, times scheduled in) of `tid` from its schedstat.
+    fn schedstat(&mut self, tid: u32) -> Option<(u64, u64)> {
+        let mut buf = [0u8; 96];
+        let n = self.read(tid, false, &mut buf)?;
+        // "on-CPU ns  run-queue ns  times scheduled in"
+        let mut it = std::str::from_utf8(&buf[..n])
+            .ok()?
+            .split_ascii_whitespace();
+        let cpu = it.next()?.parse().ok()?;
+        let runs = it.nth(1)?.parse().ok()?;
+        Some((cpu, runs))
+    }
+
+    /// Notes that `tid` is signalled now, in OS state `state`.
+    fn signalled(&mut self, tid: u32, runs: Option<u64>, state: u8, waits: u64) {
+        let w = self.by_tid.entry(tid).or_default();
+        w.tick = self.tick;
+        w.waits_at_signal = waits;
+        w.runs_at_signal = runs.filter(|_| state != weft_trace::thread_state::RUNNING);
+    }
+
+    /// Forgets the threads not seen live at the current tick.
+    fn prune(&mut self) {
+        let tick = self.tick;
+        self.by_tid.retain(|_, w| w.tick == tick);
+    }
+}
 
 /// Threads signalled per wall tick at most (each costs a /proc read and a walk):
 /// with more busy threads, they are taken in turn.
 const WALL_SIGNALS_PER_TICK: usize = sig::WALL_BURST;
 
 /// A wall sample of a thread that has not run since its last one, without
-/// waking it or reading /proc: the same stack and state again (async-profiler
-/// does the same for idle threads).
-fn repeat_wall(s: &sig::ThreadSlot, tid: u32) -> bool {
+/// waking it: the same stack and state again (async-profiler does the same for
+/// idle threads). "Not run since": it was asleep when last signalled, it has
+/// been scheduled in once since (the signal's wake-up, for the handler), it
+/// began no lock wait or wait since (its hooks count them), and it used at most
+/// [`IDLE_SLACK_NS`] of CPU after the handler (going back to sleep). CPU time
+/// alone was not enough: a thread whose sleep inside a critical section ended
+/// during the handler left the section and blocked on its lock again within
+/// ~15 µs, and kept the stack of its sleep, tied to its new lock wait.
+fn repeat_wall(s: &sig::ThreadSlot, tid: u32, watch: &mut WallWatches) -> bool {
+    // The handler of the last signal published its sample (else the stack kept
+    // would be an older one).
+    if s.wall_done.load(Ordering::Acquire) != s.wall_asked.load(Ordering::Relaxed) {
+        return false;
+    }
     let after = s.cpu_after_wall.load(Ordering::Relaxed);
-    let Some(now) = sig::cpu_of(tid) else {
+    let Some(w) = watch.by_tid.get(&tid) else {
         return false;
     };
-    if after == 0 || now.saturating_sub(after) > IDLE_SLACK_NS {
+    let waits = s.waits.load(Ordering::Relaxed);
+    let (Some(since), true) = (w.runs_at_signal, after > 0 && waits == w.waits_at_signal) else {
+        return false;
+    };
+    let Some((cpu, runs)) = watch.schedstat(tid) else {
+        return false;
+    };
+    if runs > since + 1 || cpu.saturating_sub(after) > IDLE_SLACK_NS {
         return false;
     }
     let index = s.index.load(Ordering::Relaxed);
     let mut g = lock(&INTERNER);
     let it = g.get_or_insert_with(Interner::default);
+    // That sample may still be in the ring.
+    sig::drain(|e| it.add(e));
     let Some(&stack) = it.last_wall.get(&index) else {
         return false;
     };
@@ -560,6 +679,7 @@ fn sampler_main(stop: std::sync::mpsc::Receiver<()>) {
     let mut next_wall = Instant::now() + Duration::from_nanos(sig::jitter(&rng, wall.max(1)));
     let my_tid = sig::gettid();
     let mut start = 0;
+    let mut watch = WallWatches::default();
     loop {
         if crate::agent::disabled() {
             // The agent switched itself off (and said so): no more samples.
@@ -578,25 +698,32 @@ fn sampler_main(stop: std::sync::mpsc::Receiver<()>) {
         }
         let now = Instant::now();
         if wall > 0 && now >= next_wall && sink::recording() {
-            let slots = sig::threads();
+            watch.tick += 1;
             let mut signalled = 0;
-            for k in 0..slots.len() {
-                let s = &slots[(start + k) % slots.len()];
-                if !s.live() {
-                    continue;
-                }
-                let tid = s.tid.load(Ordering::Acquire);
-                if tid == my_tid || repeat_wall(s, tid) {
+            let mut all_seen = true;
+            for (k, tid, s) in sig::live_threads(start) {
+                if tid == my_tid || repeat_wall(s, tid, &mut watch) {
                     continue;
                 }
                 if signalled == WALL_SIGNALS_PER_TICK {
                     // The others first at the next tick.
-                    start = (start + k) % slots.len();
+                    start = k;
+                    all_seen = false;
                     break;
                 }
-                s.wall_state.store(os_state(tid), Ordering::Relaxed);
+                // Times scheduled in before the state: a wake-up between the two
+                // only makes the next tick sample it afresh.
+                let waits = s.waits.load(Ordering::Relaxed);
+                let runs = watch.schedstat(tid).map(|(_, runs)| runs);
+                let state = watch.state(tid);
+                watch.signalled(tid, runs, state, waits);
+                s.wall_state.store(state, Ordering::Relaxed);
+                s.wall_asked.fetch_add(1, Ordering::AcqRel);
                 sig::signal_wall(tid);
                 signalled += 1;
+            }
+            if all_seen {
+                watch.prune();
             }
             next_wall = Instant::now() + Duration::from_nanos(sig::jitter(&rng, wall));
         }

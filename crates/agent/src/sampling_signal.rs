@@ -108,9 +108,9 @@ pub fn resolve_agct() -> bool {
 // ---------------------------------------------------------------- thread table
 
 /// One sampled thread. Written by its own thread (register/unregister) and the
-/// sampler thread (wall state); read by the signal handler on that thread.
+/// sampler thread (wall state); read by the signal handler on that thread. Its
+/// thread id is in [`TIDS`] at the same index.
 pub struct ThreadSlot {
-    pub tid: AtomicU32,
     env: AtomicPtr<c_void>,
     /// Trace thread index of the samples.
     pub index: AtomicU32,
@@ -123,6 +123,14 @@ pub struct ThreadSlot {
     /// The thread's CPU time (ns) at the end of its last wall sample: a thread
     /// that has not run since is not signalled again (its stack is the same).
     pub cpu_after_wall: AtomicU64,
+    /// Wall signals sent (by the sampler thread, before each signal) and the
+    /// count of the last one whose sample the handler published: a repeat needs
+    /// the stack of the last signal, not an older one.
+    pub wall_asked: AtomicU64,
+    pub wall_done: AtomicU64,
+    /// Lock waits and waits the thread began (its hooks count them): a thread
+    /// that began one since its last wall sample has run since, however little.
+    pub waits: AtomicU64,
     busy: AtomicBool,
     /// The thread is inside the protected walk: a fault jumps back to `jump`.
     in_walk: AtomicBool,
@@ -136,46 +144,83 @@ unsafe impl Sync for ThreadSlot {}
 impl ThreadSlot {
     const fn new() -> ThreadSlot {
         ThreadSlot {
-            tid: AtomicU32::new(FREE),
             env: AtomicPtr::new(std::ptr::null_mut()),
             index: AtomicU32::new(0),
             fd1: AtomicI32::new(0),
             rng: AtomicU64::new(0),
             wall_state: AtomicU8::new(0),
             cpu_after_wall: AtomicU64::new(0),
+            wall_asked: AtomicU64::new(0),
+            wall_done: AtomicU64::new(0),
+            waits: AtomicU64::new(0),
             busy: AtomicBool::new(false),
             in_walk: AtomicBool::new(false),
             jump: std::cell::UnsafeCell::new([0; JMPBUF_BYTES / 8]),
         }
     }
-    pub fn live(&self) -> bool {
-        let t = self.tid.load(Ordering::Acquire);
-        t != FREE && t != GONE && t != CLAIMED
-    }
+}
+
+fn live(tid: u32) -> bool {
+    tid != FREE && tid != GONE && tid != CLAIMED
 }
 
 static THREADS: [ThreadSlot; THREAD_SLOTS] = [const { ThreadSlot::new() }; THREAD_SLOTS];
+/// The thread id of each slot, apart from the slots (each ~600 bytes with its
+/// jump buffer): the sampler thread scans these 16 KB at every wall tick, and
+/// the handler probes them, without touching 2.4 MB of slots (a scan of the
+/// slots themselves cost ~600 page faults and a cache miss per slot per tick).
+static TIDS: [AtomicU32; THREAD_SLOTS] = [const { AtomicU32::new(FREE) }; THREAD_SLOTS];
 
-pub fn threads() -> &'static [ThreadSlot] {
-    &THREADS
+/// The live slots, from position `start` on (wrapping): (position, tid, slot).
+pub fn live_threads(start: usize) -> impl Iterator<Item = (usize, u32, &'static ThreadSlot)> {
+    (0..THREAD_SLOTS).filter_map(move |k| {
+        let i = (start + k) % THREAD_SLOTS;
+        let tid = TIDS[i].load(Ordering::Acquire);
+        live(tid).then(|| (i, tid, &THREADS[i]))
+    })
 }
 
 fn home(tid: u32) -> usize {
     (tid as usize).wrapping_mul(0x9E37_79B1) % THREAD_SLOTS
 }
 
-/// The slot of `tid` (linear probing; stops at a never-used slot).
-fn find(tid: u32) -> Option<&'static ThreadSlot> {
+/// The slot position of `tid` (linear probing; stops at a never-used slot).
+fn position(tid: u32) -> Option<usize> {
     let h = home(tid);
     for i in 0..THREAD_SLOTS {
-        let s = &THREADS[(h + i) % THREAD_SLOTS];
-        match s.tid.load(Ordering::Acquire) {
-            t if t == tid => return Some(s),
+        let k = (h + i) % THREAD_SLOTS;
+        match TIDS[k].load(Ordering::Acquire) {
+            t if t == tid => return Some(k),
             FREE => return None,
             _ => {}
         }
     }
     None
+}
+
+fn find(tid: u32) -> Option<&'static ThreadSlot> {
+    position(tid).map(|k| &THREADS[k])
+}
+
+thread_local! {
+    /// The calling thread's id, for [`note_wait`] (a system call saved per wait).
+    /// Never read in the signal handler (a first TLS access may allocate).
+    static MY_TID: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// The calling thread begins a lock wait or a wait (from its hooks, not the handler).
+pub fn note_wait() {
+    let tid = MY_TID
+        .try_with(|t| {
+            if t.get() == 0 {
+                t.set(gettid());
+            }
+            t.get()
+        })
+        .unwrap_or_else(|_| gettid());
+    if let Some(s) = find(tid) {
+        s.waits.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 pub fn gettid() -> u32 {
@@ -198,12 +243,13 @@ pub fn register(env: *mut c_void, index: u32, period_ns: u64) -> bool {
 fn claim(tid: u32, env: *mut c_void, index: u32, period_ns: u64) -> bool {
     let h = home(tid);
     for i in 0..THREAD_SLOTS {
-        let s = &THREADS[(h + i) % THREAD_SLOTS];
-        let t = s.tid.load(Ordering::Acquire);
+        let k = (h + i) % THREAD_SLOTS;
+        let (s, slot_tid) = (&THREADS[k], &TIDS[k]);
+        let t = slot_tid.load(Ordering::Acquire);
         if t != FREE && t != GONE {
             continue;
         }
-        if s.tid
+        if slot_tid
             .compare_exchange(t, CLAIMED, Ordering::AcqRel, Ordering::Relaxed)
             .is_err()
         {
@@ -217,8 +263,9 @@ fn claim(tid: u32, env: *mut c_void, index: u32, period_ns: u64) -> bool {
         );
         s.busy.store(false, Ordering::Relaxed);
         s.cpu_after_wall.store(0, Ordering::Relaxed);
+        s.wall_done.store(u64::MAX, Ordering::Relaxed);
         s.fd1.store(0, Ordering::Relaxed);
-        s.tid.store(tid, Ordering::Release);
+        slot_tid.store(tid, Ordering::Release);
         if period_ns > 0 {
             let fd = open_cpu_timer(tid);
             if fd >= 0 {
@@ -268,10 +315,11 @@ const JNI_VERSION_1_6: i32 = 0x0001_0006;
 
 /// Forgets the current thread: no sample is taken on it after this returns.
 pub fn unregister() {
-    let Some(s) = find(gettid()) else { return };
+    let Some(k) = position(gettid()) else { return };
+    let s = &THREADS[k];
     s.env.store(std::ptr::null_mut(), Ordering::SeqCst);
     let fd = s.fd1.swap(0, Ordering::SeqCst) - 1;
-    s.tid.store(GONE, Ordering::Release);
+    TIDS[k].store(GONE, Ordering::Release);
     if fd >= 0 {
         // SAFETY: fd is the perf_event fd this slot owned; closed once (swapped out).
         unsafe { libc::close(fd) };
@@ -280,7 +328,11 @@ pub fn unregister() {
 
 /// Closes every CPU timer (at the end; the handler is already inactive).
 pub fn close_all() {
-    for s in THREADS.iter() {
+    // Slots never used (tid FREE) have no timer: only used ones are touched.
+    for (k, s) in THREADS.iter().enumerate() {
+        if TIDS[k].load(Ordering::Acquire) == FREE {
+            continue;
+        }
         let fd = s.fd1.swap(0, Ordering::SeqCst) - 1;
         if fd >= 0 {
             // SAFETY: as in unregister.
@@ -626,6 +678,7 @@ fn take_sample(sig: i32, uc: *mut c_void) {
             slot.wall_state.load(Ordering::Relaxed),
         )
     };
+    let mut published = false;
     if !env.is_null() && agct != 0 {
         match RING.get().and_then(|r| r.claim()) {
             Some((pos, idx, e)) => {
@@ -664,6 +717,7 @@ fn take_sample(sig: i32, uc: *mut c_void) {
                     (*e).mode_state = mode | (state << 4);
                 }
                 Ring::publish(e, pos, idx);
+                published = true;
             }
             None => {
                 DROPPED.fetch_add(1, Ordering::Relaxed);
@@ -674,6 +728,12 @@ fn take_sample(sig: i32, uc: *mut c_void) {
         // clock_gettime is async-signal-safe.
         slot.cpu_after_wall
             .store(clock::thread_cpu_ns(), Ordering::Relaxed);
+        if published {
+            // After the sample (published above) and the CPU time: the sampler
+            // thread reads this first.
+            let asked = slot.wall_asked.load(Ordering::Acquire);
+            slot.wall_done.store(asked, Ordering::Release);
+        }
     }
     if sig == CPU_SIGNAL {
         let fd = slot.fd1.load(Ordering::Acquire) - 1;
@@ -780,19 +840,6 @@ pub fn signal_wall(tid: u32) -> bool {
             WALL_SIGNAL,
         ) == 0
     }
-}
-
-/// CPU time (ns) of thread `tid` of this process (the kernel's per-thread CPU clock).
-pub fn cpu_of(tid: u32) -> Option<u64> {
-    // MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED) of the kernel's posix-cpu-timers.
-    let clock = ((!(tid as i32)) << 3) | 6;
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: valid out-pointer; an exited thread gives EINVAL.
-    let r = unsafe { libc::clock_gettime(clock, &mut ts) };
-    (r == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
 }
 
 pub fn wall_period_ns() -> u64 {

@@ -460,10 +460,41 @@ pub fn start_writer(cfg: WriterConfig) -> std::io::Result<()> {
     let Some(rx) = lock(&s.rx).take() else {
         return Ok(());
     };
+    let (ready, started) = std::sync::mpsc::sync_channel(1);
     std::thread::Builder::new()
         .name("weft-writer".into())
-        .spawn(move || writer_main(s, rx, cfg))?;
+        .spawn(move || {
+            note_agent_thread();
+            let _ = ready.send(());
+            writer_main(s, rx, cfg)
+        })?;
+    // Known before it can be taken for a Java thread (see [`is_agent_thread`]).
+    let _ = started.recv_timeout(Duration::from_secs(1));
     Ok(())
+}
+
+/// OS ids of the agent's own threads (writer, sampler): plain threads that run
+/// no Java code. Until such a thread has named itself, the kernel shows it with
+/// its creator's name (`java` for the main thread), so the sampler must not
+/// take it for a Java thread by its name.
+static AGENT_TIDS: [AtomicU32; 4] = [const { AtomicU32::new(0) }; 4];
+
+/// Records the calling thread as one of the agent's own.
+pub fn note_agent_thread() {
+    // SAFETY: gettid has no preconditions.
+    let tid = unsafe { libc::gettid() } as u32;
+    for t in &AGENT_TIDS {
+        if t.compare_exchange(0, tid, Ordering::SeqCst, Ordering::Relaxed)
+            .is_ok()
+        {
+            return;
+        }
+    }
+}
+
+/// Whether `tid` is one of the agent's own threads.
+pub fn is_agent_thread(tid: u32) -> bool {
+    AGENT_TIDS.iter().any(|t| t.load(Ordering::SeqCst) == tid)
 }
 
 fn writer_main(s: &'static Sink, rx: Receiver<Msg>, mut cfg: WriterConfig) {

@@ -52,6 +52,15 @@ fn export_collapsed(trace: &Path, mode: &str) -> String {
     std::fs::read_to_string(&out).expect("collapsed file")
 }
 
+/// Samples of the collapsed stacks whose line contains `pat`.
+fn samples_through(collapsed: &str, pat: &str) -> u64 {
+    collapsed
+        .lines()
+        .filter(|l| l.contains(pat))
+        .filter_map(|l| l.rsplit_once(' ')?.1.parse::<u64>().ok())
+        .sum()
+}
+
 const METHODS: [&str; 3] = ["alpha", "beta", "gamma"];
 
 /// `SPLITS-TRUTH alpha=<ns> beta=<ns> gamma=<ns>` as shares.
@@ -167,12 +176,7 @@ fn methods_of_unloaded_classes_keep_their_names() {
         r.describe()
     );
     let cpu = export_collapsed(&trace, "cpu");
-    let count = |pat: &str| -> u64 {
-        cpu.lines()
-            .filter(|l| l.contains(pat))
-            .filter_map(|l| l.rsplit_once(' ')?.1.parse::<u64>().ok())
-            .sum()
-    };
+    let count = |pat: &str| samples_through(&cpu, pat);
     assert!(
         count("weft.sampling.Unload$Burner.") >= 20,
         "too few samples named in the unloaded class:\n{cpu}"
@@ -286,5 +290,52 @@ fn a_faulting_stack_walk_is_recovered() {
         report["profile"]["cpu_broken"].as_u64().unwrap_or(0)
             + report["profile"]["wall_broken"].as_u64().unwrap_or(0)
             > 0
+    );
+}
+
+/// Wall samples tied to a lock (`--lock`) show where the threads blocked on it
+/// were: the monitor enter, never the critical section. Four threads take turns
+/// sleeping 1 ms inside one monitor; wall samples every ~5 ms. A wall sample of a
+/// thread that has not run since its last one repeats that stack; the repeat
+/// used to take the last stack *drained* (often an older sample, from inside the
+/// section) and to count a thread that woke, left the section and blocked again
+/// within ~50 µs of CPU as "not run since": 12-28 of ~400 samples tied to the
+/// lock had the section's `Thread.sleep` stack (3 runs of 3), now none.
+#[test]
+fn wall_samples_tied_to_a_lock_are_outside_its_critical_section() {
+    let _g = serial();
+    let trace = scratch_file("monitor-wall.weft");
+    let r = run_recorded(
+        &trace,
+        &["--sample", "cpu=10ms,wall=5ms"],
+        "locks.MonitorPingPong",
+        &["4", "0", "800", "1000", "10"],
+    );
+    assert!(r.status.success(), "{}", r.describe());
+    let out = trace.with_extension("lock.collapsed");
+    let e = weft_cmd(&[
+        "export",
+        &trace.display().to_string(),
+        "--profile",
+        "wall",
+        "--lock",
+        "Shared",
+        "--lines",
+        "--collapsed",
+        &out.display().to_string(),
+    ]);
+    assert!(e.status.success(), "export failed\n{}", e.describe());
+    let tied = std::fs::read_to_string(&out).expect("collapsed file");
+    let count = |pat: &str| samples_through(&tied, pat);
+    // The walked ones end at the `synchronized` line of Contention's monitor guard
+    // (others are `[broken:not_walkable_not_Java]`: a thread blocked inside the VM).
+    assert!(
+        count("Contention.lambda$monitor$1") > 0,
+        "no walked wall sample tied to the lock:\n{tied}"
+    );
+    assert_eq!(
+        count("Contention.hold"),
+        0,
+        "wall samples inside the critical section tied to its lock:\n{tied}"
     );
 }
