@@ -495,8 +495,8 @@ struct Shares<'a> {
     /// Per thread and schedstat interval: the factor that makes the weights add
     /// up to the measured on-CPU time (1 where unknown).
     factors: Option<&'a [Vec<f64>]>,
-    /// Collects Σ weight × time per thread and schedstat interval.
-    weights: Option<&'a mut Vec<Vec<f64>>>,
+    /// Collects how each thread used each of its schedstat intervals.
+    weights: Option<&'a mut Vec<Vec<IntervalUse>>>,
     /// Collects the number of threads wanting a CPU over time, `(start, end, n)`.
     profile: Option<&'a mut Vec<(u64, u64, u32)>>,
 }
@@ -612,7 +612,11 @@ fn sweep(
                         let factor = factor.copied().unwrap_or(1.0);
                         if let (Some(w), true) = (shares.weights.as_deref_mut(), s.tick >= 0) {
                             if let Some(x) = w[i].get_mut(s.tick as usize) {
-                                *x += weight * dt;
+                                x.weighted += weight * dt;
+                                x.max_weight = x.max_weight.max(weight);
+                                // Active from the interval's first reading on.
+                                let first = input.threads[i].sched[s.tick as usize].ts_ns;
+                                x.active_at_start |= prev <= first.max(window.0);
                             }
                         }
                         let share = (weight * factor).min(1.0);
@@ -950,6 +954,44 @@ fn cumulative(sched: &[SchedPoint], ts: u64, field: impl Fn(&SchedPoint) -> u64)
     }
 }
 
+/// How a thread used one of its schedstat intervals in the sweep.
+#[derive(Debug, Clone, Copy, Default)]
+struct IntervalUse {
+    /// Σ weight × time over the stretches the thread was active.
+    weighted: f64,
+    /// The largest weight it had there: at a factor above 1 / this, a share
+    /// would pass a whole CPU and be cut to it.
+    max_weight: f64,
+    /// It was active (running or runnable) when the interval's first reading
+    /// was taken.
+    active_at_start: bool,
+}
+
+/// Moves on-CPU time read in one schedstat interval back into the one before,
+/// where the thread could not have used it in its interval. The kernel adds a
+/// running thread's CPU time at scheduler ticks and switches, so a reading taken
+/// while the thread runs lags by up to a tick: a busy thread reads 1.19 then 0.79
+/// of a CPU in alternate 10 ms intervals. Shares are capped at a whole CPU per
+/// interval, so the 0.19 read late was dropped and a thread that ran without a
+/// break read 0.9 of a CPU (`cores` 0.90 against a truth of 1.00). The excess
+/// goes back only across a reading taken while the thread was active (a
+/// waiting thread's reading is exact); what is left (CPU spent while the
+/// model says it waited) stays capped.
+fn lag_corrected(on: &mut [f64], uses: &[IntervalUse]) {
+    for k in (1..on.len()).rev() {
+        let u = uses[k];
+        let room = if u.max_weight > 0.0 {
+            u.weighted / u.max_weight
+        } else {
+            0.0
+        };
+        if on[k] > room && u.active_at_start {
+            on[k - 1] += on[k] - room;
+            on[k] = room;
+        }
+    }
+}
+
 /// The sweep with CPU shares: processor sharing under the per-interval caps,
 /// scaled per thread and schedstat interval to the measured on-CPU time.
 fn sweep_measured(input: &SpeedupInput, window: (u64, u64)) -> (Vec<RawSection>, Totals, bool) {
@@ -964,10 +1006,10 @@ fn sweep_measured(input: &SpeedupInput, window: (u64, u64)) -> (Vec<RawSection>,
             },
         );
     }
-    let mut weights: Vec<Vec<f64>> = input
+    let mut weights: Vec<Vec<IntervalUse>> = input
         .threads
         .iter()
-        .map(|t| vec![0.0; t.sched.len().saturating_sub(1)])
+        .map(|t| vec![IntervalUse::default(); t.sched.len().saturating_sub(1)])
         .collect();
     sweep(
         input,
@@ -982,20 +1024,26 @@ fn sweep_measured(input: &SpeedupInput, window: (u64, u64)) -> (Vec<RawSection>,
         .threads
         .iter()
         .zip(&weights)
-        .map(|(t, w)| {
-            t.sched
+        .map(|(t, uses)| {
+            let mut on: Vec<f64> = t
+                .sched
                 .windows(2)
-                .zip(w)
-                .map(|(p, &wsum)| {
+                .map(|p| {
                     // The part of the interval inside the thread's lifetime and the
                     // window (main's first interval began before AppStart).
                     let (a, b) = (p[0].ts_ns, p[1].ts_ns);
                     let inside = clip(a, b, (t.start_ns.max(window.0), t.end_ns.min(window.1)))
                         .map_or(0, |(s, e)| e - s);
-                    let on = p[1].on_cpu_ns.saturating_sub(p[0].on_cpu_ns) as f64 * inside as f64
-                        / (b - a).max(1) as f64;
-                    if wsum > 0.0 {
-                        on / wsum
+                    p[1].on_cpu_ns.saturating_sub(p[0].on_cpu_ns) as f64 * inside as f64
+                        / (b - a).max(1) as f64
+                })
+                .collect();
+            lag_corrected(&mut on, uses);
+            on.iter()
+                .zip(uses)
+                .map(|(&on, u)| {
+                    if u.weighted > 0.0 {
+                        on / u.weighted
                     } else {
                         1.0
                     }

@@ -671,6 +671,57 @@ fn capacity_is_what_the_application_threads_got() {
     assert!(close(gain(&s, Limitation::Oversubscription).unwrap(), 1.0));
 }
 
+/// Cumulative schedstat readings `(ms, on-CPU ms)`, no run-queue time.
+fn readings(pts: &[(u64, u64)]) -> Vec<SchedPoint> {
+    pts.iter()
+        .map(|&(ts, on)| SchedPoint {
+            ts_ns: ts * MS,
+            on_cpu_ns: on * MS,
+            runq_ns: 0,
+            timeslices: 1,
+        })
+        .collect()
+}
+
+/// Two workers run 40 ms without a break on 2 CPUs, but a running thread's
+/// schedstat CPU time is brought up to date only at ticks and switches, so the
+/// readings lag: 8, 12, 8, 12 ms in the four 10 ms intervals. The CPU read late
+/// belongs to the interval before: each worker got a whole CPU (`cores` 1). Capped
+/// at a CPU per interval as read, the late 2 ms were dropped: 0.9.
+#[test]
+fn cpu_read_late_is_not_lost() {
+    let mut threads = vec![waits(th(0, "main", true, 0, 40), &[(0, 40)])];
+    for i in 1..=2 {
+        let mut w = th(i, "w", false, 0, 40);
+        w.sched = readings(&[(0, 0), (10, 8), (20, 20), (30, 28), (40, 40)]);
+        threads.push(w);
+    }
+    let s = compute(&input(threads, Some(2)), None);
+    assert_eq!(s.status, Status::Ok);
+    let cores = s.efficiencies.cores.unwrap();
+    assert!(close(cores, 1.0), "cores {cores}");
+    assert!(close(s.quantities.cpu_parallel, 80.0 * MS as f64));
+}
+
+/// w1 works 0-10 ms, waits 10-15 ms (spinning before it parks: its reading at
+/// 10 ms, taken while it waited, is exact) and works 15-20 ms; it read 8 ms of
+/// CPU to 10 ms and 7 ms after. The 2 ms above its 5 active ms after 10 ms were
+/// spent while waiting: they are not moved back into its first 10 ms (which
+/// stay 8 ms), they are capped. w2 runs 0-20 ms on its own CPU.
+#[test]
+fn cpu_read_after_a_wait_stays_after_it() {
+    let mut w1 = waits(th(1, "w1", false, 0, 20), &[(10, 15)]);
+    w1.sched = readings(&[(0, 0), (10, 8), (20, 15)]);
+    let mut w2 = th(2, "w2", false, 0, 20);
+    w2.sched = readings(&[(0, 0), (10, 10), (20, 20)]);
+    let threads = vec![waits(th(0, "main", true, 0, 20), &[(0, 20)]), w1, w2];
+    let s = compute(&input(threads, Some(2)), None);
+    assert_eq!(s.status, Status::Ok);
+    let c = s.quantities.cpu_parallel;
+    assert!(close(c, 33.0 * MS as f64), "C_p {c}");
+    assert!(close(s.efficiencies.cores.unwrap(), 1.0));
+}
+
 /// A lone main thread runs 10 ms at 97% CPU (page faults, safepoints: it never
 /// waited in the run queue) beside an idle CPU, then two workers run 10 ms in
 /// parallel. Its 3% shortfall is no CPU cap: the process could have used both
