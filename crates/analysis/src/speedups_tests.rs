@@ -722,6 +722,41 @@ fn cpu_read_after_a_wait_stays_after_it() {
     assert!(close(s.efficiencies.cores.unwrap(), 1.0));
 }
 
+/// Main works 10 ms alone and waits 0.1 ms of it in the run queue (the JIT beside
+/// it), then two workers run 10 ms on both CPUs. Main's 99% says the process
+/// could use at least 0.99 CPUs, not that it was capped there: the capacity is
+/// measured where the threads wanted both CPUs (2), so the serial line is eq.
+/// 11's 20 / 14.95 (29.9 ms of work over 2 CPUs), not held to ×1.0 by an
+/// average capacity of 1.495.
+#[test]
+fn capacity_is_measured_where_the_threads_wanted_every_cpu() {
+    let pt = |ts: u64, on: u64, runq: u64| SchedPoint {
+        ts_ns: ts,
+        on_cpu_ns: on,
+        runq_ns: runq,
+        timeslices: 1,
+    };
+    let mut main = waits(th(0, "main", true, 0, 20), &[(10, 20)]);
+    main.sched = vec![
+        pt(0, 0, 0),
+        pt(10 * MS, 99 * MS / 10, MS / 10),
+        pt(20 * MS, 99 * MS / 10, MS / 10),
+    ];
+    let mut threads = vec![main];
+    for i in 1..=2 {
+        let mut w = th(i, "w", false, 10, 20);
+        w.sched = vec![pt(10 * MS, 0, 0), pt(20 * MS, 10 * MS, 0)];
+        threads.push(w);
+    }
+    let mut i = input(threads, Some(2));
+    i.process_cpu = vec![(0, 0), (10 * MS, 99 * MS / 10), (20 * MS, 299 * MS / 10)];
+    let s = compute(&i, None);
+    assert_eq!(s.status, Status::Ok);
+    let serial = gain(&s, Limitation::Serial).unwrap();
+    assert!((serial - 20.0 / 14.95).abs() < 1e-6, "serial line {serial}");
+    all_finite(&s);
+}
+
 /// A lone main thread runs 10 ms at 97% CPU (page faults, safepoints: it never
 /// waited in the run queue) beside an idle CPU, then two workers run 10 ms in
 /// parallel. Its 3% shortfall is no CPU cap: the process could have used both
