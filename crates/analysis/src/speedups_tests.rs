@@ -757,6 +757,39 @@ fn capacity_is_measured_where_the_threads_wanted_every_cpu() {
     all_finite(&s);
 }
 
+/// A loaded machine: two workers got 0.19 of a CPU each while both ran (0-10
+/// ms), and w1 alone got 0.19 after (10-30 ms). The process was held back (its
+/// CPUs: 2); a session's share holds whatever its number of threads, so its
+/// capacity is what it got on average while it had work (7.6 / 30 ms), not the
+/// 0.38 of the two-thread stretch: the imbalance line is ×1.0 (measured ×1.01 for
+/// the static block partition's knob on the loaded machine), not eq. 11's ×1.5.
+#[test]
+fn a_process_held_back_keeps_its_average_share() {
+    let pt = |ts: u64, on: u64, runq: u64| SchedPoint {
+        ts_ns: ts * MS / 10,
+        on_cpu_ns: on * MS / 10,
+        runq_ns: runq * MS / 10,
+        timeslices: 1,
+    };
+    let main = waits(th(0, "main", true, 0, 30), &[(0, 30)]);
+    let mut w1 = th(1, "w1", false, 0, 30);
+    w1.sched = vec![pt(0, 0, 0), pt(100, 19, 81), pt(300, 57, 243)];
+    let mut w2 = th(2, "w2", false, 0, 10);
+    w2.sched = vec![pt(0, 0, 0), pt(100, 19, 81)];
+    let mut i = input(vec![main, w1, w2], Some(2));
+    i.process_cpu = vec![(0, 0), (10 * MS, 38 * MS / 10), (30 * MS, 76 * MS / 10)];
+    let s = compute(&i, None);
+    assert_eq!(s.status, Status::Ok);
+    assert!(close(s.efficiencies.cores.unwrap(), 0.19));
+    let imbalance = gain(&s, Limitation::Imbalance).unwrap();
+    assert!((imbalance - 1.0).abs() < 1e-6, "imbalance line {imbalance}");
+    assert!(
+        s.notes.iter().any(|n| n.contains("got 0.25 of its 2 CPUs")),
+        "{:?}",
+        s.notes
+    );
+}
+
 /// A lone main thread runs 10 ms at 97% CPU (page faults, safepoints: it never
 /// waited in the run queue) beside an idle CPU, then two workers run 10 ms in
 /// parallel. Its 3% shortfall is no CPU cap: the process could have used both
