@@ -10,6 +10,7 @@
 
 mod agent;
 mod attach;
+mod class_ids;
 mod clock;
 mod decide;
 mod forkjoin;
