@@ -78,6 +78,12 @@ pub enum EventKind {
     /// This thread unparked another (`LockSupport.unpark`): a = the target's Java
     /// thread id (0 unknown). Ends that thread's park, or gives it a permit.
     Unpark,
+    /// `--lock-detail`: about to enter a monitor: b = lock (LockDef id).
+    MonitorEnter,
+    /// `--lock-detail`: the last `MonitorEnter` acquired (after a spin or a block).
+    MonitorEntered,
+    /// `--lock-detail`: the innermost entered monitor was released.
+    MonitorExit,
 }
 
 /// "No value" for an index argument.
@@ -137,7 +143,7 @@ impl Event {
 }
 
 /// Every kind, by its `u8` value (the header byte's low 5 bits).
-const KINDS: [EventKind; 27] = [
+const KINDS: [EventKind; 30] = [
     EventKind::ThreadStart,
     EventKind::ThreadEnd,
     EventKind::TaskBegin,
@@ -165,6 +171,9 @@ const KINDS: [EventKind; 27] = [
     EventKind::VtUnmount,
     EventKind::VtPinned,
     EventKind::Unpark,
+    EventKind::MonitorEnter,
+    EventKind::MonitorEntered,
+    EventKind::MonitorExit,
 ];
 
 /// The last kind: a new kind must be added to [`KINDS`] (this match stops
@@ -172,8 +181,11 @@ const KINDS: [EventKind; 27] = [
 #[cfg(test)]
 const fn is_last_kind(k: EventKind) -> bool {
     match k {
-        EventKind::Unpark => true,
-        EventKind::ThreadStart
+        EventKind::MonitorExit => true,
+        EventKind::Unpark
+        | EventKind::MonitorEnter
+        | EventKind::MonitorEntered
+        | EventKind::ThreadStart
         | EventKind::ThreadEnd
         | EventKind::TaskBegin
         | EventKind::TaskEnd

@@ -207,6 +207,9 @@ pub struct Model {
     pub app_start_ns: Option<u64>,
     /// The lock interval chosen at record time (header `locks.interval_ns`).
     pub lock_interval_ns: Option<u64>,
+    /// Recorded with `--lock-detail` (header `locks.detail = on`): every monitor
+    /// acquisition and release of the application's classes is in the events.
+    pub lock_detail: bool,
     /// Sampled-stack records, as written (analysed by crates/analysis/src/profile.rs).
     pub sampled: crate::profile::SampledRecords,
     /// The end of a `weft attach` session: what was restored (docs/attach.md).
@@ -284,6 +287,7 @@ impl ModelBuilder {
                 sample_interval_ns: h.get_u64(header_keys::SAMPLE_INTERVAL_NS),
                 blind_spots: blind_spots(h),
                 lock_interval_ns: h.get_u64(crate::locks::INTERVAL_HEADER),
+                lock_detail: h.get("locks.detail") == Some("on"),
                 sampled: crate::profile::SampledRecords::from_header(h),
                 attach_end: None,
                 ..Model::default()
@@ -708,6 +712,15 @@ impl ModelBuilder {
             Record::WaitEnd { ts } => Some((ev(EventKind::WaitEnd, *ts, 0, 0, 0, 0), false)),
             Record::Unpark { ts, target } => {
                 Some((ev(EventKind::Unpark, *ts, *target, 0, 0, 0), false))
+            }
+            Record::MonitorEnter { ts, lock } => {
+                Some((ev(EventKind::MonitorEnter, *ts, 0, *lock, 0, 0), false))
+            }
+            Record::MonitorEntered { ts } => {
+                Some((ev(EventKind::MonitorEntered, *ts, 0, 0, 0, 0), false))
+            }
+            Record::MonitorExit { ts } => {
+                Some((ev(EventKind::MonitorExit, *ts, 0, 0, 0, 0), false))
             }
         };
         if let Some((mut e, is_fj)) = event {
