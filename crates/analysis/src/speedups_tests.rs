@@ -671,6 +671,125 @@ fn capacity_is_what_the_application_threads_got() {
     assert!(close(gain(&s, Limitation::Oversubscription).unwrap(), 1.0));
 }
 
+/// Cumulative schedstat readings `(ms, on-CPU ms)`, no run-queue time.
+fn readings(pts: &[(u64, u64)]) -> Vec<SchedPoint> {
+    pts.iter()
+        .map(|&(ts, on)| SchedPoint {
+            ts_ns: ts * MS,
+            on_cpu_ns: on * MS,
+            runq_ns: 0,
+            timeslices: 1,
+        })
+        .collect()
+}
+
+/// Two workers run 40 ms without a break on 2 CPUs, but a running thread's
+/// schedstat CPU time is brought up to date only at ticks and switches, so the
+/// readings lag: 8, 12, 8, 12 ms in the four 10 ms intervals. The CPU read late
+/// belongs to the interval before: each worker got a whole CPU (`cores` 1). Capped
+/// at a CPU per interval as read, the late 2 ms were dropped: 0.9.
+#[test]
+fn cpu_read_late_is_not_lost() {
+    let mut threads = vec![waits(th(0, "main", true, 0, 40), &[(0, 40)])];
+    for i in 1..=2 {
+        let mut w = th(i, "w", false, 0, 40);
+        w.sched = readings(&[(0, 0), (10, 8), (20, 20), (30, 28), (40, 40)]);
+        threads.push(w);
+    }
+    let s = compute(&input(threads, Some(2)), None);
+    assert_eq!(s.status, Status::Ok);
+    let cores = s.efficiencies.cores.unwrap();
+    assert!(close(cores, 1.0), "cores {cores}");
+    assert!(close(s.quantities.cpu_parallel, 80.0 * MS as f64));
+}
+
+/// w1 works 0-10 ms, waits 10-15 ms (spinning before it parks: its reading at
+/// 10 ms, taken while it waited, is exact) and works 15-20 ms; it read 8 ms of
+/// CPU to 10 ms and 7 ms after. The 2 ms above its 5 active ms after 10 ms were
+/// spent while waiting: they are not moved back into its first 10 ms (which
+/// stay 8 ms), they are capped. w2 runs 0-20 ms on its own CPU.
+#[test]
+fn cpu_read_after_a_wait_stays_after_it() {
+    let mut w1 = waits(th(1, "w1", false, 0, 20), &[(10, 15)]);
+    w1.sched = readings(&[(0, 0), (10, 8), (20, 15)]);
+    let mut w2 = th(2, "w2", false, 0, 20);
+    w2.sched = readings(&[(0, 0), (10, 10), (20, 20)]);
+    let threads = vec![waits(th(0, "main", true, 0, 20), &[(0, 20)]), w1, w2];
+    let s = compute(&input(threads, Some(2)), None);
+    assert_eq!(s.status, Status::Ok);
+    let c = s.quantities.cpu_parallel;
+    assert!(close(c, 33.0 * MS as f64), "C_p {c}");
+    assert!(close(s.efficiencies.cores.unwrap(), 1.0));
+}
+
+/// Main works 10 ms alone and waits 0.1 ms of it in the run queue (the JIT beside
+/// it), then two workers run 10 ms on both CPUs. Main's 99% says the process
+/// could use at least 0.99 CPUs, not that it was capped there: the capacity is
+/// measured where the threads wanted both CPUs (2), so the serial line is eq.
+/// 11's 20 / 14.95 (29.9 ms of work over 2 CPUs), not held to ×1.0 by an
+/// average capacity of 1.495.
+#[test]
+fn capacity_is_measured_where_the_threads_wanted_every_cpu() {
+    let pt = |ts: u64, on: u64, runq: u64| SchedPoint {
+        ts_ns: ts,
+        on_cpu_ns: on,
+        runq_ns: runq,
+        timeslices: 1,
+    };
+    let mut main = waits(th(0, "main", true, 0, 20), &[(10, 20)]);
+    main.sched = vec![
+        pt(0, 0, 0),
+        pt(10 * MS, 99 * MS / 10, MS / 10),
+        pt(20 * MS, 99 * MS / 10, MS / 10),
+    ];
+    let mut threads = vec![main];
+    for i in 1..=2 {
+        let mut w = th(i, "w", false, 10, 20);
+        w.sched = vec![pt(10 * MS, 0, 0), pt(20 * MS, 10 * MS, 0)];
+        threads.push(w);
+    }
+    let mut i = input(threads, Some(2));
+    i.process_cpu = vec![(0, 0), (10 * MS, 99 * MS / 10), (20 * MS, 299 * MS / 10)];
+    let s = compute(&i, None);
+    assert_eq!(s.status, Status::Ok);
+    let serial = gain(&s, Limitation::Serial).unwrap();
+    assert!((serial - 20.0 / 14.95).abs() < 1e-6, "serial line {serial}");
+    all_finite(&s);
+}
+
+/// A loaded machine: two workers got 0.19 of a CPU each while both ran (0-10
+/// ms), and w1 alone got 0.19 after (10-30 ms). The process was held back (its
+/// CPUs: 2); a session's share holds whatever its number of threads, so its
+/// capacity is what it got on average while it had work (7.6 / 30 ms), not the
+/// 0.38 of the two-thread stretch: the imbalance line is ×1.0 (measured ×1.01 for
+/// the static block partition's knob on the loaded machine), not eq. 11's ×1.5.
+#[test]
+fn a_process_held_back_keeps_its_average_share() {
+    let pt = |ts: u64, on: u64, runq: u64| SchedPoint {
+        ts_ns: ts * MS / 10,
+        on_cpu_ns: on * MS / 10,
+        runq_ns: runq * MS / 10,
+        timeslices: 1,
+    };
+    let main = waits(th(0, "main", true, 0, 30), &[(0, 30)]);
+    let mut w1 = th(1, "w1", false, 0, 30);
+    w1.sched = vec![pt(0, 0, 0), pt(100, 19, 81), pt(300, 57, 243)];
+    let mut w2 = th(2, "w2", false, 0, 10);
+    w2.sched = vec![pt(0, 0, 0), pt(100, 19, 81)];
+    let mut i = input(vec![main, w1, w2], Some(2));
+    i.process_cpu = vec![(0, 0), (10 * MS, 38 * MS / 10), (30 * MS, 76 * MS / 10)];
+    let s = compute(&i, None);
+    assert_eq!(s.status, Status::Ok);
+    assert!(close(s.efficiencies.cores.unwrap(), 0.19));
+    let imbalance = gain(&s, Limitation::Imbalance).unwrap();
+    assert!((imbalance - 1.0).abs() < 1e-6, "imbalance line {imbalance}");
+    assert!(
+        s.notes.iter().any(|n| n.contains("got 0.25 of its 2 CPUs")),
+        "{:?}",
+        s.notes
+    );
+}
+
 /// A lone main thread runs 10 ms at 97% CPU (page faults, safepoints: it never
 /// waited in the run queue) beside an idle CPU, then two workers run 10 ms in
 /// parallel. Its 3% shortfall is no CPU cap: the process could have used both

@@ -485,6 +485,11 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                     }
                     let (class_id, ident) = unobj(e.a);
                     let (target_class_id, target_ident) = (e.b, e.c);
+                    if (class_id, ident, target_class_id) == (0, 0, 0) {
+                        // A thread that began before the window (window.rs): a
+                        // thread, not an execution of the window's work.
+                        continue;
+                    }
                     open_thread_execution(
                         &mut nodes,
                         &mut stack,

@@ -11,7 +11,9 @@
 //! What is kept (docs/views.md §Window):
 //! - executions (tasks, fork-join runs) and threads that *begin* inside the window,
 //!   cut at its end; those that began before it are left out (they are not the
-//!   window's work), their nested executions that begin inside are kept;
+//!   window's work), their nested executions that begin inside are kept; a thread
+//!   that began before and lives into the window is kept as a thread (named, from
+//!   the window's start, its `ThreadStart` without class or target: not a task);
 //! - waits, lock blocking, joins and GC pauses that overlap the window, cut to it
 //!   (they are time, not work);
 //! - point events (submissions, creations, forks) inside the window;
@@ -381,6 +383,10 @@ struct ThreadState {
     spans: Vec<(Span, Option<Record>)>,
     /// First time seen (the ThreadStart's, when there is one).
     first_ts: Option<u64>,
+    /// The thread began before the window: its start as a plain thread (not a
+    /// task), written at its first record in the window.
+    held_start: Option<Record>,
+    ended: bool,
 }
 
 /// Writes records with their times mapped onto the window.
@@ -405,6 +411,9 @@ impl<F: FnMut(ThreadIndex, Record)> Out<'_, F> {
 
     /// Writes `r` after the thread's open spans still held back (they overlap it).
     fn push_flushing(&mut self, thread: ThreadIndex, st: &mut ThreadState, r: Record) {
+        if let Some(start) = st.held_start.take() {
+            self.push(thread, start);
+        }
         for (_, held) in st.spans.iter_mut() {
             if let Some(b) = held.take() {
                 self.push(thread, b);
@@ -573,13 +582,30 @@ impl Restriction {
             {
                 out.push_flushing(thread, st, r.clone())
             }
-            Record::ThreadStart { .. } => {}
+            // Began before the window (a pool started earlier): kept as a thread,
+            // named, from where the window meets it, but not as a task execution
+            // (its start is not the window's work): no Thread class, no target.
+            Record::ThreadStart { .. } => {
+                let mut start = r.clone();
+                if let Record::ThreadStart {
+                    class_id,
+                    target_class_id,
+                    target_ident,
+                    ident,
+                    ..
+                } = &mut start
+                {
+                    (*class_id, *target_class_id, *target_ident, *ident) = (0, 0, 0, 0);
+                }
+                st.held_start = Some(start);
+            }
             Record::ThreadEnd {
                 ts,
                 cpu_ns,
                 voluntary_cs,
                 involuntary_cs,
             } => {
+                st.ended = true;
                 let start = st.first_ts.unwrap_or(*ts);
                 let lived = ts.saturating_sub(start);
                 let covered = self.map.covered(start, *ts);
@@ -659,6 +685,21 @@ impl Restriction {
             map: &self.map,
             emit,
         };
+        // Threads that began before the window, lived into it and left no record
+        // in it (busy without a wait, lock or task to record).
+        let mut held: Vec<(ThreadIndex, Record)> = Vec::new();
+        for (thread, st) in self.threads {
+            if let (Some(start), false) = (st.held_start, st.ended) {
+                let ts = start.ts().unwrap_or(0);
+                if self.map.covered(ts, u64::MAX) > 0 {
+                    held.push((thread, start));
+                }
+            }
+        }
+        held.sort_by_key(|h| h.0);
+        for (thread, start) in held {
+            out.push(thread, start);
+        }
         // Counters: the readings inside, and their values at each range's ends.
         for t in self.samples.times(&self.map.ranges) {
             if let Some(v) = self.samples.at(t) {
@@ -847,6 +888,70 @@ mod tests {
         assert_eq!(classes(false), vec![70, 71]);
         // Each call its own window: the wait between the calls is left out.
         assert_eq!(classes(true), vec![70]);
+    }
+
+    /// Threads started before the window (a pool started earlier) are in it when
+    /// they live into it: named, from the window's start, not as task executions,
+    /// and counted by the lock analysis (a `--from` that cuts a running pool does
+    /// not read as one thread). One that ended before is not.
+    #[test]
+    fn threads_started_before_the_window_are_kept_as_threads() {
+        let mut tb = TB::new();
+        tb.start(2, 50, C_WORK, (0, 0)); // waits inside the window
+        on(
+            &mut tb,
+            2,
+            Record::WaitBegin {
+                ts: 150,
+                kind: 2,
+                lock: 0,
+            },
+        );
+        on(&mut tb, 2, Record::WaitEnd { ts: 160 });
+        tb.start(3, 20, C_WORK, (0, 0)); // ended before the window
+        on(
+            &mut tb,
+            3,
+            Record::ThreadEnd {
+                ts: 60,
+                cpu_ns: 0,
+                voluntary_cs: 0,
+                involuntary_cs: 0,
+            },
+        );
+        tb.start(4, 30, C_WORK, (0, 0)); // busy across the window, ends after
+        on(
+            &mut tb,
+            4,
+            Record::ThreadEnd {
+                ts: 450,
+                cpu_ns: 0,
+                voluntary_cs: 0,
+                involuntary_cs: 0,
+            },
+        );
+        tb.start(5, 40, C_WORK, (0, 0)); // busy to the end of the recording
+        tb.start(6, 420, C_WORK, (0, 0)); // started after the window
+        tb.global(Record::End { ts: 500 });
+        let m = crate::model::Model::build(&restrict(&tb.trace(), &[(100, 400)]));
+        let kept: Vec<(u32, String, Option<u64>)> = m
+            .threads
+            .values()
+            .filter(|t| t.name.is_some())
+            .map(|t| (t.index, t.display_name(), t.start_ns))
+            .collect();
+        assert_eq!(
+            kept,
+            vec![
+                (2, "worker-2".to_string(), Some(0)),
+                (4, "worker-4".to_string(), Some(0)),
+                (5, "worker-5".to_string(), Some(0)),
+            ]
+        );
+        let tasks = crate::tasks::analyze_tasks(&m);
+        assert!(tasks.classes.is_empty(), "{:?}", tasks.classes);
+        let locks = crate::locks::analyze_locks(&m);
+        assert_eq!(locks.lifetimes.len(), 3, "{:?}", locks.lifetimes);
     }
 
     #[test]

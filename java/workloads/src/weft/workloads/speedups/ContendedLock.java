@@ -26,23 +26,25 @@ public final class ContendedLock {
         Thread[] ts = new Thread[threads];
         for (int t = 0; t < threads; t++) {
             ts[t] = new Thread(() -> {
-                long c0 = Ledger.cpu(), w0 = System.nanoTime(), blocked = 0;
+                long c0 = Ledger.cpu(), w0 = System.nanoTime(), blocked = 0, blockedCpu = 0;
                 for (int i = 0; i < iters; i++) {
                     Ledger.burn(outside);
                     switch (kind) {
                         case "none" -> Ledger.burn(cs);
                         case "sync" -> {
-                            long b = System.nanoTime();
+                            long bc = Ledger.cpu(), b = System.nanoTime();
                             synchronized (monitor) {
                                 blocked += System.nanoTime() - b;
+                                blockedCpu += Ledger.cpu() - bc;
                                 Ledger.burn(cs);
                             }
                         }
                         default -> {
-                            long b = System.nanoTime();
+                            long bc = Ledger.cpu(), b = System.nanoTime();
                             lock.lock();
                             try {
                                 blocked += System.nanoTime() - b;
+                                blockedCpu += Ledger.cpu() - bc;
                                 Ledger.burn(cs);
                             } finally {
                                 lock.unlock();
@@ -50,7 +52,7 @@ public final class ContendedLock {
                         }
                     }
                 }
-                l.record(0, Ledger.cpu() - c0, System.nanoTime() - w0, blocked);
+                l.record(0, Ledger.cpu() - c0, System.nanoTime() - w0, blocked, blockedCpu);
             }, "worker-" + t);
         }
         for (Thread t : ts) t.start();
