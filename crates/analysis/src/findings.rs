@@ -465,7 +465,9 @@ fn lock_advice(g: &LockGroup, at: &str) -> String {
 fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let la = i.locks;
     for g in i.lock_groups {
-        let phase_hit = g.max_phase_csp >= LOCK_MIN_PHASE_CSP;
+        // The sliding peak, not the aligned intervals' maximum: a burst split by an
+        // interval boundary must not fall under the threshold (Clojure's `locking`).
+        let phase_hit = g.peak_csp >= LOCK_MIN_PHASE_CSP;
         if g.blocked_ns < LOCK_MIN_BLOCKED_NS || !(g.csp >= LOCK_MIN_CSP || phase_hit) {
             continue;
         }
@@ -500,11 +502,11 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 secs(p.start_ns),
                 secs(p.end_ns)
             ),
-            _ if g.max_phase_csp > g.csp * 1.2 => format!(
-                "; {} in its worst {} interval at {}",
-                pct(g.max_phase_csp),
+            _ if g.peak_csp > g.csp * 1.2 => format!(
+                "; {} in its worst {} (from {})",
+                pct(g.peak_csp),
                 human_ns(la.interval_ns),
-                secs(g.max_phase_start_ns)
+                secs(g.peak_start_ns)
             ),
             _ => String::new(),
         };
@@ -530,6 +532,8 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
             ("csp", FieldValue::Float(g.csp)),
             ("max_phase_csp", FieldValue::Float(g.max_phase_csp)),
             ("max_phase_start_ns", FieldValue::Int(g.max_phase_start_ns)),
+            ("peak_csp", FieldValue::Float(g.peak_csp)),
+            ("peak_start_ns", FieldValue::Int(g.peak_start_ns)),
             ("blocked_ns", FieldValue::Int(g.blocked_ns)),
             ("contended", FieldValue::Int(g.contended)),
             ("slow_acquisitions", FieldValue::Int(g.slow_acquisitions)),
@@ -698,6 +702,12 @@ fn granularity_findings(i: &Inputs, out: &mut Vec<Finding>) {
     };
     for (ci, c) in tasks.classes.iter().enumerate() {
         if c.executions == 0 {
+            continue;
+        }
+        // A server's own unit of work (Tomcat's SocketProcessor: one task per socket
+        // event, submitted by its poller with no application frame on the stack) has
+        // the size of a request: the user can neither batch nor split it there.
+        if class_site(c).is_some_and(|(s, _)| i.model.is_framework_site(&s)) {
             continue;
         }
         let key = (c.class.as_str(), c.kind);
@@ -1177,6 +1187,28 @@ mod tests {
         assert_eq!(f.field("executions"), Some(&FieldValue::Int(2000)));
         assert_eq!(f.field("self_p50_ns"), Some(&FieldValue::Int(10_000)));
         assert_eq!(f.field("queue_wait_p50_ns"), Some(&FieldValue::Int(30_000)));
+    }
+
+    #[test]
+    fn no_granularity_advice_on_a_servers_own_tasks() {
+        // Tomcat's SocketProcessor: one task per socket event, submitted by the
+        // poller thread with no application frame on the stack (issue 16).
+        let mut tb = TB::new();
+        let end = small_tasks(&mut tb, 0, 2000, 30_000, 10_000);
+        tb.recs.push((
+            weft_trace::GLOBAL_THREAD,
+            Record::SiteDef {
+                id: 5,
+                frames: vec![
+                    "org.apache.tomcat.util.net.AbstractEndpoint.processSocket:1862".into(),
+                    "org.apache.tomcat.util.net.NioEndpoint$Poller.run:1107".into(),
+                    "java.lang.Thread.run:840".into(),
+                ],
+            },
+        ));
+        tb.thread_end(1, end + 1)
+            .global(Record::End { ts: end + 2 });
+        assert!(findings(&tb).is_empty());
     }
 
     #[test]

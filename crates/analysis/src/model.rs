@@ -895,6 +895,23 @@ impl Model {
             .unwrap_or_default()
     }
 
+    /// Whether a site is a server framework's own dispatch: no frame of its recorded
+    /// stack (or of the site itself, when no stack was kept) is outside the JDK,
+    /// language runtimes and frameworks ([`is_framework_frame`]). Tasks submitted
+    /// there are the framework's unit of work (Tomcat's one task per socket event):
+    /// their size is not the application's to change.
+    pub fn is_framework_site(&self, frame: &str) -> bool {
+        let stack = self.site_stack(frame);
+        let stack = if stack.is_empty() {
+            vec![frame.to_string()]
+        } else {
+            stack
+        };
+        stack
+            .iter()
+            .all(|f| is_plumbing_frame(f) || is_framework_frame(f))
+    }
+
     /// Total GC pause time.
     pub fn gc_total_ns(&self) -> u64 {
         self.gc_pauses.iter().map(GcPause::duration_ns).sum()
@@ -927,6 +944,27 @@ pub fn is_plumbing_frame(frame: &str) -> bool {
         .iter()
         .any(|p| frame.starts_with(p))
         || is_runtime_frame(frame)
+}
+
+/// Frames of servers and I/O frameworks that run the application's code on their
+/// own threads (servlet containers, Netty and its kin): their dispatch (accept,
+/// poll, one task per request or socket event) is theirs, not the application's.
+/// Unlike the JDK's, these frames still name sites (they are often the only frame).
+pub fn is_framework_frame(frame: &str) -> bool {
+    [
+        "org.apache.tomcat.",
+        "org.apache.coyote.",
+        "org.apache.catalina.",
+        "org.eclipse.jetty.",
+        "io.netty.",
+        "io.undertow.",
+        "org.xnio.",
+        "org.glassfish.grizzly.",
+        "io.vertx.core.",
+        "reactor.netty.",
+    ]
+    .iter()
+    .any(|p| frame.starts_with(p))
 }
 
 /// Frames of language runtimes' own plumbing (Clojure's `future-call`, `pmap`,
@@ -975,6 +1013,10 @@ mod real_app_fixes {
             "clojure.core$future_call.invokeStatic:7040"
         ));
         assert!(!is_plumbing_frame("user$eval12.invoke:3"));
+        assert!(is_framework_frame(
+            "org.apache.tomcat.util.net.AbstractEndpoint.processSocket:1862"
+        ));
+        assert!(!is_framework_frame("HashMapServlet.doGet:38"));
         let mut tb = TB::new();
         tb.site(7, "edu.rit.pj.ParallelTeamThread.run$weft:119");
         let m = Model::build(&tb.trace());
