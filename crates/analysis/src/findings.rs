@@ -417,6 +417,16 @@ const COLLECTIONS: &[&str] = &[
     "java.util.Collections$SynchronizedSortedMap",
 ];
 
+/// Locks inside servers whose cause and setting are known: (site prefix, advice).
+const KNOWN_FRAMEWORK_LOCKS: &[(&str, &str)] = &[(
+    "org.apache.tomcat.util.buf.StringCache.toString",
+    "This is Tomcat's string cache training: it counts the first \
+     `tomcat.util.buf.StringCache.trainThreshold` (20,000) byte-to-String conversions under \
+     one lock, and Tomcat's default catalina.properties turns it on \
+     (`tomcat.util.buf.StringCache.byte.enabled=true`). Set that to false, or lower the \
+     threshold so training ends sooner.",
+)];
+
 /// What to change for a contended lock group, in words.
 fn lock_advice(g: &LockGroup, at: &str) -> String {
     let concurrent = if g.class.contains("Map") || g.class.contains("Hashtable") {
@@ -510,6 +520,30 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
             ),
             _ => String::new(),
         };
+        // A lock taken only by a server's own code (no application frame among the
+        // recorded frames of its acquisition: Tomcat's StringCache) is not the
+        // application's to split: say whose it is and what a user can change.
+        let framework = g
+            .site
+            .as_deref()
+            .filter(|s| i.model.is_framework_site(s))
+            .and_then(crate::model::framework_of);
+        let known = g.site.as_deref().and_then(|s| {
+            KNOWN_FRAMEWORK_LOCKS
+                .iter()
+                .find(|(p, _)| s.starts_with(p))
+                .map(|(_, a)| *a)
+        });
+        let advice = match (framework, known) {
+            (Some(_), Some(a)) => a.to_string(),
+            (Some(name), None) => format!(
+                "The lock is {name}'s own (no frame of the application among the recorded \
+                 frames of its acquisition): changing the application's code will not remove \
+                 it. Look for a {name} setting that avoids or shortens it (a cache, pool or \
+                 valve in the request path), or a {name} version without it."
+            ),
+            (None, _) => lock_advice(g, &at),
+        };
         let avg = g.blocked_ns / g.slow_acquisitions.max(1);
         let holder = phase
             .and_then(|p| p.owner.as_deref())
@@ -523,7 +557,7 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
             count(g.slow_acquisitions, "acquisition"),
             human_ns(avg),
             human_ns(g.max_blocked_ns),
-            lock_advice(g, &at)
+            advice
         );
         let mut fields = vec![
             ("lock_class", FieldValue::Text(g.class.clone())),
@@ -538,6 +572,9 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
             ("contended", FieldValue::Int(g.contended)),
             ("slow_acquisitions", FieldValue::Int(g.slow_acquisitions)),
         ];
+        if let Some(name) = framework {
+            fields.push(("framework", FieldValue::Text(name.to_string())));
+        }
         if let Some(p) = phase {
             fields.push(("phase_start_ns", FieldValue::Int(p.start_ns)));
             fields.push(("phase_end_ns", FieldValue::Int(p.end_ns)));
@@ -569,40 +606,82 @@ fn wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
         if s.waiting_ns < WAIT_MIN_NS || (s.waiting_ns as f64) < WAIT_MIN_SHARE * total as f64 {
             continue;
         }
-        let kinds: Vec<String> = a
-            .waits
+        // What it waited on: its wait groups (kind, class waited on, site), the
+        // largest first; a trace without wait details has only kinds.
+        let groups: Vec<(&crate::wait_groups::WaitGroup, u64, u64)> = a
+            .wait_groups
+            .iter()
+            .filter_map(|&(g, ns, n)| Some((i.locks.wait_groups.get(g)?, ns, n)))
+            .collect();
+        let on: Vec<String> = groups
             .iter()
             .take(3)
-            .map(|(k, ns, n)| format!("{k} {} in {n} waits", human_ns(*ns)))
+            .map(|(g, ns, n)| {
+                let mut w = g.kind.to_string();
+                if let Some(c) = &g.class {
+                    w.push_str(&format!(" on `{}`", simple(c)));
+                }
+                if let Some(site) = &g.site {
+                    w.push_str(&format!(" at {site}"));
+                }
+                format!("{w} for {} ({})", human_ns(*ns), count(*n, "wait"))
+            })
             .collect();
+        let on = if on.is_empty() {
+            a.waits
+                .iter()
+                .take(3)
+                .map(|(k, ns, n)| format!("{k} for {} ({})", human_ns(*ns), count(*n, "wait")))
+                .collect()
+        } else {
+            on
+        };
         let site = class_site(c);
         let at = site
             .as_ref()
             .map_or(String::new(), |(s, how)| format!(" ({how} at {s})"));
+        // Where to change it: the site of its largest wait, when sampled.
+        let top = groups.first().filter(|(g, _, _)| g.site.is_some());
+        let change = match top {
+            Some((g, _, _)) => format!(
+                " The wait to remove is at {}.",
+                g.site.as_deref().unwrap_or_default()
+            ),
+            None => String::new(),
+        };
         let message = format!(
-            "{}{at} spends {} of its self time waiting ({}: {}) and runs only {}. Each wait holds \
-             a pool thread: make what it waits for (a future, a queue, a condition) ready sooner, \
-             or submit the task only when its input is ready (a continuation such as \
-             `thenApply` instead of a blocking `get`).",
+            "{}{at} spends {} of its self time waiting ({}: {}) and runs only {}.{change} Each \
+             wait holds a pool thread: make what it waits for (a future, a queue, a condition) \
+             ready sooner, or submit the task only when its input is ready (a continuation such \
+             as `thenApply` instead of a blocking `get`).",
             c.class,
             pct(s.waiting_ns as f64 / total.max(1) as f64),
             human_ns(s.waiting_ns),
-            kinds.join(", "),
+            on.join("; "),
             human_ns(s.running_ns)
         );
+        let mut fields = vec![
+            ("executions", FieldValue::Int(c.executions)),
+            ("waiting_ns", FieldValue::Int(s.waiting_ns)),
+            ("running_ns", FieldValue::Int(s.running_ns)),
+            ("self_total_ns", FieldValue::Int(total)),
+        ];
+        if let Some((g, ns, _)) = groups.first() {
+            fields.push(("top_wait", FieldValue::Text(g.label())));
+            fields.push(("top_wait_ns", FieldValue::Int(*ns)));
+        }
+        let (site, stack) = match top {
+            Some((g, _, _)) => (g.site.clone(), g.stack.clone()),
+            None => (site.map(|s| s.0), Vec::new()),
+        };
         out.push(Finding {
             kind: FindingKind::Waiting,
             class: Some(c.class.clone()),
             message,
-            fields: vec![
-                ("executions", FieldValue::Int(c.executions)),
-                ("waiting_ns", FieldValue::Int(s.waiting_ns)),
-                ("running_ns", FieldValue::Int(s.running_ns)),
-                ("self_total_ns", FieldValue::Int(total)),
-            ],
+            fields,
             cost_ns: s.waiting_ns,
-            site: site.map(|s| s.0),
-            stack: Vec::new(),
+            site,
+            stack,
         });
     }
 }
@@ -1187,6 +1266,163 @@ mod tests {
         assert_eq!(f.field("executions"), Some(&FieldValue::Int(2000)));
         assert_eq!(f.field("self_p50_ns"), Some(&FieldValue::Int(10_000)));
         assert_eq!(f.field("queue_wait_p50_ns"), Some(&FieldValue::Int(30_000)));
+    }
+
+    #[test]
+    fn a_waiting_task_class_names_what_it_waited_on() {
+        // Pool thread 1 runs 3 demo.Work tasks of 100 ms, each parked 80 ms on a
+        // demo.Gate at demo.Work.await:30 (sampled site, WaitDetail).
+        const MS: u64 = 1_000_000;
+        let mut tb = TB::new();
+        tb.site(5, "demo.Main.loop:42");
+        tb.recs.push((
+            weft_trace::GLOBAL_THREAD,
+            Record::ClassDef {
+                id: 77,
+                name: "demo.Gate".into(),
+            },
+        ));
+        tb.recs.push((
+            weft_trace::GLOBAL_THREAD,
+            Record::SiteDef {
+                id: 11,
+                frames: vec![
+                    "java.util.concurrent.locks.LockSupport.park:211".into(),
+                    "demo.Work.await:30".into(),
+                    "demo.Work.run:12".into(),
+                ],
+            },
+        ));
+        tb.start(1, 0, C_THREAD, (C_WORKER, 1));
+        for k in 0..3u32 {
+            let t0 = 10 * MS + k as u64 * 100 * MS;
+            tb.submit(MAIN, t0, (C_WORK, k + 1), 5);
+            tb.begin(1, t0, P_WORK_RUN, C_WORK, k + 1);
+            tb.recs.push((
+                1,
+                Record::WaitDetail {
+                    class_id: 77,
+                    site: 11,
+                },
+            ));
+            tb.recs.push((
+                1,
+                Record::WaitBegin {
+                    ts: t0 + 10 * MS,
+                    kind: weft_trace::wait_kind::PARK,
+                    lock: 0,
+                },
+            ));
+            tb.recs.push((1, Record::WaitEnd { ts: t0 + 90 * MS }));
+            tb.end(1, t0 + 100 * MS, P_WORK_RUN, k + 1);
+        }
+        tb.thread_end(1, 400 * MS)
+            .global(Record::End { ts: 401 * MS });
+        let f = findings(&tb);
+        let w = f
+            .iter()
+            .find(|f| f.kind == FindingKind::Waiting)
+            .expect("a waiting finding");
+        assert_eq!(w.class.as_deref(), Some("demo.Work"));
+        assert_eq!(w.cost_ns, 240 * MS);
+        assert!(
+            w.message
+                .contains("park on `Gate` at demo.Work.await:30 for 240 ms (3 waits)"),
+            "{}",
+            w.message
+        );
+        assert_eq!(w.site.as_deref(), Some("demo.Work.await:30"));
+        assert_eq!(w.stack.len(), 3);
+        assert_eq!(
+            w.field("top_wait"),
+            Some(&FieldValue::Text(
+                "park on demo.Gate at demo.Work.await:30".into()
+            ))
+        );
+    }
+
+    /// Two threads; thread 2 blocks on lock 1 at `site` for 300 ms of 1 s.
+    fn lock_finding(frames: &[&str]) -> Finding {
+        const MS: u64 = 1_000_000;
+        let mut tb = TB::new();
+        tb.recs.push((
+            weft_trace::GLOBAL_THREAD,
+            Record::SiteDef {
+                id: 9,
+                frames: frames.iter().map(|f| f.to_string().into()).collect(),
+            },
+        ));
+        tb.recs.push((
+            weft_trace::GLOBAL_THREAD,
+            Record::LockDef {
+                id: 1,
+                kind: weft_trace::lock_kind::MONITOR,
+                class: "java.util.HashMap".into(),
+                ident: 0x1234,
+            },
+        ));
+        tb.start(1, 0, C_THREAD, (0, 0));
+        tb.start(2, 0, C_THREAD, (0, 0));
+        for k in 0..3u64 {
+            tb.recs.push((
+                2,
+                Record::LockBlock {
+                    ts: (100 + 200 * k) * MS,
+                    lock: 1,
+                    flags: 0,
+                    owner: 11,
+                    site: 9,
+                },
+            ));
+            tb.recs.push((
+                2,
+                Record::LockAcquired {
+                    ts: (200 + 200 * k) * MS,
+                    lock: 1,
+                    parked: true,
+                },
+            ));
+        }
+        tb.thread_end(1, 1000 * MS).thread_end(2, 1000 * MS);
+        tb.global(Record::End { ts: 1001 * MS });
+        let f = findings(&tb);
+        f.into_iter()
+            .find(|f| f.kind == FindingKind::LockContention)
+            .expect("a lock finding")
+    }
+
+    #[test]
+    fn a_servers_own_lock_is_not_the_applications_to_split() {
+        let app = lock_finding(&["demo.Cache.get:12", "demo.Main.main:3"]);
+        assert!(app.message.contains("ConcurrentHashMap"), "{}", app.message);
+        assert_eq!(app.field("framework"), None);
+        let tomcat = lock_finding(&[
+            "org.apache.catalina.core.StandardContext.findFilterConfig:4125",
+            "org.apache.catalina.core.ApplicationFilterFactory.createFilterChain:113",
+        ]);
+        assert!(
+            !tomcat.message.contains("ConcurrentHashMap"),
+            "{}",
+            tomcat.message
+        );
+        assert!(
+            tomcat.message.contains("Tomcat's own"),
+            "{}",
+            tomcat.message
+        );
+        assert_eq!(
+            tomcat.field("framework"),
+            Some(&FieldValue::Text("Tomcat".into()))
+        );
+        assert_eq!(tomcat.cost_ns, app.cost_ns);
+        let cache = lock_finding(&["org.apache.tomcat.util.buf.StringCache.toString:292"]);
+        assert!(
+            cache
+                .message
+                .contains("tomcat.util.buf.StringCache.byte.enabled"),
+            "{}",
+            cache.message
+        );
     }
 
     #[test]

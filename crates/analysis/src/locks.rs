@@ -256,12 +256,7 @@ impl LockAnalysis {
             .collect();
         let blocked = CoveredUpTo::new(periods.iter().copied());
         let i = self.interval_ns.max(1);
-        let csp_of = |a: u64, b: u64| {
-            ratio(
-                blocked.between(a, b),
-                self.running_over.between(a, b),
-            )
-        };
+        let csp_of = |a: u64, b: u64| ratio(blocked.between(a, b), self.running_over.between(a, b));
         // A window starting at `a`, moved back to end at the run's end.
         let sliding = |a: u64| {
             let a = a.min(end.saturating_sub(i));

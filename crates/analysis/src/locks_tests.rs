@@ -286,8 +286,14 @@ fn sliding_peak_counts_a_burst_split_by_a_boundary() {
             (1, block(900 * MS, 1, 2, 0, 0)),
             (1, acquired(1100 * MS, 1, true)),
             // Thread b waits 400 ms in the same window: 1.6 s running there.
-            (2, wait(EventKind::WaitBegin, 1200 * MS, wait_kind::OBJECT_WAIT)),
-            (2, wait(EventKind::WaitEnd, 1600 * MS, wait_kind::OBJECT_WAIT)),
+            (
+                2,
+                wait(EventKind::WaitBegin, 1200 * MS, wait_kind::OBJECT_WAIT),
+            ),
+            (
+                2,
+                wait(EventKind::WaitEnd, 1600 * MS, wait_kind::OBJECT_WAIT),
+            ),
         ],
         3 * S,
     );
@@ -295,7 +301,11 @@ fn sliding_peak_counts_a_burst_split_by_a_boundary() {
     let a = analyze_locks_with(&m, S);
     let l = &a.locks[0];
     // Aligned: 100 ms of 2 s in interval 0, 100 ms of 1.6 s in interval 1.
-    assert!((l.max_phase_csp - 0.0625).abs() < 1e-9, "{}", l.max_phase_csp);
+    assert!(
+        (l.max_phase_csp - 0.0625).abs() < 1e-9,
+        "{}",
+        l.max_phase_csp
+    );
     // Sliding: the window from 900 ms holds the whole 200 ms, of 1.6 s running.
     assert!((l.peak_csp - 0.125).abs() < 1e-9, "{}", l.peak_csp);
     assert_eq!(l.peak_start_ns, 900 * MS);

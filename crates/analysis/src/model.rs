@@ -951,20 +951,26 @@ pub fn is_plumbing_frame(frame: &str) -> bool {
 /// poll, one task per request or socket event) is theirs, not the application's.
 /// Unlike the JDK's, these frames still name sites (they are often the only frame).
 pub fn is_framework_frame(frame: &str) -> bool {
+    framework_of(frame).is_some()
+}
+
+/// The server or framework a frame belongs to ([`is_framework_frame`]), by name.
+pub fn framework_of(frame: &str) -> Option<&'static str> {
     [
-        "org.apache.tomcat.",
-        "org.apache.coyote.",
-        "org.apache.catalina.",
-        "org.eclipse.jetty.",
-        "io.netty.",
-        "io.undertow.",
-        "org.xnio.",
-        "org.glassfish.grizzly.",
-        "io.vertx.core.",
-        "reactor.netty.",
+        ("org.apache.tomcat.", "Tomcat"),
+        ("org.apache.coyote.", "Tomcat"),
+        ("org.apache.catalina.", "Tomcat"),
+        ("org.eclipse.jetty.", "Jetty"),
+        ("io.netty.", "Netty"),
+        ("io.undertow.", "Undertow"),
+        ("org.xnio.", "Undertow"),
+        ("org.glassfish.grizzly.", "Grizzly"),
+        ("io.vertx.core.", "Vert.x"),
+        ("reactor.netty.", "Reactor Netty"),
     ]
     .iter()
-    .any(|p| frame.starts_with(p))
+    .find(|(p, _)| frame.starts_with(p))
+    .map(|(_, name)| *name)
 }
 
 /// Frames of language runtimes' own plumbing (Clojure's `future-call`, `pmap`,
