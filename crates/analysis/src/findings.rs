@@ -71,6 +71,10 @@ pub const SEMAPHORE_SIGNAL_MAX: u64 = 2;
 /// self time, for at least [`WAIT_MIN_NS`], holds threads while it waits.
 pub const WAIT_MIN_SHARE: f64 = 0.25;
 pub const WAIT_MIN_NS: u64 = 50_000_000;
+/// A task class whose executions last this share of the recording on average...
+pub const LOOP_MIN_SHARE_OF_RUN: f64 = 0.5;
+/// ...and wait this share of their self time is a service loop that stayed idle.
+pub const LOOP_MIN_WAITING_SHARE: f64 = 0.95;
 /// Waits on one application object class at one site are a finding when at least
 /// this many threads waited there for at least [`WAIT_MIN_NS`] in all.
 pub const WAIT_GROUP_MIN_THREADS: usize = 2;
@@ -603,7 +607,28 @@ fn wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
         }
         let s = &a.split;
         let total = s.total();
-        if s.waiting_ns < WAIT_MIN_NS || (s.waiting_ns as f64) < WAIT_MIN_SHARE * total as f64 {
+        // Waits for work (a queue's take) are idle time, not a slowdown.
+        let idle: u64 = a
+            .wait_groups
+            .iter()
+            .filter(|(g, _, _)| {
+                i.locks
+                    .wait_groups
+                    .get(*g)
+                    .is_some_and(|g| g.waits_for_work())
+            })
+            .map(|(_, ns, _)| ns)
+            .sum();
+        let waiting = s.waiting_ns.saturating_sub(idle);
+        if waiting < WAIT_MIN_NS || (waiting as f64) < WAIT_MIN_SHARE * total as f64 {
+            continue;
+        }
+        // A service loop (one long execution per thread, nearly all waiting: Spark's
+        // message loops) was idle for the run: no task to make ready sooner.
+        let mean = total / c.executions.max(1);
+        if (mean as f64) >= LOOP_MIN_SHARE_OF_RUN * i.model.duration_ns as f64
+            && (s.waiting_ns as f64) >= LOOP_MIN_WAITING_SHARE * total as f64
+        {
             continue;
         }
         // What it waited on: its wait groups (kind, class waited on, site), the
@@ -612,6 +637,7 @@ fn wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
             .wait_groups
             .iter()
             .filter_map(|&(g, ns, n)| Some((i.locks.wait_groups.get(g)?, ns, n)))
+            .filter(|(g, _, _)| !g.waits_for_work())
             .collect();
         let on: Vec<String> = groups
             .iter()
@@ -655,14 +681,15 @@ fn wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
              ready sooner, or submit the task only when its input is ready (a continuation such \
              as `thenApply` instead of a blocking `get`).",
             c.class,
-            pct(s.waiting_ns as f64 / total.max(1) as f64),
-            human_ns(s.waiting_ns),
+            pct(waiting as f64 / total.max(1) as f64),
+            human_ns(waiting),
             on.join("; "),
             human_ns(s.running_ns)
         );
         let mut fields = vec![
             ("executions", FieldValue::Int(c.executions)),
-            ("waiting_ns", FieldValue::Int(s.waiting_ns)),
+            ("waiting_ns", FieldValue::Int(waiting)),
+            ("waiting_for_work_ns", FieldValue::Int(idle)),
             ("running_ns", FieldValue::Int(s.running_ns)),
             ("self_total_ns", FieldValue::Int(total)),
         ];
@@ -679,7 +706,7 @@ fn wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
             class: Some(c.class.clone()),
             message,
             fields,
-            cost_ns: s.waiting_ns,
+            cost_ns: waiting,
             site,
             stack,
         });
@@ -722,6 +749,7 @@ fn wait_group_findings(i: &Inputs, out: &mut Vec<Finding>) {
             .map_or(String::new(), |s| format!(" at {s}"));
         let call = match g.kind {
             "park" => "parks with blocker",
+            "Condition.await" => "`Condition.await` calls on a condition of",
             "Object.wait" => "`Object.wait` calls on",
             k => k,
         };
@@ -1268,10 +1296,10 @@ mod tests {
         assert_eq!(f.field("queue_wait_p50_ns"), Some(&FieldValue::Int(30_000)));
     }
 
-    #[test]
-    fn a_waiting_task_class_names_what_it_waited_on() {
-        // Pool thread 1 runs 3 demo.Work tasks of 100 ms, each parked 80 ms on a
-        // demo.Gate at demo.Work.await:30 (sampled site, WaitDetail).
+    /// Pool thread 1 runs `n` demo.Work tasks of `len` ms, each parked `wait` ms on a
+    /// demo.Gate at the wait site `frames` (sampled: WaitDetail); the run ends 100 ms
+    /// after the last task.
+    fn waiting_tasks(n: u32, len: u64, wait: u64, frames: &[&str]) -> Vec<Finding> {
         const MS: u64 = 1_000_000;
         let mut tb = TB::new();
         tb.site(5, "demo.Main.loop:42");
@@ -1286,16 +1314,12 @@ mod tests {
             weft_trace::GLOBAL_THREAD,
             Record::SiteDef {
                 id: 11,
-                frames: vec![
-                    "java.util.concurrent.locks.LockSupport.park:211".into(),
-                    "demo.Work.await:30".into(),
-                    "demo.Work.run:12".into(),
-                ],
+                frames: frames.iter().map(|f| f.to_string().into()).collect(),
             },
         ));
         tb.start(1, 0, C_THREAD, (C_WORKER, 1));
-        for k in 0..3u32 {
-            let t0 = 10 * MS + k as u64 * 100 * MS;
+        let mut t0 = 10 * MS;
+        for k in 0..n {
             tb.submit(MAIN, t0, (C_WORK, k + 1), 5);
             tb.begin(1, t0, P_WORK_RUN, C_WORK, k + 1);
             tb.recs.push((
@@ -1305,20 +1329,34 @@ mod tests {
                     site: 11,
                 },
             ));
+            let w0 = t0 + (len - wait) / 2 * MS;
             tb.recs.push((
                 1,
                 Record::WaitBegin {
-                    ts: t0 + 10 * MS,
+                    ts: w0,
                     kind: weft_trace::wait_kind::PARK,
                     lock: 0,
                 },
             ));
-            tb.recs.push((1, Record::WaitEnd { ts: t0 + 90 * MS }));
-            tb.end(1, t0 + 100 * MS, P_WORK_RUN, k + 1);
+            tb.recs.push((1, Record::WaitEnd { ts: w0 + wait * MS }));
+            tb.end(1, t0 + len * MS, P_WORK_RUN, k + 1);
+            t0 += len * MS;
         }
-        tb.thread_end(1, 400 * MS)
-            .global(Record::End { ts: 401 * MS });
-        let f = findings(&tb);
+        tb.thread_end(1, t0 + 100 * MS)
+            .global(Record::End { ts: t0 + 101 * MS });
+        findings(&tb)
+    }
+
+    const GATE_WAIT: &[&str] = &[
+        "java.util.concurrent.locks.LockSupport.park:211",
+        "demo.Work.await:30",
+        "demo.Work.run:12",
+    ];
+
+    #[test]
+    fn a_waiting_task_class_names_what_it_waited_on() {
+        const MS: u64 = 1_000_000;
+        let f = waiting_tasks(3, 100, 80, GATE_WAIT);
         let w = f
             .iter()
             .find(|f| f.kind == FindingKind::Waiting)
@@ -1339,6 +1377,27 @@ mod tests {
                 "park on demo.Gate at demo.Work.await:30".into()
             ))
         );
+    }
+
+    #[test]
+    fn waiting_for_work_is_not_a_waiting_task() {
+        // The same waits inside a queue's take: a consumer waiting for items.
+        let f = waiting_tasks(
+            3,
+            100,
+            80,
+            &[
+                "java.util.concurrent.LinkedBlockingQueue.take:435",
+                "demo.Work.run:12",
+            ],
+        );
+        assert!(f.iter().all(|f| f.kind != FindingKind::Waiting), "{f:?}");
+        // One task that waits through most of the run: a service loop left idle.
+        let f = waiting_tasks(1, 2000, 1980, GATE_WAIT);
+        assert!(f.iter().all(|f| f.kind != FindingKind::Waiting), "{f:?}");
+        // The same waits in tasks much shorter than the run are a finding.
+        let f = waiting_tasks(4, 400, 380, GATE_WAIT);
+        assert!(f.iter().any(|f| f.kind == FindingKind::Waiting), "{f:?}");
     }
 
     /// Two threads; thread 2 blocks on lock 1 at `site` for 300 ms of 1 s.
