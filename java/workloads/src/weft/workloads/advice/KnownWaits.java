@@ -128,7 +128,8 @@ public final class KnownWaits {
                 Thread.sleep(2);
                 gates[t].open = true;
                 LockSupport.unpark(w);
-                while (!boxes[t].hasTaker()) {
+                // Inside await and parked (WAITING): the signal finds it parked.
+                while (!(boxes[t].hasTaker() && w.getState() == Thread.State.WAITING)) {
                     Thread.onSpinWait();
                 }
                 Thread.sleep(2);
