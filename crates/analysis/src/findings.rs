@@ -491,6 +491,13 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
         if g.kind == "semaphore" && g.slow_acquisitions <= SEMAPHORE_SIGNAL_MAX * g.threads as u64 {
             continue;
         }
+        // An AQS that no thread ever held when others blocked on it (the agent reads
+        // the exclusive owner at every contention), or a latch by name, is a signal: a
+        // future's completion (Scala's `CompletionLatch` under `Await.ready`), not a
+        // lock to hold for less time.
+        if g.kind == "other_aqs" && (g.owners.is_empty() || g.class.contains("Latch")) {
+            continue;
+        }
         // The strongest dominant phase of the group's locks, for when and by whom.
         let phase = la
             .phases
@@ -603,6 +610,12 @@ fn wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
         };
         // Threads and pool workers waiting for work are idle, not slow.
         if c.kind == TaskKind::Thread || a.hosts_tasks || c.executions == 0 {
+            continue;
+        }
+        // Tasks of the JDK or a server, created or submitted with no application frame
+        // on the stack (the JDK's shutdown-hook runner joining the hooks): not the
+        // application's to change.
+        if class_site(c).is_some_and(|(s, _)| i.model.is_framework_site(&s)) {
             continue;
         }
         let s = &a.split;
@@ -1300,9 +1313,32 @@ mod tests {
     /// demo.Gate at the wait site `frames` (sampled: WaitDetail); the run ends 100 ms
     /// after the last task.
     fn waiting_tasks(n: u32, len: u64, wait: u64, frames: &[&str]) -> Vec<Finding> {
+        waiting_tasks_from(
+            &["demo.Main.loop:42", "demo.Main.main:1"],
+            n,
+            len,
+            wait,
+            frames,
+        )
+    }
+
+    /// [`waiting_tasks`] submitted at a site with these frames.
+    fn waiting_tasks_from(
+        submit: &[&str],
+        n: u32,
+        len: u64,
+        wait: u64,
+        frames: &[&str],
+    ) -> Vec<Finding> {
         const MS: u64 = 1_000_000;
         let mut tb = TB::new();
-        tb.site(5, "demo.Main.loop:42");
+        tb.recs.push((
+            weft_trace::GLOBAL_THREAD,
+            Record::SiteDef {
+                id: 5,
+                frames: submit.iter().map(|f| f.to_string().into()).collect(),
+            },
+        ));
         tb.recs.push((
             weft_trace::GLOBAL_THREAD,
             Record::ClassDef {
@@ -1398,10 +1434,33 @@ mod tests {
         // The same waits in tasks much shorter than the run are a finding.
         let f = waiting_tasks(4, 400, 380, GATE_WAIT);
         assert!(f.iter().any(|f| f.kind == FindingKind::Waiting), "{f:?}");
+        // ...unless the JDK created them (its shutdown-hook runner joining the hooks).
+        let f = waiting_tasks_from(
+            &["java.lang.ApplicationShutdownHooks.<clinit>:42"],
+            4,
+            400,
+            380,
+            GATE_WAIT,
+        );
+        assert!(f.iter().all(|f| f.kind != FindingKind::Waiting), "{f:?}");
     }
 
     /// Two threads; thread 2 blocks on lock 1 at `site` for 300 ms of 1 s.
     fn lock_finding(frames: &[&str]) -> Finding {
+        lock_findings_of(
+            frames,
+            weft_trace::lock_kind::MONITOR,
+            "java.util.HashMap",
+            11,
+        )
+        .into_iter()
+        .next()
+        .expect("a lock finding")
+    }
+
+    /// The lock findings of [`lock_finding`]'s program with this lock kind, class
+    /// and owner (java id; 0: none).
+    fn lock_findings_of(frames: &[&str], kind: u8, class: &str, owner: u64) -> Vec<Finding> {
         const MS: u64 = 1_000_000;
         let mut tb = TB::new();
         tb.recs.push((
@@ -1415,8 +1474,8 @@ mod tests {
             weft_trace::GLOBAL_THREAD,
             Record::LockDef {
                 id: 1,
-                kind: weft_trace::lock_kind::MONITOR,
-                class: "java.util.HashMap".into(),
+                kind,
+                class: class.into(),
                 ident: 0x1234,
             },
         ));
@@ -1429,7 +1488,7 @@ mod tests {
                     ts: (100 + 200 * k) * MS,
                     lock: 1,
                     flags: 0,
-                    owner: 11,
+                    owner,
                     site: 9,
                 },
             ));
@@ -1444,10 +1503,22 @@ mod tests {
         }
         tb.thread_end(1, 1000 * MS).thread_end(2, 1000 * MS);
         tb.global(Record::End { ts: 1001 * MS });
-        let f = findings(&tb);
-        f.into_iter()
-            .find(|f| f.kind == FindingKind::LockContention)
-            .expect("a lock finding")
+        findings(&tb)
+            .into_iter()
+            .filter(|f| f.kind == FindingKind::LockContention)
+            .collect()
+    }
+
+    #[test]
+    fn a_latch_or_an_aqs_nobody_held_is_no_lock_contention() {
+        let at = ["org.apache.spark.util.ThreadUtils$.awaitReady:417"];
+        let aqs = weft_trace::lock_kind::OTHER_AQS;
+        // Scala's future latch under Await.ready: no owner when threads blocked.
+        assert!(lock_findings_of(&at, aqs, "scala.concurrent.impl.CompletionLatch", 0).is_empty());
+        assert!(lock_findings_of(&at, aqs, "demo.MyLatch", 11).is_empty());
+        assert!(lock_findings_of(&at, aqs, "demo.Signal", 0).is_empty());
+        // A hand-made AQS lock held by a thread is contention.
+        assert_eq!(lock_findings_of(&at, aqs, "demo.MyLock$Sync", 11).len(), 1);
     }
 
     #[test]

@@ -895,11 +895,11 @@ impl Model {
             .unwrap_or_default()
     }
 
-    /// Whether a site is a server framework's own dispatch: no frame of its recorded
-    /// stack (or of the site itself, when no stack was kept) is outside the JDK,
-    /// language runtimes and frameworks ([`is_framework_frame`]). Tasks submitted
-    /// there are the framework's unit of work (Tomcat's one task per socket event):
-    /// their size is not the application's to change.
+    /// Whether a site has no frame of the application: no frame of its recorded stack
+    /// (or the site itself, when no stack was kept) is outside the JDK, language
+    /// runtimes and servers ([`is_framework_frame`]). Tasks submitted there are the
+    /// JDK's or the server's own (Tomcat's one task per socket event): their size and
+    /// their waits are not the application's to change.
     pub fn is_framework_site(&self, frame: &str) -> bool {
         let stack = self.site_stack(frame);
         let stack = if stack.is_empty() {
