@@ -1336,7 +1336,7 @@ mod tests {
             weft_trace::GLOBAL_THREAD,
             Record::SiteDef {
                 id: 5,
-                frames: submit.iter().map(|f| f.to_string().into()).collect(),
+                frames: submit.iter().map(|f| f.to_string()).collect(),
             },
         ));
         tb.recs.push((
@@ -1350,7 +1350,7 @@ mod tests {
             weft_trace::GLOBAL_THREAD,
             Record::SiteDef {
                 id: 11,
-                frames: frames.iter().map(|f| f.to_string().into()).collect(),
+                frames: frames.iter().map(|f| f.to_string()).collect(),
             },
         ));
         tb.start(1, 0, C_THREAD, (C_WORKER, 1));
@@ -1467,7 +1467,7 @@ mod tests {
             weft_trace::GLOBAL_THREAD,
             Record::SiteDef {
                 id: 9,
-                frames: frames.iter().map(|f| f.to_string().into()).collect(),
+                frames: frames.iter().map(|f| f.to_string()).collect(),
             },
         ));
         tb.recs.push((
