@@ -1332,13 +1332,7 @@ mod tests {
     ) -> Vec<Finding> {
         const MS: u64 = 1_000_000;
         let mut tb = TB::new();
-        tb.recs.push((
-            weft_trace::GLOBAL_THREAD,
-            Record::SiteDef {
-                id: 5,
-                frames: submit.iter().map(|f| f.to_string()).collect(),
-            },
-        ));
+        tb.site_frames(5, submit);
         tb.recs.push((
             weft_trace::GLOBAL_THREAD,
             Record::ClassDef {
@@ -1346,13 +1340,7 @@ mod tests {
                 name: "demo.Gate".into(),
             },
         ));
-        tb.recs.push((
-            weft_trace::GLOBAL_THREAD,
-            Record::SiteDef {
-                id: 11,
-                frames: frames.iter().map(|f| f.to_string()).collect(),
-            },
-        ));
+        tb.site_frames(11, frames);
         tb.start(1, 0, C_THREAD, (C_WORKER, 1));
         let mut t0 = 10 * MS;
         for k in 0..n {
@@ -1463,13 +1451,7 @@ mod tests {
     fn lock_findings_of(frames: &[&str], kind: u8, class: &str, owner: u64) -> Vec<Finding> {
         const MS: u64 = 1_000_000;
         let mut tb = TB::new();
-        tb.recs.push((
-            weft_trace::GLOBAL_THREAD,
-            Record::SiteDef {
-                id: 9,
-                frames: frames.iter().map(|f| f.to_string()).collect(),
-            },
-        ));
+        tb.site_frames(9, frames);
         tb.recs.push((
             weft_trace::GLOBAL_THREAD,
             Record::LockDef {
@@ -1561,17 +1543,14 @@ mod tests {
         // poller thread with no application frame on the stack (issue 16).
         let mut tb = TB::new();
         let end = small_tasks(&mut tb, 0, 2000, 30_000, 10_000);
-        tb.recs.push((
-            weft_trace::GLOBAL_THREAD,
-            Record::SiteDef {
-                id: 5,
-                frames: vec![
-                    "org.apache.tomcat.util.net.AbstractEndpoint.processSocket:1862".into(),
-                    "org.apache.tomcat.util.net.NioEndpoint$Poller.run:1107".into(),
-                    "java.lang.Thread.run:840".into(),
-                ],
-            },
-        ));
+        tb.site_frames(
+            5,
+            &[
+                "org.apache.tomcat.util.net.AbstractEndpoint.processSocket:1862",
+                "org.apache.tomcat.util.net.NioEndpoint$Poller.run:1107",
+                "java.lang.Thread.run:840",
+            ],
+        );
         tb.thread_end(1, end + 1)
             .global(Record::End { ts: end + 2 });
         assert!(findings(&tb).is_empty());
