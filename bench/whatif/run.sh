@@ -24,11 +24,15 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$OUT/conditi
 nproc >> "$OUT/conditions.txt"
 grep -v '^#' bench/whatif/cases.tsv | while IFS=$'\t' read -r name base edit variant bcpu vcpu expected; do
   if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then continue; fi
+  # The lock cases record every synchronized acquisition (`--lock-detail`): HotSpot
+  # resolves most contended enters by spinning, which no JVMTI event reports.
+  FLAGS=("${WINDOW[@]}")
+  case "$name" in lock*) FLAGS+=(--lock-detail) ;; esac
   for i in $(seq 1 "$PAIRS"); do
     # shellcheck disable=SC2086
-    taskset -c "$bcpu" "$WEFT" record "${WINDOW[@]}" -o "$OUT/$name.base.$i.weft" -- "${JAVA[@]}" $base > "$OUT/$name.base.$i.out" 2>/dev/null
+    taskset -c "$bcpu" "$WEFT" record "${FLAGS[@]}" -o "$OUT/$name.base.$i.weft" -- "${JAVA[@]}" $base > "$OUT/$name.base.$i.out" 2>/dev/null
     # shellcheck disable=SC2086
-    taskset -c "$vcpu" "$WEFT" record "${WINDOW[@]}" -o "$OUT/$name.variant.$i.weft" -- "${JAVA[@]}" $variant > "$OUT/$name.variant.$i.out" 2>/dev/null
+    taskset -c "$vcpu" "$WEFT" record "${FLAGS[@]}" -o "$OUT/$name.variant.$i.weft" -- "${JAVA[@]}" $variant > "$OUT/$name.variant.$i.out" 2>/dev/null
     # An edit that names nothing in the base trace (e.g. a lock that was not contended
     # in that run) is weft's one-line error: the row says "no estimate" with it.
     if ! "$WEFT" compare "$OUT/$name.base.$i.weft" "$OUT/$name.variant.$i.weft" --edit "$edit" --json > "$OUT/$name.$i.json" 2> "$OUT/$name.$i.err"; then

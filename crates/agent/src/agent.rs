@@ -134,27 +134,39 @@ pub fn set_probe_on(jni: Jni, on: bool) {
     }
 }
 
-/// (class id, identity) of an object, through Probe.classIdOf / identOf.
+/// (class id, identity) of an object: the identity is JVMTI GetObjectHashCode
+/// (= System.identityHashCode), the id from [`class_id_of`]; no Java code runs
+/// unless the class is new to native code.
 pub fn class_and_ident(jni: Jni, o: jobject) -> (u32, u32) {
     let Some(r) = REFS.get() else { return (0, 0) };
     if o.is_null() {
         return (0, 0);
     }
     let c = class_id_of(jni, o);
-    let i = jni
-        .call_static_int_method1(r.probe_class as jclass, r.ident_of as jmethodID, o)
-        .unwrap_or(0);
+    let i = match jvmti().map(|t| t.get_object_hash_code(o)) {
+        Some(Ok(h)) => h,
+        _ => jni
+            .call_static_int_method1(r.probe_class as jclass, r.ident_of as jmethodID, o)
+            .unwrap_or(0),
+    };
     (c, i as u32)
 }
 
-/// Class id of an object, through Probe.classIdOf (0 if unknown).
+/// Class id of an object (0 if unknown): from the native table of ids
+/// (class_ids.rs), through Probe.classIdOf the first time a class is seen.
 pub fn class_id_of(jni: Jni, o: jobject) -> u32 {
     let Some(r) = REFS.get() else { return 0 };
     if o.is_null() {
         return 0;
     }
-    jni.call_static_int_method1(r.probe_class as jclass, r.class_id_of as jmethodID, o)
-        .unwrap_or(0) as u32
+    let up_call = || {
+        jni.call_static_int_method1(r.probe_class as jclass, r.class_id_of as jmethodID, o)
+            .unwrap_or(0) as u32
+    };
+    match jvmti() {
+        Some(t) => crate::class_ids::class_id(jni, t, o, up_call),
+        None => up_call(),
+    }
 }
 
 // ---------------------------------------------------------------- disable
@@ -315,7 +327,7 @@ pub fn unwrap(jni: Jni, o: jobject, class_id: u32) -> jobject {
         }
         cur = next;
         unwrapped = true;
-        cls = class_and_ident(jni, cur).0;
+        cls = class_id_of(jni, cur);
     }
     if unwrapped {
         cur
@@ -339,7 +351,7 @@ pub fn inner(jni: Jni, probe_id: i32, self_: jobject) -> jobject {
         // A plumbing base class whose subclasses hold the task (JDK 25's
         // ForkJoinTask$InterruptibleTask, plumbing.rs): unwrap by the runtime
         // class; null for classes without an inner task (ThreadPoolExecutor$Worker).
-        let (cls, _) = class_and_ident(jni, self_);
+        let cls = class_id_of(jni, self_);
         return unwrap(jni, self_, cls);
     }
     let fields = p.fields.get_or_init(|| {
@@ -355,7 +367,7 @@ pub fn inner(jni: Jni, probe_id: i32, self_: jobject) -> jobject {
     if first.is_null() {
         return first;
     }
-    let (cls, _) = class_and_ident(jni, first);
+    let cls = class_id_of(jni, first);
     let deeper = unwrap(jni, first, cls);
     if deeper.is_null() {
         first

@@ -229,8 +229,16 @@ pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Dec
     d.wraps.extend(crate::joins::wraps(s));
     d.wraps.extend(crate::forkjoin::wraps(s));
     let is_interface = s.access & ACC_INTERFACE != 0;
+    // A thread-per-task executor's wrappers (ThreadBoundFuture, TaskRunner) are
+    // created once per task, right after it: the task's own creation and its
+    // submission say where; a creation probe there cost a record and a JNI call
+    // per virtual thread for nothing the analysis reads.
+    let per_task_wrapper = s
+        .name
+        .starts_with("java/util/concurrent/ThreadPerTaskExecutor$");
     if !is_interface
         && !is_plumbing
+        && !per_task_wrapper
         && hierarchy.is_task(&s.name)
         && !crate::forkjoin::is_fj_task(hierarchy, &s.name)
     {

@@ -61,6 +61,7 @@ mod slot {
     pub const GET_STRING_UTF_CHARS: usize = 169;
     pub const RELEASE_STRING_UTF_CHARS: usize = 170;
     pub const GET_JAVA_VM: usize = 219;
+    pub const NEW_WEAK_GLOBAL_REF: usize = 226;
     pub const EXCEPTION_CHECK: usize = 228;
     // JavaVM
     pub const VM_GET_ENV: usize = 6;
@@ -121,6 +122,14 @@ impl Jni {
 
     pub fn new_global_ref(self, o: jobject) -> jobject {
         let f = jfn!(self, slot::NEW_GLOBAL_REF, fn(jobject) -> jobject);
+        // SAFETY: valid env; `o` is a live reference or null.
+        unsafe { f(self.0, o) }
+    }
+
+    /// A weak global reference (does not keep `o` alive; compares equal to null once
+    /// `o` is collected). Null if the JVM is out of memory.
+    pub fn new_weak_global_ref(self, o: jobject) -> jobject {
+        let f = jfn!(self, slot::NEW_WEAK_GLOBAL_REF, fn(jobject) -> jobject);
         // SAFETY: valid env; `o` is a live reference or null.
         unsafe { f(self.0, o) }
     }

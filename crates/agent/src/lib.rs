@@ -10,6 +10,7 @@
 
 mod agent;
 mod attach;
+mod class_ids;
 mod clock;
 mod decide;
 mod forkjoin;
@@ -19,6 +20,7 @@ mod jvmti;
 mod lambda;
 mod launcher;
 mod locks;
+mod monitors;
 mod natives;
 pub mod offline;
 pub mod options;
@@ -288,6 +290,10 @@ pub(crate) fn base_header(
         "locks.interval_ns",
         options.lock_interval.as_nanos().to_string(),
     );
+    if options.lock_detail {
+        header.set(monitors::HEADER_KEY, "on");
+        monitors::enable();
+    }
     if let Some(w) = &options.window {
         header.set(hk::WINDOW_METHOD, w.dotted());
         if options.window_each_call {
@@ -676,7 +682,7 @@ pub(crate) unsafe extern "system" fn on_class_file_load_hook(
         locks::class_loaded(!loader.is_null(), &name);
     }
     let new_bytes = guard(jni_of(env), "ClassFileLoadHook", || {
-        Ok(transform(bytes, load))
+        Ok(transform(bytes, load, !loader.is_null()))
     });
     if let (Some(b), Some(jvmti)) = (new_bytes, agent::jvmti()) {
         if let Ok(p) = jvmti.allocate_copy(&b) {
@@ -691,23 +697,44 @@ pub(crate) unsafe extern "system" fn on_class_file_load_hook(
 
 /// Decides and applies the instrumentation of one class at first load (the pipeline
 /// shared with the offline transform); None keeps the original bytes.
-fn transform(bytes: &[u8], load: pipeline::Load) -> Option<Vec<u8>> {
+fn transform(bytes: &[u8], load: pipeline::Load, has_loader: bool) -> Option<Vec<u8>> {
     let summary = weft_classfile::summarize(bytes).ok()?;
     if summary.name == AQS {
         AQS_SEEN.store(true, Ordering::Relaxed);
     }
     let major = agent::JDK_MAJOR.load(Ordering::Relaxed);
-    let outcome = pipeline::transform(bytes, &summary, major, load, |s, is_plumbing| {
-        let mut h = lock(&HIERARCHY);
-        let h = h.get_or_insert_with(decide::Hierarchy::default);
-        h.add(s);
-        let mut d = decide::decide(s, h, is_plumbing);
-        if let Some(w) = WINDOW.get().filter(|w| w.class == s.name) {
-            let window = decide::window_wraps(s, &w.method, &d.wraps);
-            d.wraps.extend(window);
-        }
-        d
-    });
+    // --lock-detail: the monitor probes first (a class they cannot rewrite keeps its
+    // monitors as they were), then the task probes on the result.
+    let monitored = (load == pipeline::Load::First
+        && monitors::instruments(has_loader, &summary.name))
+    .then(|| weft_classfile::instrument_monitors(bytes).ok().flatten())
+    .flatten();
+    let run = |b: &[u8]| {
+        pipeline::transform(b, &summary, major, load, |s, is_plumbing| {
+            let mut h = lock(&HIERARCHY);
+            let h = h.get_or_insert_with(decide::Hierarchy::default);
+            h.add(s);
+            let mut d = decide::decide(s, h, is_plumbing);
+            if let Some(w) = WINDOW.get().filter(|w| w.class == s.name) {
+                let window = decide::window_wraps(s, &w.method, &d.wraps);
+                d.wraps.extend(window);
+            }
+            d
+        })
+    };
+    let outcome = match (&monitored, run(monitored.as_deref().unwrap_or(bytes))) {
+        // The task probes refused the monitored class: they come first.
+        (Some(_), pipeline::Outcome::Rejected(_)) => return changed(run(bytes), &summary),
+        (_, o) => o,
+    };
+    match outcome {
+        pipeline::Outcome::Changed(_) => changed(outcome, &summary),
+        _ => monitored,
+    }
+}
+
+/// The bytes of a changed class, after defining its probes in the trace.
+fn changed(outcome: pipeline::Outcome, summary: &weft_classfile::ClassSummary) -> Option<Vec<u8>> {
     let pipeline::Outcome::Changed(t) = outcome else {
         return None;
     };

@@ -146,18 +146,17 @@ fn lookup(jvmti: Jvmti, jni: Jni, obj: jobject, monitor: bool) -> Option<Arc<Ent
     if cls.is_null() {
         return None;
     }
-    let candidates: Vec<Arc<Entry>> = {
+    let known = {
         let g = LOCKS.read().unwrap_or_else(|e| e.into_inner());
-        g.as_ref()
-            .and_then(|m| m.get(&ident))
-            .cloned()
-            .unwrap_or_default()
+        g.as_ref().and_then(|m| m.get(&ident)).and_then(|v| {
+            v.iter()
+                .find(|e| jni.is_same_object(cls, e.class_ref as jobject))
+                .cloned()
+        })
     };
-    for e in candidates {
-        if jni.is_same_object(cls, e.class_ref as jobject) {
-            jni.delete_local_ref(cls);
-            return Some(e);
-        }
+    if known.is_some() {
+        jni.delete_local_ref(cls);
+        return known;
     }
     let name = jvmti
         .get_class_signature(cls)
@@ -189,6 +188,12 @@ fn lookup(jvmti: Jvmti, jni: Jni, obj: jobject, monitor: bool) -> Option<Arc<Ent
         });
     }
     Some(e)
+}
+
+/// The LockDef id of the monitor `obj` (defined at its first sight): the
+/// `--lock-detail` probes (monitors.rs).
+pub(crate) fn monitor_id(jvmti: Jvmti, jni: Jni, obj: jobject) -> Option<u32> {
+    lookup(jvmti, jni, obj, true).map(|e| e.id)
 }
 
 /// Whether this contention of `e` takes a site (and, for monitors, the owner).
@@ -427,7 +432,7 @@ fn busy_exit() {
 
 /// Records only for threads whose ThreadStart was recorded (system threads started
 /// before VMInit are not part of the program; docs/locks.md).
-fn recordable() -> bool {
+pub(crate) fn recordable() -> bool {
     LIVE.load(Ordering::Relaxed)
         && sink::recording()
         && !agent::disabled()

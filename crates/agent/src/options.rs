@@ -16,6 +16,9 @@ pub struct Options {
     pub window: Option<WindowMethod>,
     /// `windowcalls`: each call is its own window (header `window.calls = each`).
     pub window_each_call: bool,
+    /// `lockdetail`: every `synchronized` acquisition and release of application
+    /// classes is recorded (monitors.rs; docs/whatif.md §Recording: lock detail).
+    pub lock_detail: bool,
 }
 
 /// The window method of `window=pkg.Class.method` (nested classes with `$`).
@@ -62,6 +65,7 @@ impl Default for Options {
             quiet: false,
             window: None,
             window_each_call: false,
+            lock_detail: false,
         }
     }
 }
@@ -103,9 +107,10 @@ pub fn parse(s: Option<&str>) -> Result<Options, String> {
             (k, _) if crate::sampling::is_option(k) => {}
             ("window", Some(v)) => o.window = Some(parse_window(v)?),
             ("windowcalls", None) => o.window_each_call = true,
+            ("lockdetail", None) => o.lock_detail = true,
             _ => {
                 return Err(format!(
-                "unknown or malformed option '{item}' (options: out=PATH, interval=100ms, lockinterval=1s, window=pkg.Class.method, windowcalls, quiet)"
+                "unknown or malformed option '{item}' (options: out=PATH, interval=100ms, lockinterval=1s, window=pkg.Class.method, windowcalls, lockdetail, quiet)"
             ))
             }
         }
@@ -148,6 +153,9 @@ mod tests {
         assert_eq!(wm.method, "solve");
         assert_eq!(wm.dotted(), "com.example.Main$Inner.solve");
         assert!(w.window_each_call);
+        assert!(!w.lock_detail);
+        assert!(parse(Some("lockdetail")).unwrap().lock_detail);
+        assert!(parse(Some("lockdetail=1")).is_err());
         for bad in [
             "window=solve",
             "window=a..b",

@@ -152,9 +152,11 @@ pub type CpuCheckpoints = BTreeMap<ThreadIndex, Vec<(u64, u64, u64)>>;
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ActivityAnalysis {
-    /// One per `TaskAnalysis::executions` (zero for aggregated executions: their
-    /// time is in the reported execution they are folded into).
-    pub executions: Vec<SelfSplit>,
+    /// The split of each reported execution: (index into `TaskAnalysis::executions`,
+    /// split), by index. Aggregated executions have none (their time is in the
+    /// reported execution they are folded into; a fork-join run has millions of
+    /// them): read through [`ActivityAnalysis::split`].
+    pub(crate) executions: Vec<(usize, SelfSplit)>,
     /// One per `TaskAnalysis::classes`.
     pub classes: Vec<ClassActivity>,
     /// Indices into the classes, by total busy time (largest first), then self time.
@@ -165,6 +167,21 @@ pub struct ActivityAnalysis {
     pub blocked_on: Vec<(usize, usize, u64)>,
     /// Waiting time by (execution, wait kind): (execution, kind, ns, waits begun), execution order.
     pub waited: Vec<(usize, &'static str, u64, u64)>,
+}
+
+impl ActivityAnalysis {
+    /// The split of execution `i` (zero for an aggregated execution).
+    pub fn split(&self, i: usize) -> SelfSplit {
+        self.executions
+            .binary_search_by_key(&i, |s| s.0)
+            .map_or_else(|_| SelfSplit::default(), |k| self.executions[k].1)
+    }
+
+    /// The splits of the reported executions: (index into
+    /// `TaskAnalysis::executions`, split), by index.
+    pub fn splits(&self) -> &[(usize, SelfSplit)] {
+        &self.executions
+    }
 }
 
 /// CPU checkpoints from the model: each thread's schedstat readings (on-CPU and
@@ -275,7 +292,7 @@ pub fn analyze_with(
     let ex = &tasks.executions;
     let mut per_thread: BTreeMap<ThreadIndex, Vec<usize>> = BTreeMap::new();
     for (i, e) in ex.iter().enumerate() {
-        if e.reported {
+        if e.reported() {
             per_thread.entry(e.thread).or_default().push(i);
         }
     }
@@ -293,7 +310,15 @@ pub fn analyze_with(
             .or_default()
             .push((w.start_ns, w.end_ns, (w.kind, w.group)));
     }
-    let mut splits = vec![SelfSplit::default(); ex.len()];
+    // One per reported execution, by index (`split_at` finds an execution's).
+    let mut splits: Vec<(usize, SelfSplit)> = ex
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.reported())
+        .map(|(i, _)| (i, SelfSplit::default()))
+        .collect();
+    let split_at =
+        |splits: &[(usize, SelfSplit)], i: usize| splits.binary_search_by_key(&i, |s| s.0).ok();
     // (execution, wait kind) -> (ns, waits begun)
     let mut wait_kinds: BTreeMap<(usize, &'static str), (u64, u64)> = BTreeMap::new();
     // (execution, wait group) -> (ns, waits begun)
@@ -362,7 +387,10 @@ pub fn analyze_with(
                 continue;
             };
             let d = b - a;
-            let sp = &mut splits[owner];
+            let Some(k) = split_at(&splits, owner) else {
+                continue;
+            };
+            let sp = &mut splits[k].1;
             match state_at(&mut kb, &mut kw, a) {
                 State::Blocked(l) => {
                     sp.blocked_ns += d;
@@ -414,19 +442,20 @@ pub fn analyze_with(
     let mut hosts = vec![false; n];
     let mut class_waits: Vec<BTreeMap<&'static str, (u64, u64)>> = vec![BTreeMap::new(); n];
     let mut class_wait_groups: Vec<BTreeMap<usize, (u64, u64)>> = vec![BTreeMap::new(); n];
-    let class_of = |i: usize| index.get(&(&*ex[i].class, ex[i].kind)).copied();
+    let class_of = |i: usize| index.get(&(tasks.class(&ex[i]), ex[i].kind)).copied();
     for (i, e) in ex.iter().enumerate() {
-        if !e.reported {
+        if !e.reported() {
             continue;
         }
         if let Some(c) = class_of(i) {
-            sums[c].add(&splits[i]);
-            running[c].push(splits[i].demand_ns());
+            let s = split_at(&splits, i).map_or_else(SelfSplit::default, |k| splits[k].1);
+            sums[c].add(&s);
+            running[c].push(s.demand_ns());
         }
         // The nearest reported ancestor hosts this execution.
         let mut p = e.parent();
         while let Some(pi) = p {
-            if ex[pi].reported {
+            if ex[pi].reported() {
                 if let Some(c) = class_of(pi) {
                     hosts[c] = true;
                 }
@@ -541,13 +570,17 @@ pub fn self_time_stacks(
     };
     let base = |i: usize| {
         let e = &tasks.executions[i];
-        vec![e.kind.as_str().to_string(), e.class.to_string(), site(e)]
+        vec![
+            e.kind.as_str().to_string(),
+            tasks.class(e).to_string(),
+            site(e),
+        ]
     };
     for (i, e) in tasks.executions.iter().enumerate() {
-        if !e.reported {
+        if !e.reported() {
             continue;
         }
-        let s = act.executions.get(i).copied().unwrap_or_default();
+        let s = act.split(i);
         // Time the split could not place (inconsistent nesting) stays running.
         let placed = s.total();
         let mut run = base(i);
@@ -631,8 +664,8 @@ mod tests {
         let a = crate::analyze(&trace());
         let t = &a.tasks;
         for (i, e) in t.executions.iter().enumerate() {
-            if e.reported {
-                assert_eq!(a.activity.executions[i].total(), e.self_ns, "{e:?}");
+            if e.reported() {
+                assert_eq!(a.activity.split(i).total(), e.self_ns, "{e:?}");
             }
         }
         let i1 = t
@@ -640,7 +673,7 @@ mod tests {
             .iter()
             .position(|e| e.thread == 1 && e.kind != TaskKind::Thread)
             .unwrap();
-        let s = a.activity.executions[i1];
+        let s = a.activity.split(i1);
         assert_eq!(s.waiting_ns, 600 * MS);
         // Thread 1 had 420 ms not waiting (0–100, 700–1020) and 100 ms of CPU:
         // the task's 400 ms of it get 400 × 100/420.
@@ -652,9 +685,9 @@ mod tests {
         let i2 = t
             .executions
             .iter()
-            .position(|e| e.thread == 2 && &*e.class == "demo.Outer")
+            .position(|e| e.thread == 2 && t.class(e) == "demo.Outer")
             .unwrap();
-        assert_eq!(a.activity.executions[i2].running_ns, 800 * MS);
+        assert_eq!(a.activity.split(i2).running_ns, 800 * MS);
         // demo.Outer: 2 executions; 1 mostly idle but the class runs.
         let c = t
             .classes
@@ -672,7 +705,7 @@ mod tests {
     fn unknown_cpu_counts_as_unmeasured_running() {
         let a = crate::analyze(&trace());
         let b = analyze_with(&a.tasks, &a.locks, &CpuCheckpoints::new(), "none");
-        let s: u64 = b.executions.iter().map(|s| s.unmeasured_ns).sum();
+        let s: u64 = b.splits().iter().map(|s| s.1.unmeasured_ns).sum();
         assert!(s > 0);
         for c in &b.classes {
             let available = c.split.running_ns + c.split.off_cpu_ns;

@@ -78,6 +78,12 @@ pub enum EventKind {
     /// This thread unparked another (`LockSupport.unpark`): a = the target's Java
     /// thread id (0 unknown). Ends that thread's park, or gives it a permit.
     Unpark,
+    /// `--lock-detail`: about to enter a monitor: b = lock (LockDef id).
+    MonitorEnter,
+    /// `--lock-detail`: the last `MonitorEnter` acquired (after a spin or a block).
+    MonitorEntered,
+    /// `--lock-detail`: the innermost entered monitor was released.
+    MonitorExit,
 }
 
 /// "No value" for an index argument.
@@ -137,7 +143,7 @@ impl Event {
 }
 
 /// Every kind, by its `u8` value (the header byte's low 5 bits).
-const KINDS: [EventKind; 27] = [
+const KINDS: [EventKind; 30] = [
     EventKind::ThreadStart,
     EventKind::ThreadEnd,
     EventKind::TaskBegin,
@@ -165,6 +171,9 @@ const KINDS: [EventKind; 27] = [
     EventKind::VtUnmount,
     EventKind::VtPinned,
     EventKind::Unpark,
+    EventKind::MonitorEnter,
+    EventKind::MonitorEntered,
+    EventKind::MonitorExit,
 ];
 
 /// The last kind: a new kind must be added to [`KINDS`] (this match stops
@@ -172,8 +181,11 @@ const KINDS: [EventKind; 27] = [
 #[cfg(test)]
 const fn is_last_kind(k: EventKind) -> bool {
     match k {
-        EventKind::Unpark => true,
-        EventKind::ThreadStart
+        EventKind::MonitorExit => true,
+        EventKind::Unpark
+        | EventKind::MonitorEnter
+        | EventKind::MonitorEntered
+        | EventKind::ThreadStart
         | EventKind::ThreadEnd
         | EventKind::TaskBegin
         | EventKind::TaskEnd
@@ -206,7 +218,7 @@ const HAS_A: u8 = 0x20;
 const HAS_BC: u8 = 0x40;
 const HAS_FLAG: u8 = 0x80;
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;
@@ -214,7 +226,7 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
-fn get_varint(bytes: &[u8], pos: &mut usize) -> u64 {
+pub(crate) fn get_varint(bytes: &[u8], pos: &mut usize) -> u64 {
     let mut v = 0u64;
     let mut shift = 0;
     loop {
@@ -229,12 +241,12 @@ fn get_varint(bytes: &[u8], pos: &mut usize) -> u64 {
 }
 
 /// The difference `to - from` as a zigzag number (small either way).
-fn zigzag(from: u64, to: u64) -> u64 {
+pub(crate) fn zigzag(from: u64, to: u64) -> u64 {
     let d = to.wrapping_sub(from) as i64;
     ((d << 1) ^ (d >> 63)) as u64
 }
 
-fn unzigzag(from: u64, z: u64) -> u64 {
+pub(crate) fn unzigzag(from: u64, z: u64) -> u64 {
     let d = ((z >> 1) as i64) ^ -((z & 1) as i64);
     from.wrapping_add(d as u64)
 }
@@ -341,7 +353,23 @@ impl ThreadEvents {
     /// events (`self`, in file order) by time: an event of `self` goes first when its
     /// time is not later. The fork-join events are written in batches, so their
     /// place among the thread's other records in the file is not their place in time.
-    pub fn merge(mut self, fj: ThreadEvents) -> ThreadEvents {
+    pub fn merge(self, fj: ThreadEvents) -> ThreadEvents {
+        self.merge_fixing(fj, &[], |_| {})
+    }
+
+    /// [`ThreadEvents::merge`], with `fix` applied to the fork-join events at
+    /// `indices` (positions in `fj`, ascending) on the way: a rare correction made
+    /// in the one pass instead of decoding and packing `fj` again.
+    pub fn merge_fixing(
+        mut self,
+        mut fj: ThreadEvents,
+        indices: &[usize],
+        mut fix: impl FnMut(&mut Event),
+    ) -> ThreadEvents {
+        if !indices.is_empty() && self.is_empty() {
+            fj.map_events(indices, fix);
+            return self.merge(fj);
+        }
         if fj.is_empty() {
             self.shrink();
             return self;
@@ -356,6 +384,8 @@ impl ThreadEvents {
         out.bytes.reserve_exact(self.bytes.len() + fj.bytes.len());
         let (mut own, mut other) = (self.iter(), fj.iter());
         let (mut x, mut y) = (own.next_packed(), other.next_packed());
+        // The position in `fj` of `y`, and the next of `indices` to fix.
+        let (mut at, mut next_fix) = (0usize, indices.iter().peekable());
         loop {
             let take_own = match (&x, &y) {
                 (None, None) => break,
@@ -368,7 +398,19 @@ impl ThreadEvents {
             } else {
                 std::mem::replace(&mut y, other.next_packed())
             };
-            if let Some(p) = p {
+            if let Some(mut p) = p {
+                if !take_own {
+                    let mut fixed = false;
+                    while next_fix.next_if(|&&i| i <= at).is_some() {
+                        fixed = true;
+                    }
+                    at += 1;
+                    if fixed {
+                        fix(&mut p.event);
+                        out.push(p.event);
+                        continue;
+                    }
+                }
                 let bytes = if take_own { &self.bytes } else { &fj.bytes };
                 out.push_packed(&p, &bytes[p.from..p.to]);
             }
@@ -573,8 +615,16 @@ mod tests {
         fj_events.iter().for_each(|&e| fj.push(e));
         let mut expected: Vec<Event> = own_events.iter().chain(&fj_events).copied().collect();
         expected.sort_by_key(|e| e.ts);
-        let merged = own.merge(fj);
+        let merged = own.clone().merge(fj.clone());
         assert_eq!(merged.len(), expected.len());
         assert_eq!(merged.iter().collect::<Vec<_>>(), expected);
+        // A fix on the way (fork-join events 1 and 4) is the fix made before.
+        let fixed = own.merge_fixing(fj, &[1, 4], |e| e.b = 8);
+        for e in expected.iter_mut() {
+            if e.kind == EventKind::FjFork && [2, 4].contains(&(e.a & 0xff)) {
+                e.b = 8;
+            }
+        }
+        assert_eq!(fixed.iter().collect::<Vec<_>>(), expected);
     }
 }

@@ -341,7 +341,7 @@ fn trace_findings(model: &Model, tasks: &TaskAnalysis, out: &mut Vec<Finding>) {
     let open_tasks = tasks
         .executions
         .iter()
-        .filter(|e| e.incomplete && e.kind != TaskKind::Thread)
+        .filter(|e| e.incomplete() && e.kind != TaskKind::Thread)
         .count() as u64;
     if tasks.unmatched_ends > 0 || (open_tasks > 0 && !model.truncated) {
         out.push(Finding {
@@ -805,13 +805,13 @@ fn granularity_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let mut intervals: BTreeMap<(&str, TaskKind), Vec<(u64, u64)>> = BTreeMap::new();
     let mut hosts: BTreeSet<(&str, TaskKind)> = BTreeSet::new();
     for e in &tasks.executions {
-        if e.reported {
+        if e.reported() {
             intervals
-                .entry((&*e.class, e.kind))
+                .entry((tasks.class(e), e.kind))
                 .or_default()
                 .push((e.begin_ns, e.end_ns));
             if let Some(p) = e.parent().and_then(|p| tasks.executions.get(p)) {
-                hosts.insert((&*p.class, p.kind));
+                hosts.insert((tasks.class(p), p.kind));
             }
         }
     }

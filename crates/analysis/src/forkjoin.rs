@@ -17,9 +17,10 @@ use crate::events::{EventKind, NONE};
 use crate::model::Model;
 use crate::tasks::Distribution;
 
-/// One fork-join task usage (a push and its run). 80 bytes: the optional
+/// One fork-join task usage (a push and its run). 72 bytes: the optional
 /// parent and run thread are sentinels (usage ids are never 0; no thread index is
-/// `NO_THREAD`), read through [`Usage::parent`] and [`Usage::run_thread`].
+/// `NO_THREAD`), read through [`Usage::parent`] and [`Usage::run_thread`]; the
+/// reused task's previous usage (rare) is counted in `reused`, not kept per usage.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Usage {
     pub id: u64,
@@ -27,7 +28,6 @@ pub struct Usage {
     pub push_thread: ThreadIndex,
     pub push_ns: u64,
     pub external: bool,
-    pub prev: u64,
     /// Innermost usage run on the pushing thread at push time (0: none).
     pub(crate) parent: u64,
     /// The thread that ran it (`NO_THREAD`: it did not run).
@@ -51,7 +51,6 @@ impl Default for Usage {
             push_thread: 0,
             push_ns: 0,
             external: false,
-            prev: 0,
             parent: 0,
             run_thread: NO_THREAD,
             begin_ns: 0,
@@ -343,6 +342,81 @@ impl Slots {
     }
 }
 
+/// The strand events of every usage run (docs/forkjoin.md §Span), by usage slot:
+/// (self-time offset, the child usage's slot, whether a join). Packed as varints in
+/// one byte list, a run's events a range of it (their count first): the offset as
+/// the delta from the run's previous event, the child's slot relative to the run's
+/// own with the join flag as its low bit (a list of 16-byte tuples was a third of
+/// the fork-join analysis's peak on millions of tasks). Once a run's span is
+/// computed its strand is not read again, and its slot holds the span instead.
+struct Strands {
+    bytes: Vec<u8>,
+    /// By slot: 0 (none), the strand's start in `bytes` + 1, or [`SPAN`] | span.
+    at: Vec<u64>,
+}
+
+/// Tags an entry of [`Strands::at`] that holds a span (spans are below 2^63 ns).
+const SPAN: u64 = 1 << 63;
+
+impl Strands {
+    fn new(slots: usize) -> Strands {
+        Strands {
+            bytes: Vec::new(),
+            at: vec![0; slots],
+        }
+    }
+
+    /// The strand of the run of `slot` (replacing an earlier one).
+    fn put(&mut self, slot: usize, events: &[(u64, usize, bool)]) {
+        use crate::events::{put_varint, zigzag};
+        self.at[slot] = self.bytes.len() as u64 + 1;
+        put_varint(&mut self.bytes, events.len() as u64);
+        let mut prev = 0u64;
+        for &(off, child, join) in events {
+            put_varint(&mut self.bytes, zigzag(prev, off));
+            prev = off;
+            // Slots are below 2^32: the shifted difference fits.
+            put_varint(
+                &mut self.bytes,
+                zigzag(slot as u64, child as u64) << 1 | u64::from(join),
+            );
+        }
+    }
+
+    /// The strand of `slot` into `out` (cleared first; empty once its span is set).
+    fn read(&self, slot: usize, out: &mut Vec<(u64, usize, bool)>) {
+        use crate::events::{get_varint, unzigzag};
+        out.clear();
+        let at = self.at[slot];
+        if at == 0 || at & SPAN != 0 {
+            return;
+        }
+        let mut pos = (at - 1) as usize;
+        let n = get_varint(&self.bytes, &mut pos);
+        let mut off = 0u64;
+        for _ in 0..n {
+            off = unzigzag(off, get_varint(&self.bytes, &mut pos));
+            let v = get_varint(&self.bytes, &mut pos);
+            let child = unzigzag(slot as u64, v >> 1) as usize;
+            out.push((off, child, v & 1 == 1));
+        }
+    }
+
+    fn set_span(&mut self, slot: usize, span: u64) {
+        self.at[slot] = SPAN | span.min(SPAN - 1);
+    }
+
+    /// The span set for `slot` (since it was last cleared).
+    fn span(&self, slot: usize) -> Option<u64> {
+        let at = self.at[slot];
+        (at & SPAN != 0).then_some(at & !SPAN)
+    }
+
+    fn clear(&mut self, slot: usize) {
+        self.at[slot] = 0;
+    }
+}
+
 /// The usages by slot (id 0: no push seen for the slot).
 struct UsageTable {
     slots: Slots,
@@ -428,20 +502,18 @@ impl std::ops::Index<&u64> for UsageTable {
 pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     let mut out = ForkJoinAnalysis::default();
     let mut usages = UsageTable::new(model);
-    // (push time, usage) of each usage, in first-push order.
-    let mut order: Vec<(u64, u64)> = Vec::new();
+    // The previous usage of a reused task, for the usages whose last push had one
+    // (rare: not a field of every usage).
+    let mut reused_prev: HashMap<u64, u64> = HashMap::default();
     let mut sites: HashMap<u64, u32> = HashMap::default();
     let mut worker_pool: HashMap<ThreadIndex, (u32, u32, u32)> = HashMap::default();
     let mut stacks: HashMap<ThreadIndex, Vec<Frame>> = HashMap::default();
     // Joins outside any run, per thread: (begin, nested time, usage).
     let mut base_joins: HashMap<ThreadIndex, Vec<(u64, u64, u64)>> = HashMap::default();
-    // Strand events of all runs in one list; a run's are a range of it (a Vec per
-    // run cost ~100 B per fork-join task).
-    // Each as (offset | JOIN_BIT if a join, usage slot); usages without a slot
-    // are left out (no span of theirs can be looked up).
-    let mut strand_ev: Vec<(u64, u32)> = Vec::new();
-    // By usage slot: (start, length) in strand_ev.
-    let mut strands: Vec<(usize, u32)> = vec![(0, 0); usages.items.len()];
+    // Strand events of all runs, packed in one byte list (see `Strands`); usages
+    // without a slot are left out (no span of theirs can be looked up).
+    let mut strands = Strands::new(usages.items.len());
+    let mut strand: Vec<(u64, usize, bool)> = Vec::new();
     let mut threads: BTreeMap<ThreadIndex, FjThread> = BTreeMap::new();
     let mut cancels: Vec<u64> = Vec::new();
 
@@ -495,8 +567,10 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
                             None => None,
                         }
                     };
-                    if !usages.contains_key(usage) {
-                        order.push((*ts, *usage));
+                    if prev != 0 {
+                        reused_prev.insert(*usage, prev);
+                    } else if !reused_prev.is_empty() {
+                        reused_prev.remove(usage);
                     }
                     usages.push(Usage {
                         id: *usage,
@@ -504,7 +578,6 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
                         push_thread: t,
                         push_ns: *ts,
                         external,
-                        prev,
                         parent: parent.unwrap_or(0),
                         pool: if external { pool } else { 0 },
                         ..Usage::default()
@@ -564,12 +637,13 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
                         p.ev.push((off, f.usage, true));
                     }
                     if let Some(slot) = usages.slots.get(f.usage).filter(|_| !f.ev.is_empty()) {
-                        let from = strand_ev.len();
-                        strand_ev.extend(f.ev.iter().filter_map(|&(off, c, join)| {
-                            let c = u32::try_from(usages.slots.get(c)?).ok()?;
-                            Some((off | u64::from(join) << 63, c))
-                        }));
-                        strands[slot] = (from, (strand_ev.len() - from) as u32);
+                        strand.clear();
+                        strand.extend(
+                            f.ev.iter().filter_map(|&(off, c, join)| {
+                                Some((off, usages.slots.get(c)?, join))
+                            }),
+                        );
+                        strands.put(slot, &strand);
                     }
                     thread_entry(&mut threads, t);
                     let th = threads.get_mut(&t).expect("inserted");
@@ -676,69 +750,73 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
                 } else {
                     out.forks -= 1;
                 }
-                out.reused -= u64::from(u.prev != 0);
+                out.reused -= u64::from(reused_prev.contains_key(&u.id));
             }
             keep
         });
-        order.retain(|o| usages.contains_key(&o.1));
         threads.retain(|_, th| !scheduler_pools.contains(&th.pool));
         worker_pool.retain(|_, p| !scheduler_pools.contains(&p.0));
     }
 
+    drop(reused_prev);
     // Trees; computations in the order of their roots' pushes (thread order is
-    // not time order).
-    for o in order.iter_mut() {
-        o.0 = usages[&o.1].push_ns;
-    }
-    order.sort_unstable();
-    let order: Vec<u64> = order.into_iter().map(|o| o.1).collect();
+    // not time order), each one's children in push order too.
     // Children by parent slot, in one list (CSR): kids of slot i are
-    // kids[kid_start[i]..kid_start[i + 1]].
+    // kids_all[kid_start[i]..kid_start[i + 1]] (slots).
     let nslots = usages.items.len();
-    let parent_slot = |id: &u64| -> Option<usize> {
-        let p = usages[id].parent().filter(|p| usages.contains_key(p))?;
+    let push_order = |&a: &u32, &b: &u32| {
+        let (x, y) = (&usages.items[a as usize], &usages.items[b as usize]);
+        (x.push_ns, x.id).cmp(&(y.push_ns, y.id))
+    };
+    let parent_slot = |u: &Usage| -> Option<usize> {
+        let p = u.parent().filter(|p| usages.contains_key(p))?;
         usages.slots.get(p)
     };
-    let mut kid_start: Vec<usize> = vec![0; nslots + 1];
-    let mut roots: Vec<u64> = Vec::new();
-    for id in &order {
-        match parent_slot(id) {
+    let mut kid_start: Vec<u32> = vec![0; nslots + 1];
+    let mut roots: Vec<u32> = Vec::new();
+    for (i, u) in usages.items.iter().enumerate() {
+        if u.id == 0 {
+            continue;
+        }
+        match parent_slot(u) {
             Some(p) => kid_start[p + 1] += 1,
-            None => roots.push(*id),
+            None => roots.push(i as u32),
         }
     }
+    roots.sort_unstable_by(push_order);
     for i in 0..nslots {
         kid_start[i + 1] += kid_start[i];
     }
-    let mut kids_all: Vec<u64> = vec![0; kid_start[nslots]];
-    let mut fill = kid_start.clone();
-    for id in &order {
-        if let Some(p) = parent_slot(id) {
-            kids_all[fill[p]] = *id;
-            fill[p] += 1;
+    // Filled from each range's end down (no second list of places): kid_start[p + 1]
+    // ends at p's start, which is kid_start[p] (the ranges are sorted below).
+    let mut kids_all: Vec<u32> = vec![0; kid_start[nslots] as usize];
+    for (i, u) in usages.items.iter().enumerate() {
+        if u.id == 0 {
+            continue;
+        }
+        if let Some(p) = parent_slot(u) {
+            kid_start[p + 1] -= 1;
+            kids_all[kid_start[p + 1] as usize] = i as u32;
         }
     }
-    drop(fill);
-    let children = |id: u64| -> &[u64] {
-        match usages.slots.get(id) {
-            Some(i) => &kids_all[kid_start[i]..kid_start[i + 1]],
-            None => &[],
-        }
+    // Now kid_start[p + 1] is p's start: shift back to (start of p at p).
+    kid_start.remove(0);
+    kid_start.push(kids_all.len() as u32);
+    for i in 0..nslots {
+        kids_all[kid_start[i] as usize..kid_start[i + 1] as usize].sort_unstable_by(push_order);
+    }
+    let children = |slot: u32| -> &[u32] {
+        let i = slot as usize;
+        &kids_all[kid_start[i] as usize..kid_start[i + 1] as usize]
     };
-    // Span by slot, tagged with the computation it was computed for (a join on a
+    // Spans by slot in `strands`, cleared after each computation (a join on a
     // usage of another computation finds none, as with a map per computation).
-    let mut span_of: Vec<(u32, u64)> = vec![(u32::MAX, 0); nslots];
-    for (generation, root) in roots.into_iter().enumerate() {
-        let generation = generation as u32;
-        let span_get = |span_of: &[(u32, u64)], id: u64| -> Option<u64> {
-            let (g, s) = span_of[usages.slots.get(id)?];
-            (g == generation).then_some(s)
-        };
+    for root in roots {
         // Iterative post-order; depth from the root (1). Span: the critical path
         // through the strand of each run (docs/forkjoin.md §Span): walking the run's
         // self time, a child forked at offset f contributes f + span(child), and a
         // join (or an inline run) of that child at offset o lifts the strand to it.
-        let mut stack: Vec<(u64, u32, bool)> = vec![(root, 1, false)];
+        let mut stack: Vec<(u32, u32, bool)> = vec![(root, 1, false)];
         let (mut tasks, mut work, mut depth) = (0u64, 0u64, 0u32);
         let (mut begin, mut end) = (u64::MAX, 0u64);
         while let Some((id, d, done)) = stack.pop() {
@@ -750,7 +828,7 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
                 }
                 continue;
             }
-            let u = &usages[&id];
+            let u = &usages.items[id as usize];
             let own = if u.ran() { u.self_ns } else { 0 };
             if u.ran() {
                 tasks += 1;
@@ -764,43 +842,36 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
             let mut forked: Vec<(u32, u64)> = Vec::new();
             let fork_offset =
                 |forked: &[(u32, u64)], c: u32| forked.iter().rev().find(|f| f.0 == c).map(|f| f.1);
-            let span_at = |span_of: &[(u32, u64)], slot: u32| -> Option<u64> {
-                let (g, s) = span_of[slot as usize];
-                (g == generation).then_some(s)
-            };
+            let span_at = |strands: &Strands, slot: u32| strands.span(slot as usize);
             let mut extra = 0u64;
-            let strand = usages
-                .slots
-                .get(id)
-                .map(|slot| strands[slot])
-                .map_or(&[][..], |(from, n)| &strand_ev[from..from + n as usize]);
-            for &(tagged, c) in strand {
-                let (off, join) = (tagged & !(1 << 63), tagged >> 63 == 1);
+            strands.read(id as usize, &mut strand);
+            for &(off, c, join) in &strand {
+                let Ok(c) = u32::try_from(c) else { continue };
                 if !join {
                     forked.push((c, off + extra));
-                } else if let (Some(f), Some(sc)) = (fork_offset(&forked, c), span_at(&span_of, c))
+                } else if let (Some(f), Some(sc)) = (fork_offset(&forked, c), span_at(&strands, c))
                 {
                     extra = extra.max((f + sc).saturating_sub(off));
                 }
             }
             let mut s = own + extra;
-            for k in kids {
-                let Some(slot) = usages.slots.get(*k).and_then(|i| u32::try_from(i).ok()) else {
-                    continue;
-                };
+            for &slot in kids {
                 s = s.max(
-                    fork_offset(&forked, slot).unwrap_or(0) + span_at(&span_of, slot).unwrap_or(0),
+                    fork_offset(&forked, slot).unwrap_or(0) + span_at(&strands, slot).unwrap_or(0),
                 );
             }
-            if let Some(slot) = usages.slots.get(id) {
-                span_of[slot] = (generation, s);
-            }
+            strands.set_span(id as usize, s);
         }
-        let s = span_get(&span_of, root).unwrap_or(0);
-        let ru = &usages[&root];
+        let s = strands.span(root as usize).unwrap_or(0);
+        let mut tree = vec![root];
+        while let Some(id) = tree.pop() {
+            strands.clear(id as usize);
+            tree.extend_from_slice(children(id));
+        }
+        let ru = &usages.items[root as usize];
         out.max_depth = out.max_depth.max(depth);
         out.computations.push(Computation {
-            root,
+            root: ru.id,
             root_class: model.class_name(ru.class_id),
             pool: ru.pool,
             tasks,
@@ -812,6 +883,10 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
             end_ns: end,
         });
     }
+
+    drop(strands);
+    drop(kids_all);
+    drop(kid_start);
 
     // Totals, classes, pools.
     let mut by_class: BTreeMap<u32, (Vec<u64>, HashMap<u32, u64>)> = BTreeMap::new();
@@ -884,16 +959,11 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     }
     out.pools = pools.into_values().collect();
     out.threads = threads.into_values().collect();
-    drop(strands);
-    drop(strand_ev);
-    drop(span_of);
-    drop(kids_all);
-    drop(kid_start);
-    // The table's own list, in place (a second list of usages was the peak).
+    // The table's own list, in place (a second list of usages was the peak);
+    // ids are unique, so an unstable sort (no buffer) gives the one order.
     let mut us: Vec<Usage> = std::mem::take(&mut usages.items);
     us.retain(|u| u.id != 0);
-    drop(order);
-    us.sort_by_key(|u| (u.push_ns, u.id));
+    us.sort_unstable_by_key(|u| (u.push_ns, u.id));
     out.usages = us;
     out
 }

@@ -248,6 +248,107 @@ pub fn unpark_edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ {
     })
 }
 
+/// A critical section of a monitor, from `--lock-detail`'s records: the thread asked
+/// for `lock` (a LockDef id) at `requested_ns`, got it at `acquired_ns` (after a
+/// spin or a block; = `requested_ns` when it was free) and released it at
+/// `released_ns`. Only a thread's outermost hold of a lock is a section (a
+/// re-entry is inside it). An `Object.wait` releases the monitor: a section ends
+/// at the wait's begin and another starts at its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MonitorSection {
+    pub thread: ThreadIndex,
+    pub lock: u32,
+    pub requested_ns: u64,
+    pub acquired_ns: u64,
+    pub released_ns: u64,
+}
+
+/// The monitor critical sections of every thread, in each thread's order of
+/// release (empty without `--lock-detail`). A hold still open at the thread's
+/// last event ends there; an exit whose enter is before a window's start is dropped.
+pub fn monitor_sections(model: &crate::Model) -> Vec<MonitorSection> {
+    let mut out = Vec::new();
+    if !model.lock_detail {
+        return out;
+    }
+    for evs in &model.events {
+        // (lock, requested, acquired), innermost last.
+        let mut open: Vec<(u32, u64, u64)> = Vec::new();
+        let mut last = 0u64;
+        // The next Object.wait is a Thread.join's (on the Thread, not the program's monitor).
+        let mut joining = false;
+        // (lock, blocked since) of the last contended enter, from its LockBlock, once it
+        // was acquired: a synchronized method's `MonitorEnter` right after it (its
+        // prologue, inside the monitor) takes that as its request.
+        let mut blocked: Option<(u32, u64)> = None;
+        let mut just_acquired: Option<(u32, u64)> = None;
+        let close = |out: &mut Vec<MonitorSection>, open: &[(u32, u64, u64)], i: usize, ts: u64| {
+            let (lock, r, a) = open[i];
+            // A re-entry of a lock held further out is inside that hold; a hold given
+            // up in an Object.wait that never returned was closed at the wait.
+            if r != u64::MAX && !open[..i].iter().any(|o| o.0 == lock) {
+                out.push(MonitorSection {
+                    thread: evs.thread,
+                    lock,
+                    requested_ns: r,
+                    acquired_ns: a.max(r),
+                    released_ns: ts.max(a),
+                });
+            }
+        };
+        for e in evs.iter() {
+            last = last.max(e.ts);
+            let after_block = just_acquired.take();
+            match e.kind {
+                EventKind::LockBlock => blocked = Some((e.b, e.ts)),
+                EventKind::LockAcquired => {
+                    just_acquired = blocked.take().filter(|b| b.0 == e.b);
+                }
+                EventKind::MonitorEnter => {
+                    let requested = after_block
+                        .filter(|b| b.0 == e.b)
+                        .map_or(e.ts, |b| b.1.min(e.ts));
+                    open.push((e.b, requested, e.ts));
+                }
+                EventKind::MonitorEntered => {
+                    if let Some(o) = open.last_mut() {
+                        o.2 = e.ts;
+                    }
+                }
+                EventKind::MonitorExit if !open.is_empty() => {
+                    close(&mut out, &open, open.len() - 1, e.ts);
+                    open.pop();
+                }
+                EventKind::JoinBegin => joining = true,
+                // Object.wait releases the monitor it waits on (and only that
+                // one, but which one is not recorded: the innermost).
+                EventKind::WaitBegin if e.flag == weft_trace::wait_kind::OBJECT_WAIT => {
+                    if std::mem::take(&mut joining) {
+                        continue;
+                    }
+                    if let Some(i) = open.len().checked_sub(1) {
+                        close(&mut out, &open, i, e.ts);
+                        open[i].1 = u64::MAX; // reopened at the wait's end
+                    }
+                }
+                EventKind::WaitEnd => {
+                    if let Some(o) = open.last_mut().filter(|o| o.1 == u64::MAX) {
+                        o.1 = e.ts;
+                        o.2 = e.ts;
+                    }
+                }
+                _ => {}
+            }
+        }
+        for i in (0..open.len()).rev() {
+            if open[i].1 != u64::MAX {
+                close(&mut out, &open, i, last);
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -397,5 +498,99 @@ mod tests {
             .collect();
         assert_eq!(es, vec![(2, 150, 1, 200), (2, 450, 1, 501)]);
         assert!(edges(&a).any(|e| e.kind == GraphEdgeKind::Unpark));
+    }
+
+    #[test]
+    fn monitor_sections_pair_enters_and_exits() {
+        use weft_trace::wait_kind;
+        let mut tb = TB::new();
+        tb.start(1, 0, 0, (0, 0)).start(2, 0, 0, (0, 0));
+        let enter = |ts, lock| Record::MonitorEnter { ts, lock };
+        let entered = |ts| Record::MonitorEntered { ts };
+        let exit = |ts| Record::MonitorExit { ts };
+        for (t, r) in [
+            // Thread 1: lock 1 free at 10 (no entered), re-entered at 20, released at 40.
+            (1, enter(10, 1)),
+            (1, enter(20, 1)),
+            (1, exit(30)),
+            (1, exit(40)),
+            // Thread 2 asked at 15, spun until 41, holds to 60; a nested lock 2 50..55.
+            (2, enter(15, 1)),
+            (2, entered(41)),
+            (2, enter(50, 2)),
+            (2, exit(55)),
+            (2, exit(60)),
+            // Thread 1: Object.wait inside lock 1 releases it 80..90.
+            (1, enter(70, 1)),
+            (
+                1,
+                Record::WaitBegin {
+                    ts: 80,
+                    kind: wait_kind::OBJECT_WAIT,
+                    lock: 0,
+                },
+            ),
+            (1, Record::WaitEnd { ts: 90 }),
+            (1, exit(95)),
+            // A synchronized method that blocked (contended enter 200..230): its
+            // prologue's enter (no entered) is inside the monitor; the request is 200.
+            (
+                1,
+                Record::LockBlock {
+                    ts: 200,
+                    lock: 1,
+                    flags: 0,
+                    owner: 0,
+                    site: 0,
+                },
+            ),
+            (
+                1,
+                Record::LockAcquired {
+                    ts: 230,
+                    lock: 1,
+                    parked: true,
+                },
+            ),
+            (1, enter(231, 1)),
+            (1, exit(250)),
+            // An exit without its enter (before a window), and a hold still open.
+            (2, exit(100)),
+            (2, enter(110, 2)),
+            (2, Record::WaitEnd { ts: 120 }),
+        ] {
+            tb.recs.push((t, r));
+        }
+        let mut t = tb.trace();
+        t.header.set("locks.detail", "on");
+        let a = crate::analyze(&t);
+        let got: Vec<(u32, u32, u64, u64, u64)> = monitor_sections(&a.model)
+            .iter()
+            .map(|s| {
+                (
+                    s.thread,
+                    s.lock,
+                    s.requested_ns,
+                    s.acquired_ns,
+                    s.released_ns,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (1, 1, 10, 10, 40),
+                (1, 1, 70, 70, 80),
+                (1, 1, 90, 90, 95),
+                (1, 1, 200, 231, 250),
+                (2, 2, 50, 50, 55),
+                (2, 1, 15, 41, 60),
+                (2, 2, 110, 110, 120),
+            ]
+        );
+        // Without the header (no --lock-detail): nothing.
+        let mut t = tb.trace();
+        t.header.set("locks.detail", "off");
+        assert!(monitor_sections(&crate::analyze(&t).model).is_empty());
     }
 }

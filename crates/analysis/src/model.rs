@@ -207,6 +207,9 @@ pub struct Model {
     pub app_start_ns: Option<u64>,
     /// The lock interval chosen at record time (header `locks.interval_ns`).
     pub lock_interval_ns: Option<u64>,
+    /// Recorded with `--lock-detail` (header `locks.detail = on`): every monitor
+    /// acquisition and release of the application's classes is in the events.
+    pub lock_detail: bool,
     /// Sampled-stack records, as written (analysed by crates/analysis/src/profile.rs).
     pub sampled: crate::profile::SampledRecords,
     /// The end of a `weft attach` session: what was restored (docs/attach.md).
@@ -284,6 +287,7 @@ impl ModelBuilder {
                 sample_interval_ns: h.get_u64(header_keys::SAMPLE_INTERVAL_NS),
                 blind_spots: blind_spots(h),
                 lock_interval_ns: h.get_u64(crate::locks::INTERVAL_HEADER),
+                lock_detail: h.get("locks.detail") == Some("on"),
                 sampled: crate::profile::SampledRecords::from_header(h),
                 attach_end: None,
                 ..Model::default()
@@ -709,6 +713,15 @@ impl ModelBuilder {
             Record::Unpark { ts, target } => {
                 Some((ev(EventKind::Unpark, *ts, *target, 0, 0, 0), false))
             }
+            Record::MonitorEnter { ts, lock } => {
+                Some((ev(EventKind::MonitorEnter, *ts, 0, *lock, 0, 0), false))
+            }
+            Record::MonitorEntered { ts } => {
+                Some((ev(EventKind::MonitorEntered, *ts, 0, 0, 0, 0), false))
+            }
+            Record::MonitorExit { ts } => {
+                Some((ev(EventKind::MonitorExit, *ts, 0, 0, 0, 0), false))
+            }
         };
         if let Some((mut e, is_fj)) = event {
             if !is_fj && !self.pending_wait_detail.is_empty() {
@@ -746,7 +759,7 @@ impl ModelBuilder {
             mut m,
             mut gc_events,
             max_ts,
-            mut streams,
+            streams,
             unresolved_runs,
             sched,
             pending_wait_detail: _,
@@ -754,15 +767,6 @@ impl ModelBuilder {
         let mut unresolved: BTreeMap<ThreadIndex, Vec<usize>> = BTreeMap::new();
         for (thread, i) in unresolved_runs {
             unresolved.entry(thread).or_default().push(i);
-        }
-        for (thread, indices) in unresolved {
-            if let Some(s) = streams.get_mut(&thread) {
-                s.1.map_events(&indices, |e| {
-                    if let Some(c) = fj_usage_class(e.a) {
-                        e.b = c;
-                    }
-                });
-            }
         }
         m.truncated = truncated;
         m.unknown_records = unknown_records;
@@ -777,9 +781,15 @@ impl ModelBuilder {
             t.sched.sort_by_key(|p| p.ts_ns);
         }
         m.events = streams
-            .into_values()
-            .map(|(own, fj)| {
-                let mut e = own.merge(fj);
+            .into_iter()
+            .map(|(thread, (own, fj))| {
+                let mut indices = unresolved.remove(&thread).unwrap_or_default();
+                indices.sort_unstable();
+                let mut e = own.merge_fixing(fj, &indices, |e| {
+                    if let Some(c) = fj_usage_class(e.a) {
+                        e.b = c;
+                    }
+                });
                 // A virtual thread's records come from several carriers' blocks.
                 if weft_trace::is_virtual_thread(e.thread) {
                     e.sort_by_time();

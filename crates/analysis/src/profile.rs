@@ -375,13 +375,13 @@ impl Profile {
             let mut guard = 0;
             while let Some(i) = cur {
                 let e = &tasks.executions[i];
-                if e.reported || guard > 64 {
+                if e.reported() || guard > 64 {
                     break;
                 }
                 guard += 1;
                 cur = e.aggregated_into();
             }
-            s.execution = cur.filter(|&i| tasks.executions[i].reported);
+            s.execution = cur.filter(|&i| tasks.executions[i].reported());
         }
     }
 
@@ -414,7 +414,7 @@ impl Profile {
             }
             if let Some(i) = s.execution {
                 by_class
-                    .entry(&tasks.executions[i].class)
+                    .entry(tasks.class(&tasks.executions[i]))
                     .or_default()
                     .push(s.stack);
             }
@@ -447,7 +447,7 @@ impl Profile {
         let mut begins: HashMap<ThreadIndex, Vec<(u64, usize)>> = HashMap::new();
         let mut submits: HashMap<ThreadIndex, Vec<(u64, usize)>> = HashMap::new();
         for (i, e) in ex.iter().enumerate() {
-            if !e.submitted || !e.reported {
+            if !e.submitted() || !e.reported() {
                 continue;
             }
             begins.entry(e.thread).or_default().push((e.begin_ns, i));
@@ -469,15 +469,15 @@ impl Profile {
                 // The latest submission of this thread at or before the sample.
                 submits.get(&s.thread).and_then(|v| {
                     let k = v.partition_point(|x| x.0 <= s.ts_ns);
-                    (k > 0).then(|| (2, &*ex[v[k - 1].1].class))
+                    (k > 0).then(|| (2, tasks.class(&ex[v[k - 1].1])))
                 })
-            } else if let Some(i) = s.execution.filter(|&i| ex[i].submitted) {
-                Some((0, &*ex[i].class))
+            } else if let Some(i) = s.execution.filter(|&i| ex[i].submitted()) {
+                Some((0, tasks.class(&ex[i])))
             } else if frames.iter().any(|f| is_worker_loop(f)) {
                 // The next execution begun on this thread.
                 begins.get(&s.thread).and_then(|v| {
                     let k = v.partition_point(|x| x.0 <= s.ts_ns);
-                    v.get(k).map(|x| (1, &*ex[x.1].class))
+                    v.get(k).map(|x| (1, tasks.class(&ex[x.1])))
                 })
             } else {
                 None
@@ -657,7 +657,7 @@ impl SampleFilter {
             let Some(e) = s.execution.and_then(|i| tasks.executions.get(i)) else {
                 return false;
             };
-            let class: &str = &e.class;
+            let class: &str = tasks.class(e);
             let simple = class.rsplit('.').next().unwrap_or(class);
             if class != c && simple != c {
                 return false;

@@ -61,15 +61,16 @@ impl TaskKind {
 }
 
 /// One task execution (reported or aggregated). Plumbing executions dropped by
-/// rules 1–2 are not listed. A row is 72 bytes: links are `u32` indices with a
-/// sentinel, and what only some executions have (a submission, a creation site)
-/// is boxed ([`ExecDetails`]); a fork-join trace has millions of executions and
-/// almost none of those.
+/// rules 1–2 are not listed. A row is 48 bytes: links are `u32` indices with a
+/// sentinel, the yes/no facts are bits of one byte (read through methods), the
+/// class name is in [`TaskAnalysis`], and what only some executions have (a
+/// submission, a creation site) is boxed ([`ExecDetails`]); a fork-join trace has
+/// millions of executions and almost none of those.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskExecution {
-    /// Reported class: the runtime class, or the inner task's class for a plumbing stand-in.
-    /// Shared by the executions of a class (a `String` each cost ~50 MB per million tasks).
-    pub class: std::sync::Arc<str>,
+    /// Reported class: the runtime class, or the inner task's class for a plumbing
+    /// stand-in. Its name: [`TaskAnalysis::class`] (a name per row, even
+    /// shared, cost 16 B per execution).
     pub class_id: u32,
     pub thread: ThreadIndex,
     pub begin_ns: u64,
@@ -79,18 +80,21 @@ pub struct TaskExecution {
     /// Enclosing execution on the same thread (after dropping plumbing), or [`NO_EXEC`].
     pub(crate) parent: u32,
     pub kind: TaskKind,
-    /// Reported as a task of its class (else aggregated).
-    pub reported: bool,
-    /// Aggregated into its parent (R1); else, when not reported, into its thread (R3).
-    pub(crate) folded_into_parent: bool,
-    /// Matched to a submission.
-    pub submitted: bool,
-    /// Closed by weft (no end record: thread ended, trace cut, or records lost).
-    pub incomplete: bool,
-    /// A plumbing execution reported for its inner task (rule 3).
-    pub stand_in: bool,
+    /// [`REPORTED`], [`FOLDED_INTO_PARENT`], [`SUBMITTED`], [`INCOMPLETE`], [`STAND_IN`].
+    pub(crate) flags: u8,
     pub(crate) details: Option<Box<ExecDetails>>,
 }
+
+/// Reported as a task of its class (else aggregated).
+pub(crate) const REPORTED: u8 = 1;
+/// Aggregated into its parent (R1); else, when not reported, into its thread (R3).
+pub(crate) const FOLDED_INTO_PARENT: u8 = 2;
+/// Matched to a submission.
+pub(crate) const SUBMITTED: u8 = 4;
+/// Closed by weft (no end record: thread ended, trace cut, or records lost).
+pub(crate) const INCOMPLETE: u8 = 8;
+/// A plumbing execution reported for its inner task (rule 3).
+pub(crate) const STAND_IN: u8 = 16;
 
 /// "No execution" for an index of [`TaskExecution`].
 pub const NO_EXEC: u32 = u32::MAX;
@@ -108,6 +112,26 @@ pub struct ExecDetails {
 }
 
 impl TaskExecution {
+    /// Reported as a task of its class (else aggregated).
+    pub fn reported(&self) -> bool {
+        self.flags & REPORTED != 0
+    }
+
+    /// Matched to a submission.
+    pub fn submitted(&self) -> bool {
+        self.flags & SUBMITTED != 0
+    }
+
+    /// Closed by weft (no end record: thread ended, trace cut, or records lost).
+    pub fn incomplete(&self) -> bool {
+        self.flags & INCOMPLETE != 0
+    }
+
+    /// A plumbing execution reported for its inner task (rule 3).
+    pub fn stand_in(&self) -> bool {
+        self.flags & STAND_IN != 0
+    }
+
     pub fn duration_ns(&self) -> u64 {
         self.end_ns.saturating_sub(self.begin_ns)
     }
@@ -121,7 +145,8 @@ impl TaskExecution {
     /// For an aggregated execution: the execution it is folded into (index into
     /// `TaskAnalysis::executions`), or `None` when folded into its thread (R3).
     pub fn aggregated_into(&self) -> Option<usize> {
-        self.parent().filter(|_| self.folded_into_parent)
+        self.parent()
+            .filter(|_| self.flags & FOLDED_INTO_PARENT != 0)
     }
 
     pub fn submit_ns(&self) -> Option<u64> {
@@ -248,6 +273,18 @@ pub struct TaskAnalysis {
     pub dropped_plumbing: u64,
     /// Happens-before edges between executions (docs/task-model.md §Edges).
     pub edges: crate::edges::Edges,
+    /// The name of each execution's class, by class id (read through
+    /// [`TaskAnalysis::class`]).
+    pub(crate) class_names: HashMap<u32, std::sync::Arc<str>>,
+}
+
+impl TaskAnalysis {
+    /// The name of an execution's reported class.
+    pub fn class(&self, e: &TaskExecution) -> &str {
+        self.class_names
+            .get(&e.class_id)
+            .map_or("<unknown class>", |n| n)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -656,11 +693,12 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         .collect();
     out.dropped_plumbing = dropped.iter().filter(|&&d| d).count() as u64;
     let mut new_index: Vec<u32> = vec![u32::MAX; nodes.len()];
-    let mut kept: Vec<usize> = Vec::new();
+    // Indices of the kept nodes (u32: a node index per execution).
+    let mut kept: Vec<u32> = Vec::new();
     for (i, d) in dropped.iter().enumerate() {
         if !d {
             new_index[i] = kept.len() as u32;
-            kept.push(i);
+            kept.push(i as u32);
         }
     }
     let eff_parent = |mut i: usize| -> Option<usize> {
@@ -675,12 +713,12 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
 
     // ---- submissions matched to executions (FIFO per identity, in begin order) ----
     let mut order: Vec<u32> = (0..kept.len() as u32).collect();
-    order.sort_by_key(|&k| (nodes[kept[k as usize]].begin, k));
+    order.sort_by_key(|&k| (nodes[kept[k as usize] as usize].begin, k));
     // The submission matched to each kept execution (NO_SUBMIT: none).
     let mut matched: Vec<u32> = vec![NO_SUBMIT; kept.len()];
     for &k in &order {
         let k = k as usize;
-        let n = &nodes[kept[k]];
+        let n = &nodes[kept[k] as usize];
         if n.is_thread {
             continue;
         }
@@ -700,14 +738,15 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             }
         }
     }
+    drop(order);
     out.unmatched_submissions = submit_queues.values().map(|q| q.len() as u64).sum();
 
     // ---- build executions: class, kind, creation, aggregation ----
     let mut execs: Vec<TaskExecution> = Vec::with_capacity(kept.len());
     let mut site_names = SiteNames::default();
     let mut class_names: HashMap<u32, std::sync::Arc<str>> = HashMap::default();
-    let mut is_thread_exec: Vec<bool> = Vec::with_capacity(kept.len());
     for (k, &ni) in kept.iter().enumerate() {
+        let ni = ni as usize;
         let n = &nodes[ni];
         let parent = eff_parent(ni);
         let stand_in = n.plumbing && n.inner().is_some();
@@ -784,28 +823,57 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             created_site: creation.and_then(|c| site_names.get(model, c.2)),
             submitted_site: submit.and_then(|s| site_names.get(model, s.site)),
         };
+        class_names
+            .entry(class_id)
+            .or_insert_with(|| model.class_name(class_id).into());
         execs.push(TaskExecution {
-            class: class_names
-                .entry(class_id)
-                .or_insert_with(|| model.class_name(class_id).into())
-                .clone(),
             class_id,
             kind,
             thread: n.thread,
             begin_ns: n.begin,
             end_ns: n.end.max(n.begin),
             self_ns: 0,
-            reported,
-            folded_into_parent: aggregated_into.is_some(),
+            flags: [
+                (reported, REPORTED),
+                (aggregated_into.is_some(), FOLDED_INTO_PARENT),
+                (submitted, SUBMITTED),
+                (n.incomplete, INCOMPLETE),
+                (stand_in, STAND_IN),
+            ]
+            .iter()
+            .fold(0, |f, &(yes, bit)| if yes { f | bit } else { f }),
             parent: exec_index(parent),
-            submitted,
             details: (details != ExecDetails::default()).then(|| Box::new(details)),
-            incomplete: n.incomplete,
-            stand_in,
         });
-        is_thread_exec.push(n.is_thread);
     }
+    drop(dropped);
+    drop(new_index);
+    drop(push_thread);
 
+    // What the edges need from the raw executions, so that those are freed first:
+    // the identities each execution stands for (only the ones something joins),
+    // and the Thread object and target of thread executions.
+    let completion_probes = completion_probes(model);
+    let joined = edges::joined_identities(model, &completion_probes);
+    let mut idents = edges::ExecIdents::default();
+    let mut thread_objects: Vec<(usize, Ident, Option<Ident>)> = Vec::new();
+    for (k, &ni) in kept.iter().enumerate() {
+        let n = &nodes[ni as usize];
+        let (inner, extra): (Option<Ident>, &[Ident]) = if n.is_thread {
+            thread_objects.push((k, n.obj, n.target()));
+            (None, &[])
+        } else {
+            (n.inner(), n.extra_ids())
+        };
+        idents.push(
+            std::iter::once(n.obj)
+                .chain(inner)
+                .chain(extra.iter().copied())
+                .filter(|id| joined.contains(id)),
+        );
+    }
+    drop(nodes);
+    drop(kept);
     // ---- self times: subtract reported executions nested below, through aggregated ones ----
     // Children always come after their parent (begin order per thread).
     // On a virtual thread, time unmounted (parked, waiting for a carrier) is not
@@ -822,7 +890,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         let dur = e.duration_ns().saturating_sub(gaps);
         let below = reported_below[i];
         let self_ns = dur.saturating_sub(below);
-        let contrib = if e.reported { dur } else { below };
+        let contrib = if e.reported() { dur } else { below };
         let parent = e.parent();
         execs[i].self_ns = self_ns;
         if let Some(p) = parent {
@@ -831,31 +899,7 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             }
         }
     }
-    drop(order);
-    // What the edges need from the raw executions, so that those are freed first:
-    // the identities each execution stands for (only the ones something joins),
-    // and the Thread object and target of thread executions.
-    let completion_probes = completion_probes(model);
-    let joined = edges::joined_identities(model, &completion_probes);
-    let mut idents = edges::ExecIdents::default();
-    let mut thread_objects: Vec<(usize, Ident, Option<Ident>)> = Vec::new();
-    for (k, &ni) in kept.iter().enumerate() {
-        let n = &nodes[ni];
-        let (inner, extra): (Option<Ident>, &[Ident]) = if n.is_thread {
-            thread_objects.push((k, n.obj, n.target()));
-            (None, &[])
-        } else {
-            (n.inner(), n.extra_ids())
-        };
-        idents.push(
-            std::iter::once(n.obj)
-                .chain(inner)
-                .chain(extra.iter().copied())
-                .filter(|id| joined.contains(id)),
-        );
-    }
-    drop(nodes);
-    drop(kept);
+    drop(reported_below);
     out.edges = happens_before(
         model,
         &execs,
@@ -865,8 +909,9 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         &idents,
         &completion_probes,
     );
-    out.incomplete = execs.iter().filter(|e| e.incomplete).count() as u64;
-    out.classes = class_stats(&execs);
+    out.incomplete = execs.iter().filter(|e| e.incomplete()).count() as u64;
+    out.classes = class_stats(&execs, &class_names);
+    out.class_names = class_names;
     out.executions = execs;
     out
 }
@@ -929,7 +974,7 @@ fn happens_before(
     start_edges.sort_by_key(|e| (e.to_ns, e.to_thread));
     out.edges.extend(submit_edges);
     out.edges.extend(start_edges);
-    let late: Vec<bool> = execs.iter().map(|e| e.stand_in).collect();
+    let late: Vec<bool> = execs.iter().map(|e| e.stand_in()).collect();
     edges::resolve_joins(
         model,
         completion_probes,
@@ -1003,8 +1048,8 @@ fn fj_plumbing_classes(model: &Model) -> std::collections::HashSet<u32> {
         .collect()
 }
 
-fn is_thread_exec_at(nodes: &[Node], kept: &[usize], k: usize) -> bool {
-    kept.get(k).is_some_and(|&ni| nodes[ni].is_thread)
+fn is_thread_exec_at(nodes: &[Node], kept: &[u32], k: usize) -> bool {
+    kept.get(k).is_some_and(|&ni| nodes[ni as usize].is_thread)
 }
 
 fn close(n: &mut Node, f: Frame, ts: u64, incomplete: bool) {
@@ -1026,7 +1071,10 @@ fn latest_before<T: Copy>(v: &[T], t: u64, ts: impl Fn(&T) -> u64) -> Option<T> 
     }
 }
 
-fn class_stats(execs: &[TaskExecution]) -> Vec<TaskClassStats> {
+fn class_stats(
+    execs: &[TaskExecution],
+    names: &HashMap<u32, std::sync::Arc<str>>,
+) -> Vec<TaskClassStats> {
     #[derive(Default)]
     struct Acc {
         reported: u64,
@@ -1040,15 +1088,19 @@ fn class_stats(execs: &[TaskExecution]) -> Vec<TaskClassStats> {
     }
     let mut by: BTreeMap<(std::sync::Arc<str>, TaskKind), Acc> = BTreeMap::new();
     for e in execs {
-        let a = by.entry((e.class.clone(), e.kind)).or_default();
-        if !e.reported {
+        let class = names
+            .get(&e.class_id)
+            .cloned()
+            .unwrap_or_else(|| "<unknown class>".into());
+        let a = by.entry((class, e.kind)).or_default();
+        if !e.reported() {
             a.aggregated += 1;
             continue;
         }
         a.reported += 1;
         a.selfs.push(e.self_ns);
         a.threads.insert(e.thread);
-        if e.incomplete {
+        if e.incomplete() {
             a.incomplete += 1;
         }
         if let Some(w) = e.queue_wait_ns() {

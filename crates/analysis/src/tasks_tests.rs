@@ -105,7 +105,7 @@ fn lambda_via_plumbing_reported_under_lambda_class() {
     assert_eq!((c.executions, c.submitted), (1, 1));
     assert_eq!(c.granularity_ns.total, 5);
     assert_eq!(c.queue_wait_ns.unwrap().p50, 49);
-    assert!(t.executions.iter().filter(|e| e.stand_in).count() == 2);
+    assert!(t.executions.iter().filter(|e| e.stand_in()).count() == 2);
 }
 
 #[test]
@@ -186,10 +186,10 @@ fn nested_never_submitted_task_is_aggregated_r1_and_its_time_stays() {
     let outer_idx = t
         .executions
         .iter()
-        .position(|e| &*e.class == "demo.Outer")
+        .position(|e| t.class(e) == "demo.Outer")
         .unwrap();
-    for e in t.executions.iter().filter(|e| &*e.class == "demo.Inner") {
-        assert!(!e.reported);
+    for e in t.executions.iter().filter(|e| t.class(e) == "demo.Inner") {
+        assert!(!e.reported());
         assert_eq!(e.aggregated_into(), Some(outer_idx));
     }
     let th = class(
@@ -227,7 +227,7 @@ fn submitted_task_run_nested_is_reported_and_subtracted() {
     let inner = t
         .executions
         .iter()
-        .find(|e| &*e.class == "demo.Inner")
+        .find(|e| t.class(e) == "demo.Inner")
         .unwrap();
     assert_eq!(inner.self_ns, 30);
     let th = class(
@@ -269,7 +269,7 @@ fn r3_on_main_and_on_a_thread() {
     let r3: Vec<_> = t
         .executions
         .iter()
-        .filter(|e| !e.reported)
+        .filter(|e| !e.reported())
         .map(|e| (e.thread, e.begin_ns, e.aggregated_into()))
         .collect();
     assert_eq!(r3, vec![(0, 10, None), (0, 21, None), (1, 5, None)]);
@@ -417,23 +417,23 @@ fn unbalanced_records_are_tolerated() {
     let inner = t
         .executions
         .iter()
-        .find(|e| &*e.class == "demo.Inner")
+        .find(|e| t.class(e) == "demo.Inner")
         .unwrap();
-    assert!(inner.incomplete && !inner.reported);
+    assert!(inner.incomplete() && !inner.reported());
     assert_eq!(inner.end_ns, 20);
     let outer = t
         .executions
         .iter()
-        .find(|e| &*e.class == "demo.Outer")
+        .find(|e| t.class(e) == "demo.Outer")
         .unwrap();
-    assert!(!outer.incomplete);
+    assert!(!outer.incomplete());
     assert_eq!(outer.self_ns, 10);
     let work = t
         .executions
         .iter()
-        .find(|e| &*e.class == "demo.Work")
+        .find(|e| t.class(e) == "demo.Work")
         .unwrap();
-    assert!(work.incomplete);
+    assert!(work.incomplete());
     assert_eq!((work.begin_ns, work.end_ns), (30, 60));
     assert_eq!(class(&t, "demo.Work", TaskKind::Runnable).incomplete, 1);
     // The Worker begin never ended either (closed at ThreadEnd, a re-entry: not counted).
@@ -453,16 +453,16 @@ fn open_at_end_of_trace_closed_at_last_timestamp() {
     let w = t
         .executions
         .iter()
-        .find(|e| &*e.class == "demo.Work")
+        .find(|e| t.class(e) == "demo.Work")
         .unwrap();
-    assert!(w.incomplete);
+    assert!(w.incomplete());
     assert_eq!(w.end_ns, 70);
     let th = t
         .executions
         .iter()
         .find(|e| e.kind == TaskKind::Thread)
         .unwrap();
-    assert!(th.incomplete);
+    assert!(th.incomplete());
     assert_eq!(th.end_ns, 70);
 }
 
@@ -730,22 +730,22 @@ fn happens_before_edges() {
     let work = t
         .executions
         .iter()
-        .position(|x| &*x.class == "demo.Work")
+        .position(|x| t.class(x) == "demo.Work")
         .unwrap();
     let lambda = t
         .executions
         .iter()
-        .position(|x| &*x.class == "demo.Main$$Lambda[main:10]")
+        .position(|x| t.class(x) == "demo.Main$$Lambda[main:10]")
         .unwrap();
     let completer = t
         .executions
         .iter()
-        .position(|x| &*x.class == "demo.Work" && x.begin_ns == 72)
+        .position(|x| t.class(x) == "demo.Work" && x.begin_ns == 72)
         .unwrap();
     let my = t
         .executions
         .iter()
-        .position(|x| &*x.class == "demo.MyThread")
+        .position(|x| t.class(x) == "demo.MyThread")
         .unwrap();
     type Row = (EdgeKind, Option<usize>, u32, u64, Option<usize>, u32, u64);
     let kinds: Vec<Row> = e

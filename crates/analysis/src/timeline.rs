@@ -85,7 +85,11 @@ pub fn class_rows(tasks: &TaskAnalysis) -> Vec<u32> {
     tasks
         .executions
         .iter()
-        .map(|e| by.get(&(&*e.class, e.kind)).copied().unwrap_or(u32::MAX))
+        .map(|e| {
+            by.get(&(tasks.class(e), e.kind))
+                .copied()
+                .unwrap_or(u32::MAX)
+        })
         .collect()
 }
 
@@ -178,7 +182,7 @@ pub fn longest(tasks: &TaskAnalysis, max: usize) -> Vec<usize> {
 pub fn active_tasks(tasks: &TaskAnalysis) -> Vec<(u64, u32)> {
     let mut ev: Vec<(u64, i32)> = Vec::new();
     for e in &tasks.executions {
-        if e.reported && e.kind != TaskKind::Thread {
+        if e.reported() && e.kind != TaskKind::Thread {
             ev.push((e.begin_ns, 1));
             ev.push((e.end_ns, -1));
         }
@@ -228,7 +232,7 @@ pub fn self_time_histograms(tasks: &TaskAnalysis) -> Vec<Histogram> {
         tasks.classes.len()
     ];
     for (i, e) in tasks.executions.iter().enumerate() {
-        if !e.reported || rows[i] == u32::MAX {
+        if !e.reported() || rows[i] == u32::MAX {
             continue;
         }
         let k = if e.self_ns <= 1 {
@@ -248,20 +252,15 @@ mod tests {
 
     fn ex(thread: u32, b: u64, e: u64, parent: Option<usize>, kind: TaskKind) -> TaskExecution {
         TaskExecution {
-            class: if kind == TaskKind::Thread { "T" } else { "W" }.into(),
-            class_id: 1,
+            class_id: if kind == TaskKind::Thread { 2 } else { 1 },
             kind,
             thread,
             begin_ns: b,
             end_ns: e,
             self_ns: e - b,
-            reported: true,
-            folded_into_parent: false,
+            flags: crate::tasks::REPORTED,
             parent: crate::tasks::exec_index(parent),
-            submitted: false,
             details: None,
-            incomplete: false,
-            stand_in: false,
         }
     }
 
@@ -286,6 +285,7 @@ mod tests {
                 ex(1, 150, 200, Some(1), TaskKind::Runnable),
                 ex(1, 300, 700, Some(0), TaskKind::Runnable),
             ],
+            class_names: [(1, "W".into()), (2, "T".into())].into_iter().collect(),
             ..TaskAnalysis::default()
         }
     }

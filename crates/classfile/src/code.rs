@@ -154,6 +154,25 @@ pub(crate) struct BodyEdit<'a> {
     pub reads_local0: bool,
     /// Stack slots the inserted code needs above what the body had.
     pub extra_stack: u16,
+    /// Replaces every `monitorenter` (empty: unchanged). It starts with the object on the stack,
+    /// must contain the `monitorenter` and leave the stack as the instruction would; a branch to
+    /// the instruction lands at its start, and it is inside the same exception ranges.
+    pub monitor_enter: &'a [u8],
+    /// Replaces every `monitorexit` (empty: unchanged), as `monitor_enter`.
+    pub monitor_exit: &'a [u8],
+}
+
+const MONITORENTER: u8 = 0xc2;
+const MONITOREXIT: u8 = 0xc3;
+
+/// The sequence replacing the instruction `op`, if the edit replaces it.
+fn replacement<'a>(edit: &BodyEdit<'a>, op: u8) -> Option<&'a [u8]> {
+    let r = match op {
+        MONITORENTER => edit.monitor_enter,
+        MONITOREXIT => edit.monitor_exit,
+        _ => return None,
+    };
+    (!r.is_empty()).then_some(r)
 }
 
 /// A handler appended after the original code, covering all of it except the inserted
@@ -253,7 +272,7 @@ fn layout(insns: &[Insn], code_len: usize, edit: &BodyEdit<'_>, wide: &[bool]) -
             }
             GOTO | JSR if wide[i] => 5,
             _ if wide[i] => 8,
-            _ => ins.len,
+            op => replacement(edit, op).map_or(ins.len, |r| r.len() as u32),
         };
     }
     at[code_len] = npc;
@@ -346,6 +365,19 @@ pub(crate) fn invokes_static(
     Ok(false)
 }
 
+/// Whether the body has one of the instructions `ops`.
+pub(crate) fn contains_ops(data: &[u8], attr: &Attr<'_>, ops: &[u8]) -> Result<bool> {
+    let (_, _, code, _) = code_of(data, attr)?;
+    let mut pc = 0usize;
+    while pc < code.len() {
+        if ops.contains(&code[pc]) {
+            return Ok(true);
+        }
+        pc += insn_len(code, pc)?;
+    }
+    Ok(false)
+}
+
 /// The offset delta of a stack map frame of type `ft` (read after the type byte).
 fn frame_delta(ft: u8, r: &mut Reader<'_>) -> Result<i64> {
     Ok(match ft {
@@ -407,7 +439,8 @@ pub(crate) fn rewrite_body(
     let insns = decode(code, edit.reads_local0)?;
     let returns = insns.iter().filter(|i| selected_return(edit, i.op)).count();
     let inserts_at_returns = returns > 0 && !edit.before_return.is_empty();
-    if edit.prologue.is_empty() && edit.handler.is_none() && !inserts_at_returns {
+    let replaces = insns.iter().any(|i| replacement(edit, i.op).is_some());
+    if edit.prologue.is_empty() && edit.handler.is_none() && !inserts_at_returns && !replaces {
         return Ok(None);
     }
 
@@ -506,11 +539,16 @@ pub(crate) fn rewrite_body(
         let rel = |off: i64| -> Result<i64> {
             Ok(lay.target(pc as i64 + off, false, "branch target")? as i64 - here)
         };
+        if let Some(r) = replacement(edit, op) {
+            out.extend_from_slice(r);
+            continue;
+        }
         match op {
             _ if selected_return(edit, op) => {
                 out.extend_from_slice(edit.before_return);
                 out.push(op);
             }
+
             _ if is_branch16(op) => {
                 let n = rel(i16::from_be_bytes([code[pc + 1], code[pc + 2]]) as i64)?;
                 if !wide[i] {

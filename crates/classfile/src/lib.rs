@@ -15,12 +15,14 @@ mod code;
 mod cpool;
 mod descriptor;
 mod error;
+mod monitors;
 mod mutf8;
 mod parse;
 mod reader;
 mod wrap;
 
 pub use error::{Error, ErrorKind};
+pub use monitors::{instrument_monitors, MONITOR_PROBE_CLASS};
 
 use cpool::{Appender, ConstantPool};
 use error::Result;
@@ -264,6 +266,8 @@ pub fn instrument(
             handler: None,
             reads_local0: true,
             extra_stack: 3,
+            monitor_enter: &[],
+            monitor_exit: &[],
         };
         for &mi in &ctors {
             let m = &cf.methods[mi];
@@ -354,6 +358,8 @@ pub fn instrument(
                 // value, the handler 3 above the Throwable.
                 extra_stack: 3 + u16::from(handler.is_some()),
                 handler,
+                monitor_enter: &[],
+                monitor_exit: &[],
             };
             let ai = m
                 .attrs
@@ -368,7 +374,29 @@ pub fn instrument(
         }
     }
 
-    // Assemble: the original bytes with the new constant-pool entries and the new Code attributes.
+    let wrapped = plans
+        .iter()
+        .filter(|p| new_code.iter().any(|c| c.0 == p.method))
+        .map(|p| (p.req.name.clone(), p.req.descriptor.clone()))
+        .collect();
+    let constructors = new_code.iter().filter(|c| c.3).count();
+    let code: Vec<(usize, usize, Vec<u8>)> =
+        new_code.into_iter().map(|(m, a, b, _)| (m, a, b)).collect();
+    Ok(Instrumented {
+        bytes: assemble(&cf, &app, &code)?,
+        wrapped,
+        constructors,
+    })
+}
+
+/// The original bytes with the appended constant-pool entries and the new Code attributes
+/// (method index, Code attribute index, new attribute bytes).
+fn assemble(
+    cf: &ClassFile<'_>,
+    app: &Appender,
+    new_code: &[(usize, usize, Vec<u8>)],
+) -> Result<Vec<u8>> {
+    let data = cf.data;
     let cp_count = app.count()?;
     let grown: usize = new_code.iter().map(|c| c.2.len()).sum();
     let mut out: Vec<u8> = Vec::with_capacity(data.len() + app.bytes.len() + grown);
@@ -378,7 +406,7 @@ pub fn instrument(
     out.extend_from_slice(&app.bytes);
     out.extend_from_slice(&data[cf.cp_end..cf.methods_count_at + 2]);
     for (mi, m) in cf.methods.iter().enumerate() {
-        if let Some((_, ai, bytes, _)) = new_code.iter().find(|c| c.0 == mi) {
+        if let Some((_, ai, bytes)) = new_code.iter().find(|c| c.0 == mi) {
             let a = &m.attrs[*ai];
             out.extend_from_slice(&data[m.start..a.start]);
             out.extend_from_slice(bytes);
@@ -388,17 +416,7 @@ pub fn instrument(
         }
     }
     out.extend_from_slice(&data[cf.methods_end..]);
-
-    let wrapped = plans
-        .iter()
-        .filter(|p| new_code.iter().any(|c| c.0 == p.method))
-        .map(|p| (p.req.name.clone(), p.req.descriptor.clone()))
-        .collect();
-    Ok(Instrumented {
-        bytes: out,
-        wrapped,
-        constructors: new_code.iter().filter(|c| c.3).count(),
-    })
+    Ok(out)
 }
 
 /// Whether the body of `m` already calls the probes `req` asks for (the class was instrumented

@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Instant;
-use weft_classfile::{instrument, summarize, ClassSummary, Instrumentation, WrapRequest};
+use weft_classfile::{
+    instrument, instrument_monitors, summarize, ClassSummary, Instrumentation, WrapRequest,
+};
 
 /// java.base extracted once per test binary: (root of the class tree, every class file path).
 fn java_base() -> &'static (PathBuf, Vec<PathBuf>) {
@@ -88,6 +90,21 @@ fn plan(s: &ClassSummary, next: &mut i32, ids: &mut BTreeMap<String, i32>) -> In
 
 /// Errors that are expected (the class is then loaded unchanged): none so far.
 const ALLOWED_ERRORS: &[&str] = &[];
+
+/// Prints the classes the rewriter refused; fails on any not in [`ALLOWED_ERRORS`].
+fn assert_only_allowed(errors: &[String]) {
+    for e in errors {
+        println!("  {e}");
+    }
+    let unexpected: Vec<_> = errors
+        .iter()
+        .filter(|e| !ALLOWED_ERRORS.iter().any(|a| e.contains(a)))
+        .collect();
+    assert!(
+        unexpected.is_empty(),
+        "unexpected failures: {unexpected:#?}"
+    );
+}
 
 /// Compile the exercise program and the stub probe (into `patch`, see below); run it on the patched
 /// java.base under `-Xverify:all`; return its stdout.
@@ -180,21 +197,53 @@ fn every_java_base_class_round_trips() {
         elapsed.as_secs_f64() * 1e6 / files.len() as f64,
         if cfg!(debug_assertions) { "debug" } else { "release" }
     );
-    for e in &errors {
-        println!("  {e}");
-    }
-    let unexpected: Vec<_> = errors
-        .iter()
-        .filter(|e| !ALLOWED_ERRORS.iter().any(|a| e.contains(a)))
-        .collect();
-    assert!(
-        unexpected.is_empty(),
-        "unexpected failures: {unexpected:#?}"
-    );
+    assert_only_allowed(&errors);
     assert!(changed > 5000, "only {changed} classes changed");
 
     // Probe ids repeat across classes here, so only the program's own output is checked.
     let out = run_exercise(&patch, "jdk-app-all", &[]);
+    assert_eq!(out, EXERCISE_OUTPUT);
+}
+
+/// The monitor probes of `--lock-detail` (which the agent applies to application classes only) on
+/// every java.base class with a `synchronized` block or method: the result parses with the same
+/// shape, and the whole rewritten java.base runs the exercise under `-Xverify:all` (every class the
+/// program loads is verified, its monitors calling a no-op probe from the VM's first instructions).
+#[test]
+fn java_base_with_monitor_probes_runs_under_verify_all() {
+    let (root, files) = java_base();
+    let patch = scratch("jdk-patch-monitors");
+    let (mut changed, mut errors) = (0, Vec::new());
+    for f in files {
+        let bytes = std::fs::read(f).expect("read class");
+        match instrument_monitors(&bytes) {
+            Ok(Some(b)) => {
+                let s = summarize(&bytes).expect("summarize");
+                assert_eq!(summarize(&b).expect("summarize after"), s, "{}", s.name);
+                let out = patch.join(f.strip_prefix(root).expect("under root"));
+                std::fs::create_dir_all(out.parent().expect("parent")).expect("mkdir");
+                std::fs::write(&out, &b).expect("write");
+                changed += 1;
+            }
+            Ok(None) => {}
+            Err(e) => errors.push(format!("{}: {e}", f.display())),
+        }
+    }
+    println!(
+        "{changed} java.base classes with monitor probes, {} refused",
+        errors.len()
+    );
+    assert_only_allowed(&errors);
+    assert!(changed > 300, "only {changed} classes changed");
+    let stub = java_src().join("jdkstub");
+    let st = Command::new(tool("javac"))
+        .arg("-d")
+        .arg(&patch)
+        .arg(stub.join("weft/MonitorProbe.java"))
+        .status()
+        .expect("run javac");
+    assert!(st.success());
+    let out = run_exercise(&patch, "jdk-app-monitors", &[]);
     assert_eq!(out, EXERCISE_OUTPUT);
 }
 

@@ -54,6 +54,11 @@ pub struct RecordArgs {
     /// With --window: each call is its own window (reports cover the calls only).
     #[arg(long, requires = "window")]
     pub window_all: bool,
+    /// Record every acquisition and release of `synchronized` blocks and methods of the
+    /// application's classes (not only contended ones), for `weft whatif` lock edits
+    /// (docs/whatif.md §Recording: lock detail). Costs ~0.2 µs per acquisition (BENCHMARKS.md).
+    #[arg(long)]
+    pub lock_detail: bool,
     /// The command to run, after `--`: `java …` or a script that starts java.
     #[arg(last = true, required = true, num_args = 1..)]
     pub command: Vec<OsString>,
@@ -206,6 +211,9 @@ pub fn run(args: RecordArgs) -> Result<u8, CliError> {
         if args.window_all {
             agent_arg.push_str(",windowcalls");
         }
+    }
+    if args.lock_detail {
+        agent_arg.push_str(",lockdetail");
     }
     let live = args.live.then(|| {
         crate::live::Live::start(

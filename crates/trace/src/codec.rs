@@ -51,6 +51,9 @@ pub(crate) mod tag {
     pub const VT_UNMOUNT: u8 = 93;
     pub const VT_PINNED: u8 = 94;
     pub const UNPARK: u8 = 100;
+    pub const MONITOR_ENTER: u8 = 101;
+    pub const MONITOR_ENTERED: u8 = 102;
+    pub const MONITOR_EXIT: u8 = 103;
     pub const ATTACH_END: u8 = 120;
     pub const LOCK_DEF: u8 = 60;
     pub const LOCK_BLOCK: u8 = 61;
@@ -483,6 +486,12 @@ fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
             v(out, *target);
             (tag::UNPARK, Some(*ts))
         }
+        MonitorEnter { ts, lock } => {
+            v(out, *lock as u64);
+            (tag::MONITOR_ENTER, Some(*ts))
+        }
+        MonitorEntered { ts } => (tag::MONITOR_ENTERED, Some(*ts)),
+        MonitorExit { ts } => (tag::MONITOR_EXIT, Some(*ts)),
         Calibration { ts, mono_ns } => {
             v(out, *mono_ns);
             (tag::CALIBRATION, Some(*ts))

@@ -186,6 +186,9 @@ struct Skipped {
 pub(crate) struct DamageTracker {
     skipped: Vec<Skipped>,
     last_ts: HashMap<ThreadIndex, u64>,
+    /// The last record's thread and time, not yet in `last_ts` (a block's records
+    /// are one thread's: one map write per change of thread, not per record).
+    current: Option<(ThreadIndex, u64)>,
     good_bytes: u64,
     records: u64,
 }
@@ -206,7 +209,20 @@ impl DamageTracker {
                 }
             }
         }
-        self.last_ts.insert(thread, ts);
+        match &mut self.current {
+            Some((t, last)) if *t == thread => *last = ts,
+            _ => {
+                self.settle();
+                self.current = Some((thread, ts));
+            }
+        }
+    }
+
+    /// Puts the pending last time into `last_ts`.
+    fn settle(&mut self) {
+        if let Some((t, ts)) = self.current.take() {
+            self.last_ts.insert(t, ts);
+        }
     }
 
     pub(crate) fn damaged(
@@ -216,6 +232,7 @@ impl DamageTracker {
         thread: Option<ThreadIndex>,
         what: String,
     ) {
+        self.settle();
         let from = thread.and_then(|t| self.last_ts.get(&t).copied());
         self.skipped.push(Skipped {
             offset,
@@ -234,10 +251,11 @@ impl DamageTracker {
     /// The `Loss` records (times in ticks, on the global thread) and one warning
     /// per skipped stretch; `to_secs` converts ticks for the warnings.
     pub(crate) fn finish(
-        self,
+        mut self,
         start_ticks: u64,
         to_secs: impl Fn(u64) -> String,
     ) -> (Vec<(ThreadIndex, Record)>, Vec<String>) {
+        self.settle();
         let per_record = (self.good_bytes / self.records.max(1)).max(1);
         let mut losses = Vec::new();
         let mut warnings = Vec::new();

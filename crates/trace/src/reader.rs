@@ -883,6 +883,12 @@ pub(crate) fn decode_record(
             ts,
             target: c.varint()?,
         },
+        tag::MONITOR_ENTER => MonitorEnter {
+            ts,
+            lock: c.u32v()?,
+        },
+        tag::MONITOR_ENTERED => MonitorEntered { ts },
+        tag::MONITOR_EXIT => MonitorExit { ts },
         tag::CALIBRATION => Calibration {
             ts,
             mono_ns: c.varint()?,

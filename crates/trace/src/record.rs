@@ -275,6 +275,25 @@ pub enum Record {
         ts: u64,
         target: u64,
     },
+    /// `--lock-detail`: this thread is about to enter the monitor `lock` (a LockDef
+    /// id): a `synchronized` block's `monitorenter`, or the first instruction of a
+    /// `synchronized` method (the monitor is already held then). The acquisition is
+    /// the `MonitorEntered` that follows; without one it was at this time.
+    MonitorEnter {
+        ts: u64,
+        lock: u32,
+    },
+    /// `--lock-detail`: the `monitorenter` of the last `MonitorEnter` returned (written
+    /// only when it took longer than a few hundred ns: a spin, or a block).
+    MonitorEntered {
+        ts: u64,
+    },
+    /// `--lock-detail`: this thread released its innermost entered monitor (after a
+    /// `monitorexit`, or at the end of a `synchronized` method, just before the JVM
+    /// releases it).
+    MonitorExit {
+        ts: u64,
+    },
     /// A (ticks, CLOCK_MONOTONIC ns) pair used to convert ticks to ns.
     Calibration {
         ts: u64,
@@ -593,6 +612,9 @@ impl Record {
             | VtUnmount { ts, .. }
             | VtPinned { ts, .. }
             | Unpark { ts, .. }
+            | MonitorEnter { ts, .. }
+            | MonitorEntered { ts }
+            | MonitorExit { ts }
             | Calibration { ts, .. }
             | AttachEnd { ts, .. }
             | End { ts } => Some(*ts),
@@ -659,6 +681,9 @@ impl Record {
             | VtUnmount { ts, .. }
             | VtPinned { ts, .. }
             | Unpark { ts, .. }
+            | MonitorEnter { ts, .. }
+            | MonitorEntered { ts }
+            | MonitorExit { ts }
             | Calibration { ts, .. }
             | AttachEnd { ts, .. }
             | End { ts } => Some(ts),

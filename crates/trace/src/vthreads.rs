@@ -110,6 +110,8 @@ impl VirtualThreadDemux {
                 self.mounted.remove(&thread);
                 self.index_of.get(vt).copied().unwrap_or(thread)
             }
+            // Most traces mount no virtual thread: no lookup per record then.
+            _ if self.mounted.is_empty() => thread,
             _ => self.mounted.get(&thread).copied().unwrap_or(thread),
         }
     }

@@ -419,7 +419,8 @@ fn window_records_round_trip() {
 }
 
 /// The what-if records (tags 100–109): `Unpark` keeps its target (a Java thread
-/// id, up to 64 bits, 0 unknown) and its time, also when it goes backwards.
+/// id, up to 64 bits, 0 unknown) and its time, also when it goes backwards; the
+/// `--lock-detail` monitor records keep their lock and times.
 #[test]
 fn whatif_records_round_trip() {
     let recs = vec![
@@ -435,6 +436,15 @@ fn whatif_records_round_trip() {
             target: u64::MAX,
         },
         Record::WaitEnd { ts: 50 },
+        // --lock-detail: enter, entered (spun), nested enter (no entered: at once), exits.
+        Record::MonitorEnter { ts: 60, lock: 1 },
+        Record::MonitorEntered { ts: 75 },
+        Record::MonitorEnter {
+            ts: 80,
+            lock: u32::MAX,
+        },
+        Record::MonitorExit { ts: 90 },
+        Record::MonitorExit { ts: 90 },
     ];
     let t = round_trip(&identity_clock(), &[], &recs);
     assert_eq!(t.unknown_records, 0);

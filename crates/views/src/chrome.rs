@@ -67,7 +67,7 @@ pub fn chrome_trace(a: &Analysis) -> String {
         let mut args = json!({
             "kind": e.kind.as_str(),
             "self_ns": e.self_ns,
-            "execution": if e.reported { "reported" } else { "aggregated" },
+            "execution": if e.reported() { "reported" } else { "aggregated" },
         });
         if let Some(q) = e.queue_wait_ns() {
             args["queue_wait_ns"] = json!(q);
@@ -78,7 +78,7 @@ pub fn chrome_trace(a: &Analysis) -> String {
         if let Some(s) = e.submitted_site() {
             args["submitted_at"] = json!(s);
         }
-        if e.incomplete {
+        if e.incomplete() {
             args["incomplete"] = json!(true);
         }
         let mut s = String::new();
@@ -88,7 +88,7 @@ pub fn chrome_trace(a: &Analysis) -> String {
             e.thread,
             us(b),
             us(end - b),
-            Value::String(e.class.to_string()),
+            Value::String(a.tasks.class(e).to_string()),
             e.kind.as_str(),
             args
         );

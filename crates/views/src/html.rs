@@ -130,7 +130,9 @@ pub(crate) fn page_data(a: &Analysis) -> Value {
         eq.push(json!(e.queue_wait_ns().map_or(-1, |q| q as i64)));
         ecs.push(json!(site_of(e.created_site())));
         ess.push(json!(site_of(e.submitted_site())));
-        ef.push(json!(u8::from(!e.reported) | (u8::from(e.incomplete) << 1)));
+        ef.push(json!(
+            u8::from(!e.reported()) | (u8::from(e.incomplete()) << 1)
+        ));
     }
     let lanes: Vec<Value> = m
         .threads
@@ -262,8 +264,8 @@ fn profile_data(a: &Analysis) -> Value {
             .execution
             .and_then(|i| a.tasks.executions.get(i))
             .map_or(-1, |e| {
-                *class_ix.entry(&e.class).or_insert_with(|| {
-                    classes.push(e.class.to_string());
+                *class_ix.entry(a.tasks.class(e)).or_insert_with(|| {
+                    classes.push(a.tasks.class(e).to_string());
                     classes.len() as i64 - 1
                 })
             });

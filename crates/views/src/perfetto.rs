@@ -340,12 +340,16 @@ pub fn perfetto_trace(a: &Analysis) -> Vec<u8> {
         uint(&mut b, TE_TYPE, TYPE_SLICE_BEGIN);
         uint(&mut b, TE_TRACK_UUID, THREAD_UUID_BASE + e.thread as u64);
         bytes(&mut b, TE_CATEGORIES, e.kind.as_str().as_bytes());
-        bytes(&mut b, TE_NAME, e.class.as_bytes());
+        bytes(&mut b, TE_NAME, a.tasks.class(e).as_bytes());
         annotation_uint(&mut b, "self_ns", e.self_ns);
         annotation_str(
             &mut b,
             "execution",
-            if e.reported { "reported" } else { "aggregated" },
+            if e.reported() {
+                "reported"
+            } else {
+                "aggregated"
+            },
         );
         if let Some(q) = e.queue_wait_ns() {
             annotation_uint(&mut b, "queue_wait_ns", q);
@@ -356,7 +360,7 @@ pub fn perfetto_trace(a: &Analysis) -> Vec<u8> {
         if let Some(s) = e.submitted_site() {
             annotation_str(&mut b, "submitted_at", s);
         }
-        if e.incomplete {
+        if e.incomplete() {
             annotation_str(&mut b, "incomplete", "closed by weft");
         }
         if let (Some(from), Some(ts)) = (e.submit_thread(), e.submit_ns()) {
@@ -366,7 +370,11 @@ pub fn perfetto_trace(a: &Analysis) -> Vec<u8> {
             uint(&mut s, TE_TYPE, TYPE_INSTANT);
             uint(&mut s, TE_TRACK_UUID, THREAD_UUID_BASE + from as u64);
             bytes(&mut s, TE_CATEGORIES, b"submit");
-            bytes(&mut s, TE_NAME, format!("submit {}", e.class).as_bytes());
+            bytes(
+                &mut s,
+                TE_NAME,
+                format!("submit {}", a.tasks.class(e)).as_bytes(),
+            );
             fixed64(&mut s, TE_FLOW_IDS, flow);
             evs.push(Ev { ts, body: s });
         }

@@ -51,6 +51,11 @@ pub fn whatif_json(w: &WhatIf) -> Value {
             "lost_events": w.lost_records,
             "waits_ns": {"exact": w.waits_exact_ns, "anchored": w.waits_anchored_ns, "unpark": w.waits_unpark_ns},
             "critical_path_nonexact_share": w.critical_path_anchored_share,
+            "lock_sections": {
+                "recorded": w.lock_sections.0,
+                "inferred": w.lock_sections.1,
+                "assumed": w.lock_sections.2,
+            },
         },
     })
 }

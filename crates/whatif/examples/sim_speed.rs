@@ -67,6 +67,7 @@ fn main() {
             class: "L".into(),
             holds_chained: 0,
             holds_assumed: 0,
+            holds_recorded: 0,
         }],
         wake_ns: 10_000,
         ..ExecGraph::default()

@@ -217,7 +217,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
                     t.daemon
                         || weft_analysis::locks::JVM_THREADS.contains(&t.display_name().as_str())
                 })
-                || x.class.starts_with("jdk.internal.")
+                || a.tasks.class(x).starts_with("jdk.internal.")
             {
                 continue;
             }
@@ -234,7 +234,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
             &mut g,
             &mut placed,
             &mut spawn_at,
-            &x.class,
+            a.tasks.class(x),
             runs,
             x.thread,
             x.begin_ns,
@@ -354,11 +354,46 @@ pub fn build(a: &Analysis) -> ExecGraph {
     for v in task_joins.values_mut() {
         v.sort_unstable();
     }
+    // The strand that waits for `target` at `ts` on thread `t`: the innermost one
+    // running there that is not the target itself or inside it (a join whose target
+    // was popped and run in place can begin in the same clock tick as that run, which
+    // would make the target wait for itself: a deadlock in the model).
+    let within = |x: StrandId, target: StrandId| {
+        let mut up = Some(x);
+        while let Some(y) = up {
+            if y == target {
+                return true;
+            }
+            up = enclosing[y as usize];
+        }
+        false
+    };
+    let waiter = |t: ThreadIndex, ts: u64, target: StrandId| -> Option<StrandId> {
+        let mut cur = innermost(t, ts);
+        while let Some(x) = cur {
+            if !within(x, target) {
+                return Some(x);
+            }
+            cur = enclosing[x as usize];
+        }
+        None
+    };
+    let put_await =
+        |marks: &mut Vec<Vec<Dated>>, t: ThreadIndex, start: u64, end: u64, target: StrandId| {
+            match waiter(t, start, target) {
+                Some(w) => marks[w as usize].push(Dated {
+                    start,
+                    end,
+                    mark: Mark::Await(target),
+                }),
+                None => {
+                    put(marks, t, start, end, Mark::Anchored);
+                }
+            }
+        };
     for &(t, b, e, u) in &fj_joins {
         match usage_strand.get(&u) {
-            Some(&s) => {
-                put(&mut marks, t, b, e, Mark::Await(s));
-            }
+            Some(&s) => put_await(&mut marks, t, b, e, s),
             None => {
                 put(&mut marks, t, b, e, Mark::Anchored);
             }
@@ -381,11 +416,12 @@ pub fn build(a: &Analysis) -> ExecGraph {
                 v[..n].iter().rev().find(|j| j.1 >= e.to_ns).map(|j| j.0)
             })
             .unwrap_or(e.to_ns);
-        let mark = match target {
-            Some(s) => Mark::Await(s),
-            None => Mark::Anchored,
-        };
-        put(&mut marks, e.to_thread, begin, e.to_ns, mark);
+        match target {
+            Some(s) => put_await(&mut marks, e.to_thread, begin, e.to_ns, s),
+            None => {
+                put(&mut marks, e.to_thread, begin, e.to_ns, Mark::Anchored);
+            }
+        }
     }
     // A strand run nested in another on the same thread: the outer waited for it there.
     for (s, outer) in enclosing.iter().enumerate() {
@@ -398,8 +434,8 @@ pub fn build(a: &Analysis) -> ExecGraph {
             });
         }
     }
-    // Locks: each contended acquisition holds until the next waiter's hand-off when
-    // that waiter was already waiting, else for the lock's median such hold.
+    // Locks recorded by `--lock-detail`: each critical section as it was (blocked
+    // from the request to the acquisition, held to the release).
     let locks = &a.locks;
     for l in &locks.locks {
         g.locks.push(Lock {
@@ -407,11 +443,54 @@ pub fn build(a: &Analysis) -> ExecGraph {
             class: l.class.clone(),
             holds_chained: 0,
             holds_assumed: 0,
+            holds_recorded: 0,
         });
     }
+    let mut lock_index: HashMap<u32, u32> = locks
+        .locks
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.lock, i as u32))
+        .collect();
+    for sec in weft_analysis::graph::monitor_sections(m) {
+        let li = *lock_index.entry(sec.lock).or_insert_with(|| {
+            let (class, ident) = m
+                .lock_defs
+                .get(&sec.lock)
+                .map(|d| (d.class.clone(), d.ident))
+                .unwrap_or_else(|| ("?".into(), sec.lock));
+            g.locks.push(Lock {
+                id: format!("{class}@{ident:x}"),
+                class,
+                holds_chained: 0,
+                holds_assumed: 0,
+                holds_recorded: 0,
+            });
+            (g.locks.len() - 1) as u32
+        });
+        g.locks[li as usize].holds_recorded += 1;
+        if put(
+            &mut marks,
+            sec.thread,
+            sec.requested_ns,
+            sec.acquired_ns,
+            Mark::Blocked(li),
+        ) {
+            if let Some(s) = innermost(sec.thread, sec.acquired_ns) {
+                let e = sec.released_ns.min(g.strands[s as usize].observed_end_ns);
+                marks[s as usize].push(Dated {
+                    start: e,
+                    end: e,
+                    mark: Mark::Release(li),
+                });
+            }
+        }
+    }
+    // Contended acquisitions of the other locks: each holds until the next waiter's
+    // hand-off when that waiter was already waiting, else for the lock's median such hold.
     let mut by_lock: Vec<Vec<usize>> = vec![Vec::new(); locks.locks.len()];
     for (i, b) in locks.blocked.iter().enumerate() {
-        if b.lock < by_lock.len() && !b.shared {
+        if b.lock < by_lock.len() && !b.shared && g.locks[b.lock].holds_recorded == 0 {
             by_lock[b.lock].push(i);
         }
     }
@@ -750,5 +829,122 @@ mod tests {
             "ForkJoinPool.commonPool"
         );
         assert_eq!(pool_name("stage"), "stage");
+    }
+
+    /// A fork-join join whose target was popped and run in place in the same clock
+    /// tick as the join began (ForkJoin 300 50 256 on a loaded machine): the target
+    /// must not become its own waiter (a deadlock in the model: "no estimate").
+    #[test]
+    fn a_join_in_the_tick_of_its_target_run_is_the_parent_s() {
+        use weft_trace::{Clock, Header, Record, Trace, GLOBAL_THREAD};
+        let start = |name: &str, java_id: u64| Record::ThreadStart {
+            ts: 1,
+            name: name.into(),
+            java_id,
+            os_tid: 100 + java_id as u32,
+            daemon: false,
+            class_id: 0,
+            target_class_id: 0,
+            target_ident: 0,
+            ident: java_id as u32,
+        };
+        let push = |ts, usage, external| Record::FjPush {
+            ts,
+            usage,
+            prev: 0,
+            class_id: 10,
+            external,
+            ident: usage as u32,
+            pool: if external { 7 } else { 0 },
+        };
+        let run = |ts, usage| Record::FjRunBegin {
+            ts,
+            usage,
+            class_id: 10,
+        };
+        let mut records = vec![
+            (
+                GLOBAL_THREAD,
+                Record::ClassDef {
+                    id: 10,
+                    name: "demo.Rec".into(),
+                },
+            ),
+            (0, start("main", 1)),
+            (0, push(5, 1, true)),
+            (0, Record::FjJoinBegin { ts: 6, usage: 1 }),
+            (0, Record::FjJoinEnd { ts: 100 }),
+            (
+                0,
+                Record::ThreadEnd {
+                    ts: 105,
+                    cpu_ns: 10,
+                    voluntary_cs: 0,
+                    involuntary_cs: 0,
+                },
+            ),
+            (1, start("ForkJoinPool-1-worker-1", 2)),
+            (
+                1,
+                Record::FjWorker {
+                    pool: 7,
+                    class_id: 0,
+                    parallelism: 1,
+                },
+            ),
+            (1, run(10, 1)),
+            (1, push(20, 2, false)),
+            // join(2) and the run of 2 popped in place: the same tick.
+            (1, Record::FjJoinBegin { ts: 30, usage: 2 }),
+            (1, run(30, 2)),
+            (1, Record::FjRunEnd { ts: 60 }),
+            (1, Record::FjJoinEnd { ts: 60 }),
+            (1, Record::FjRunEnd { ts: 90 }),
+            (
+                1,
+                Record::ThreadEnd {
+                    ts: 104,
+                    cpu_ns: 10,
+                    voluntary_cs: 0,
+                    involuntary_cs: 0,
+                },
+            ),
+            (GLOBAL_THREAD, Record::End { ts: 110 }),
+        ];
+        records.sort_by_key(|(t, _)| *t);
+        let mut header = Header::default();
+        header.set(weft_trace::header_keys::CPUS, "2");
+        let trace = Trace {
+            header,
+            records,
+            truncated: false,
+            unknown_records: 0,
+            clock: Clock::new(0, 1.0),
+        };
+        let g = super::build(&weft_analysis::analyze(&trace));
+        let runs: Vec<usize> = (0..g.strands.len())
+            .filter(|&i| g.classes[g.strands[i].class as usize] == "demo.Rec")
+            .collect();
+        assert_eq!(runs.len(), 2, "{:?}", g.strands);
+        for (i, st) in g.strands.iter().enumerate() {
+            let ops = &g.ops[st.first as usize..(st.first + st.len) as usize];
+            assert!(
+                !ops.contains(&crate::Op::Await(i as crate::graph::StrandId)),
+                "strand {i} waits for itself: {ops:?}"
+            );
+        }
+        // The root awaits the child it ran in place.
+        let root = &g.strands[runs[0]];
+        let root_ops = &g.ops[root.first as usize..(root.first + root.len) as usize];
+        assert!(
+            root_ops.contains(&crate::Op::Await(runs[1] as crate::graph::StrandId)),
+            "{root_ops:?}"
+        );
+        let r = crate::simulate(
+            &g,
+            &crate::Overlay::identity(&g),
+            crate::SimParams::default(),
+        );
+        assert!(!r.deadlock);
     }
 }

@@ -90,6 +90,8 @@ pub struct Lock {
     pub holds_chained: u64,
     /// Critical sections whose length was set to the lock's median chained hold.
     pub holds_assumed: u64,
+    /// Critical sections recorded by `--lock-detail` (request, acquisition, release).
+    pub holds_recorded: u64,
 }
 
 /// Resolution class of a recorded wait (WHATIF.md §1.7): how its end was explained.

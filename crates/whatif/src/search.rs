@@ -70,6 +70,9 @@ pub struct WhatIf {
     pub waits_anchored_ns: u64,
     /// The part of `waits_exact_ns` matched through the unpark that ended a park.
     pub waits_unpark_ns: u64,
+    /// Lock critical sections by how their extent is known: (recorded by
+    /// `--lock-detail`, inferred from a hand-off, assumed the lock's median hold).
+    pub lock_sections: (u64, u64, u64),
     pub lost_records: u64,
     /// Share of the recorded critical path that is anchored delay (unexplained waits).
     pub critical_path_anchored_share: f64,
@@ -292,12 +295,20 @@ pub fn estimate(g: &ExecGraph, base: &Baseline, edits: &[Edit], label: &str) -> 
                 e.reasons
                     .push("the finer fork-join tree is synthesised, not recorded".into());
             }
-            EditKind::LockRemove(_) | EditKind::LockShorten(..) | EditKind::LockSplit(..) => {
+            EditKind::LockRemove(l) | EditKind::LockShorten(l, _) | EditKind::LockSplit(l, _) => {
                 medium = true;
-                e.reasons.push(
-                    "uncontended holds not recorded (critical sections are inferred from hand-offs)"
-                        .into(),
-                );
+                let named = g.locks.iter().filter(|k| k.id == *l || k.class == *l);
+                if named.clone().any(|k| k.holds_recorded == 0) {
+                    e.reasons.push(
+                        "uncontended holds not recorded (critical sections are inferred from hand-offs; `weft record --lock-detail` records them)"
+                            .into(),
+                    );
+                } else {
+                    e.reasons.push(
+                        "critical sections recorded (--lock-detail); the grant order is simulated (FIFO, barging in the range)"
+                            .into(),
+                    );
+                }
                 if matches!(x.kind, EditKind::LockSplit(..)) {
                     e.reasons.push("which stripe each acquisition takes is unknowable; stripes are drawn by a hash".into());
                 }
@@ -524,6 +535,13 @@ pub fn whatif(g: &ExecGraph, edits: &[Edit], combine: bool, search: bool) -> Wha
         waits_exact_ns: g.waits.exact_ns,
         waits_anchored_ns: g.waits.anchored_ns,
         waits_unpark_ns: g.waits.unpark_ns,
+        lock_sections: g.locks.iter().fold((0, 0, 0), |a, l| {
+            (
+                a.0 + l.holds_recorded,
+                a.1 + l.holds_chained,
+                a.2 + l.holds_assumed,
+            )
+        }),
         lost_records: g.lost_records,
         critical_path_anchored_share: base.anchored_share,
     }

@@ -116,6 +116,7 @@ fn lock_graph(k: usize, n: usize, o: u64, h: u64) -> ExecGraph {
         class: "L".into(),
         holds_chained: 0,
         holds_assumed: 0,
+        holds_recorded: 0,
     });
     let mut body = Vec::new();
     for _ in 0..n {

@@ -579,6 +579,7 @@ mod tests {
                 class: "L".into(),
                 holds_chained: 0,
                 holds_assumed: 0,
+                holds_recorded: 0,
             }],
             ..ExecGraph::default()
         };

@@ -258,6 +258,7 @@ public final class FjProbe {
     public static void fork(Object o) {
         if (!Probe.on || !H.OK) return;
         try {
+            if (Probe.onCarrier()) return; // the virtual-thread scheduler's plumbing
             FjStubTask s = (FjStubTask) o;
             Buf b = buf();
             long prev = s.weft$u >>> 2;
@@ -300,6 +301,8 @@ public final class FjProbe {
     public static void submit(Object pool, Object task) {
         if (!Probe.on || !H.OK || !(task instanceof ForkJoinTask)) return;
         try {
+            // A virtual thread (re)scheduled: plumbing, left out by the analysis anyway.
+            if (Probe.isVtScheduler(pool)) return;
             FjStubTask s = (FjStubTask) task;
             Buf b = buf();
             long prev = s.weft$u >>> 2;
@@ -326,6 +329,7 @@ public final class FjProbe {
     public static void exec(Object o) {
         if (!Probe.on || !H.OK) return;
         try {
+            if (Probe.onCarrier()) return; // a mount: see execEnd
             Buf b = buf();
             int d = b.rd++;
             boolean done = ((ForkJoinTask<?>) o).isDone();
@@ -377,6 +381,9 @@ public final class FjProbe {
     public static void execEnd(Object o) {
         if (!Probe.on || !H.OK) return;
         try {
+            // The scheduler's task ends on the carrier it began on, with no virtual
+            // thread mounted: skipped as its begin was.
+            if (Probe.onCarrier()) return;
             // Per-thread state only: the task may already be reinitialized and
             // resubmitted by a joiner that saw it done (doExec sets done before exit).
             Buf b = buf();

@@ -2,6 +2,7 @@ package weft;
 
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
 
 /**
@@ -31,24 +32,77 @@ public final class Probe {
      */
     private static final int FJ_TASK = 10;
 
-    /** What the agent knows of a class: its id, and whether it is JDK plumbing that wraps a task. */
+    /**
+     * What the agent knows of a class: its id, whether it is JDK plumbing that wraps a
+     * task, and whether it is one of the virtual-thread scheduler's own runnables
+     * (the {@code VirtualThread::runContinuation} and unpark lambdas).
+     */
     private static final class ClassInfo {
         final int id;
         final boolean wrapsTask;
+        final boolean vtScheduler;
 
-        ClassInfo(int id, boolean wrapsTask) {
+        ClassInfo(int id, boolean wrapsTask, boolean vtScheduler) {
             this.id = id;
             this.wrapsTask = wrapsTask;
+            this.vtScheduler = vtScheduler;
         }
     }
 
     private static final ClassValue<ClassInfo> IDS = new ClassValue<ClassInfo>() {
         @Override
         protected ClassInfo computeValue(Class<?> c) {
-            int id = nRegisterClass(c, c.getName(), c.isHidden(), c.getNestHost());
-            return new ClassInfo(id, nWrapsTask(id));
+            String name = c.getName();
+            int id = nRegisterClass(c, name, c.isHidden(), c.getNestHost());
+            return new ClassInfo(id, nWrapsTask(id), name.startsWith(VT_LAMBDA));
         }
     };
+
+    /** Name prefix of the hidden classes of {@code java.lang.VirtualThread}'s lambdas. */
+    private static final String VT_LAMBDA = "java.lang.VirtualThread$$Lambda";
+
+    /**
+     * {@code jdk.internal.misc.CarrierThread} (JDK 21+; null before): the threads of
+     * the virtual-thread scheduler's pool. What runs on one outside a virtual thread
+     * is the scheduler mounting virtual threads, which the analysis leaves out
+     * (docs/virtual-threads.md); not recording it saves five records and three JNI
+     * calls per virtual thread. Resolved at first use, after VMInit.
+     */
+    private static final class Carrier {
+        static final Class<?> CLASS = find();
+
+        private static Class<?> find() {
+            try {
+                return Class.forName("jdk.internal.misc.CarrierThread", false, null);
+            } catch (Throwable t) {
+                return null;
+            }
+        }
+    }
+
+    /** The virtual-thread scheduler's pool, once seen (a racy cache: a miss only re-checks). */
+    private static ForkJoinPool vtPool;
+
+    /** Whether this thread is a carrier with no virtual thread mounted. */
+    static boolean onCarrier() {
+        Class<?> c = Carrier.CLASS;
+        return c != null && Thread.currentThread().getClass() == c;
+    }
+
+    /** Whether {@code pool} is the virtual-thread scheduler's pool (its thread factory is
+     * one of VirtualThread's lambdas, checked on JDK 21 and 25). */
+    static boolean isVtScheduler(Object pool) {
+        ForkJoinPool v = vtPool;
+        if (v != null) return v == pool;
+        if (Carrier.CLASS == null || !(pool instanceof ForkJoinPool)) return false;
+        ForkJoinPool p = (ForkJoinPool) pool;
+        Object f = p.getFactory();
+        if (f != null && f.getClass().getName().startsWith(VT_LAMBDA)) {
+            vtPool = p;
+            return true;
+        }
+        return false;
+    }
 
     /** Per-thread nesting depth of submission methods. */
     private static final ThreadLocal<int[]> SUBMIT_DEPTH = new ThreadLocal<int[]>() {
@@ -71,6 +125,7 @@ public final class Probe {
                     }
                     break;
                 case PLUMBING: {
+                    if (onCarrier()) break;
                     Object inner = nInner(probe, self);
                     if (inner == null) {
                         nBegin(probe, classIdOf(self), System.identityHashCode(self), 0, 0);
@@ -89,6 +144,7 @@ public final class Probe {
                             nSubmitBegin(probe, classIdOf(self), 0, 0, 0, 0);
                         } else {
                             ClassInfo argInfo = IDS.get(arg.getClass());
+                            if (argInfo.vtScheduler) break;
                             int argCls = argInfo.id;
                             // Only plumbing (FutureTask, adapters) needs the native unwrap.
                             Object inner = argInfo.wrapsTask ? nUnwrap(arg, argCls) : null;
@@ -108,7 +164,7 @@ public final class Probe {
                     break;
                 case FJ_TASK: {
                     ClassInfo info = IDS.get(self.getClass());
-                    if (!info.wrapsTask) {
+                    if (!info.wrapsTask && !onCarrier()) {
                         nBegin(probe, info.id, System.identityHashCode(self), 0, 0);
                     }
                     break;
@@ -147,11 +203,13 @@ public final class Probe {
                     }
                     break;
                 case PLUMBING:
+                    if (!onCarrier()) nEnd(probe, System.identityHashCode(self));
+                    break;
                 case LOOP_BODY:
                     nEnd(probe, System.identityHashCode(self));
                     break;
                 case FJ_TASK:
-                    if (!IDS.get(self.getClass()).wrapsTask) {
+                    if (!IDS.get(self.getClass()).wrapsTask && !onCarrier()) {
                         nEnd(probe, System.identityHashCode(self));
                     }
                     break;
