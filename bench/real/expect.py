@@ -3,7 +3,8 @@
 says a senior engineer would conclude (issue 16): the top finding (kind and, when
 given, the class it names), and task classes that must never be called
 coarse-grained (acceptor, selector and idle-pool loops), findings that would be
-false advice (`never_findings`: kind and class), and what given idle classes must
+false advice (`never_findings`: kind, and class, class_contains, site_contains or
+message_contains), and what given idle classes must
 be reported as (`activity`: off_cpu for a blocking loop, waiting for
 an idle worker).
 
@@ -48,10 +49,17 @@ def main():
             for pat in want.get("never_coarse", []):
                 if pat in (f.get("class") or ""):
                     problems.append(f"{f['class']} called coarse-grained: {f['message']}")
-    # Findings that would be false advice (kind, and class when given).
+    # Findings that would be false advice: kind, and when given the class, a part of
+    # the class or site, or words of the message (all given must match).
+    def matches(bad, f):
+        return (f["kind"] == bad["kind"]
+                and bad.get("class", f.get("class")) == f.get("class")
+                and bad.get("class_contains", "") in (f.get("class") or "")
+                and bad.get("site_contains", "") in (f.get("site") or "")
+                and bad.get("message_contains", "") in f["message"])
     for bad in want.get("never_findings", []):
         for f in costed:
-            if f["kind"] == bad["kind"] and bad.get("class", f.get("class")) == f.get("class"):
+            if matches(bad, f):
                 problems.append(f"false finding {f['kind']} on {f.get('class')}: {f['message']}")
     # What idle classes are (a blocking loop is off_cpu, an idle pool worker waiting).
     for cls, act in want.get("activity", {}).items():

@@ -40,6 +40,7 @@ real_row() {
 }
 
 # record SECS OUT CMD...: `weft record -o OUT -- CMD...` bounded by `timeout SECS`.
-record() { local secs=$1 out=$2; shift 2; rm -f "${out%.weft}".*weft "$out"; timeout "$secs" "$WEFT" record -o "$out" -- "$@"; }
+# Earlier runs' traces and their reports go first (expect.py reads every report there).
+record() { local secs=$1 out=$2; shift 2; rm -f "${out%.weft}".*weft "${out%.weft}".*weft.* "$out" "$out".*; timeout "$secs" "$WEFT" record -o "$out" -- "$@"; }
 # plain SECS CMD...: the command bounded by `timeout SECS`.
 plain() { local secs=$1; shift; timeout "$secs" "$@"; }

@@ -28,3 +28,4 @@ p=$(grep '^SPARK-CHECK' plain.log); r=$(grep '^SPARK-CHECK' rec.log)
 check="${r#SPARK-CHECK } same, exit $rc/$rrc"
 [ -n "$p" ] && [ "$p" = "$r" ] && [ $rc = 0 ] && [ $rrc = 0 ] || check="MISMATCH: plain '$p' / rec '$r', exit $rc/$rrc"
 real_row spark "$check" "$(elapsed $t0 $t1)" "$(elapsed $t2 $t3)" "$WORK"/spark*.weft
+python3 "$REAL_DIR/expect.py" spark "$WORK"/spark*.weft.json

@@ -7,6 +7,7 @@
 # log has wrk's request count + 1 warm-up (+ at most 16 still in flight when
 # wrk stopped counting) lines with status 200, the
 # servlet's page is the same, and the JVM exits 143 (SIGTERM) both times.
+# Expected findings: bench/real/expected.json (checked by expect.py).
 source "$(dirname "$0")/lib.sh"
 need_apt tomcat10-common tomcat10-examples wrk curl
 PORT="${TOMCAT_PORT:-18080}"; SECS="${WRK_SECS:-5}"
@@ -66,3 +67,4 @@ if [ "$pn$pe$rn$re" != "0000" ] || ! inrange "$pr" "$po" || ! inrange "$rr" "$ro
     check="MISMATCH: plain reqs=$pr non2xx=$pn sockerr=$pe log200=$po page=$pp rc=$prc / rec reqs=$rr non2xx=$rn sockerr=$re log200=$ro page=$rp rc=$rrc"
 fi
 real_row tomcat "$check" "$ps" "$rs" "$WORK"/tomcat*.weft
+python3 "$REAL_DIR/expect.py" tomcat "$WORK"/tomcat*.weft.json

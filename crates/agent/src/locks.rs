@@ -280,7 +280,36 @@ fn park_blocker(jvmti: Jvmti, jni: Jni) -> jobject {
     }
     let b = jni.get_object_field(t, f as jfieldID);
     jni.delete_local_ref(t);
-    b
+    condition_owner(jni, b)
+}
+
+/// A `Condition.await` parks with its `ConditionObject` as blocker: the lock it
+/// belongs to (the AQS in the inner class's `this$0`: `ReentrantLock$NonfairSync`)
+/// says more. Any other blocker is returned as it is; the argument's local
+/// reference is consumed.
+fn condition_owner(jni: Jni, blocker: jobject) -> jobject {
+    let Some(r) = REFS.get() else { return blocker };
+    if blocker.is_null() || r.conditions.is_empty() {
+        return blocker;
+    }
+    let cls = jni.get_object_class(blocker);
+    if cls.is_null() {
+        return blocker;
+    }
+    let field = r
+        .conditions
+        .iter()
+        .find(|(c, _)| jni.is_same_object(cls, *c as jobject))
+        .map(|(_, f)| *f);
+    jni.delete_local_ref(cls);
+    let Some(f) = field else { return blocker };
+    let owner = jni.get_object_field(blocker, f as jfieldID);
+    jni.check_clear();
+    if owner.is_null() {
+        return blocker;
+    }
+    jni.delete_local_ref(blocker);
+    owner
 }
 
 // ---------------------------------------------------------------- Java refs
@@ -294,6 +323,8 @@ struct Refs {
     thread_class: Option<usize>,
     /// Thread.parkBlocker: the object of `LockSupport.park(blocker)`.
     park_blocker: Option<usize>,
+    /// (global ref to a `ConditionObject` class, its `this$0` field): AQS and AQLS.
+    conditions: Vec<(usize, usize)>,
 }
 static REFS: OnceLock<Refs> = OnceLock::new();
 
@@ -316,11 +347,27 @@ pub fn init(jni: Jni) {
         .and_then(|t| jni.get_field_id(t, "parkBlocker", "Ljava/lang/Object;"))
         .map(|f| f as usize);
     jni.check_clear();
+    let mut conditions = Vec::new();
+    for aqs in [
+        "java/util/concurrent/locks/AbstractQueuedSynchronizer",
+        "java/util/concurrent/locks/AbstractQueuedLongSynchronizer",
+    ] {
+        let Some(c) = jni.find_class(&format!("{aqs}$ConditionObject")) else {
+            jni.check_clear();
+            continue;
+        };
+        if let Some(f) = jni.get_field_id(c, "this$0", &format!("L{aqs};")) {
+            conditions.push((jni.new_global_ref(c) as usize, f as usize));
+        }
+        jni.check_clear();
+        jni.delete_local_ref(c);
+    }
     let _ = REFS.set(Refs {
         owner_field,
         thread_get_id,
         thread_class,
         park_blocker,
+        conditions,
     });
     hook_park_late(jni);
 }

@@ -103,6 +103,9 @@ pub struct ClassActivity {
     pub busy_ns: Distribution,
     /// Waiting time by wait kind (`Object.wait`, `park`, …): (kind, ns, waits begun in its executions).
     pub waits: Vec<(&'static str, u64, u64)>,
+    /// Waiting time by what was waited on: (index into `LockAnalysis::wait_groups`,
+    /// ns, waits begun in its executions), most waited first.
+    pub wait_groups: Vec<(usize, u64, u64)>,
     pub activity: Activity,
     /// The CPU time behind `split.running_ns` was measured (see [`MEASURED_MIN_SHARE`]).
     pub cpu_measured: bool,
@@ -274,7 +277,8 @@ fn at<T: Copy>(v: &[Span<T>], k: &mut usize, t: u64) -> Option<T> {
 enum State {
     /// On the lock (index into `LockAnalysis::locks`).
     Blocked(usize),
-    Waiting(&'static str),
+    /// In a wait: (kind, index into `LockAnalysis::wait_groups`).
+    Waiting((&'static str, usize)),
     Available,
 }
 
@@ -299,12 +303,12 @@ pub fn analyze_with(
             .or_default()
             .push((b.start_ns, b.end_ns, b.lock));
     }
-    let mut waits: BTreeMap<ThreadIndex, Vec<Span<&'static str>>> = BTreeMap::new();
+    let mut waits: BTreeMap<ThreadIndex, Vec<Span<(&'static str, usize)>>> = BTreeMap::new();
     for w in &locks.wait_intervals {
         waits
             .entry(w.thread)
             .or_default()
-            .push((w.start_ns, w.end_ns, w.kind));
+            .push((w.start_ns, w.end_ns, (w.kind, w.group)));
     }
     // One per reported execution, by index (`split_at` finds an execution's).
     let mut splits: Vec<(usize, SelfSplit)> = ex
@@ -317,6 +321,8 @@ pub fn analyze_with(
         |splits: &[(usize, SelfSplit)], i: usize| splits.binary_search_by_key(&i, |s| s.0).ok();
     // (execution, wait kind) -> (ns, waits begun)
     let mut wait_kinds: BTreeMap<(usize, &'static str), (u64, u64)> = BTreeMap::new();
+    // (execution, wait group) -> (ns, waits begun)
+    let mut wait_groups: BTreeMap<(usize, usize), (u64, u64)> = BTreeMap::new();
     let mut blocked_on: BTreeMap<(usize, usize), u64> = BTreeMap::new();
     for (&thread, execs) in &per_thread {
         let segs = self_segments(tasks, execs.clone());
@@ -390,9 +396,10 @@ pub fn analyze_with(
                     sp.blocked_ns += d;
                     *blocked_on.entry((owner, l)).or_default() += d;
                 }
-                State::Waiting(k) => {
+                State::Waiting((k, g)) => {
                     sp.waiting_ns += d;
                     wait_kinds.entry((owner, k)).or_default().0 += d;
+                    wait_groups.entry((owner, g)).or_default().0 += d;
                 }
                 State::Available => match at(&windows, &mut kc, a) {
                     Some((cpu_ns, runq_ns)) => {
@@ -417,7 +424,8 @@ pub fn analyze_with(
         let mut ks = 0;
         for w in &wt {
             if let Some(owner) = at(&segs, &mut ks, w.0) {
-                wait_kinds.entry((owner, w.2)).or_default().1 += 1;
+                wait_kinds.entry((owner, w.2 .0)).or_default().1 += 1;
+                wait_groups.entry((owner, w.2 .1)).or_default().1 += 1;
             }
         }
     }
@@ -433,6 +441,7 @@ pub fn analyze_with(
     let mut running: Vec<Vec<u64>> = vec![Vec::new(); n];
     let mut hosts = vec![false; n];
     let mut class_waits: Vec<BTreeMap<&'static str, (u64, u64)>> = vec![BTreeMap::new(); n];
+    let mut class_wait_groups: Vec<BTreeMap<usize, (u64, u64)>> = vec![BTreeMap::new(); n];
     let class_of = |i: usize| index.get(&(tasks.class(&ex[i]), ex[i].kind)).copied();
     for (i, e) in ex.iter().enumerate() {
         if !e.reported() {
@@ -466,6 +475,13 @@ pub fn analyze_with(
             w.1 += count;
         }
     }
+    for ((i, g), (ns, count)) in wait_groups {
+        if let Some(c) = class_of(i) {
+            let w = class_wait_groups[c].entry(g).or_default();
+            w.0 += ns;
+            w.1 += count;
+        }
+    }
     let classes: Vec<ClassActivity> = (0..n)
         .map(|c| {
             let s = sums[c];
@@ -474,6 +490,11 @@ pub fn analyze_with(
                 .map(|(k, (ns, n))| (*k, *ns, *n))
                 .collect();
             waits.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+            let mut wait_groups: Vec<(usize, u64, u64)> = class_wait_groups[c]
+                .iter()
+                .map(|(g, (ns, n))| (*g, *ns, *n))
+                .collect();
+            wait_groups.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
             let available = s.demand_ns() + s.off_cpu_ns;
             let cpu_measured = available == 0
                 || (available - s.unmeasured_ns) as f64 >= MEASURED_MIN_SHARE * available as f64;
@@ -492,6 +513,7 @@ pub fn analyze_with(
                 split: s,
                 busy_ns: Distribution::of(&running[c]),
                 waits,
+                wait_groups,
                 activity,
                 cpu_measured,
                 hosts_tasks: hosts[c],

@@ -71,6 +71,10 @@ pub const SEMAPHORE_SIGNAL_MAX: u64 = 2;
 /// self time, for at least [`WAIT_MIN_NS`], holds threads while it waits.
 pub const WAIT_MIN_SHARE: f64 = 0.25;
 pub const WAIT_MIN_NS: u64 = 50_000_000;
+/// A task class whose executions last this share of the recording on average...
+pub const LOOP_MIN_SHARE_OF_RUN: f64 = 0.5;
+/// ...and wait this share of their self time is a service loop that stayed idle.
+pub const LOOP_MIN_WAITING_SHARE: f64 = 0.95;
 /// Waits on one application object class at one site are a finding when at least
 /// this many threads waited there for at least [`WAIT_MIN_NS`] in all.
 pub const WAIT_GROUP_MIN_THREADS: usize = 2;
@@ -417,6 +421,16 @@ const COLLECTIONS: &[&str] = &[
     "java.util.Collections$SynchronizedSortedMap",
 ];
 
+/// Locks inside servers whose cause and setting are known: (site prefix, advice).
+const KNOWN_FRAMEWORK_LOCKS: &[(&str, &str)] = &[(
+    "org.apache.tomcat.util.buf.StringCache.toString",
+    "This is Tomcat's string cache training: it counts the first \
+     `tomcat.util.buf.StringCache.trainThreshold` (20,000) byte-to-String conversions under \
+     one lock, and Tomcat's default catalina.properties turns it on \
+     (`tomcat.util.buf.StringCache.byte.enabled=true`). Set that to false, or lower the \
+     threshold so training ends sooner.",
+)];
+
 /// What to change for a contended lock group, in words.
 fn lock_advice(g: &LockGroup, at: &str) -> String {
     let concurrent = if g.class.contains("Map") || g.class.contains("Hashtable") {
@@ -465,7 +479,9 @@ fn lock_advice(g: &LockGroup, at: &str) -> String {
 fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let la = i.locks;
     for g in i.lock_groups {
-        let phase_hit = g.max_phase_csp >= LOCK_MIN_PHASE_CSP;
+        // The sliding peak, not the aligned intervals' maximum: a burst split by an
+        // interval boundary must not fall under the threshold (Clojure's `locking`).
+        let phase_hit = g.peak_csp >= LOCK_MIN_PHASE_CSP;
         if g.blocked_ns < LOCK_MIN_BLOCKED_NS || !(g.csp >= LOCK_MIN_CSP || phase_hit) {
             continue;
         }
@@ -473,6 +489,13 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
         // start or end of a phase, released by another thread: Parallel Java's team
         // barrier), not a resource the threads compete for: raising permits is no advice.
         if g.kind == "semaphore" && g.slow_acquisitions <= SEMAPHORE_SIGNAL_MAX * g.threads as u64 {
+            continue;
+        }
+        // An AQS that no thread ever held when others blocked on it (the agent reads
+        // the exclusive owner at every contention), or a latch by name, is a signal: a
+        // future's completion (Scala's `CompletionLatch` under `Await.ready`), not a
+        // lock to hold for less time.
+        if g.kind == "other_aqs" && (g.owners.is_empty() || g.class.contains("Latch")) {
             continue;
         }
         // The strongest dominant phase of the group's locks, for when and by whom.
@@ -500,13 +523,37 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 secs(p.start_ns),
                 secs(p.end_ns)
             ),
-            _ if g.max_phase_csp > g.csp * 1.2 => format!(
-                "; {} in its worst {} interval at {}",
-                pct(g.max_phase_csp),
+            _ if g.peak_csp > g.csp * 1.2 => format!(
+                "; {} in its worst {} (from {})",
+                pct(g.peak_csp),
                 human_ns(la.interval_ns),
-                secs(g.max_phase_start_ns)
+                secs(g.peak_start_ns)
             ),
             _ => String::new(),
+        };
+        // A lock taken only by a server's own code (no application frame among the
+        // recorded frames of its acquisition: Tomcat's StringCache) is not the
+        // application's to split: say whose it is and what a user can change.
+        let framework = g
+            .site
+            .as_deref()
+            .filter(|s| i.model.is_framework_site(s))
+            .and_then(crate::model::framework_of);
+        let known = g.site.as_deref().and_then(|s| {
+            KNOWN_FRAMEWORK_LOCKS
+                .iter()
+                .find(|(p, _)| s.starts_with(p))
+                .map(|(_, a)| *a)
+        });
+        let advice = match (framework, known) {
+            (Some(_), Some(a)) => a.to_string(),
+            (Some(name), None) => format!(
+                "The lock is {name}'s own (no frame of the application among the recorded \
+                 frames of its acquisition): changing the application's code will not remove \
+                 it. Look for a {name} setting that avoids or shortens it (a cache, pool or \
+                 valve in the request path), or a {name} version without it."
+            ),
+            (None, _) => lock_advice(g, &at),
         };
         let avg = g.blocked_ns / g.slow_acquisitions.max(1);
         let holder = phase
@@ -521,7 +568,7 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
             count(g.slow_acquisitions, "acquisition"),
             human_ns(avg),
             human_ns(g.max_blocked_ns),
-            lock_advice(g, &at)
+            advice
         );
         let mut fields = vec![
             ("lock_class", FieldValue::Text(g.class.clone())),
@@ -530,10 +577,15 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
             ("csp", FieldValue::Float(g.csp)),
             ("max_phase_csp", FieldValue::Float(g.max_phase_csp)),
             ("max_phase_start_ns", FieldValue::Int(g.max_phase_start_ns)),
+            ("peak_csp", FieldValue::Float(g.peak_csp)),
+            ("peak_start_ns", FieldValue::Int(g.peak_start_ns)),
             ("blocked_ns", FieldValue::Int(g.blocked_ns)),
             ("contended", FieldValue::Int(g.contended)),
             ("slow_acquisitions", FieldValue::Int(g.slow_acquisitions)),
         ];
+        if let Some(name) = framework {
+            fields.push(("framework", FieldValue::Text(name.to_string())));
+        }
         if let Some(p) = phase {
             fields.push(("phase_start_ns", FieldValue::Int(p.start_ns)));
             fields.push(("phase_end_ns", FieldValue::Int(p.end_ns)));
@@ -560,45 +612,116 @@ fn wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
         if c.kind == TaskKind::Thread || a.hosts_tasks || c.executions == 0 {
             continue;
         }
-        let s = &a.split;
-        let total = s.total();
-        if s.waiting_ns < WAIT_MIN_NS || (s.waiting_ns as f64) < WAIT_MIN_SHARE * total as f64 {
+        // Tasks of the JDK or a server, created or submitted with no application frame
+        // on the stack (the JDK's shutdown-hook runner joining the hooks): not the
+        // application's to change.
+        if class_site(c).is_some_and(|(s, _)| i.model.is_framework_site(&s)) {
             continue;
         }
-        let kinds: Vec<String> = a
-            .waits
+        let s = &a.split;
+        let total = s.total();
+        // Waits for work (a queue's take) are idle time, not a slowdown.
+        let idle: u64 = a
+            .wait_groups
+            .iter()
+            .filter(|(g, _, _)| {
+                i.locks
+                    .wait_groups
+                    .get(*g)
+                    .is_some_and(|g| g.waits_for_work())
+            })
+            .map(|(_, ns, _)| ns)
+            .sum();
+        let waiting = s.waiting_ns.saturating_sub(idle);
+        if waiting < WAIT_MIN_NS || (waiting as f64) < WAIT_MIN_SHARE * total as f64 {
+            continue;
+        }
+        // A service loop (one long execution per thread, nearly all waiting: Spark's
+        // message loops) was idle for the run: no task to make ready sooner.
+        let mean = total / c.executions.max(1);
+        if (mean as f64) >= LOOP_MIN_SHARE_OF_RUN * i.model.duration_ns as f64
+            && (s.waiting_ns as f64) >= LOOP_MIN_WAITING_SHARE * total as f64
+        {
+            continue;
+        }
+        // What it waited on: its wait groups (kind, class waited on, site), the
+        // largest first; a trace without wait details has only kinds.
+        let groups: Vec<(&crate::wait_groups::WaitGroup, u64, u64)> = a
+            .wait_groups
+            .iter()
+            .filter_map(|&(g, ns, n)| Some((i.locks.wait_groups.get(g)?, ns, n)))
+            .filter(|(g, _, _)| !g.waits_for_work())
+            .collect();
+        let on: Vec<String> = groups
             .iter()
             .take(3)
-            .map(|(k, ns, n)| format!("{k} {} in {n} waits", human_ns(*ns)))
+            .map(|(g, ns, n)| {
+                let mut w = g.kind.to_string();
+                if let Some(c) = &g.class {
+                    w.push_str(&format!(" on `{}`", simple(c)));
+                }
+                if let Some(site) = &g.site {
+                    w.push_str(&format!(" at {site}"));
+                }
+                format!("{w} for {} ({})", human_ns(*ns), count(*n, "wait"))
+            })
             .collect();
+        let on = if on.is_empty() {
+            a.waits
+                .iter()
+                .take(3)
+                .map(|(k, ns, n)| format!("{k} for {} ({})", human_ns(*ns), count(*n, "wait")))
+                .collect()
+        } else {
+            on
+        };
         let site = class_site(c);
         let at = site
             .as_ref()
             .map_or(String::new(), |(s, how)| format!(" ({how} at {s})"));
+        // Where to change it: the site of its largest wait, when sampled.
+        let top = groups.first().filter(|(g, _, _)| g.site.is_some());
+        let change = match top {
+            Some((g, _, _)) => format!(
+                " The wait to remove is at {}.",
+                g.site.as_deref().unwrap_or_default()
+            ),
+            None => String::new(),
+        };
         let message = format!(
-            "{}{at} spends {} of its self time waiting ({}: {}) and runs only {}. Each wait holds \
-             a pool thread: make what it waits for (a future, a queue, a condition) ready sooner, \
-             or submit the task only when its input is ready (a continuation such as \
-             `thenApply` instead of a blocking `get`).",
+            "{}{at} spends {} of its self time waiting ({}: {}) and runs only {}.{change} Each \
+             wait holds a pool thread: make what it waits for (a future, a queue, a condition) \
+             ready sooner, or submit the task only when its input is ready (a continuation such \
+             as `thenApply` instead of a blocking `get`).",
             c.class,
-            pct(s.waiting_ns as f64 / total.max(1) as f64),
-            human_ns(s.waiting_ns),
-            kinds.join(", "),
+            pct(waiting as f64 / total.max(1) as f64),
+            human_ns(waiting),
+            on.join("; "),
             human_ns(s.running_ns)
         );
+        let mut fields = vec![
+            ("executions", FieldValue::Int(c.executions)),
+            ("waiting_ns", FieldValue::Int(waiting)),
+            ("waiting_for_work_ns", FieldValue::Int(idle)),
+            ("running_ns", FieldValue::Int(s.running_ns)),
+            ("self_total_ns", FieldValue::Int(total)),
+        ];
+        if let Some((g, ns, _)) = groups.first() {
+            fields.push(("top_wait", FieldValue::Text(g.label())));
+            fields.push(("top_wait_ns", FieldValue::Int(*ns)));
+        }
+        let (site, stack) = match top {
+            Some((g, _, _)) => (g.site.clone(), g.stack.clone()),
+            None => (site.map(|s| s.0), Vec::new()),
+        };
         out.push(Finding {
             kind: FindingKind::Waiting,
             class: Some(c.class.clone()),
             message,
-            fields: vec![
-                ("executions", FieldValue::Int(c.executions)),
-                ("waiting_ns", FieldValue::Int(s.waiting_ns)),
-                ("running_ns", FieldValue::Int(s.running_ns)),
-                ("self_total_ns", FieldValue::Int(total)),
-            ],
-            cost_ns: s.waiting_ns,
-            site: site.map(|s| s.0),
-            stack: Vec::new(),
+            fields,
+            cost_ns: waiting,
+            site,
+            stack,
         });
     }
 }
@@ -639,6 +762,7 @@ fn wait_group_findings(i: &Inputs, out: &mut Vec<Finding>) {
             .map_or(String::new(), |s| format!(" at {s}"));
         let call = match g.kind {
             "park" => "parks with blocker",
+            "Condition.await" => "`Condition.await` calls on a condition of",
             "Object.wait" => "`Object.wait` calls on",
             k => k,
         };
@@ -698,6 +822,12 @@ fn granularity_findings(i: &Inputs, out: &mut Vec<Finding>) {
     };
     for (ci, c) in tasks.classes.iter().enumerate() {
         if c.executions == 0 {
+            continue;
+        }
+        // A server's own unit of work (Tomcat's SocketProcessor: one task per socket
+        // event, submitted by its poller with no application frame on the stack) has
+        // the size of a request: the user can neither batch nor split it there.
+        if class_site(c).is_some_and(|(s, _)| i.model.is_framework_site(&s)) {
             continue;
         }
         let key = (c.class.as_str(), c.kind);
@@ -1177,6 +1307,253 @@ mod tests {
         assert_eq!(f.field("executions"), Some(&FieldValue::Int(2000)));
         assert_eq!(f.field("self_p50_ns"), Some(&FieldValue::Int(10_000)));
         assert_eq!(f.field("queue_wait_p50_ns"), Some(&FieldValue::Int(30_000)));
+    }
+
+    /// Pool thread 1 runs `n` demo.Work tasks of `len` ms, each parked `wait` ms on a
+    /// demo.Gate at the wait site `frames` (sampled: WaitDetail); the run ends 100 ms
+    /// after the last task.
+    fn waiting_tasks(n: u32, len: u64, wait: u64, frames: &[&str]) -> Vec<Finding> {
+        waiting_tasks_from(
+            &["demo.Main.loop:42", "demo.Main.main:1"],
+            n,
+            len,
+            wait,
+            frames,
+        )
+    }
+
+    /// [`waiting_tasks`] submitted at a site with these frames.
+    fn waiting_tasks_from(
+        submit: &[&str],
+        n: u32,
+        len: u64,
+        wait: u64,
+        frames: &[&str],
+    ) -> Vec<Finding> {
+        const MS: u64 = 1_000_000;
+        let mut tb = TB::new();
+        tb.site_frames(5, submit);
+        tb.recs.push((
+            weft_trace::GLOBAL_THREAD,
+            Record::ClassDef {
+                id: 77,
+                name: "demo.Gate".into(),
+            },
+        ));
+        tb.site_frames(11, frames);
+        tb.start(1, 0, C_THREAD, (C_WORKER, 1));
+        let mut t0 = 10 * MS;
+        for k in 0..n {
+            tb.submit(MAIN, t0, (C_WORK, k + 1), 5);
+            tb.begin(1, t0, P_WORK_RUN, C_WORK, k + 1);
+            tb.recs.push((
+                1,
+                Record::WaitDetail {
+                    class_id: 77,
+                    site: 11,
+                },
+            ));
+            let w0 = t0 + (len - wait) / 2 * MS;
+            tb.recs.push((
+                1,
+                Record::WaitBegin {
+                    ts: w0,
+                    kind: weft_trace::wait_kind::PARK,
+                    lock: 0,
+                },
+            ));
+            tb.recs.push((1, Record::WaitEnd { ts: w0 + wait * MS }));
+            tb.end(1, t0 + len * MS, P_WORK_RUN, k + 1);
+            t0 += len * MS;
+        }
+        tb.thread_end(1, t0 + 100 * MS)
+            .global(Record::End { ts: t0 + 101 * MS });
+        findings(&tb)
+    }
+
+    const GATE_WAIT: &[&str] = &[
+        "java.util.concurrent.locks.LockSupport.park:211",
+        "demo.Work.await:30",
+        "demo.Work.run:12",
+    ];
+
+    #[test]
+    fn a_waiting_task_class_names_what_it_waited_on() {
+        const MS: u64 = 1_000_000;
+        let f = waiting_tasks(3, 100, 80, GATE_WAIT);
+        let w = f
+            .iter()
+            .find(|f| f.kind == FindingKind::Waiting)
+            .expect("a waiting finding");
+        assert_eq!(w.class.as_deref(), Some("demo.Work"));
+        assert_eq!(w.cost_ns, 240 * MS);
+        assert!(
+            w.message
+                .contains("park on `Gate` at demo.Work.await:30 for 240 ms (3 waits)"),
+            "{}",
+            w.message
+        );
+        assert_eq!(w.site.as_deref(), Some("demo.Work.await:30"));
+        assert_eq!(w.stack.len(), 3);
+        assert_eq!(
+            w.field("top_wait"),
+            Some(&FieldValue::Text(
+                "park on demo.Gate at demo.Work.await:30".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn waiting_for_work_is_not_a_waiting_task() {
+        // The same waits inside a queue's take: a consumer waiting for items.
+        let f = waiting_tasks(
+            3,
+            100,
+            80,
+            &[
+                "java.util.concurrent.LinkedBlockingQueue.take:435",
+                "demo.Work.run:12",
+            ],
+        );
+        assert!(f.iter().all(|f| f.kind != FindingKind::Waiting), "{f:?}");
+        // One task that waits through most of the run: a service loop left idle.
+        let f = waiting_tasks(1, 2000, 1980, GATE_WAIT);
+        assert!(f.iter().all(|f| f.kind != FindingKind::Waiting), "{f:?}");
+        // The same waits in tasks much shorter than the run are a finding.
+        let f = waiting_tasks(4, 400, 380, GATE_WAIT);
+        assert!(f.iter().any(|f| f.kind == FindingKind::Waiting), "{f:?}");
+        // ...unless the JDK created them (its shutdown-hook runner joining the hooks).
+        let f = waiting_tasks_from(
+            &["java.lang.ApplicationShutdownHooks.<clinit>:42"],
+            4,
+            400,
+            380,
+            GATE_WAIT,
+        );
+        assert!(f.iter().all(|f| f.kind != FindingKind::Waiting), "{f:?}");
+    }
+
+    /// Two threads; thread 2 blocks on lock 1 at `site` for 300 ms of 1 s.
+    fn lock_finding(frames: &[&str]) -> Finding {
+        lock_findings_of(
+            frames,
+            weft_trace::lock_kind::MONITOR,
+            "java.util.HashMap",
+            11,
+        )
+        .into_iter()
+        .next()
+        .expect("a lock finding")
+    }
+
+    /// The lock findings of [`lock_finding`]'s program with this lock kind, class
+    /// and owner (java id; 0: none).
+    fn lock_findings_of(frames: &[&str], kind: u8, class: &str, owner: u64) -> Vec<Finding> {
+        const MS: u64 = 1_000_000;
+        let mut tb = TB::new();
+        tb.site_frames(9, frames);
+        tb.recs.push((
+            weft_trace::GLOBAL_THREAD,
+            Record::LockDef {
+                id: 1,
+                kind,
+                class: class.into(),
+                ident: 0x1234,
+            },
+        ));
+        tb.start(1, 0, C_THREAD, (0, 0));
+        tb.start(2, 0, C_THREAD, (0, 0));
+        for k in 0..3u64 {
+            tb.recs.push((
+                2,
+                Record::LockBlock {
+                    ts: (100 + 200 * k) * MS,
+                    lock: 1,
+                    flags: 0,
+                    owner,
+                    site: 9,
+                },
+            ));
+            tb.recs.push((
+                2,
+                Record::LockAcquired {
+                    ts: (200 + 200 * k) * MS,
+                    lock: 1,
+                    parked: true,
+                },
+            ));
+        }
+        tb.thread_end(1, 1000 * MS).thread_end(2, 1000 * MS);
+        tb.global(Record::End { ts: 1001 * MS });
+        findings(&tb)
+            .into_iter()
+            .filter(|f| f.kind == FindingKind::LockContention)
+            .collect()
+    }
+
+    #[test]
+    fn a_latch_or_an_aqs_nobody_held_is_no_lock_contention() {
+        let at = ["org.apache.spark.util.ThreadUtils$.awaitReady:417"];
+        let aqs = weft_trace::lock_kind::OTHER_AQS;
+        // Scala's future latch under Await.ready: no owner when threads blocked.
+        assert!(lock_findings_of(&at, aqs, "scala.concurrent.impl.CompletionLatch", 0).is_empty());
+        assert!(lock_findings_of(&at, aqs, "demo.MyLatch", 11).is_empty());
+        assert!(lock_findings_of(&at, aqs, "demo.Signal", 0).is_empty());
+        // A hand-made AQS lock held by a thread is contention.
+        assert_eq!(lock_findings_of(&at, aqs, "demo.MyLock$Sync", 11).len(), 1);
+    }
+
+    #[test]
+    fn a_servers_own_lock_is_not_the_applications_to_split() {
+        let app = lock_finding(&["demo.Cache.get:12", "demo.Main.main:3"]);
+        assert!(app.message.contains("ConcurrentHashMap"), "{}", app.message);
+        assert_eq!(app.field("framework"), None);
+        let tomcat = lock_finding(&[
+            "org.apache.catalina.core.StandardContext.findFilterConfig:4125",
+            "org.apache.catalina.core.ApplicationFilterFactory.createFilterChain:113",
+        ]);
+        assert!(
+            !tomcat.message.contains("ConcurrentHashMap"),
+            "{}",
+            tomcat.message
+        );
+        assert!(
+            tomcat.message.contains("Tomcat's own"),
+            "{}",
+            tomcat.message
+        );
+        assert_eq!(
+            tomcat.field("framework"),
+            Some(&FieldValue::Text("Tomcat".into()))
+        );
+        assert_eq!(tomcat.cost_ns, app.cost_ns);
+        let cache = lock_finding(&["org.apache.tomcat.util.buf.StringCache.toString:292"]);
+        assert!(
+            cache
+                .message
+                .contains("tomcat.util.buf.StringCache.byte.enabled"),
+            "{}",
+            cache.message
+        );
+    }
+
+    #[test]
+    fn no_granularity_advice_on_a_servers_own_tasks() {
+        // Tomcat's SocketProcessor: one task per socket event, submitted by the
+        // poller thread with no application frame on the stack (issue 16).
+        let mut tb = TB::new();
+        let end = small_tasks(&mut tb, 0, 2000, 30_000, 10_000);
+        tb.site_frames(
+            5,
+            &[
+                "org.apache.tomcat.util.net.AbstractEndpoint.processSocket:1862",
+                "org.apache.tomcat.util.net.NioEndpoint$Poller.run:1107",
+                "java.lang.Thread.run:840",
+            ],
+        );
+        tb.thread_end(1, end + 1)
+            .global(Record::End { ts: end + 2 });
+        assert!(findings(&tb).is_empty());
     }
 
     #[test]

@@ -23,6 +23,9 @@ pub struct LockGroup {
     pub phases: Vec<(u64, f64)>,
     pub max_phase_csp: f64,
     pub max_phase_start_ns: u64,
+    /// Highest CSP of the group over any interval-long window (`LockAnalysis::peak_csp`).
+    pub peak_csp: f64,
+    pub peak_start_ns: u64,
     pub contended: u64,
     pub slow_acquisitions: u64,
     pub blocked_ns: u64,
@@ -112,6 +115,8 @@ pub fn group(la: &LockAnalysis) -> Vec<LockGroup> {
                 phases: Vec::new(),
                 max_phase_csp: 0.0,
                 max_phase_start_ns: 0,
+                peak_csp: 0.0,
+                peak_start_ns: 0,
                 contended: 0,
                 slow_acquisitions: 0,
                 blocked_ns: 0,
@@ -145,6 +150,7 @@ pub fn group(la: &LockAnalysis) -> Vec<LockGroup> {
                     (g.max_phase_start_ns, g.max_phase_csp) = (s, c);
                 }
             }
+            (g.peak_start_ns, g.peak_csp) = la.peak_csp(&g.locks);
             g.threads = per_thread.len();
             g.blocked_per_thread = ranked(per_thread);
             g.owners = ranked(owners);
@@ -174,6 +180,8 @@ mod tests {
             csp: blocked as f64 / 1000.0,
             max_phase_csp: 0.0,
             max_phase_start_ns: 0,
+            peak_csp: 0.0,
+            peak_start_ns: 0,
             phases: vec![(0, blocked as f64 / 1000.0)],
             csp_per_interval: vec![blocked as f64 / 1000.0],
             contended: 1,

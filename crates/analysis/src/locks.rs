@@ -52,8 +52,13 @@ pub struct LockStats {
     pub ident: u32,
     /// Whole-run CSP.
     pub csp: f64,
+    /// Highest CSP of one interval (intervals aligned on multiples of the interval).
     pub max_phase_csp: f64,
     pub max_phase_start_ns: u64,
+    /// Highest CSP of any interval-long window, wherever it starts
+    /// ([`LockAnalysis::peak_csp`]): a burst split by an interval boundary still counts whole.
+    pub peak_csp: f64,
+    pub peak_start_ns: u64,
     /// (interval start, CSP) for each interval where the lock was blocked on.
     pub phases: Vec<(u64, f64)>,
     /// CSP in every interval (0 where nobody blocked on the lock), one value per
@@ -152,9 +157,132 @@ pub struct LockAnalysis {
     /// The waits by (kind, waited-on class, site), most waited first
     /// (crates/analysis/src/wait_groups.rs).
     pub wait_groups: Vec<crate::wait_groups::WaitGroup>,
+    /// Running time over any span, for the sliding-window peaks.
+    pub running_over: RunningOver,
+}
+
+/// Σ over segments `[s, e)` of their overlap with `[0, t)`, for any `t`, in O(log n):
+/// with the starts and ends sorted, that is Σ_{s<t}(t − s) − Σ_{e<t}(t − e).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CoveredUpTo {
+    starts: Vec<u64>,
+    start_sums: Vec<u128>,
+    ends: Vec<u64>,
+    end_sums: Vec<u128>,
+}
+
+impl CoveredUpTo {
+    pub fn new(segments: impl Iterator<Item = (u64, u64)>) -> CoveredUpTo {
+        let (mut starts, mut ends): (Vec<u64>, Vec<u64>) = segments.filter(|(s, e)| e > s).unzip();
+        starts.sort_unstable();
+        ends.sort_unstable();
+        let sums = |v: &[u64]| {
+            let mut acc = Vec::with_capacity(v.len() + 1);
+            acc.push(0u128);
+            for &x in v {
+                acc.push(acc[acc.len() - 1] + x as u128);
+            }
+            acc
+        };
+        CoveredUpTo {
+            start_sums: sums(&starts),
+            end_sums: sums(&ends),
+            starts,
+            ends,
+        }
+    }
+
+    fn up_to(&self, t: u64) -> u128 {
+        let i = self.starts.partition_point(|&s| s < t);
+        let j = self.ends.partition_point(|&e| e < t);
+        let t = t as u128;
+        (i as u128 * t - self.start_sums[i]) - (j as u128 * t - self.end_sums[j])
+    }
+
+    /// Covered time within `[a, b)`.
+    pub fn between(&self, a: u64, b: u64) -> u64 {
+        if b <= a || self.starts.is_empty() {
+            return 0;
+        }
+        (self.up_to(b).saturating_sub(self.up_to(a))) as u64
+    }
+}
+
+/// Running time of the counted threads (as CSP counts it) over any span.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RunningOver {
+    end_ns: u64,
+    lifetimes: CoveredUpTo,
+    waits: CoveredUpTo,
+}
+
+impl RunningOver {
+    pub fn between(&self, a: u64, b: u64) -> u64 {
+        self.lifetimes
+            .between(a, b)
+            .saturating_sub(self.waits.between(a, b))
+    }
 }
 
 impl LockAnalysis {
+    /// The highest CSP of the given locks together over any window one interval long
+    /// (start, CSP). Candidate windows: the aligned interval of each blocked period's
+    /// start and end, a window starting where a period starts and one ending where a
+    /// period ends; the CSP of a window is piecewise monotone between those points.
+    /// A burst of contention split by an interval boundary counts whole here, so a
+    /// finding does not depend on where the boundaries fall (docs/locks.md §Peak).
+    pub fn peak_csp(&self, locks: &[usize]) -> (u64, f64) {
+        let mut member = vec![false; self.locks.len()];
+        for &l in locks {
+            if let Some(m) = member.get_mut(l) {
+                *m = true;
+            }
+        }
+        let periods: Vec<(u64, u64)> = self
+            .blocked
+            .iter()
+            .filter(|b| member.get(b.lock).copied().unwrap_or(false))
+            .map(|b| (b.start_ns, b.end_ns))
+            .collect();
+        self.peak_of(&periods)
+    }
+
+    /// [`LockAnalysis::peak_csp`] of these blocked periods.
+    fn peak_of(&self, periods: &[(u64, u64)]) -> (u64, f64) {
+        let end = self.running_over.end_ns;
+        let periods: Vec<(u64, u64)> = periods
+            .iter()
+            .map(|&(s, e)| (s.min(end), e.min(end)))
+            .collect();
+        let blocked = CoveredUpTo::new(periods.iter().copied());
+        let i = self.interval_ns.max(1);
+        let csp_of = |a: u64, b: u64| ratio(blocked.between(a, b), self.running_over.between(a, b));
+        // A window starting at `a`, moved back to end at the run's end.
+        let sliding = |a: u64| {
+            let a = a.min(end.saturating_sub(i));
+            (a, (a + i).min(end))
+        };
+        let aligned = |t: u64| {
+            let a = t / i * i;
+            (a, (a + i).min(end))
+        };
+        let mut best = (0, 0.0);
+        for &(s, e) in &periods {
+            for (a, b) in [
+                sliding(s),
+                sliding(e.saturating_sub(i)),
+                aligned(s),
+                aligned(e.saturating_sub(1)),
+            ] {
+                let c = csp_of(a, b);
+                if c > best.1 {
+                    best = (a, c);
+                }
+            }
+        }
+        best
+    }
+
     /// Whole-run CSP of all locks together.
     pub fn total_csp(&self) -> f64 {
         ratio(self.blocked_ns, self.running_ns)
@@ -476,6 +604,8 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
             csp: ratio(a.blocked, out.running_ns),
             max_phase_csp: max_csp,
             max_phase_start_ns: max_start,
+            peak_csp: 0.0,
+            peak_start_ns: 0,
             phases,
             csp_per_interval,
             contended: a.contended,
@@ -607,6 +737,21 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
     wait_intervals.sort_by_key(|w| (w.start_ns, w.thread, w.end_ns));
     out.wait_intervals = wait_intervals;
     out.lifetimes = counted.into_iter().collect();
+    out.running_over = RunningOver {
+        end_ns: end,
+        lifetimes: CoveredUpTo::new(out.lifetimes.values().map(|&(s, e)| (s, e.min(end)))),
+        waits: CoveredUpTo::new(out.wait_intervals.iter().filter_map(|w| {
+            let &(ts, te) = out.lifetimes.get(&w.thread)?;
+            Some((w.start_ns.max(ts), w.end_ns.min(te).min(end)))
+        })),
+    };
+    let mut by_lock: Vec<Vec<(u64, u64)>> = vec![Vec::new(); out.locks.len()];
+    for b in &out.blocked {
+        by_lock[b.lock].push((b.start_ns, b.end_ns));
+    }
+    for (l, periods) in by_lock.iter().enumerate() {
+        (out.locks[l].peak_start_ns, out.locks[l].peak_csp) = out.peak_of(periods);
+    }
     out
 }
 

@@ -274,3 +274,43 @@ fn interval_from_the_model_and_undefined_locks() {
     m.lock_interval_ns = None;
     assert_eq!(analyze_locks(&m).interval_ns, DEFAULT_INTERVAL_NS);
 }
+
+/// A burst of contention split by an interval boundary: each aligned interval sees
+/// half of it (under the 10% threshold), the sliding window sees all of it; waits
+/// are not running time in the window either (issue 16: Clojure's `locking`).
+#[test]
+fn sliding_peak_counts_a_burst_split_by_a_boundary() {
+    let mut m = model(
+        &[(1, "a", 0, Some(3 * S)), (2, "b", 0, Some(3 * S))],
+        &[
+            (1, block(900 * MS, 1, 2, 0, 0)),
+            (1, acquired(1100 * MS, 1, true)),
+            // Thread b waits 400 ms in the same window: 1.6 s running there.
+            (
+                2,
+                wait(EventKind::WaitBegin, 1200 * MS, wait_kind::OBJECT_WAIT),
+            ),
+            (
+                2,
+                wait(EventKind::WaitEnd, 1600 * MS, wait_kind::OBJECT_WAIT),
+            ),
+        ],
+        3 * S,
+    );
+    lock(&mut m, 1, lock_kind::MONITOR, "L");
+    let a = analyze_locks_with(&m, S);
+    let l = &a.locks[0];
+    // Aligned: 100 ms of 2 s in interval 0, 100 ms of 1.6 s in interval 1.
+    assert!(
+        (l.max_phase_csp - 0.0625).abs() < 1e-9,
+        "{}",
+        l.max_phase_csp
+    );
+    // Sliding: the window from 900 ms holds the whole 200 ms, of 1.6 s running.
+    assert!((l.peak_csp - 0.125).abs() < 1e-9, "{}", l.peak_csp);
+    assert_eq!(l.peak_start_ns, 900 * MS);
+    assert_eq!(a.peak_csp(&[0]), (900 * MS, l.peak_csp));
+    // The running time over any span is the per-interval series' sum.
+    assert_eq!(a.running_over.between(0, S), a.running_per_interval[0]);
+    assert_eq!(a.running_over.between(S, 2 * S), a.running_per_interval[1]);
+}

@@ -905,6 +905,23 @@ impl Model {
             .unwrap_or_default()
     }
 
+    /// Whether a site has no frame of the application: no frame of its recorded stack
+    /// (or the site itself, when no stack was kept) is outside the JDK, language
+    /// runtimes and servers ([`is_framework_frame`]). Tasks submitted there are the
+    /// JDK's or the server's own (Tomcat's one task per socket event): their size and
+    /// their waits are not the application's to change.
+    pub fn is_framework_site(&self, frame: &str) -> bool {
+        let stack = self.site_stack(frame);
+        let stack = if stack.is_empty() {
+            vec![frame.to_string()]
+        } else {
+            stack
+        };
+        stack
+            .iter()
+            .all(|f| is_plumbing_frame(f) || is_framework_frame(f))
+    }
+
     /// Total GC pause time.
     pub fn gc_total_ns(&self) -> u64 {
         self.gc_pauses.iter().map(GcPause::duration_ns).sum()
@@ -937,6 +954,33 @@ pub fn is_plumbing_frame(frame: &str) -> bool {
         .iter()
         .any(|p| frame.starts_with(p))
         || is_runtime_frame(frame)
+}
+
+/// Frames of servers and I/O frameworks that run the application's code on their
+/// own threads (servlet containers, Netty and its kin): their dispatch (accept,
+/// poll, one task per request or socket event) is theirs, not the application's.
+/// Unlike the JDK's, these frames still name sites (they are often the only frame).
+pub fn is_framework_frame(frame: &str) -> bool {
+    framework_of(frame).is_some()
+}
+
+/// The server or framework a frame belongs to ([`is_framework_frame`]), by name.
+pub fn framework_of(frame: &str) -> Option<&'static str> {
+    [
+        ("org.apache.tomcat.", "Tomcat"),
+        ("org.apache.coyote.", "Tomcat"),
+        ("org.apache.catalina.", "Tomcat"),
+        ("org.eclipse.jetty.", "Jetty"),
+        ("io.netty.", "Netty"),
+        ("io.undertow.", "Undertow"),
+        ("org.xnio.", "Undertow"),
+        ("org.glassfish.grizzly.", "Grizzly"),
+        ("io.vertx.core.", "Vert.x"),
+        ("reactor.netty.", "Reactor Netty"),
+    ]
+    .iter()
+    .find(|(p, _)| frame.starts_with(p))
+    .map(|(_, name)| *name)
 }
 
 /// Frames of language runtimes' own plumbing (Clojure's `future-call`, `pmap`,
@@ -985,6 +1029,10 @@ mod real_app_fixes {
             "clojure.core$future_call.invokeStatic:7040"
         ));
         assert!(!is_plumbing_frame("user$eval12.invoke:3"));
+        assert!(is_framework_frame(
+            "org.apache.tomcat.util.net.AbstractEndpoint.processSocket:1862"
+        ));
+        assert!(!is_framework_frame("HashMapServlet.doGet:38"));
         let mut tb = TB::new();
         tb.site(7, "edu.rit.pj.ParallelTeamThread.run$weft:119");
         let m = Model::build(&tb.trace());

@@ -132,6 +132,18 @@ impl TB {
         tb
     }
 
+    /// A site with exactly these frames, innermost first.
+    pub fn site_frames(&mut self, id: u32, frames: &[&str]) -> &mut Self {
+        self.recs.push((
+            GLOBAL_THREAD,
+            Record::SiteDef {
+                id,
+                frames: frames.iter().map(|f| f.to_string()).collect(),
+            },
+        ));
+        self
+    }
+
     pub fn site(&mut self, id: u32, frame: &str) -> &mut Self {
         self.recs.push((
             GLOBAL_THREAD,

@@ -44,6 +44,25 @@ impl WaitGroup {
         self.total_ns.checked_div(self.count).unwrap_or(0)
     }
 
+    /// Whether these waits are a consumer waiting for work: the recorded stack goes
+    /// through a JDK queue's take or poll (a message loop's `LinkedBlockingQueue.take`,
+    /// a pool worker's `getTask`). Idle, not slowed.
+    pub fn waits_for_work(&self) -> bool {
+        self.stack.iter().any(|f| {
+            let Some(rest) = f.strip_prefix("java.util.concurrent.") else {
+                return false;
+            };
+            let method = rest.split(':').next().unwrap_or(rest);
+            let Some((class, name)) = method.rsplit_once('.') else {
+                return false;
+            };
+            (class.contains("Queue") || class.contains("Deque"))
+                && (name.starts_with("take")
+                    || name.starts_with("poll")
+                    || matches!(name, "transfer" | "xfer" | "awaitMatch" | "awaitFulfill"))
+        })
+    }
+
     /// `kind on Class at site` (the parts that are known).
     pub fn label(&self) -> String {
         let mut s = self.kind.to_string();
@@ -57,6 +76,31 @@ impl WaitGroup {
         }
         s
     }
+}
+
+/// A park on a `Condition` is a `Condition.await`: the agent gives the lock the
+/// condition belongs to (its AQS: `ReentrantLock$NonfairSync`), shown as the lock
+/// class a program names (`ReentrantLock`); older traces give the `ConditionObject`.
+/// A park whose blocker is a j.u.c. lock is never its acquisition: that is lock
+/// blocking, not a wait.
+fn condition_wait(kind: &'static str, class: Option<String>) -> (&'static str, Option<String>) {
+    const LOCKS: &[&str] = &[
+        "java.util.concurrent.locks.ReentrantLock",
+        "java.util.concurrent.locks.ReentrantReadWriteLock",
+    ];
+    let Some(c) = class.as_deref().filter(|_| kind == "park") else {
+        return (kind, class);
+    };
+    if let Some(l) = LOCKS.iter().find(|l| {
+        c.strip_prefix(**l)
+            .is_some_and(|rest| rest.starts_with('$'))
+    }) {
+        return ("Condition.await", Some(l.to_string()));
+    }
+    if c.ends_with("$ConditionObject") {
+        return ("Condition.await", class);
+    }
+    (kind, class)
 }
 
 /// Groups `waits` (with `details[i]` = (class id, site id) of `waits[i]`) and
@@ -96,10 +140,12 @@ pub fn group_waits(
         let site_name = own.or_else(|| inferred.then(|| class_sites[&(w.kind, class)][0].clone()));
         let key = (w.kind, class, site_name.clone());
         let i = *index.entry(key).or_insert_with(|| {
+            let name = (class != 0).then(|| model.class_name(class));
+            let (kind, name) = condition_wait(w.kind, name);
             accs.push(Acc {
                 group: WaitGroup {
-                    kind: w.kind,
-                    class: (class != 0).then(|| model.class_name(class)),
+                    kind,
+                    class: name,
                     site: site_name,
                     ..WaitGroup::default()
                 },
@@ -161,11 +207,45 @@ pub fn group_waits(
 
 #[cfg(test)]
 mod tests {
+    use super::condition_wait;
     use crate::model::Model;
     use crate::testutil::{C_THREAD, TB};
     use weft_trace::{wait_kind, Record};
 
     const MS: u64 = 1_000_000;
+
+    #[test]
+    fn condition_waits_name_their_lock() {
+        let c = |k, n: &str| condition_wait(k, Some(n.to_string()));
+        assert_eq!(
+            c(
+                "park",
+                "java.util.concurrent.locks.ReentrantLock$NonfairSync"
+            ),
+            (
+                "Condition.await",
+                Some("java.util.concurrent.locks.ReentrantLock".into())
+            )
+        );
+        assert_eq!(
+            c(
+                "park",
+                "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject"
+            )
+            .0,
+            "Condition.await"
+        );
+        assert_eq!(c("park", "demo.Gate"), ("park", Some("demo.Gate".into())));
+        assert_eq!(
+            c(
+                "Object.wait",
+                "java.util.concurrent.locks.ReentrantLock$FairSync"
+            )
+            .0,
+            "Object.wait"
+        );
+        assert_eq!(condition_wait("park", None), ("park", None));
+    }
 
     /// Two threads wait on `Row` at one site (one of them unsampled: its site is
     /// inferred) and park on a `Gate`; the groups split them and add up.

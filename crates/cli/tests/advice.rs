@@ -273,6 +273,23 @@ fn waits_are_grouped_by_object_class_and_site() {
         let line = format!("{kind} on {class} at {s}");
         assert!(text.contains(&line), "{line} not in\n{text}");
     }
+    // A Condition.await names the lock the condition belongs to, not the
+    // ConditionObject (a JDK class: in the table, no finding of its own).
+    let g = of(
+        "Condition.await",
+        "java.util.concurrent.locks.ReentrantLock",
+    );
+    assert_eq!(g.len(), 1, "one Condition.await group: {groups:#?}");
+    assert!(g[0]["count"].as_u64().unwrap() >= 60, "{}", g[0]);
+    let s = g[0]["site"].as_str().unwrap_or_default();
+    assert!(s.starts_with(&format!("{p}$Mailbox.take:")), "{}", g[0]);
+    assert!(
+        !groups.iter().any(|g| g["class"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("$ConditionObject")),
+        "{groups:#?}"
+    );
     // Joins wait on a Thread: a JDK class, not an application object.
     for f in r["findings"].as_array().unwrap() {
         if f["kind"] == "wait_contention" {

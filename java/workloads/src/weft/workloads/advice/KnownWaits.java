@@ -1,12 +1,16 @@
 package weft.workloads.advice;
 
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Waits of known kinds, objects and sites (like a database's row locks): each of
  * {@code threads} workers waits {@code rounds} times in {@code Object.wait} on a
  * {@code Row} (in {@code Row.lockRow}) and {@code rounds} times in
- * {@code LockSupport.park} with a {@code Gate} as blocker (in {@code Gate.pass}).
+ * {@code LockSupport.park} with a {@code Gate} as blocker (in {@code Gate.pass}), and
+ * {@code rounds} times in {@code Condition.await} of a {@code ReentrantLock} (in
+ * {@code Mailbox.take}).
  * The main thread releases a worker only once it is inside that wait (or, for the
  * gate, inside {@code park(gate)}), so every wait really happens, whatever the load.
  * Args: {@code [threads=3] [rounds=20]}.
@@ -46,20 +50,62 @@ public final class KnownWaits {
         }
     }
 
+    /** A one-slot mailbox: a condition of a ReentrantLock. */
+    static final class Mailbox {
+        private final ReentrantLock lock = new ReentrantLock();
+        private final Condition ready = lock.newCondition();
+        private boolean full;
+
+        void take() throws InterruptedException {
+            lock.lock();
+            try {
+                while (!full) {
+                    ready.await();
+                }
+                full = false;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** Whether a taker is inside await (it released the lock to wait). */
+        boolean hasTaker() {
+            lock.lock();
+            try {
+                return lock.hasWaiters(ready);
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        void put() {
+            lock.lock();
+            try {
+                full = true;
+                ready.signal();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         int threads = args.length > 0 ? Integer.parseInt(args[0]) : 3;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 20;
         Row[] rows = new Row[threads];
         Gate[] gates = new Gate[threads];
+        Mailbox[] boxes = new Mailbox[threads];
         Thread[] workers = new Thread[threads];
         for (int t = 0; t < threads; t++) {
             Row row = rows[t] = new Row();
             Gate gate = gates[t] = new Gate();
+            Mailbox box = boxes[t] = new Mailbox();
             workers[t] = new Thread(() -> {
                 try {
                     for (int r = 0; r < rounds; r++) {
                         row.lockRow();
                         gate.pass();
+                        box.take();
                     }
                 } catch (InterruptedException e) {
                     throw new RuntimeException(e);
@@ -82,11 +128,17 @@ public final class KnownWaits {
                 Thread.sleep(2);
                 gates[t].open = true;
                 LockSupport.unpark(w);
+                // Inside await and parked (WAITING): the signal finds it parked.
+                while (!(boxes[t].hasTaker() && w.getState() == Thread.State.WAITING)) {
+                    Thread.onSpinWait();
+                }
+                Thread.sleep(2);
+                boxes[t].put();
             }
         }
         for (Thread w : workers) {
             w.join();
         }
-        System.out.println("KnownWaits done: " + threads * rounds * 2 + " waits");
+        System.out.println("KnownWaits done: " + threads * rounds * 3 + " waits");
     }
 }
