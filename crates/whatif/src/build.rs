@@ -6,6 +6,11 @@
 
 use std::collections::BTreeMap;
 
+/// Mean run-queue wait per time slice above which the program's threads were
+/// kept off free CPUs by other work (a scheduler slice is milliseconds), rather
+/// than waiting the microseconds a wake-up takes on an idle machine.
+pub const LOADED_RUNQ_DELAY_NS: u64 = 500_000;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use weft_analysis::edges::EdgeKind;
@@ -774,7 +779,23 @@ pub fn build(a: &Analysis) -> ExecGraph {
     // threads computed. The kernel shares CPU between sessions (autogroups), not
     // threads: that capacity does not grow with more program threads.
     g.cores_effective = g.cores as f64;
-    if mean_factor < 0.9 && wall_sum > 0 {
+    // A thread woken by a lock hand-off or an unpark waits in the run queue too,
+    // for microseconds, on an idle machine: a program that hands off thousands of
+    // times a second reads as "got 74% of the CPU it asked for" with the CPUs
+    // free. Another process holding the CPUs makes a thread wait a scheduler
+    // slice (ms). Only the latter is capacity the program was denied.
+    let (runq, slices) = wall_per_thread
+        .keys()
+        .filter_map(|t| m.threads.get(t))
+        .filter_map(|i| Some((i.sched.first()?, i.sched.last()?)))
+        .fold((0u64, 0u64), |(r, n), (a, b)| {
+            (
+                r + b.runq_ns.saturating_sub(a.runq_ns),
+                n + b.timeslices.saturating_sub(a.timeslices),
+            )
+        });
+    let denied = slices == 0 || runq / slices >= LOADED_RUNQ_DELAY_NS;
+    if mean_factor < 0.9 && wall_sum > 0 && denied {
         let mut iv: Vec<(u64, u64)> = compute_walls
             .iter()
             .filter(|(t, _, _)| measured(t))
