@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use weft_analysis::edges::EdgeKind;
 use weft_analysis::events::EventKind;
-use weft_analysis::{Analysis, TaskKind};
+use weft_analysis::{Analysis, SchedPoint, TaskKind};
 use weft_trace::ThreadIndex;
 
 use crate::graph::{ExecGraph, Lock, Op, Pool, PoolId, Runs, Strand, StrandId};
@@ -784,17 +784,12 @@ pub fn build(a: &Analysis) -> ExecGraph {
     // times a second reads as "got 74% of the CPU it asked for" with the CPUs
     // free. Another process holding the CPUs makes a thread wait a scheduler
     // slice (ms). Only the latter is capacity the program was denied.
-    let (runq, slices) = wall_per_thread
-        .keys()
-        .filter_map(|t| m.threads.get(t))
-        .filter_map(|i| Some((i.sched.first()?, i.sched.last()?)))
-        .fold((0u64, 0u64), |(r, n), (a, b)| {
-            (
-                r + b.runq_ns.saturating_sub(a.runq_ns),
-                n + b.timeslices.saturating_sub(a.timeslices),
-            )
-        });
-    let denied = slices == 0 || runq / slices >= LOADED_RUNQ_DELAY_NS;
+    let denied = waited_a_scheduler_slice(
+        wall_per_thread
+            .keys()
+            .filter_map(|t| m.threads.get(t))
+            .map(|i| i.sched.as_slice()),
+    );
     if mean_factor < 0.9 && wall_sum > 0 && denied {
         let mut iv: Vec<(u64, u64)> = compute_walls
             .iter()
@@ -837,9 +832,61 @@ pub fn build(a: &Analysis) -> ExecGraph {
     g
 }
 
+/// Whether the program's threads were kept off the CPUs by other work: their mean
+/// run-queue wait per time slice, over their schedstat readings, is at least
+/// [`LOADED_RUNQ_DELAY_NS`]. Without readings (or time slices) it cannot tell and
+/// says yes, leaving the CPU-factor test alone to decide.
+fn waited_a_scheduler_slice<'a>(threads: impl Iterator<Item = &'a [SchedPoint]>) -> bool {
+    let (runq, slices) = threads.filter_map(|p| Some((p.first()?, p.last()?))).fold(
+        (0u64, 0u64),
+        |(r, n), (a, b)| {
+            (
+                r + b.runq_ns.saturating_sub(a.runq_ns),
+                n + b.timeslices.saturating_sub(a.timeslices),
+            )
+        },
+    );
+    slices == 0 || runq / slices >= LOADED_RUNQ_DELAY_NS
+}
+
 #[cfg(test)]
 mod tests {
-    use super::pool_name;
+    use super::{pool_name, waited_a_scheduler_slice};
+    use weft_analysis::SchedPoint;
+
+    fn points(runq_per_slice_ns: u64, slices: u64) -> Vec<SchedPoint> {
+        vec![
+            SchedPoint {
+                ts_ns: 0,
+                on_cpu_ns: 0,
+                runq_ns: 0,
+                timeslices: 0,
+            },
+            SchedPoint {
+                ts_ns: 400_000_000,
+                on_cpu_ns: 300_000_000,
+                runq_ns: runq_per_slice_ns * slices,
+                timeslices: slices,
+            },
+        ]
+    }
+
+    /// A lock hand-off every ~100 µs on an idle machine: 4,000 wake-ups of ~40 µs
+    /// each in the run queue (a CPU factor of ~0.65) is not capacity denied; the
+    /// same run beside busy processes waits milliseconds per slice.
+    #[test]
+    fn hand_off_wake_ups_are_not_a_loaded_machine() {
+        let idle = [points(40_000, 4_000), points(35_000, 4_000)];
+        assert!(!waited_a_scheduler_slice(idle.iter().map(Vec::as_slice)));
+        // The mean is per time slice: one thread's 60 long waits among 4,000 short
+        // wake-ups (84 µs a slice) do not make the machine loaded.
+        let mixed = [points(3_000_000, 60), points(40_000, 4_000)];
+        assert!(!waited_a_scheduler_slice(mixed.iter().map(Vec::as_slice)));
+        let busy = [points(3_000_000, 60), points(2_500_000, 80)];
+        assert!(waited_a_scheduler_slice(busy.iter().map(Vec::as_slice)));
+        // No readings: the CPU factor decides alone.
+        assert!(waited_a_scheduler_slice(std::iter::empty()));
+    }
 
     #[test]
     fn pool_names_drop_the_worker_number() {
