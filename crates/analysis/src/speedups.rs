@@ -717,7 +717,11 @@ fn sweep(
 /// blocked a few ms on the pool's lock while starting or exiting, beside a main
 /// thread working alone, are not a team.
 fn team(per: &[Acc], len: u64) -> Vec<usize> {
-    let work = works(per);
+    members(per, &works(per), len)
+}
+
+/// [`team`] with each thread's work ([`works`]) already computed.
+fn members(per: &[Acc], work: &[f64], len: u64) -> Vec<usize> {
     let max = work.iter().copied().fold(0.0, f64::max);
     if max <= 0.0 {
         return Vec::new();
@@ -771,16 +775,32 @@ fn bursts(raw: &[RawSection]) -> Vec<Vec<f64>> {
     out
 }
 
+/// Whether raw section `sec` (whose resumed threads do `burst` until their next
+/// resume) continues section `c` instead of starting one: its cut is no meeting
+/// point when the resumed threads are not in `sec`'s team, or, when `c` is
+/// parallel, when each resumed thread's burst is under [`TEAM_MIN_SHARE`] of the
+/// busiest thread's work in `c` (a short raw section cut again by another resume
+/// would otherwise make a 0.1 ms burst look like a team member).
+fn continues(c: &RawSection, sec: &RawSection, burst: &[f64]) -> bool {
+    if c.end != sec.start {
+        return false;
+    }
+    let joined = team(&sec.per, sec.end - sec.start);
+    if !sec.resumed.iter().any(|r| joined.contains(r)) {
+        return true;
+    }
+    let work = works(&c.per);
+    let busiest = work.iter().copied().fold(0.0, f64::max);
+    members(&c.per, &work, c.end - c.start).len() >= 2
+        && burst.iter().all(|&b| b < TEAM_MIN_SHARE * busiest)
+}
+
 /// A cut where only threads that then do (next to) nothing resumed is not a
 /// meeting point: a main thread returning from one `get` to call the next, a
 /// pool thread starting and parking at once. Such a section is merged into the
-/// one before (so the tail of an imbalanced section, where one thread works on
-/// alone, stays in it): when the resumed threads are not in the new section's
-/// team, or, when the section before is parallel, when what each resumed thread
-/// does until its next resume is under [`TEAM_MIN_SHARE`] of the busiest
-/// thread's work in it (a short raw section cut again by another resume would
-/// otherwise make a 0.1 ms burst look like a team member). Then a section whose
-/// team is one thread is serial.
+/// one before ([`continues`]), so the tail of an imbalanced section, where one
+/// thread works on alone, stays in it. Then a section whose team is one thread
+/// is serial.
 fn classify(raw: Vec<RawSection>) -> Classified {
     let mut out = Classified {
         parallel: Vec::new(),
@@ -800,16 +820,7 @@ fn classify(raw: Vec<RawSection>) -> Classified {
     let mut cur: Option<RawSection> = None;
     for (sec, burst) in raw.into_iter().zip(burst) {
         match cur.as_mut() {
-            Some(c)
-                if c.end == sec.start && {
-                    let members = team(&sec.per, sec.end - sec.start);
-                    !sec.resumed.iter().any(|r| members.contains(r)) || {
-                        let busiest = works(&c.per).into_iter().fold(0.0, f64::max);
-                        team(&c.per, c.end - c.start).len() >= 2
-                            && burst.iter().all(|&b| b < TEAM_MIN_SHARE * busiest)
-                    }
-                } =>
-            {
+            Some(c) if continues(c, &sec, &burst) => {
                 for (a, b) in c.per.iter_mut().zip(&sec.per) {
                     a.act += b.act;
                     a.cpu += b.cpu;
