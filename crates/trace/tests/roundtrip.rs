@@ -273,6 +273,35 @@ fn unknown_record_kinds_are_skipped_without_breaking_time_deltas() {
     assert_eq!(t.records[0].1, Record::GcStart { ts: 0 });
 }
 
+/// An `Unpark` of an earlier agent (target only, no duration) reads with `ns` 0,
+/// and the record after it keeps its time.
+#[test]
+fn unpark_without_duration_reads_as_not_measured() {
+    let mut file = encode_file_header(&identity_clock());
+    // Hand-made block: thread 0, Unpark (tag 100) at tick 20 with target 7 only, then GcStart.
+    let mut payload = vec![0u8];
+    payload.extend([100 | 0x80, 40, 1, 7]); // ts delta zigzag(20)=40, len 1, target 7
+    payload.extend([40 | 0x80, 4, 0]); // GcStart, delta zigzag(2)=4
+    let sum = crc32fast::hash(&payload);
+    file.extend((payload.len() as u32).to_le_bytes());
+    file.extend(sum.to_le_bytes());
+    file.extend(&payload);
+    let t = read_trace_bytes(&file).unwrap();
+    assert_eq!(t.unknown_records, 0);
+    let got: Vec<Record> = t.records.iter().map(|(_, r)| r.clone()).collect();
+    assert_eq!(
+        got,
+        vec![
+            Record::Unpark {
+                ts: 20,
+                target: 7,
+                ns: 0
+            },
+            Record::GcStart { ts: 22 }
+        ]
+    );
+}
+
 /// Encodes `recs` on thread 3 (definitions on the global block) and reads them back.
 fn round_trip(h: &Header, global: &[Record], recs: &[Record]) -> Trace {
     let mut file = encode_file_header(h);
@@ -429,11 +458,20 @@ fn whatif_records_round_trip() {
             kind: wait_kind::PARK,
             lock: 0,
         },
-        Record::Unpark { ts: 20, target: 1 },
-        Record::Unpark { ts: 15, target: 0 },
+        Record::Unpark {
+            ts: 20,
+            target: 1,
+            ns: 14_000,
+        },
+        Record::Unpark {
+            ts: 15,
+            target: 0,
+            ns: 0,
+        },
         Record::Unpark {
             ts: 40,
             target: u64::MAX,
+            ns: u64::MAX,
         },
         Record::WaitEnd { ts: 50 },
         // --lock-detail: enter, entered (spun), nested enter (no entered: at once), exits.
