@@ -17,7 +17,6 @@ use std::collections::{BTreeMap, HashMap};
 use weft_trace::ThreadIndex;
 
 use crate::cpu::merge_intervals;
-use crate::events::EventKind;
 use crate::locks::LockAnalysis;
 use crate::model::Model;
 pub use crate::model::SchedPoint;
@@ -137,7 +136,7 @@ pub fn gather(model: &Model, locks: &LockAnalysis, window: Option<&Window>) -> S
         t.waits = merge_intervals(&t.waits);
         t.blocked = merge_intervals(&t.blocked);
     }
-    gather_handoffs(model, &mut threads);
+    gather_handoffs(model, locks, &mut threads);
     let (window, window_source) = match window {
         Some(w) if w.covered_ns() > 0 => (Some((0, w.covered_ns())), window_source(w)),
         _ => (None, "run".to_string()),
@@ -167,25 +166,24 @@ pub fn gather(model: &Model, locks: &LockAnalysis, window: Option<&Window>) -> S
 /// at most [`HANDOFF_CAP`] × the median one: a call that took far longer was
 /// preempted (on a loaded machine the woken thread or another process took the
 /// waker's CPU), run-queue time rather than the lock's work.
-fn gather_handoffs(model: &Model, threads: &mut BTreeMap<ThreadIndex, ThreadTimeline>) {
+fn gather_handoffs(
+    model: &Model,
+    locks: &LockAnalysis,
+    threads: &mut BTreeMap<ThreadIndex, ThreadTimeline>,
+) {
     let by_java_id: HashMap<u64, ThreadIndex> = model
         .threads
         .values()
         .filter_map(|t| Some((t.java_id?, t.index)))
         .collect();
     let mut found: Vec<(ThreadIndex, u64, u64)> = Vec::new();
-    for evs in &model.events {
-        for e in evs.iter() {
-            if e.kind != EventKind::Unpark || e.b == 0 {
-                continue;
-            }
-            let Some(target) = by_java_id.get(&e.a).and_then(|t| threads.get(t)) else {
-                continue;
-            };
-            let i = target.blocked.partition_point(|b| b.1 <= e.ts);
-            if target.thread != evs.thread && target.blocked.get(i).is_some_and(|b| b.0 <= e.ts) {
-                found.push((evs.thread, e.ts, u64::from(e.b)));
-            }
+    for &(waker, ts, target, ns) in &locks.timed_unparks {
+        let Some(target) = by_java_id.get(&target).and_then(|t| threads.get(t)) else {
+            continue;
+        };
+        let i = target.blocked.partition_point(|b| b.1 <= ts);
+        if target.thread != waker && target.blocked.get(i).is_some_and(|b| b.0 <= ts) {
+            found.push((waker, ts, u64::from(ns)));
         }
     }
     if found.is_empty() {
