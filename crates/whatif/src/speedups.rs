@@ -603,9 +603,15 @@ mod tests {
             ];
             push(&mut g, strand(t, Some(0), 0, 400), &ops);
         }
-        let sp = speedups(&[(0, 400)], 2);
-        let gain = gain(&g, &sp, Limitation::Locks).unwrap();
+        let mut sp = speedups(&[(0, 400)], 2);
+        let gain = self::gain(&g, &sp, Limitation::Locks).unwrap();
         assert!((gain - 2.0).abs() < 1e-6, "{gain}");
+        // A quarter of the parallel active time handed the lock over (H_p/A_p): that
+        // work goes with the lock too, as in the closed form: 150 ns a thread.
+        sp.quantities.active_parallel = 400.0;
+        sp.quantities.lock_handoff_parallel = 100.0;
+        let gain = self::gain(&g, &sp, Limitation::Locks).unwrap();
+        assert!((gain - 400.0 / 150.0).abs() < 1e-6, "{gain}");
         // Four threads on two cores: a core each halves the time.
         let mut g = prologue();
         g.cores = 1;
