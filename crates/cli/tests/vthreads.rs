@@ -125,6 +125,25 @@ fn check_no_scheduler_records(major: u32, trace: &std::path::Path, virtual_threa
         }
     }
     assert_eq!(vt_starts, virtual_threads, "JDK {major}: VtStart records");
+    // JDK 21: mounts come from the probe on VirtualThread.yieldContinuation, so only a
+    // yield (a Started thread's sleep, a Pinner's pinned park) has a VtMount, not every
+    // first mount as with the JVM's events (25: the JVM's events, which unmounts from
+    // inside the JVM need).
+    let mounts = t
+        .records
+        .iter()
+        .filter(|(_, r)| matches!(r, Record::VtMount { .. }))
+        .count() as u64;
+    let how = t.header.get(weft_trace::header_keys::VT_MOUNTS);
+    if major == 21 {
+        assert_eq!(how, Some("yield_probe"), "JDK {major}");
+        assert!(
+            mounts < virtual_threads,
+            "JDK {major}: {mounts} VtMount records"
+        );
+    } else {
+        assert_eq!(how, Some("jvmti"), "JDK {major}");
+    }
 }
 
 fn check_common(major: u32, size: &Size, truth: &Value, report: &Value) {
