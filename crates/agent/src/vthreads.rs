@@ -139,13 +139,13 @@ pub fn instrument_yield(bytes: &[u8]) -> Option<Vec<u8>> {
 /// `weft.VtProbe`: the virtual thread `tid` is about to leave this carrier.
 #[no_mangle]
 pub extern "system" fn Java_weft_VtProbe_nUnmount(e: *mut JNIEnv, _c: jclass, tid: jlong) {
-    record_tid(e, tid as u64, "VtProbe.nUnmount", Event::Unmount);
+    record(e, Vt::Id(tid as u64), "VtProbe.nUnmount", Event::Unmount);
 }
 
 /// `weft.VtProbe`: the virtual thread `tid` is mounted on this carrier again.
 #[no_mangle]
 pub extern "system" fn Java_weft_VtProbe_nMount(e: *mut JNIEnv, _c: jclass, tid: jlong) {
-    record_tid(e, tid as u64, "VtProbe.nMount", Event::Mount);
+    record(e, Vt::Id(tid as u64), "VtProbe.nMount", Event::Mount);
 }
 
 /// `Thread.tid`'s jfieldID (0: not resolved yet).
@@ -282,31 +282,28 @@ fn task_of(jni: Jni, vthread: jobject) -> (u32, u32) {
     ids
 }
 
-fn record(env: *mut JNIEnv, thread: jobject, what: &str, event: Event) {
-    let ts = clock::now();
-    if !LIVE.load(Ordering::Relaxed) || !sink::recording() {
-        return;
-    }
-    // SAFETY: JVMTI passes the current thread's JNIEnv to its callbacks.
-    let jni = unsafe { Jni::from_raw(env) };
-    agent::guard(jni, what, || {
-        let Some(jni) = jni else { return Ok(()) };
-        emit(jni, ts, thread_id(jni, thread), thread, event);
-        Ok(())
-    })
+/// The virtual thread an event is about: its object (a JVMTI callback) or its Java
+/// thread id (a `weft.VtProbe` hook).
+#[derive(Clone, Copy)]
+enum Vt {
+    Object(jobject),
+    Id(u64),
 }
 
-/// [`record`] for a hook that passes the virtual thread's id (no thread object).
-fn record_tid(env: *mut JNIEnv, vt: u64, what: &str, event: Event) {
+fn record(env: *mut JNIEnv, vt: Vt, what: &str, event: Event) {
     let ts = clock::now();
     if !LIVE.load(Ordering::Relaxed) || !sink::recording() {
         return;
     }
-    // SAFETY: the JVM passes the current thread's JNIEnv to a native method.
+    // SAFETY: the JVM passes the current thread's JNIEnv to JVMTI callbacks and natives.
     let jni = unsafe { Jni::from_raw(env) };
     agent::guard(jni, what, || {
         let Some(jni) = jni else { return Ok(()) };
-        emit(jni, ts, vt, std::ptr::null_mut(), event);
+        let (id, thread) = match vt {
+            Vt::Object(t) => (thread_id(jni, t), t),
+            Vt::Id(id) => (id, std::ptr::null_mut()),
+        };
+        emit(jni, ts, id, thread, event);
         Ok(())
     })
 }
@@ -339,17 +336,22 @@ fn emit(jni: Jni, ts: u64, vt: u64, thread: jobject, event: Event) {
 }
 
 unsafe extern "system" fn on_start(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thread: jobject) {
-    record(env, thread, "VirtualThreadStart", Event::Start);
+    record(env, Vt::Object(thread), "VirtualThreadStart", Event::Start);
 }
 
 unsafe extern "system" fn on_end(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thread: jobject) {
-    record(env, thread, "VirtualThreadEnd", Event::End);
+    record(env, Vt::Object(thread), "VirtualThreadEnd", Event::End);
 }
 
 unsafe extern "system" fn on_mount(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thread: jobject) {
-    record(env, thread, "VirtualThreadMount", Event::Mount);
+    record(env, Vt::Object(thread), "VirtualThreadMount", Event::Mount);
 }
 
 unsafe extern "system" fn on_unmount(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thread: jobject) {
-    record(env, thread, "VirtualThreadUnmount", Event::Unmount);
+    record(
+        env,
+        Vt::Object(thread),
+        "VirtualThreadUnmount",
+        Event::Unmount,
+    );
 }
