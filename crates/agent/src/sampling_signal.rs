@@ -915,7 +915,7 @@ unsafe fn from_stub(
     let ra = *(sp as *const usize);
     let (ra, caller_sp, caller_fp) = if calls_stub(ra) {
         (ra, sp + 8, None)
-    } else if fp >= sp && fp - sp <= STUB_FRAME_BYTES && fp % 8 == 0 {
+    } else if fp >= sp && fp - sp <= STUB_FRAME_BYTES && fp.is_multiple_of(8) {
         let ra = *((fp + 8) as *const usize);
         if !calls_stub(ra) {
             return;
