@@ -14,6 +14,9 @@
 //!            (mov rbp, rsp)              only with -XX:+PreserveFramePointer
 //!            sub rsp, N
 //!            (cmp dword [r15 + d8], imm32; jne)   entry barrier, JDK 21+
+//! no bang:   sub rsp, F                  (imm32) a method that needs no stack bang
+//!            mov [rsp + F - 8], rbp
+//!            (entry barrier)
 //! epilogue:  add rsp, N
 //!            pop rbp
 //!            cmp rsp, [r15 + poll]       return poll
@@ -78,6 +81,14 @@ pub fn unwind(before: &[u8], at: &[u8], offset: usize) -> Option<Unwind> {
         return Some(NOT_BUILT);
     }
     let pushed = before.ends_with(&[0x55]) || before.ends_with(&[0x55, 0x48, 0x89, 0xe5]);
+    // A method without a stack bang (a leaf) allocates its frame first, with a
+    // 4-byte immediate, and then stores rbp at its top.
+    if !pushed && at.len() >= 7 && at.starts_with(&[0x48, 0x81, 0xec]) {
+        return Some(NOT_BUILT);
+    }
+    if let Some(u) = after_frame_first(before, at) {
+        return Some(u);
+    }
     if pushed && (is(&[0x48, 0x89, 0xe5]) || rsp_op(at, 0xec).is_some()) {
         return Some(RBP_PUSHED);
     }
@@ -101,6 +112,55 @@ pub fn unwind(before: &[u8], at: &[u8], offset: usize) -> Option<Unwind> {
         }
     }
     None
+}
+
+/// The prologue of a method without a stack bang: `sub rsp, F` (imm32 always)
+/// then `mov [rsp + F - 8], rbp`. At the `mov`: the return address is at
+/// [rsp + F], rbp not saved yet; right after it: saved at [rsp + F - 8].
+fn after_frame_first(before: &[u8], at: &[u8]) -> Option<Unwind> {
+    let sub_ends_at = |b: &[u8]| {
+        let h = b.len().checked_sub(7)?;
+        rsp_op(&b[h..], 0xec)
+            .filter(|&(_, len)| len == 7)
+            .map(|(f, _)| f)
+    };
+    if let Some(f) = sub_ends_at(before) {
+        return (save_rbp(at) == Some(f.checked_sub(8)?)).then_some(Unwind {
+            return_address_at: f,
+            saved_rbp_at: None,
+        });
+    }
+    let built = match before.len().checked_sub(ENTRY_BARRIER_BYTES) {
+        Some(h) if entry_barrier(&before[h..]) => &before[..h],
+        _ => before,
+    };
+    for len in [5, 8] {
+        let Some(h) = built.len().checked_sub(len) else {
+            continue;
+        };
+        let (pre, mov) = built.split_at(h);
+        let Some(f) = sub_ends_at(pre) else {
+            continue;
+        };
+        if save_rbp(mov) == Some(f.checked_sub(8)?) && mov.len() == len {
+            return Some(Unwind {
+                return_address_at: f,
+                saved_rbp_at: Some(f - 8),
+            });
+        }
+    }
+    None
+}
+
+/// `mov [rsp + d], rbp` at the start of `b` (d8 or d32 form): d.
+fn save_rbp(b: &[u8]) -> Option<usize> {
+    match b {
+        [0x48, 0x89, 0x6c, 0x24, d, ..] => Some(*d as usize).filter(|_| b.len() >= 5 && *d < 0x80),
+        [0x48, 0x89, 0xac, 0x24, a, b2, c, d, ..] => {
+            usize::try_from(i32::from_le_bytes([*a, *b2, *c, *d])).ok()
+        }
+        _ => None,
+    }
 }
 
 /// `add rsp, imm` (ext 0xc4) or `sub rsp, imm` (0xec) at the start of `b`:
@@ -244,6 +304,33 @@ mod tests {
             unwind(&cat(&[&BANG, &PUSH, &mov]), &SUB, 11),
             Some(RBP_PUSHED)
         );
+    }
+
+    #[test]
+    fn prologue_states_without_a_stack_bang() {
+        // JDK 25 (seen): UEP, then sub rsp, 0x18; mov [rsp+0x10], rbp.
+        let uep = [
+            0x66, 0x90, 0x44, 0x8b, 0x56, 0x08, 0x44, 0x3b, 0x50, 0x08, 0x0f, 0x85, 0xd0, 0x62,
+            0xab, 0xff,
+        ];
+        let sub = [0x48, 0x81, 0xec, 0x18, 0, 0, 0];
+        let mov = [0x48, 0x89, 0x6c, 0x24, 0x10];
+        assert_eq!(unwind(&uep, &cat(&[&sub, &mov]), 16), Some(NOT_BUILT));
+        let at_mov = Some(Unwind {
+            return_address_at: 0x18,
+            saved_rbp_at: None,
+        });
+        assert_eq!(unwind(&cat(&[&uep, &sub]), &mov, 23), at_mov);
+        let built = Some(Unwind {
+            return_address_at: 0x18,
+            saved_rbp_at: Some(0x10),
+        });
+        assert_eq!(unwind(&cat(&[&uep, &sub, &mov]), &BARRIER, 28), built);
+        let jne = [0x0f, 0x85, 0x10, 0, 0, 0];
+        assert_eq!(unwind(&cat(&[&sub, &mov, &BARRIER]), &jne, 36), built);
+        // A store of rbp elsewhere than the frame's top proves nothing.
+        let other = [0x48, 0x89, 0x6c, 0x24, 0x08];
+        assert_eq!(unwind(&cat(&[&uep, &sub]), &other, 23), None);
     }
 
     #[test]
