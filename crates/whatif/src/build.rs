@@ -18,6 +18,7 @@ use weft_analysis::events::EventKind;
 use weft_analysis::{Analysis, SchedPoint, TaskKind};
 use weft_trace::ThreadIndex;
 
+use crate::cpu_share::{share_intervals, share_over, ShareInterval};
 use crate::graph::{ExecGraph, Lock, Op, Pool, PoolId, Runs, Strand, StrandId};
 
 /// A dated fact on a thread that becomes an op of the strand running there.
@@ -612,17 +613,17 @@ pub fn build(a: &Analysis) -> ExecGraph {
     }
     wakes.sort_unstable();
     g.wake_ns = wakes.get(wakes.len() / 2).copied().unwrap_or(0);
-    let mut unpark_wakes: Vec<u64> = marks
-        .iter()
-        .flatten()
-        .filter_map(|d| match d.mark {
-            Mark::AwaitSignal(k) => {
-                let ts = sync_ts[k as usize];
-                (ts >= d.start && ts <= d.end && d.end > d.start).then(|| d.end - ts)
+    g.sync_wake_ns = vec![0; sync_ts.len()];
+    let mut unpark_wakes: Vec<u64> = Vec::new();
+    for d in marks.iter().flatten() {
+        if let Mark::AwaitSignal(k) = d.mark {
+            let ts = sync_ts[k as usize];
+            if ts >= d.start && ts <= d.end && d.end > d.start {
+                g.sync_wake_ns[k as usize] = d.end - ts;
+                unpark_wakes.push(d.end - ts);
             }
-            _ => None,
-        })
-        .collect();
+        }
+    }
     unpark_wakes.sort_unstable();
     g.unpark_wake_ns = unpark_wakes
         .get(unpark_wakes.len() / 2)
@@ -739,19 +740,29 @@ pub fn build(a: &Analysis) -> ExecGraph {
             }
         }
     }
+    // Per thread, the share of each interval between its readings (cpu_share.rs:
+    // run-queue time a wake-up spent inside a wait is not charged to compute).
+    let mut walls_of: HashMap<ThreadIndex, Vec<(u64, u64)>> = HashMap::default();
+    for &(t, b, e) in &compute_walls {
+        walls_of.entry(t).or_default().push((b, e));
+    }
+    let shares: HashMap<ThreadIndex, Vec<ShareInterval>> = walls_of
+        .iter()
+        .filter_map(|(t, w)| {
+            let info = m.threads.get(t)?;
+            Some((*t, share_intervals(&info.sched, w)))
+        })
+        .collect();
     let (mut cpu_sum, mut wall_sum) = (0f64, 0u64);
     let mut unmeasured: Vec<usize> = Vec::new();
     for (s, &(first, len)) in firsts.iter().enumerate() {
         let t = g.strands[s].thread;
-        let info = m.threads.get(&t);
+        let iv = shares.get(&t);
         for i in first as usize..(first + len) as usize {
             let Op::Compute(n) = all_ops[i] else { continue };
             let from = op_begin[i] + t0;
-            let k = info
-                .and_then(|ti| ti.sched_between(from, from + n))
-                // Kernels without schedstats report 0 on-CPU: no reading then.
-                .filter(|(c, _)| *c > 0)
-                .map(|(c, r)| c as f64 / (c + r) as f64)
+            let k = iv
+                .and_then(|iv| share_over(iv, from, from + n))
                 .or_else(|| thread_factor.get(&t).copied());
             match k {
                 Some(k) => {

@@ -554,7 +554,13 @@ impl Sim<'_> {
                     let k = k as usize;
                     if k < self.signalled.len() && !self.signalled[k] {
                         self.signalled[k] = true;
-                        let lat = self.g.unpark_wake_ns as f64 * self.p.latency_scale;
+                        // The wake-up this hand-off took in the recording
+                        // (docs/whatif.md §Latencies), else the median one.
+                        let lat = match self.g.sync_wake_ns.get(k) {
+                            Some(&ns) if ns > 0 => ns,
+                            _ => self.g.unpark_wake_ns,
+                        } as f64
+                            * self.p.latency_scale;
                         for w in std::mem::take(&mut self.signal_waiters[k]) {
                             self.wake(w, lat);
                         }

@@ -303,6 +303,56 @@ fn a_wake_up_latency_delays_each_woken_waiter_and_a_lost_signal_is_a_deadlock() 
 }
 
 #[test]
+fn each_hand_off_takes_the_wake_up_it_took_when_recorded() {
+    // Recorded wake-ups of the three hand-offs: 40, none (the park began after the
+    // unpark: the median, 5, is used if it blocks now), 10.
+    let mut g = handoff_graph(100, 30, 3);
+    g.unpark_wake_ns = 5;
+    g.sync_wake_ns = vec![40, 0, 10];
+    // Consumer: 100 + 40 -> 140, +30 -> 170; 200 + 5 -> 205, +30 -> 235;
+    // 300 + 10 -> 310, +30 -> 340.
+    assert_eq!(run(&g), 340);
+    // The producer 20% faster (signals at 80, 160, 240): each edge keeps its
+    // wake-up: 80 + 40 -> 120 -> 150; 160 + 5 -> 165 -> 195; 240 + 10 -> 250 -> 280.
+    let mut ov = Overlay::identity(&g);
+    ov.class_factor[3] = 0.8;
+    assert_eq!(simulate(&g, &ov, SimParams::default()).makespan_ns, 280);
+    // Latencies x2 (a sensitivity run): 100 + 80 -> 180 -> 210; the second signal
+    // (200) has fired by then: no wait, 210 -> 240; 300 + 20 -> 320 -> 350.
+    let p = SimParams {
+        latency_scale: 2.0,
+        ..SimParams::default()
+    };
+    assert_eq!(simulate(&g, &Overlay::identity(&g), p).makespan_ns, 350);
+}
+
+#[test]
+fn a_wake_up_leaves_the_core_to_others() {
+    // One core. main spawns a consumer and another thread, computes 100, signals.
+    // The other thread computes 60 from 0: both share the core until 120 (60 each),
+    // main alone 40 more -> signal at 160. The consumer, woken 50 after the unpark,
+    // holds no core meanwhile: ready at 210, done at 230.
+    let mut g = graph(1);
+    g.syncs = 1;
+    g.sync_wake_ns = vec![50];
+    let consumer = g.push_strand(
+        strand(Runs::Thread, None, 1),
+        &[Op::AwaitSignal(0), Op::Compute(20)],
+    );
+    let other = g.push_strand(strand(Runs::Thread, None, 2), &[Op::Compute(60)]);
+    g.push_strand(
+        strand(Runs::Thread, Some(0), 0),
+        &[
+            Op::Spawn(consumer),
+            Op::Spawn(other),
+            Op::Compute(100),
+            Op::Signal(0),
+        ],
+    );
+    assert_eq!(run(&g), 230);
+}
+
+#[test]
 fn a_refined_leaf_that_unparks_its_joiner_is_still_refined() {
     // One fork-join leaf of 1000 on a pool of 2 (2 cores) whose end unparks main,
     // which waits in a park: refined one level, its two halves run side by side.
