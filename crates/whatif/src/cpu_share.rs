@@ -8,8 +8,8 @@
 //! the run-queue time spent inside compute ops. A thread that parks and is woken
 //! also waits in the run queue *inside its waits*: between the unpark and the
 //! return of the park (a hand-off wake-up, 10–100 µs on a VM, thousands of times
-//! a second in a pipeline). Charging that to compute deflated the stages of the
-//! pipeline validation case to 0.6 of their CPU (getrusage: 0.77). So the
+//! a second in a pipeline). Charging that to compute deflated the outer stages of
+//! the pipeline validation case to 0.59 of their compute wall (getrusage: 0.77). So the
 //! run-queue time inside compute is at most what the compute wall leaves beside
 //! the on-CPU time: `Rc = min(R, max(0, W − C))`; the rest was spent in waits.
 //! With no such excess (`C + R ≤ W`) this is the plain `C / (C + R)`.
