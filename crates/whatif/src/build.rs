@@ -1026,4 +1026,92 @@ mod tests {
         );
         assert!(!r.deadlock);
     }
+
+    /// main parks from 10 to 50; a thread unparks it at 30: the hand-off keeps its
+    /// recorded wake-up (20). main's readings (0..100: 50 on CPU, 40 in the run
+    /// queue) over 60 of compute wall: 10 of the run-queue time fits in the compute
+    /// wall, the other 30 was the wake-up inside the park, so main's compute is
+    /// 60 x 50 / 60 = 50 (the rule before charged all 40 to it: 60 x 50 / 90 = 33).
+    #[test]
+    fn a_woken_thread_keeps_its_wake_up_and_its_cpu() {
+        use weft_trace::{wait_kind, Clock, Header, Record, Trace, GLOBAL_THREAD};
+        let start = |name: &str, java_id: u64, class_id: u32| Record::ThreadStart {
+            ts: 0,
+            name: name.into(),
+            java_id,
+            os_tid: 100 + java_id as u32,
+            daemon: false,
+            class_id,
+            target_class_id: 0,
+            target_ident: 0,
+            ident: java_id as u32,
+        };
+        let end = |ts| Record::ThreadEnd {
+            ts,
+            cpu_ns: 0,
+            voluntary_cs: 0,
+            involuntary_cs: 0,
+        };
+        let sched = |ts, thread, on_cpu_ns, runq_ns| Record::ThreadSched {
+            ts,
+            thread,
+            on_cpu_ns,
+            runq_ns,
+            timeslices: 1,
+        };
+        let mut records = vec![
+            (
+                GLOBAL_THREAD,
+                Record::ClassDef {
+                    id: 11,
+                    name: "demo.Waker".into(),
+                },
+            ),
+            (0, start("main", 1, 0)),
+            (
+                0,
+                Record::WaitBegin {
+                    ts: 10,
+                    kind: wait_kind::PARK,
+                    lock: 0,
+                },
+            ),
+            (0, Record::WaitEnd { ts: 50 }),
+            (0, end(100)),
+            (1, start("waker", 2, 11)),
+            (1, Record::Unpark { ts: 30, target: 1 }),
+            (1, end(40)),
+            (GLOBAL_THREAD, sched(0, 0, 0, 0)),
+            (GLOBAL_THREAD, sched(100, 0, 50, 40)),
+            (GLOBAL_THREAD, Record::End { ts: 100 }),
+        ];
+        records.sort_by_key(|(t, _)| *t);
+        let mut header = Header::default();
+        header.set(weft_trace::header_keys::CPUS, "2");
+        let trace = Trace {
+            header,
+            records,
+            truncated: false,
+            unknown_records: 0,
+            clock: Clock::new(0, 1.0),
+        };
+        let g = super::build(&weft_analysis::analyze(&trace));
+        assert_eq!(g.syncs, 1, "{:?}", g.ops);
+        assert_eq!(g.sync_wake_ns, vec![20]);
+        let main = g
+            .strands
+            .iter()
+            .position(|s| g.classes[s.class as usize] == "main")
+            .expect("main strand");
+        let ops = g.ops_of(main as u32);
+        assert!(ops.contains(&crate::Op::AwaitSignal(0)), "{ops:?}");
+        let cpu: u64 = ops
+            .iter()
+            .map(|o| match o {
+                crate::Op::Compute(n) => *n,
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(cpu, 50, "{ops:?}");
+    }
 }
