@@ -591,11 +591,13 @@ pub fn build(a: &Analysis) -> ExecGraph {
             {
                 if pe <= spawned && b >= spawned {
                     pickups[p as usize].push(b - spawned);
+                    g.task_pickup_ns.push((sid, b - spawned));
                 }
             }
             prev_end = Some(prev_end.map_or(e, |pe| pe.max(e)));
         }
     }
+    g.task_pickup_ns.sort_unstable();
     for (p, mut v) in pickups.into_iter().enumerate() {
         v.sort_unstable();
         g.pools[p].pickup_ns = v.get(v.len() / 2).copied().unwrap_or(0);
@@ -709,6 +711,12 @@ pub fn build(a: &Analysis) -> ExecGraph {
                 }
                 Mark::Await(c) => {
                     all_ops.push(Op::Await(c));
+                    // A wait that blocked keeps its wake-up (in op order: sorted).
+                    let te = g.strands[c as usize].observed_end_ns;
+                    if te >= d.start && te <= d.end && d.end > d.start {
+                        g.await_wake_ns
+                            .push(((all_ops.len() - 1) as u32, d.end - te));
+                    }
                     g.waits.exact_ns += d.end.saturating_sub(d.start);
                     cursor = cursor.max(d.end.min(st.observed_end_ns));
                 }

@@ -604,7 +604,11 @@ impl Sim<'_> {
             _ => self.pool_queue[p as usize].push_back(s),
         }
         if let Some(w) = self.idle[p as usize].pop() {
-            let lat = self.g.pools[p as usize].pickup_ns as f64 * self.p.latency_scale;
+            // The pickup this task took in the recording, else the pool's median
+            // (docs/whatif.md §Latencies).
+            let ns =
+                recorded(&self.g.task_pickup_ns, s).unwrap_or(self.g.pools[p as usize].pickup_ns);
+            let lat = ns as f64 * self.p.latency_scale;
             self.wake(w, lat);
         }
     }
@@ -645,9 +649,15 @@ impl Sim<'_> {
         self.state[strand as usize] = State::Done;
         self.end[strand as usize] = self.now;
         let w = std::mem::take(&mut self.waiters[strand as usize]);
-        let lat = self.g.wake_ns as f64 * self.p.latency_scale;
         for c in w {
-            self.wake(c, lat);
+            // The waiter is at its Await op: the wake-up that wait took in the
+            // recording, else the median one.
+            let ns = self.ctxs[c as usize]
+                .stack
+                .last()
+                .and_then(|f| recorded(&self.g.await_wake_ns, f.pc))
+                .unwrap_or(self.g.wake_ns);
+            self.wake(c, ns as f64 * self.p.latency_scale);
         }
     }
 
@@ -682,6 +692,13 @@ impl Sim<'_> {
                     .and_then(|v| self.ctxs[v as usize].deque.pop_front())
             })
     }
+}
+
+/// The recorded latency of `key` in a list sorted by key.
+fn recorded(list: &[(u32, u64)], key: u32) -> Option<u64> {
+    list.binary_search_by_key(&key, |x| x.0)
+        .ok()
+        .map(|i| list[i].1)
 }
 
 /// A small deterministic hash (splitmix64).

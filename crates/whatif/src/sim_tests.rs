@@ -327,6 +327,40 @@ fn each_hand_off_takes_the_wake_up_it_took_when_recorded() {
 }
 
 #[test]
+fn a_task_keeps_its_recorded_pickup_and_its_waiter_its_wake_up() {
+    // A pool of 1 (medians: pickup 3, wake-up 2). Task A was picked up 7 after its
+    // submission and its getter woke 11 after its end when recorded; task B has no
+    // recorded latency. main: submit A, get A, compute 10, submit B, get B.
+    // A: 0 + 7 -> 7, +100 -> 107; main wakes at 118, computes to 128;
+    // B: 128 + 3 -> 131, +50 -> 181; main wakes at 183.
+    let mut g = graph(2);
+    add_pool(&mut g, false, 1);
+    g.pools[0].pickup_ns = 3;
+    g.wake_ns = 2;
+    let a = g.push_strand(strand(Runs::Pool(0), None, 1), &[Op::Compute(100)]);
+    let b = g.push_strand(strand(Runs::Pool(0), None, 1), &[Op::Compute(50)]);
+    let main = g.push_strand(
+        strand(Runs::Thread, Some(0), 0),
+        &[
+            Op::Spawn(a),
+            Op::Await(a),
+            Op::Compute(10),
+            Op::Spawn(b),
+            Op::Await(b),
+        ],
+    );
+    let get_a = g.strands[main as usize].first + 1;
+    g.await_wake_ns = vec![(get_a, 11)];
+    g.task_pickup_ns = vec![(a, 7)];
+    assert_eq!(run(&g), 183);
+    // Inlined, A and B run on main: no pickup, no wake-up: 100 + 10 + 50.
+    let mut ov = Overlay::identity(&g);
+    ov.inline[a as usize] = true;
+    ov.inline[b as usize] = true;
+    assert_eq!(simulate(&g, &ov, SimParams::default()).makespan_ns, 160);
+}
+
+#[test]
 fn a_wake_up_leaves_the_core_to_others() {
     // One core. main spawns a consumer and another thread, computes 100, signals.
     // The other thread computes 60 from 0: both share the core until 120 (60 each),
