@@ -918,12 +918,30 @@ mod tests {
         assert_eq!(pool_name("stage"), "stage");
     }
 
+    /// The graph of a constructed trace on 2 CPUs (records in any thread order).
+    fn graph_of(
+        mut records: Vec<(weft_trace::ThreadIndex, weft_trace::Record)>,
+    ) -> crate::ExecGraph {
+        use weft_trace::{Clock, Header, Trace};
+        records.sort_by_key(|(t, _)| *t);
+        let mut header = Header::default();
+        header.set(weft_trace::header_keys::CPUS, "2");
+        let trace = Trace {
+            header,
+            records,
+            truncated: false,
+            unknown_records: 0,
+            clock: Clock::new(0, 1.0),
+        };
+        super::build(&weft_analysis::analyze(&trace))
+    }
+
     /// A fork-join join whose target was popped and run in place in the same clock
     /// tick as the join began (ForkJoin 300 50 256 on a loaded machine): the target
     /// must not become its own waiter (a deadlock in the model: "no estimate").
     #[test]
     fn a_join_in_the_tick_of_its_target_run_is_the_parent_s() {
-        use weft_trace::{Clock, Header, Record, Trace, GLOBAL_THREAD};
+        use weft_trace::{Record, GLOBAL_THREAD};
         let start = |name: &str, java_id: u64| Record::ThreadStart {
             ts: 1,
             name: name.into(),
@@ -949,7 +967,7 @@ mod tests {
             usage,
             class_id: 10,
         };
-        let mut records = vec![
+        let records = vec![
             (
                 GLOBAL_THREAD,
                 Record::ClassDef {
@@ -998,17 +1016,7 @@ mod tests {
             ),
             (GLOBAL_THREAD, Record::End { ts: 110 }),
         ];
-        records.sort_by_key(|(t, _)| *t);
-        let mut header = Header::default();
-        header.set(weft_trace::header_keys::CPUS, "2");
-        let trace = Trace {
-            header,
-            records,
-            truncated: false,
-            unknown_records: 0,
-            clock: Clock::new(0, 1.0),
-        };
-        let g = super::build(&weft_analysis::analyze(&trace));
+        let g = graph_of(records);
         let runs: Vec<usize> = (0..g.strands.len())
             .filter(|&i| g.classes[g.strands[i].class as usize] == "demo.Rec")
             .collect();
@@ -1042,7 +1050,7 @@ mod tests {
     /// 60 x 50 / 60 = 50 (the rule before charged all 40 to it: 60 x 50 / 90 = 33).
     #[test]
     fn a_woken_thread_keeps_its_wake_up_and_its_cpu() {
-        use weft_trace::{wait_kind, Clock, Header, Record, Trace, GLOBAL_THREAD};
+        use weft_trace::{wait_kind, Record, GLOBAL_THREAD};
         let start = |name: &str, java_id: u64, class_id: u32| Record::ThreadStart {
             ts: 0,
             name: name.into(),
@@ -1067,7 +1075,7 @@ mod tests {
             runq_ns,
             timeslices: 1,
         };
-        let mut records = vec![
+        let records = vec![
             (
                 GLOBAL_THREAD,
                 Record::ClassDef {
@@ -1093,17 +1101,7 @@ mod tests {
             (GLOBAL_THREAD, sched(100, 0, 50, 40)),
             (GLOBAL_THREAD, Record::End { ts: 100 }),
         ];
-        records.sort_by_key(|(t, _)| *t);
-        let mut header = Header::default();
-        header.set(weft_trace::header_keys::CPUS, "2");
-        let trace = Trace {
-            header,
-            records,
-            truncated: false,
-            unknown_records: 0,
-            clock: Clock::new(0, 1.0),
-        };
-        let g = super::build(&weft_analysis::analyze(&trace));
+        let g = graph_of(records);
         assert_eq!(g.syncs, 1, "{:?}", g.ops);
         assert_eq!(g.sync_wake_ns, vec![20]);
         let main = g
