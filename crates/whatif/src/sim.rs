@@ -148,6 +148,10 @@ struct Sim<'a> {
     ov: &'a Overlay,
     p: SimParams,
     cores: f64,
+    /// Whether recorded hand-offs keep their own latencies: not when the recording
+    /// was loaded (docs/whatif.md §Latencies: they then hold time other processes
+    /// had the CPU, which the capacity already accounts for).
+    per_hand_off: bool,
     now: f64,
     vclock: f64,
     running: BinaryHeap<Reverse<(F, u64, u32)>>,
@@ -203,6 +207,7 @@ pub fn simulate(g: &ExecGraph, ov: &Overlay, p: SimParams) -> SimResult {
         ov,
         p,
         cores,
+        per_hand_off: !(g.cores_effective > 0.0 && g.cores_effective < recorded),
         now: 0.0,
         vclock: 0.0,
         running: BinaryHeap::new(),
@@ -557,7 +562,7 @@ impl Sim<'_> {
                         // The wake-up this hand-off took in the recording
                         // (docs/whatif.md §Latencies), else the median one.
                         let lat = match self.g.sync_wake_ns.get(k) {
-                            Some(&ns) if ns > 0 => ns,
+                            Some(&ns) if ns > 0 && self.per_hand_off => ns,
                             _ => self.g.unpark_wake_ns,
                         } as f64
                             * self.p.latency_scale;
@@ -606,8 +611,9 @@ impl Sim<'_> {
         if let Some(w) = self.idle[p as usize].pop() {
             // The pickup this task took in the recording, else the pool's median
             // (docs/whatif.md §Latencies).
-            let ns =
-                recorded(&self.g.task_pickup_ns, s).unwrap_or(self.g.pools[p as usize].pickup_ns);
+            let ns = recorded(&self.g.task_pickup_ns, s)
+                .filter(|_| self.per_hand_off)
+                .unwrap_or(self.g.pools[p as usize].pickup_ns);
             let lat = ns as f64 * self.p.latency_scale;
             self.wake(w, lat);
         }
@@ -656,6 +662,7 @@ impl Sim<'_> {
                 .stack
                 .last()
                 .and_then(|f| recorded(&self.g.await_wake_ns, f.pc))
+                .filter(|_| self.per_hand_off)
                 .unwrap_or(self.g.wake_ns);
             self.wake(c, ns as f64 * self.p.latency_scale);
         }
