@@ -12,7 +12,11 @@
 //! the pipeline validation case to 0.59 of their compute wall (getrusage: 0.77). So the
 //! run-queue time inside compute is at most what the compute wall leaves beside
 //! the on-CPU time: `Rc = min(R, max(0, W − C))`; the rest was spent in waits.
-//! With no such excess (`C + R ≤ W`) this is the plain `C / (C + R)`.
+//! With no such excess (`C + R ≤ W`) this is the plain `C / (C + R)`. And the waits
+//! cannot hold more run-queue time than their wall (the rest of the interval, `O`):
+//! `Rc ≥ R − O`. With exact readings that never binds; readings are taken a little
+//! after their timestamps, and a thread that computed all along (2 threads on 1 CPU)
+//! could read `C + R` above the interval and be credited CPU it did not get.
 
 use weft_analysis::SchedPoint;
 
@@ -49,7 +53,10 @@ pub fn share_intervals(sched: &[SchedPoint], compute: &[(u64, u64)]) -> Vec<Shar
         }
         let c = w[1].on_cpu_ns.saturating_sub(w[0].on_cpu_ns) as f64;
         let r = w[1].runq_ns.saturating_sub(w[0].runq_ns) as f64;
-        let rc = r.min((wall[j] as f64 - c).max(0.0));
+        // What the compute wall cannot hold was in the waits, and the waits (the
+        // rest of the interval) cannot hold more than their wall.
+        let other = (w[1].ts_ns - w[0].ts_ns).saturating_sub(wall[j]) as f64;
+        let rc = r.min((wall[j] as f64 - c).max(0.0)).max(r - other);
         out[j].share = if c > 0.0 {
             Some(c / (c + rc))
         } else if wall[j] == 0 {
@@ -123,6 +130,18 @@ mod tests {
         // Ran all the time it computed: 1.
         let s = share_intervals(&[at(0, 0, 0), at(100, 40, 0)], &[(0, 40)]);
         assert_eq!(s[0].share, Some(1.0));
+    }
+
+    #[test]
+    fn waits_hold_no_more_run_queue_time_than_their_wall() {
+        // Computed all of 0..100, readings a little late: 60 on CPU + 50 run queue.
+        // No wait to hold the excess: all 50 was in compute, 60 / 110 (not 60 / 100).
+        let s = share_intervals(&[at(0, 0, 0), at(100, 60, 50)], &[(0, 100)]);
+        assert!((s[0].share.unwrap() - 60.0 / 110.0).abs() < 1e-12);
+        // 20 of waits: the compute wall (80) leaves 20 beside the 60 on CPU, but the
+        // waits hold at most 20 of the 50: Rc = max(20, 50 - 20) = 30, 60 / 90.
+        let s = share_intervals(&[at(0, 0, 0), at(100, 60, 50)], &[(0, 80)]);
+        assert!((s[0].share.unwrap() - 60.0 / 90.0).abs() < 1e-12);
     }
 
     #[test]
