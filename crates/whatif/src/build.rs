@@ -1095,7 +1095,14 @@ mod tests {
             (0, Record::WaitEnd { ts: 50 }),
             (0, end(100)),
             (1, start("waker", 2, 11)),
-            (1, Record::Unpark { ts: 30, target: 1 }),
+            (
+                1,
+                Record::Unpark {
+                    ts: 30,
+                    target: 1,
+                    ns: 2,
+                },
+            ),
             (1, end(40)),
             (GLOBAL_THREAD, sched(0, 0, 0, 0)),
             (GLOBAL_THREAD, sched(100, 0, 50, 40)),
