@@ -112,6 +112,9 @@ pub struct ThreadEvents {
     pub thread: ThreadIndex,
     bytes: Vec<u8>,
     len: usize,
+    /// Which kinds are there (bit `kind as u8`): an analysis skips a thread, or a
+    /// whole pass, without the kinds it reads.
+    kinds: u32,
     /// The last pushed event's time and `a` (the bases of the next differences).
     last_ts: u64,
     last_a: u64,
@@ -214,6 +217,11 @@ const fn is_last_kind(k: EventKind) -> bool {
     }
 }
 const KIND_MASK: u8 = 0x1f;
+
+/// The bits of `kinds` in [`ThreadEvents::kinds`].
+fn kind_bits(kinds: &[EventKind]) -> u32 {
+    kinds.iter().fold(0, |m, &k| m | 1 << (k as u8))
+}
 const HAS_A: u8 = 0x20;
 const HAS_BC: u8 = 0x40;
 const HAS_FLAG: u8 = 0x80;
@@ -267,6 +275,11 @@ impl ThreadEvents {
         self.len == 0
     }
 
+    /// Whether any event is of one of `kinds`.
+    pub fn has_any(&self, kinds: &[EventKind]) -> bool {
+        self.kinds & kind_bits(kinds) != 0
+    }
+
     /// Bytes the events take.
     pub fn bytes(&self) -> usize {
         self.bytes.len()
@@ -301,6 +314,7 @@ impl ThreadEvents {
         self.last_ts = e.ts;
         self.last_a = e.a;
         self.len += 1;
+        self.kinds |= 1 << (e.kind as u8);
     }
 
     /// The events in order.
@@ -428,6 +442,7 @@ impl ThreadEvents {
             self.last_ts = p.event.ts;
             self.last_a = p.event.a;
             self.len += 1;
+            self.kinds |= 1 << (p.event.kind as u8);
         } else {
             self.push(p.event);
         }

@@ -864,6 +864,12 @@ impl Model {
             .map(|i| &self.events[i])
     }
 
+    /// Whether any thread has an event of one of `kinds` (a pass that reads only
+    /// those kinds is skipped without them).
+    pub fn has_any(&self, kinds: &[EventKind]) -> bool {
+        self.events.iter().any(|e| e.has_any(kinds))
+    }
+
     /// Events in the model, all threads.
     pub fn event_count(&self) -> usize {
         self.events.iter().map(ThreadEvents::len).sum()
