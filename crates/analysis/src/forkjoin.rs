@@ -276,70 +276,113 @@ fn usage_frame(stack: &mut [Frame]) -> Option<&mut Frame> {
     stack.iter_mut().rev().find(|f| f.usage != 0)
 }
 
-/// Dense slots for usage ids: the agent's usage ids are `buffer << 40 | n`, the
-/// n-th push of a buffer (1, 2, ...), so a usage's slot is its buffer's base plus
-/// n - 1, with no hashing per task (a map per task was most of the report's time
-/// on millions of tasks). Ids of another shape (sparse) get slots from a map.
-pub(crate) enum Slots {
-    Dense(HashMap<u64, (usize, u64)>),
-    Sparse(HashMap<u64, usize>),
+/// A slot for each pushed usage id, numbered in the order of the pushes' (time,
+/// id): the fork-join analysis keeps its usages by slot, so its list comes out in
+/// the report's order without a sort (sorting millions of usages was a tenth of
+/// the report's time). Built once by the model build ([`UsageSlots::of_events`]);
+/// the task model reads it too.
+///
+/// The agent's usage ids are `buffer << 40 | n`, the n-th push of a buffer (1, 2,
+/// ...): a usage's dense index is its buffer's base plus n - 1 (no hashing per
+/// task), and `order` maps it to its slot. Ids of another shape (sparse) get
+/// their slots from a map.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UsageSlots {
+    /// Buffer -> (first dense index, pushes numbered); empty when sparse.
+    bases: HashMap<u64, (usize, u64)>,
+    /// Dense index -> slot ([`NO_SLOT`]: no push of that number was seen).
+    order: Vec<u32>,
+    sparse: HashMap<u64, u32>,
+    len: usize,
 }
 
 const PUSH_NUMBER_BITS: u32 = 40;
+const NO_SLOT: u32 = u32::MAX;
 
-impl Slots {
-    /// Slots for the usages the model's pushes name; also their number.
-    pub(crate) fn of_pushes(model: &Model) -> (Slots, usize) {
-        let pushes = || {
-            model.events.iter().flat_map(|evs| {
+impl UsageSlots {
+    /// The slots of the usages the events' pushes (`FjFork`, `FjSubmit`) name.
+    pub(crate) fn of_events(events: &[crate::events::ThreadEvents]) -> UsageSlots {
+        let push_kinds = [EventKind::FjFork, EventKind::FjSubmit];
+        // (time, id) of every push: each thread's in time order (sorted if not), so
+        // the stable sort below merges a few sorted runs.
+        let mut pushes: Vec<(u64, u64)> = Vec::new();
+        for evs in events.iter().filter(|t| t.has_any(&push_kinds)) {
+            let from = pushes.len();
+            pushes.extend(
                 evs.iter()
                     .filter(|e| matches!(e.kind, EventKind::FjFork | EventKind::FjSubmit))
-                    .map(|e| e.a)
-            })
-        };
+                    .map(|e| (e.ts, e.a)),
+            );
+            if !pushes[from..].is_sorted() {
+                pushes[from..].sort_unstable();
+            }
+        }
+        pushes.sort();
         let mut max: HashMap<u64, u64> = HashMap::default();
-        let mut count = 0usize;
-        for u in pushes() {
+        for &(_, u) in &pushes {
             let (b, n) = (u >> PUSH_NUMBER_BITS, u & ((1 << PUSH_NUMBER_BITS) - 1));
             let m = max.entry(b).or_default();
             *m = (*m).max(n);
-            count += 1;
         }
         let total: u64 = max.values().sum();
-        if total <= 2 * count as u64 + 1024 {
+        let mut out = UsageSlots::default();
+        if total <= 2 * pushes.len() as u64 + 1024 {
             let mut bases: Vec<(u64, u64)> = max.into_iter().collect();
             bases.sort_unstable();
             let mut next = 0usize;
-            let mut dense = HashMap::default();
             for (b, n) in bases {
-                dense.insert(b, (next, n));
+                out.bases.insert(b, (next, n));
                 next += n as usize;
             }
-            (Slots::Dense(dense), next)
-        } else {
-            let mut sparse = HashMap::default();
-            for u in pushes() {
-                let next = sparse.len();
-                sparse.entry(u).or_insert(next);
+            out.order = vec![NO_SLOT; next];
+            for &(_, u) in &pushes {
+                let d = out.dense(u).expect("a pushed id has a dense index");
+                if out.order[d] == NO_SLOT {
+                    out.order[d] = slot_number(out.len);
+                    out.len += 1;
+                }
             }
-            let n = sparse.len();
-            (Slots::Sparse(sparse), n)
+        } else {
+            for &(_, u) in &pushes {
+                let next = slot_number(out.sparse.len());
+                out.sparse.entry(u).or_insert(next);
+            }
+            out.len = out.sparse.len();
         }
+        out
     }
 
-    pub(crate) fn get(&self, usage: u64) -> Option<usize> {
-        match self {
-            Slots::Dense(bases) => {
-                let (b, n) = (
-                    usage >> PUSH_NUMBER_BITS,
-                    usage & ((1 << PUSH_NUMBER_BITS) - 1),
-                );
-                let &(base, count) = bases.get(&b)?;
-                (n >= 1 && n <= count).then(|| base + (n - 1) as usize)
-            }
-            Slots::Sparse(m) => m.get(&usage).copied(),
-        }
+    /// The dense index of an id of the agent's shape.
+    fn dense(&self, usage: u64) -> Option<usize> {
+        let (b, n) = (
+            usage >> PUSH_NUMBER_BITS,
+            usage & ((1 << PUSH_NUMBER_BITS) - 1),
+        );
+        let &(base, count) = self.bases.get(&b)?;
+        (n >= 1 && n <= count).then(|| base + (n - 1) as usize)
     }
+
+    /// The slot of a pushed usage.
+    pub(crate) fn get(&self, usage: u64) -> Option<usize> {
+        if self.bases.is_empty() {
+            return self.sparse.get(&usage).map(|&s| s as usize);
+        }
+        let s = *self.order.get(self.dense(usage)?)?;
+        (s != NO_SLOT).then_some(s as usize)
+    }
+
+    /// Number of slots (distinct pushed usages).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+fn slot_number(n: usize) -> u32 {
+    u32::try_from(n).expect("fewer than 2^32 fork-join usages")
 }
 
 /// The strand events of every usage run (docs/forkjoin.md §Span), by usage slot:
@@ -418,17 +461,16 @@ impl Strands {
 }
 
 /// The usages by slot (id 0: no push seen for the slot).
-struct UsageTable {
-    slots: Slots,
+struct UsageTable<'m> {
+    slots: &'m UsageSlots,
     items: Vec<Usage>,
 }
 
-impl UsageTable {
-    fn new(model: &Model) -> UsageTable {
-        let (slots, n) = Slots::of_pushes(model);
+impl UsageTable<'_> {
+    fn new(model: &Model) -> UsageTable<'_> {
         UsageTable {
-            slots,
-            items: vec![Usage::default(); n],
+            slots: &model.usage_slots,
+            items: vec![Usage::default(); model.usage_slots.len()],
         }
     }
 
@@ -492,7 +534,7 @@ impl UsageTable {
     }
 }
 
-impl std::ops::Index<&u64> for UsageTable {
+impl std::ops::Index<&u64> for UsageTable<'_> {
     type Output = Usage;
     fn index(&self, id: &u64) -> &Usage {
         self.get(id).expect("a usage that was pushed")
@@ -959,11 +1001,14 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     }
     out.pools = pools.into_values().collect();
     out.threads = threads.into_values().collect();
-    // The table's own list, in place (a second list of usages was the peak);
-    // ids are unique, so an unstable sort (no buffer) gives the one order.
+    // The table's own list, in place (a second list of usages was the peak): in
+    // (push time, id) order already (see `UsageSlots`), unless an id was pushed
+    // twice; ids are unique, so an unstable sort (no buffer) gives the one order.
     let mut us: Vec<Usage> = std::mem::take(&mut usages.items);
     us.retain(|u| u.id != 0);
-    us.sort_unstable_by_key(|u| (u.push_ns, u.id));
+    if !us.is_sorted_by_key(|u| (u.push_ns, u.id)) {
+        us.sort_unstable_by_key(|u| (u.push_ns, u.id));
+    }
     out.usages = us;
     out
 }

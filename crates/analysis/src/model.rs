@@ -197,6 +197,9 @@ pub struct Model {
     pub inner_tasks: Vec<(u32, u32)>,
     /// Details of fork-join pushes that have any (`FjFork`/`FjSubmit` argument c).
     pub fj_push_details: Vec<FjPushDetail>,
+    /// A slot for each pushed fork-join usage, in push order (built with the
+    /// events; read by the fork-join and task models).
+    pub usage_slots: crate::forkjoin::UsageSlots,
     /// Sampled fork sites: (usage, site), in file order.
     pub fj_sites: Vec<(u64, u32)>,
     /// Fork-join pool workers: thread -> (pool identity, pool class, parallelism).
@@ -797,6 +800,7 @@ impl ModelBuilder {
                 e
             })
             .collect();
+        m.usage_slots = crate::forkjoin::UsageSlots::of_events(&m.events);
         m.inner_tasks.shrink_to_fit();
         m.fj_push_details.shrink_to_fit();
         // Pair GC starts and ends in time order; an end without a start is ignored,

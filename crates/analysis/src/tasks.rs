@@ -397,8 +397,8 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     let mut forked: Vec<(Ident, u64, ThreadIndex)> = Vec::new();
     // The thread that forked each fork-join usage, by usage slot (a usage is
     // forked once: its run's creator).
-    let (usage_slots, nslots) = crate::forkjoin::Slots::of_pushes(model);
-    let mut push_thread: Vec<ThreadIndex> = vec![ThreadIndex::MAX; nslots];
+    let usage_slots = &model.usage_slots;
+    let mut push_thread: Vec<ThreadIndex> = vec![ThreadIndex::MAX; usage_slots.len()];
     // External fork-join submissions: usage -> the submitted object's identity hash,
     // so the run matches its `Submit` (and joins on the object find it).
     let mut ext_ident: HashMap<u64, u32> = HashMap::default();
