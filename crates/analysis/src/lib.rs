@@ -106,21 +106,30 @@ pub fn analyze_model_staged(
     window: Option<window::Window>,
     mut stage: impl FnMut(&str),
 ) -> Analysis {
-    let tasks = tasks::analyze_tasks(&model);
-    stage("tasks");
-    let forkjoin = forkjoin::analyze(&model);
-    stage("forkjoin");
-    let cpu = CpuProfile::build(&model);
-    stage("cpu");
-    let locks = locks::analyze_locks(&model);
-    stage("locks");
-    let profile = profile::Profile::build(&model, &tasks, &locks);
-    stage("profile");
-    let virtual_threads = vthreads::analyze_virtual_threads(&model);
-    stage("virtual threads");
-    let lock_groups = lock_groups::group(&locks);
-    let activity = activity::analyze(&model, &tasks, &locks);
-    stage("activity");
+    // Two threads (the report's wall time; the machine weft runs on has more than
+    // one CPU): the analyses that read the model only run beside the task model,
+    // and the ones that read the task model beside the fork-join model. The two
+    // models (the largest) never run at once: their peaks would add up.
+    let (tasks, (cpu, locks, virtual_threads, speedups)) = std::thread::scope(|s| {
+        let side = s.spawn(|| {
+            let cpu = CpuProfile::build(&model);
+            let locks = locks::analyze_locks(&model);
+            let virtual_threads = vthreads::analyze_virtual_threads(&model);
+            let speedups = speedups::analyze(&model, &locks, window.as_ref());
+            (cpu, locks, virtual_threads, speedups)
+        });
+        let tasks = tasks::analyze_tasks(&model);
+        (tasks, joined(side))
+    });
+    stage("tasks, cpu, locks, virtual threads, speedups");
+    let (forkjoin, (profile, lock_groups, activity)) = std::thread::scope(|s| {
+        let side = s.spawn(|| forkjoin::analyze(&model));
+        let profile = profile::Profile::build(&model, &tasks, &locks);
+        let lock_groups = lock_groups::group(&locks);
+        let activity = activity::analyze(&model, &tasks, &locks);
+        (joined(side), (profile, lock_groups, activity))
+    });
+    stage("forkjoin, profile, activity");
     let findings = findings::find(&findings::Inputs {
         model: &model,
         tasks: &tasks,
@@ -132,8 +141,6 @@ pub fn analyze_model_staged(
         virtual_threads: &virtual_threads,
     });
     stage("findings");
-    let speedups = speedups::analyze(&model, &locks, window.as_ref());
-    stage("speedups");
     Analysis {
         model,
         tasks,
@@ -148,6 +155,11 @@ pub fn analyze_model_staged(
         virtual_threads,
         speedups,
     }
+}
+
+/// The result of a scoped thread; its panic goes on in the caller.
+fn joined<T>(h: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
 }
 
 #[cfg(test)]
