@@ -462,15 +462,15 @@ impl Strands {
 
 /// The usages by slot (id 0: no push seen for the slot).
 struct UsageTable<'m> {
-    slots: &'m UsageSlots,
+    slots: std::borrow::Cow<'m, UsageSlots>,
     items: Vec<Usage>,
 }
 
-impl UsageTable<'_> {
-    fn new(model: &Model) -> UsageTable<'_> {
+impl<'m> UsageTable<'m> {
+    fn new(slots: std::borrow::Cow<'m, UsageSlots>) -> UsageTable<'m> {
         UsageTable {
-            slots: &model.usage_slots,
-            items: vec![Usage::default(); model.usage_slots.len()],
+            items: vec![Usage::default(); slots.len()],
+            slots,
         }
     }
 
@@ -542,8 +542,18 @@ impl std::ops::Index<&u64> for UsageTable<'_> {
 }
 
 pub fn analyze(model: &Model) -> ForkJoinAnalysis {
+    analyze_with(model, std::borrow::Cow::Borrowed(&model.usage_slots))
+}
+
+/// [`analyze`] with the model's usage slots taken out of it: they are freed as
+/// soon as the trees are built, before the analysis's peak memory.
+pub(crate) fn analyze_taking_slots(model: &Model, slots: UsageSlots) -> ForkJoinAnalysis {
+    analyze_with(model, std::borrow::Cow::Owned(slots))
+}
+
+fn analyze_with(model: &Model, slots: std::borrow::Cow<'_, UsageSlots>) -> ForkJoinAnalysis {
     let mut out = ForkJoinAnalysis::default();
-    let mut usages = UsageTable::new(model);
+    let mut usages = UsageTable::new(slots);
     // The previous usage of a reused task, for the usages whose last push had one
     // (rare: not a field of every usage).
     let mut reused_prev: HashMap<u64, u64> = HashMap::default();
@@ -806,37 +816,56 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     // Children by parent slot, in one list (CSR): kids of slot i are
     // kids_all[kid_start[i]..kid_start[i + 1]] (slots).
     let nslots = usages.items.len();
+    // Each usage's parent as SLOT_TAG | its slot in its own field while the trees
+    // are built, so that the slots are freed before the trees' lists are made (the
+    // analysis's peak); parents that are not usages are kept aside and put back.
+    const SLOT_TAG: u64 = 1 << 63;
+    let mut not_usages: Vec<(usize, u64)> = Vec::new();
+    let mut kid_start: Vec<u32> = vec![0; nslots + 1];
+    let mut roots: Vec<u32> = Vec::new();
+    for i in 0..nslots {
+        let u = &usages.items[i];
+        if u.id == 0 {
+            continue;
+        }
+        let p = u.parent().filter(|p| usages.contains_key(p));
+        match p.and_then(|p| usages.slots.get(p)) {
+            Some(p) => {
+                kid_start[p + 1] += 1;
+                usages.items[i].parent = SLOT_TAG | p as u64;
+            }
+            None => {
+                roots.push(i as u32);
+                if u.parent & SLOT_TAG != 0 {
+                    not_usages.push((i, u.parent));
+                    usages.items[i].parent = 0;
+                }
+            }
+        }
+    }
+    // No usage is looked up by id from here on.
+    if let std::borrow::Cow::Owned(slots) = &mut usages.slots {
+        *slots = UsageSlots::default();
+    }
+    let tagged_parent =
+        |u: &Usage| (u.parent & SLOT_TAG != 0).then(|| (u.parent & !SLOT_TAG) as usize);
     let push_order = |&a: &u32, &b: &u32| {
         let (x, y) = (&usages.items[a as usize], &usages.items[b as usize]);
         (x.push_ns, x.id).cmp(&(y.push_ns, y.id))
     };
-    let parent_slot = |u: &Usage| -> Option<usize> {
-        let p = u.parent().filter(|p| usages.contains_key(p))?;
-        usages.slots.get(p)
-    };
-    let mut kid_start: Vec<u32> = vec![0; nslots + 1];
-    let mut roots: Vec<u32> = Vec::new();
-    for (i, u) in usages.items.iter().enumerate() {
-        if u.id == 0 {
-            continue;
-        }
-        match parent_slot(u) {
-            Some(p) => kid_start[p + 1] += 1,
-            None => roots.push(i as u32),
-        }
-    }
     roots.sort_unstable_by(push_order);
     for i in 0..nslots {
         kid_start[i + 1] += kid_start[i];
     }
     // Filled from each range's end down (no second list of places): kid_start[p + 1]
-    // ends at p's start, which is kid_start[p] (the ranges are sorted below).
+    // ends at p's start, which is kid_start[p] (the ranges are sorted below; the
+    // slots are near push order, so from the last usage down leaves little to sort).
     let mut kids_all: Vec<u32> = vec![0; kid_start[nslots] as usize];
-    for (i, u) in usages.items.iter().enumerate() {
+    for (i, u) in usages.items.iter().enumerate().rev() {
         if u.id == 0 {
             continue;
         }
-        if let Some(p) = parent_slot(u) {
+        if let Some(p) = tagged_parent(u) {
             kid_start[p + 1] -= 1;
             kids_all[kid_start[p + 1] as usize] = i as u32;
         }
@@ -846,6 +875,15 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     kid_start.push(kids_all.len() as u32);
     for i in 0..nslots {
         kids_all[kid_start[i] as usize..kid_start[i + 1] as usize].sort_unstable_by(push_order);
+    }
+    // The parents' ids back.
+    for i in 0..nslots {
+        if let Some(p) = tagged_parent(&usages.items[i]) {
+            usages.items[i].parent = usages.items[p].id;
+        }
+    }
+    for (i, parent) in not_usages {
+        usages.items[i].parent = parent;
     }
     let children = |slot: u32| -> &[u32] {
         let i = slot as usize;

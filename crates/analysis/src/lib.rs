@@ -102,7 +102,7 @@ pub fn analyze_model_window(model: Model, window: Option<window::Window>) -> Ana
 /// [`analyze_model_window`], calling `stage(name)` after each analysis (for
 /// the benchmark's per-stage times and memory).
 pub fn analyze_model_staged(
-    model: Model,
+    mut model: Model,
     window: Option<window::Window>,
     mut stage: impl FnMut(&str),
 ) -> Analysis {
@@ -122,8 +122,11 @@ pub fn analyze_model_staged(
         (tasks, joined(side))
     });
     stage("tasks, cpu, locks, virtual threads, speedups");
+    // The usage slots are for the two models only: the fork-join model frees them
+    // before its peak.
+    let slots = std::mem::take(&mut model.usage_slots);
     let (forkjoin, (profile, lock_groups, activity)) = std::thread::scope(|s| {
-        let side = s.spawn(|| forkjoin::analyze(&model));
+        let side = s.spawn(|| forkjoin::analyze_taking_slots(&model, slots));
         let profile = profile::Profile::build(&model, &tasks, &locks);
         let lock_groups = lock_groups::group(&locks);
         let activity = activity::analyze(&model, &tasks, &locks);

@@ -198,7 +198,8 @@ pub struct Model {
     /// Details of fork-join pushes that have any (`FjFork`/`FjSubmit` argument c).
     pub fj_push_details: Vec<FjPushDetail>,
     /// A slot for each pushed fork-join usage, in push order (built with the
-    /// events; read by the fork-join and task models).
+    /// events; read by the fork-join and task models, and emptied once they ran
+    /// in [`crate::analyze_model_staged`]).
     pub usage_slots: crate::forkjoin::UsageSlots,
     /// Sampled fork sites: (usage, site), in file order.
     pub fj_sites: Vec<(u64, u32)>,
