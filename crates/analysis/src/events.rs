@@ -367,7 +367,7 @@ impl ThreadEvents {
     /// events (`self`, in file order) by time: an event of `self` goes first when its
     /// time is not later. The fork-join events are written in batches, so their
     /// place among the thread's other records in the file is not their place in time.
-    pub fn merge(self, fj: ThreadEvents) -> ThreadEvents {
+    pub fn merge(&self, fj: &ThreadEvents) -> ThreadEvents {
         self.merge_fixing(fj, &[], |_| {})
     }
 
@@ -375,21 +375,23 @@ impl ThreadEvents {
     /// `indices` (positions in `fj`, ascending) on the way: a rare correction made
     /// in the one pass instead of decoding and packing `fj` again.
     pub fn merge_fixing(
-        mut self,
-        mut fj: ThreadEvents,
+        &self,
+        fj: &ThreadEvents,
         indices: &[usize],
         mut fix: impl FnMut(&mut Event),
     ) -> ThreadEvents {
         if !indices.is_empty() && self.is_empty() {
+            let mut fj = fj.clone();
             fj.map_events(indices, fix);
-            return self.merge(fj);
+            return self.merge(&fj);
         }
         if fj.is_empty() {
-            self.shrink();
-            return self;
+            let mut own = self.clone();
+            own.shrink();
+            return own;
         }
         if self.is_empty() {
-            let mut fj = fj;
+            let mut fj = fj.clone();
             fj.thread = self.thread;
             fj.shrink();
             return fj;
@@ -529,7 +531,7 @@ mod tests {
         fj.push(ev(EventKind::FjRunBegin, 10));
         fj.push(ev(EventKind::FjRunEnd, 20));
         fj.push(ev(EventKind::FjJoinBegin, 40));
-        let m = own.merge(fj);
+        let m = own.merge(&fj);
         let kinds: Vec<EventKind> = m.iter().map(|e| e.kind).collect();
         assert_eq!(
             kinds,
@@ -630,11 +632,11 @@ mod tests {
         fj_events.iter().for_each(|&e| fj.push(e));
         let mut expected: Vec<Event> = own_events.iter().chain(&fj_events).copied().collect();
         expected.sort_by_key(|e| e.ts);
-        let merged = own.clone().merge(fj.clone());
+        let merged = own.merge(&fj);
         assert_eq!(merged.len(), expected.len());
         assert_eq!(merged.iter().collect::<Vec<_>>(), expected);
         // A fix on the way (fork-join events 1 and 4) is the fix made before.
-        let fixed = own.merge_fixing(fj, &[1, 4], |e| e.b = 8);
+        let fixed = own.merge_fixing(&fj, &[1, 4], |e| e.b = 8);
         for e in expected.iter_mut() {
             if e.kind == EventKind::FjFork && [2, 4].contains(&(e.a & 0xff)) {
                 e.b = 8;

@@ -301,12 +301,14 @@ const NO_SLOT: u32 = u32::MAX;
 
 impl UsageSlots {
     /// The slots of the usages the events' pushes (`FjFork`, `FjSubmit`) name.
-    pub(crate) fn of_events(events: &[crate::events::ThreadEvents]) -> UsageSlots {
+    pub(crate) fn of_events<'e>(
+        events: impl Iterator<Item = &'e crate::events::ThreadEvents>,
+    ) -> UsageSlots {
         let push_kinds = [EventKind::FjFork, EventKind::FjSubmit];
         // (time, id) of every push: each thread's in time order (sorted if not), so
         // the stable sort below merges a few sorted runs.
         let mut pushes: Vec<(u64, u64)> = Vec::new();
-        for evs in events.iter().filter(|t| t.has_any(&push_kinds)) {
+        for evs in events.filter(|t| t.has_any(&push_kinds)) {
             let from = pushes.len();
             pushes.extend(
                 evs.iter()

@@ -784,24 +784,34 @@ impl ModelBuilder {
         for t in m.threads.values_mut() {
             t.sched.sort_by_key(|p| p.ts_ns);
         }
-        m.events = streams
-            .into_iter()
-            .map(|(thread, (own, fj))| {
-                let mut indices = unresolved.remove(&thread).unwrap_or_default();
-                indices.sort_unstable();
-                let mut e = own.merge_fixing(fj, &indices, |e| {
-                    if let Some(c) = fj_usage_class(e.a) {
-                        e.b = c;
+        // The usage slots (from the pushes, all in the fork-join streams) on a
+        // second thread while the streams are merged.
+        let (events, usage_slots) = std::thread::scope(|s| {
+            let slots = s.spawn(|| {
+                crate::forkjoin::UsageSlots::of_events(streams.values().map(|(_, fj)| fj))
+            });
+            let events: Vec<ThreadEvents> = streams
+                .iter()
+                .map(|(thread, (own, fj))| {
+                    let mut indices = unresolved.remove(thread).unwrap_or_default();
+                    indices.sort_unstable();
+                    let mut e = own.merge_fixing(fj, &indices, |e| {
+                        if let Some(c) = fj_usage_class(e.a) {
+                            e.b = c;
+                        }
+                    });
+                    // A virtual thread's records come from several carriers' blocks.
+                    if weft_trace::is_virtual_thread(e.thread) {
+                        e.sort_by_time();
                     }
-                });
-                // A virtual thread's records come from several carriers' blocks.
-                if weft_trace::is_virtual_thread(e.thread) {
-                    e.sort_by_time();
-                }
-                e
-            })
-            .collect();
-        m.usage_slots = crate::forkjoin::UsageSlots::of_events(&m.events);
+                    e
+                })
+                .collect();
+            (events, crate::joined(slots))
+        });
+        drop(streams);
+        m.events = events;
+        m.usage_slots = usage_slots;
         m.inner_tasks.shrink_to_fit();
         m.fj_push_details.shrink_to_fit();
         // Pair GC starts and ends in time order; an end without a start is ignored,
