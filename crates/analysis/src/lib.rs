@@ -109,7 +109,9 @@ pub fn analyze_model_staged(
     // Two threads (the report's wall time; the machine weft runs on has more than
     // one CPU): the analyses that read the model only run beside the task model,
     // and the ones that read the task model beside the fork-join model. The two
-    // models (the largest) never run at once: their peaks would add up.
+    // models (the largest) never run at once: their peaks would add up. The
+    // longer work of each pair is this thread's (its CPU time is then the
+    // report's critical path: WEFT_REPORT_STAGES).
     let (tasks, (cpu, locks, virtual_threads, speedups)) = std::thread::scope(|s| {
         let side = s.spawn(|| {
             let cpu = CpuProfile::build(&model);
@@ -126,11 +128,14 @@ pub fn analyze_model_staged(
     // before its peak.
     let slots = std::mem::take(&mut model.usage_slots);
     let (forkjoin, (profile, lock_groups, activity)) = std::thread::scope(|s| {
-        let side = s.spawn(|| forkjoin::analyze_taking_slots(&model, slots));
-        let profile = profile::Profile::build(&model, &tasks, &locks);
-        let lock_groups = lock_groups::group(&locks);
-        let activity = activity::analyze(&model, &tasks, &locks);
-        (joined(side), (profile, lock_groups, activity))
+        let side = s.spawn(|| {
+            let profile = profile::Profile::build(&model, &tasks, &locks);
+            let lock_groups = lock_groups::group(&locks);
+            let activity = activity::analyze(&model, &tasks, &locks);
+            (profile, lock_groups, activity)
+        });
+        let forkjoin = forkjoin::analyze_taking_slots(&model, slots);
+        (forkjoin, joined(side))
     });
     stage("forkjoin, profile, activity");
     let findings = findings::find(&findings::Inputs {
