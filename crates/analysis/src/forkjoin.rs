@@ -850,7 +850,7 @@ fn analyze_with(model: &Model, slots: std::borrow::Cow<'_, UsageSlots>) -> ForkJ
         *slots = UsageSlots::default();
     }
     let tagged_parent =
-        |u: &Usage| (u.parent & SLOT_TAG != 0).then(|| (u.parent & !SLOT_TAG) as usize);
+        |u: &Usage| (u.parent & SLOT_TAG != 0).then_some((u.parent & !SLOT_TAG) as usize);
     let push_order = |&a: &u32, &b: &u32| {
         let (x, y) = (&usages.items[a as usize], &usages.items[b as usize]);
         (x.push_ns, x.id).cmp(&(y.push_ns, y.id))
