@@ -717,8 +717,12 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     };
 
     // ---- submissions matched to executions (FIFO per identity, in begin order) ----
-    let mut order: Vec<u32> = (0..kept.len() as u32).collect();
-    order.sort_by_key(|&k| (nodes[kept[k as usize] as usize].begin, k));
+    // (No submission recorded, as in a fork-join program: nothing to order.)
+    let mut order: Vec<u32> = Vec::new();
+    if !submit_queues.is_empty() {
+        order = (0..kept.len() as u32).collect();
+        order.sort_by_key(|&k| (nodes[kept[k as usize] as usize].begin, k));
+    }
     // The submission matched to each kept execution (NO_SUBMIT: none).
     let mut matched: Vec<u32> = vec![NO_SUBMIT; kept.len()];
     for &k in &order {
