@@ -117,14 +117,8 @@ pub fn stream_trace<S: RecordSink>(
             .join()
             .unwrap_or_else(|p| std::panic::resume_unwind(p))
     });
-    let Decoded {
-        times,
-        fj,
-        unknown,
-        truncated,
-        saw_end,
-        damage,
-    } = decoded?;
+    let d = decoded?;
+    let (times, damage) = (d.times, d.damage);
     if !damage.is_empty() {
         let start_ticks = header.get_u64(crate::header_keys::START_TICKS).unwrap_or(0);
         let (losses, w) = damage.finish(start_ticks, |t| secs(clock.to_ns(t)));
@@ -139,10 +133,10 @@ pub fn stream_trace<S: RecordSink>(
         sink,
         StreamEnd {
             header,
-            truncated: truncated || !saw_end,
-            unknown_records: unknown,
+            truncated: d.truncated || !d.saw_end,
+            unknown_records: d.unknown,
             clock,
-            fj,
+            fj: d.fj,
             warnings,
         },
     ))
