@@ -467,11 +467,13 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
             block: None,
             wait: None,
         });
+        // Every kind the match below reads.
         let lock_kinds = [
             EventKind::LockBlock,
             EventKind::LockAcquired,
             EventKind::WaitBegin,
             EventKind::WaitEnd,
+            EventKind::Unpark,
         ];
         if !evs.has_any(&lock_kinds) {
             continue;
