@@ -141,7 +141,11 @@ pub fn joined_identities(
     completion_probes: &std::collections::HashSet<u32>,
 ) -> std::collections::HashSet<Ident> {
     let mut joined = std::collections::HashSet::new();
-    for evs in &model.events {
+    for evs in model
+        .events
+        .iter()
+        .filter(|t| t.has_any(&[EventKind::JoinBegin]))
+    {
         for e in evs.iter() {
             if e.kind == EventKind::JoinBegin && !completion_probes.contains(&e.b) {
                 let (c, id) = unobj(e.a);
@@ -166,13 +170,22 @@ pub fn resolve_joins(
     per_thread: &HashMap<ThreadIndex, Vec<usize>>,
     out: &mut Edges,
 ) {
+    // No join or get recorded (a fork-join program: its joins are fork-join
+    // events): nothing to resolve, and no pass over the events.
+    if !model.has_any(&[EventKind::JoinBegin]) {
+        return;
+    }
     // One pass over the JoinBegins: completions (target -> (time, thread), sorted
     // below), and the identities that something joins, the only ones looked up in
     // the index of executions (an index of every execution cost ~100 MB per million
     // fork-join tasks, which join otherwise).
     let mut completions: HashMap<Ident, Vec<(u64, ThreadIndex)>> = HashMap::default();
     let mut joined: std::collections::HashSet<Ident> = std::collections::HashSet::new();
-    for evs in &model.events {
+    for evs in model
+        .events
+        .iter()
+        .filter(|t| t.has_any(&[EventKind::JoinBegin]))
+    {
         let thread = evs.thread;
         for e in evs.iter() {
             if e.kind == EventKind::JoinBegin {
@@ -203,7 +216,11 @@ pub fn resolve_joins(
         v.sort_unstable();
     }
     let mut joins = Vec::new();
-    for evs in &model.events {
+    for evs in model
+        .events
+        .iter()
+        .filter(|t| t.has_any(&[EventKind::JoinBegin]))
+    {
         let thread = evs.thread;
         let mut open: Vec<(u32, Ident)> = Vec::new();
         for e in evs.iter() {

@@ -113,6 +113,9 @@ pub struct ThreadEvents {
     pub thread: ThreadIndex,
     bytes: Vec<u8>,
     len: usize,
+    /// Which kinds are there (bit `kind as u8`): an analysis skips a thread, or a
+    /// whole pass, without the kinds it reads.
+    kinds: u32,
     /// The last pushed event's time and `a` (the bases of the next differences).
     last_ts: u64,
     last_a: u64,
@@ -215,6 +218,11 @@ const fn is_last_kind(k: EventKind) -> bool {
     }
 }
 const KIND_MASK: u8 = 0x1f;
+
+/// The bits of `kinds` in [`ThreadEvents::kinds`].
+fn kind_bits(kinds: &[EventKind]) -> u32 {
+    kinds.iter().fold(0, |m, &k| m | 1 << (k as u8))
+}
 const HAS_A: u8 = 0x20;
 const HAS_BC: u8 = 0x40;
 const HAS_FLAG: u8 = 0x80;
@@ -268,6 +276,11 @@ impl ThreadEvents {
         self.len == 0
     }
 
+    /// Whether any event is of one of `kinds`.
+    pub fn has_any(&self, kinds: &[EventKind]) -> bool {
+        self.kinds & kind_bits(kinds) != 0
+    }
+
     /// Bytes the events take.
     pub fn bytes(&self) -> usize {
         self.bytes.len()
@@ -302,6 +315,7 @@ impl ThreadEvents {
         self.last_ts = e.ts;
         self.last_a = e.a;
         self.len += 1;
+        self.kinds |= 1 << (e.kind as u8);
     }
 
     /// The events in order.
@@ -354,7 +368,7 @@ impl ThreadEvents {
     /// events (`self`, in file order) by time: an event of `self` goes first when its
     /// time is not later. The fork-join events are written in batches, so their
     /// place among the thread's other records in the file is not their place in time.
-    pub fn merge(self, fj: ThreadEvents) -> ThreadEvents {
+    pub fn merge(&self, fj: &ThreadEvents) -> ThreadEvents {
         self.merge_fixing(fj, &[], |_| {})
     }
 
@@ -362,21 +376,23 @@ impl ThreadEvents {
     /// `indices` (positions in `fj`, ascending) on the way: a rare correction made
     /// in the one pass instead of decoding and packing `fj` again.
     pub fn merge_fixing(
-        mut self,
-        mut fj: ThreadEvents,
+        &self,
+        fj: &ThreadEvents,
         indices: &[usize],
         mut fix: impl FnMut(&mut Event),
     ) -> ThreadEvents {
         if !indices.is_empty() && self.is_empty() {
+            let mut fj = fj.clone();
             fj.map_events(indices, fix);
-            return self.merge(fj);
+            return self.merge(&fj);
         }
         if fj.is_empty() {
-            self.shrink();
-            return self;
+            let mut own = self.clone();
+            own.shrink();
+            return own;
         }
         if self.is_empty() {
-            let mut fj = fj;
+            let mut fj = fj.clone();
             fj.thread = self.thread;
             fj.shrink();
             return fj;
@@ -429,6 +445,7 @@ impl ThreadEvents {
             self.last_ts = p.event.ts;
             self.last_a = p.event.a;
             self.len += 1;
+            self.kinds |= 1 << (p.event.kind as u8);
         } else {
             self.push(p.event);
         }
@@ -515,7 +532,7 @@ mod tests {
         fj.push(ev(EventKind::FjRunBegin, 10));
         fj.push(ev(EventKind::FjRunEnd, 20));
         fj.push(ev(EventKind::FjJoinBegin, 40));
-        let m = own.merge(fj);
+        let m = own.merge(&fj);
         let kinds: Vec<EventKind> = m.iter().map(|e| e.kind).collect();
         assert_eq!(
             kinds,
@@ -616,11 +633,11 @@ mod tests {
         fj_events.iter().for_each(|&e| fj.push(e));
         let mut expected: Vec<Event> = own_events.iter().chain(&fj_events).copied().collect();
         expected.sort_by_key(|e| e.ts);
-        let merged = own.clone().merge(fj.clone());
+        let merged = own.merge(&fj);
         assert_eq!(merged.len(), expected.len());
         assert_eq!(merged.iter().collect::<Vec<_>>(), expected);
         // A fix on the way (fork-join events 1 and 4) is the fix made before.
-        let fixed = own.merge_fixing(fj, &[1, 4], |e| e.b = 8);
+        let fixed = own.merge_fixing(&fj, &[1, 4], |e| e.b = 8);
         for e in expected.iter_mut() {
             if e.kind == EventKind::FjFork && [2, 4].contains(&(e.a & 0xff)) {
                 e.b = 8;

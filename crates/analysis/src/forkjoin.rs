@@ -276,70 +276,115 @@ fn usage_frame(stack: &mut [Frame]) -> Option<&mut Frame> {
     stack.iter_mut().rev().find(|f| f.usage != 0)
 }
 
-/// Dense slots for usage ids: the agent's usage ids are `buffer << 40 | n`, the
-/// n-th push of a buffer (1, 2, ...), so a usage's slot is its buffer's base plus
-/// n - 1, with no hashing per task (a map per task was most of the report's time
-/// on millions of tasks). Ids of another shape (sparse) get slots from a map.
-pub(crate) enum Slots {
-    Dense(HashMap<u64, (usize, u64)>),
-    Sparse(HashMap<u64, usize>),
+/// A slot for each pushed usage id, numbered in the order of the pushes' (time,
+/// id): the fork-join analysis keeps its usages by slot, so its list comes out in
+/// the report's order without a sort (sorting millions of usages was a tenth of
+/// the report's time). Built once by the model build ([`UsageSlots::of_events`]);
+/// the task model reads it too.
+///
+/// The agent's usage ids are `buffer << 40 | n`, the n-th push of a buffer (1, 2,
+/// ...): a usage's dense index is its buffer's base plus n - 1 (no hashing per
+/// task), and `order` maps it to its slot. Ids of another shape (sparse) get
+/// their slots from a map.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UsageSlots {
+    /// Buffer -> (first dense index, pushes numbered); empty when sparse.
+    bases: HashMap<u64, (usize, u64)>,
+    /// Dense index -> slot ([`NO_SLOT`]: no push of that number was seen).
+    order: Vec<u32>,
+    sparse: HashMap<u64, u32>,
+    len: usize,
 }
 
 const PUSH_NUMBER_BITS: u32 = 40;
+const NO_SLOT: u32 = u32::MAX;
 
-impl Slots {
-    /// Slots for the usages the model's pushes name; also their number.
-    pub(crate) fn of_pushes(model: &Model) -> (Slots, usize) {
-        let pushes = || {
-            model.events.iter().flat_map(|evs| {
+impl UsageSlots {
+    /// The slots of the usages the events' pushes (`FjFork`, `FjSubmit`) name.
+    pub(crate) fn of_events<'e>(
+        events: impl Iterator<Item = &'e crate::events::ThreadEvents>,
+    ) -> UsageSlots {
+        let push_kinds = [EventKind::FjFork, EventKind::FjSubmit];
+        // (time, id) of every push: each thread's in time order (sorted if not), so
+        // the stable sort below merges a few sorted runs.
+        let mut pushes: Vec<(u64, u64)> = Vec::new();
+        for evs in events.filter(|t| t.has_any(&push_kinds)) {
+            let from = pushes.len();
+            pushes.extend(
                 evs.iter()
                     .filter(|e| matches!(e.kind, EventKind::FjFork | EventKind::FjSubmit))
-                    .map(|e| e.a)
-            })
-        };
+                    .map(|e| (e.ts, e.a)),
+            );
+            if !pushes[from..].is_sorted() {
+                pushes[from..].sort_unstable();
+            }
+        }
+        pushes.sort();
         let mut max: HashMap<u64, u64> = HashMap::default();
-        let mut count = 0usize;
-        for u in pushes() {
+        for &(_, u) in &pushes {
             let (b, n) = (u >> PUSH_NUMBER_BITS, u & ((1 << PUSH_NUMBER_BITS) - 1));
             let m = max.entry(b).or_default();
             *m = (*m).max(n);
-            count += 1;
         }
         let total: u64 = max.values().sum();
-        if total <= 2 * count as u64 + 1024 {
+        let mut out = UsageSlots::default();
+        if total <= 2 * pushes.len() as u64 + 1024 {
             let mut bases: Vec<(u64, u64)> = max.into_iter().collect();
             bases.sort_unstable();
             let mut next = 0usize;
-            let mut dense = HashMap::default();
             for (b, n) in bases {
-                dense.insert(b, (next, n));
+                out.bases.insert(b, (next, n));
                 next += n as usize;
             }
-            (Slots::Dense(dense), next)
-        } else {
-            let mut sparse = HashMap::default();
-            for u in pushes() {
-                let next = sparse.len();
-                sparse.entry(u).or_insert(next);
+            out.order = vec![NO_SLOT; next];
+            for &(_, u) in &pushes {
+                let d = out.dense(u).expect("a pushed id has a dense index");
+                if out.order[d] == NO_SLOT {
+                    out.order[d] = slot_number(out.len);
+                    out.len += 1;
+                }
             }
-            let n = sparse.len();
-            (Slots::Sparse(sparse), n)
+        } else {
+            for &(_, u) in &pushes {
+                let next = slot_number(out.sparse.len());
+                out.sparse.entry(u).or_insert(next);
+            }
+            out.len = out.sparse.len();
         }
+        out
     }
 
-    pub(crate) fn get(&self, usage: u64) -> Option<usize> {
-        match self {
-            Slots::Dense(bases) => {
-                let (b, n) = (
-                    usage >> PUSH_NUMBER_BITS,
-                    usage & ((1 << PUSH_NUMBER_BITS) - 1),
-                );
-                let &(base, count) = bases.get(&b)?;
-                (n >= 1 && n <= count).then(|| base + (n - 1) as usize)
-            }
-            Slots::Sparse(m) => m.get(&usage).copied(),
-        }
+    /// The dense index of an id of the agent's shape.
+    fn dense(&self, usage: u64) -> Option<usize> {
+        let (b, n) = (
+            usage >> PUSH_NUMBER_BITS,
+            usage & ((1 << PUSH_NUMBER_BITS) - 1),
+        );
+        let &(base, count) = self.bases.get(&b)?;
+        (n >= 1 && n <= count).then(|| base + (n - 1) as usize)
     }
+
+    /// The slot of a pushed usage.
+    pub(crate) fn get(&self, usage: u64) -> Option<usize> {
+        if self.bases.is_empty() {
+            return self.sparse.get(&usage).map(|&s| s as usize);
+        }
+        let s = *self.order.get(self.dense(usage)?)?;
+        (s != NO_SLOT).then_some(s as usize)
+    }
+
+    /// Number of slots (distinct pushed usages).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+fn slot_number(n: usize) -> u32 {
+    u32::try_from(n).expect("fewer than 2^32 fork-join usages")
 }
 
 /// The strand events of every usage run (docs/forkjoin.md §Span), by usage slot:
@@ -418,17 +463,16 @@ impl Strands {
 }
 
 /// The usages by slot (id 0: no push seen for the slot).
-struct UsageTable {
-    slots: Slots,
+struct UsageTable<'m> {
+    slots: std::borrow::Cow<'m, UsageSlots>,
     items: Vec<Usage>,
 }
 
-impl UsageTable {
-    fn new(model: &Model) -> UsageTable {
-        let (slots, n) = Slots::of_pushes(model);
+impl<'m> UsageTable<'m> {
+    fn new(slots: std::borrow::Cow<'m, UsageSlots>) -> UsageTable<'m> {
         UsageTable {
+            items: vec![Usage::default(); slots.len()],
             slots,
-            items: vec![Usage::default(); n],
         }
     }
 
@@ -492,7 +536,7 @@ impl UsageTable {
     }
 }
 
-impl std::ops::Index<&u64> for UsageTable {
+impl std::ops::Index<&u64> for UsageTable<'_> {
     type Output = Usage;
     fn index(&self, id: &u64) -> &Usage {
         self.get(id).expect("a usage that was pushed")
@@ -500,8 +544,18 @@ impl std::ops::Index<&u64> for UsageTable {
 }
 
 pub fn analyze(model: &Model) -> ForkJoinAnalysis {
+    analyze_with(model, std::borrow::Cow::Borrowed(&model.usage_slots))
+}
+
+/// [`analyze`] with the model's usage slots taken out of it: they are freed as
+/// soon as the trees are built, before the analysis's peak memory.
+pub(crate) fn analyze_taking_slots(model: &Model, slots: UsageSlots) -> ForkJoinAnalysis {
+    analyze_with(model, std::borrow::Cow::Owned(slots))
+}
+
+fn analyze_with(model: &Model, slots: std::borrow::Cow<'_, UsageSlots>) -> ForkJoinAnalysis {
     let mut out = ForkJoinAnalysis::default();
-    let mut usages = UsageTable::new(model);
+    let mut usages = UsageTable::new(slots);
     // The previous usage of a reused task, for the usages whose last push had one
     // (rare: not a field of every usage).
     let mut reused_prev: HashMap<u64, u64> = HashMap::default();
@@ -764,37 +818,56 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     // Children by parent slot, in one list (CSR): kids of slot i are
     // kids_all[kid_start[i]..kid_start[i + 1]] (slots).
     let nslots = usages.items.len();
+    // Each usage's parent as SLOT_TAG | its slot in its own field while the trees
+    // are built, so that the slots are freed before the trees' lists are made (the
+    // analysis's peak); parents that are not usages are kept aside and put back.
+    const SLOT_TAG: u64 = 1 << 63;
+    let mut not_usages: Vec<(usize, u64)> = Vec::new();
+    let mut kid_start: Vec<u32> = vec![0; nslots + 1];
+    let mut roots: Vec<u32> = Vec::new();
+    for i in 0..nslots {
+        let u = &usages.items[i];
+        if u.id == 0 {
+            continue;
+        }
+        let p = u.parent().filter(|p| usages.contains_key(p));
+        match p.and_then(|p| usages.slots.get(p)) {
+            Some(p) => {
+                kid_start[p + 1] += 1;
+                usages.items[i].parent = SLOT_TAG | p as u64;
+            }
+            None => {
+                roots.push(i as u32);
+                if u.parent & SLOT_TAG != 0 {
+                    not_usages.push((i, u.parent));
+                    usages.items[i].parent = 0;
+                }
+            }
+        }
+    }
+    // No usage is looked up by id from here on.
+    if let std::borrow::Cow::Owned(slots) = &mut usages.slots {
+        *slots = UsageSlots::default();
+    }
+    let tagged_parent =
+        |u: &Usage| (u.parent & SLOT_TAG != 0).then_some((u.parent & !SLOT_TAG) as usize);
     let push_order = |&a: &u32, &b: &u32| {
         let (x, y) = (&usages.items[a as usize], &usages.items[b as usize]);
         (x.push_ns, x.id).cmp(&(y.push_ns, y.id))
     };
-    let parent_slot = |u: &Usage| -> Option<usize> {
-        let p = u.parent().filter(|p| usages.contains_key(p))?;
-        usages.slots.get(p)
-    };
-    let mut kid_start: Vec<u32> = vec![0; nslots + 1];
-    let mut roots: Vec<u32> = Vec::new();
-    for (i, u) in usages.items.iter().enumerate() {
-        if u.id == 0 {
-            continue;
-        }
-        match parent_slot(u) {
-            Some(p) => kid_start[p + 1] += 1,
-            None => roots.push(i as u32),
-        }
-    }
     roots.sort_unstable_by(push_order);
     for i in 0..nslots {
         kid_start[i + 1] += kid_start[i];
     }
     // Filled from each range's end down (no second list of places): kid_start[p + 1]
-    // ends at p's start, which is kid_start[p] (the ranges are sorted below).
+    // ends at p's start, which is kid_start[p] (the ranges are sorted below; the
+    // slots are near push order, so from the last usage down leaves little to sort).
     let mut kids_all: Vec<u32> = vec![0; kid_start[nslots] as usize];
-    for (i, u) in usages.items.iter().enumerate() {
+    for (i, u) in usages.items.iter().enumerate().rev() {
         if u.id == 0 {
             continue;
         }
-        if let Some(p) = parent_slot(u) {
+        if let Some(p) = tagged_parent(u) {
             kid_start[p + 1] -= 1;
             kids_all[kid_start[p + 1] as usize] = i as u32;
         }
@@ -804,6 +877,15 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     kid_start.push(kids_all.len() as u32);
     for i in 0..nslots {
         kids_all[kid_start[i] as usize..kid_start[i + 1] as usize].sort_unstable_by(push_order);
+    }
+    // The parents' ids back.
+    for i in 0..nslots {
+        if let Some(p) = tagged_parent(&usages.items[i]) {
+            usages.items[i].parent = usages.items[p].id;
+        }
+    }
+    for (i, parent) in not_usages {
+        usages.items[i].parent = parent;
     }
     let children = |slot: u32| -> &[u32] {
         let i = slot as usize;
@@ -959,11 +1041,14 @@ pub fn analyze(model: &Model) -> ForkJoinAnalysis {
     }
     out.pools = pools.into_values().collect();
     out.threads = threads.into_values().collect();
-    // The table's own list, in place (a second list of usages was the peak);
-    // ids are unique, so an unstable sort (no buffer) gives the one order.
+    // The table's own list, in place (a second list of usages was the peak): in
+    // (push time, id) order already (see `UsageSlots`), unless an id was pushed
+    // twice; ids are unique, so an unstable sort (no buffer) gives the one order.
     let mut us: Vec<Usage> = std::mem::take(&mut usages.items);
     us.retain(|u| u.id != 0);
-    us.sort_unstable_by_key(|u| (u.push_ns, u.id));
+    if !us.is_sorted_by_key(|u| (u.push_ns, u.id)) {
+        us.sort_unstable_by_key(|u| (u.push_ns, u.id));
+    }
     out.usages = us;
     out
 }

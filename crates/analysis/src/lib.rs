@@ -102,25 +102,42 @@ pub fn analyze_model_window(model: Model, window: Option<window::Window>) -> Ana
 /// [`analyze_model_window`], calling `stage(name)` after each analysis (for
 /// the benchmark's per-stage times and memory).
 pub fn analyze_model_staged(
-    model: Model,
+    mut model: Model,
     window: Option<window::Window>,
     mut stage: impl FnMut(&str),
 ) -> Analysis {
-    let tasks = tasks::analyze_tasks(&model);
-    stage("tasks");
-    let forkjoin = forkjoin::analyze(&model);
-    stage("forkjoin");
-    let cpu = CpuProfile::build(&model);
-    stage("cpu");
-    let locks = locks::analyze_locks(&model);
-    stage("locks");
-    let profile = profile::Profile::build(&model, &tasks, &locks);
-    stage("profile");
-    let virtual_threads = vthreads::analyze_virtual_threads(&model);
-    stage("virtual threads");
-    let lock_groups = lock_groups::group(&locks);
-    let activity = activity::analyze(&model, &tasks, &locks);
-    stage("activity");
+    // Two threads (the report's wall time; the machine weft runs on has more than
+    // one CPU): the analyses that read the model only run beside the task model,
+    // and the ones that read the task model beside the fork-join model. The two
+    // models (the largest) never run at once: their peaks would add up. The
+    // longer work of each pair is this thread's (its CPU time is then the
+    // report's critical path: WEFT_REPORT_STAGES).
+    let (tasks, (cpu, locks, virtual_threads, speedups)) = std::thread::scope(|s| {
+        let side = s.spawn(|| {
+            let cpu = CpuProfile::build(&model);
+            let locks = locks::analyze_locks(&model);
+            let virtual_threads = vthreads::analyze_virtual_threads(&model);
+            let speedups = speedups::analyze(&model, &locks, window.as_ref());
+            (cpu, locks, virtual_threads, speedups)
+        });
+        let tasks = tasks::analyze_tasks(&model);
+        (tasks, joined(side))
+    });
+    stage("tasks, cpu, locks, virtual threads, speedups");
+    // The usage slots are for the two models only: the fork-join model frees them
+    // before its peak.
+    let slots = std::mem::take(&mut model.usage_slots);
+    let (forkjoin, (profile, lock_groups, activity)) = std::thread::scope(|s| {
+        let side = s.spawn(|| {
+            let profile = profile::Profile::build(&model, &tasks, &locks);
+            let lock_groups = lock_groups::group(&locks);
+            let activity = activity::analyze(&model, &tasks, &locks);
+            (profile, lock_groups, activity)
+        });
+        let forkjoin = forkjoin::analyze_taking_slots(&model, slots);
+        (forkjoin, joined(side))
+    });
+    stage("forkjoin, profile, activity");
     let findings = findings::find(&findings::Inputs {
         model: &model,
         tasks: &tasks,
@@ -132,8 +149,6 @@ pub fn analyze_model_staged(
         virtual_threads: &virtual_threads,
     });
     stage("findings");
-    let speedups = speedups::analyze(&model, &locks, window.as_ref());
-    stage("speedups");
     Analysis {
         model,
         tasks,
@@ -148,6 +163,11 @@ pub fn analyze_model_staged(
         virtual_threads,
         speedups,
     }
+}
+
+/// The result of a scoped thread; its panic goes on in the caller.
+fn joined<T>(h: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
 }
 
 #[cfg(test)]

@@ -459,11 +459,26 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
         let Some(&(tstart, tend)) = counted.get(th) else {
             continue;
         };
+        if evs.is_empty() {
+            continue;
+        }
+        // One entry per thread with events, as when it was looked up per event.
+        let o = open.entry(*th).or_insert(Open {
+            block: None,
+            wait: None,
+        });
+        // Every kind the match below reads.
+        let lock_kinds = [
+            EventKind::LockBlock,
+            EventKind::LockAcquired,
+            EventKind::WaitBegin,
+            EventKind::WaitEnd,
+            EventKind::Unpark,
+        ];
+        if !evs.has_any(&lock_kinds) {
+            continue;
+        }
         for e in evs.iter() {
-            let o = open.entry(*th).or_insert(Open {
-                block: None,
-                wait: None,
-            });
             let ts = &e.ts;
             match e.kind {
                 EventKind::LockBlock => {

@@ -197,6 +197,10 @@ pub struct Model {
     pub inner_tasks: Vec<(u32, u32)>,
     /// Details of fork-join pushes that have any (`FjFork`/`FjSubmit` argument c).
     pub fj_push_details: Vec<FjPushDetail>,
+    /// A slot for each pushed fork-join usage, in push order (built with the
+    /// events; read by the fork-join and task models, and emptied once they ran
+    /// in [`crate::analyze_model_staged`]).
+    pub usage_slots: crate::forkjoin::UsageSlots,
     /// Sampled fork sites: (usage, site), in file order.
     pub fj_sites: Vec<(u64, u32)>,
     /// Fork-join pool workers: thread -> (pool identity, pool class, parallelism).
@@ -781,23 +785,34 @@ impl ModelBuilder {
         for t in m.threads.values_mut() {
             t.sched.sort_by_key(|p| p.ts_ns);
         }
-        m.events = streams
-            .into_iter()
-            .map(|(thread, (own, fj))| {
-                let mut indices = unresolved.remove(&thread).unwrap_or_default();
-                indices.sort_unstable();
-                let mut e = own.merge_fixing(fj, &indices, |e| {
-                    if let Some(c) = fj_usage_class(e.a) {
-                        e.b = c;
+        // The usage slots (from the pushes, all in the fork-join streams) on a
+        // second thread while the streams are merged.
+        let (events, usage_slots) = std::thread::scope(|s| {
+            let slots = s.spawn(|| {
+                crate::forkjoin::UsageSlots::of_events(streams.values().map(|(_, fj)| fj))
+            });
+            let events: Vec<ThreadEvents> = streams
+                .iter()
+                .map(|(thread, (own, fj))| {
+                    let mut indices = unresolved.remove(thread).unwrap_or_default();
+                    indices.sort_unstable();
+                    let mut e = own.merge_fixing(fj, &indices, |e| {
+                        if let Some(c) = fj_usage_class(e.a) {
+                            e.b = c;
+                        }
+                    });
+                    // A virtual thread's records come from several carriers' blocks.
+                    if weft_trace::is_virtual_thread(e.thread) {
+                        e.sort_by_time();
                     }
-                });
-                // A virtual thread's records come from several carriers' blocks.
-                if weft_trace::is_virtual_thread(e.thread) {
-                    e.sort_by_time();
-                }
-                e
-            })
-            .collect();
+                    e
+                })
+                .collect();
+            (events, crate::joined(slots))
+        });
+        drop(streams);
+        m.events = events;
+        m.usage_slots = usage_slots;
         m.inner_tasks.shrink_to_fit();
         m.fj_push_details.shrink_to_fit();
         // Pair GC starts and ends in time order; an end without a start is ignored,
@@ -863,6 +878,12 @@ impl Model {
             .binary_search_by_key(&thread, |e| e.thread)
             .ok()
             .map(|i| &self.events[i])
+    }
+
+    /// Whether any thread has an event of one of `kinds` (a pass that reads only
+    /// those kinds is skipped without them).
+    pub fn has_any(&self, kinds: &[EventKind]) -> bool {
+        self.events.iter().any(|e| e.has_any(kinds))
     }
 
     /// Events in the model, all threads.

@@ -397,8 +397,8 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     let mut forked: Vec<(Ident, u64, ThreadIndex)> = Vec::new();
     // The thread that forked each fork-join usage, by usage slot (a usage is
     // forked once: its run's creator).
-    let (usage_slots, nslots) = crate::forkjoin::Slots::of_pushes(model);
-    let mut push_thread: Vec<ThreadIndex> = vec![ThreadIndex::MAX; nslots];
+    let usage_slots = &model.usage_slots;
+    let mut push_thread: Vec<ThreadIndex> = vec![ThreadIndex::MAX; usage_slots.len()];
     // External fork-join submissions: usage -> the submitted object's identity hash,
     // so the run matches its `Submit` (and joins on the object find it).
     let mut ext_ident: HashMap<u64, u32> = HashMap::default();
@@ -717,8 +717,12 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     };
 
     // ---- submissions matched to executions (FIFO per identity, in begin order) ----
-    let mut order: Vec<u32> = (0..kept.len() as u32).collect();
-    order.sort_by_key(|&k| (nodes[kept[k as usize] as usize].begin, k));
+    // (No submission recorded, as in a fork-join program: nothing to order.)
+    let mut order: Vec<u32> = Vec::new();
+    if !submit_queues.is_empty() {
+        order = (0..kept.len() as u32).collect();
+        order.sort_by_key(|&k| (nodes[kept[k as usize] as usize].begin, k));
+    }
     // The submission matched to each kept execution (NO_SUBMIT: none).
     let mut matched: Vec<u32> = vec![NO_SUBMIT; kept.len()];
     for &k in &order {

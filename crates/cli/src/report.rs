@@ -146,9 +146,10 @@ pub fn render(
     let stage = |name: &str| {
         if stages {
             eprintln!(
-                "weft: stage {name:<14} {:>8.3} s wall {:>8.2} s CPU  peak RSS {}  now {}",
+                "weft: stage {name:<14} {:>8.3} s wall {:>8.2} s CPU ({:.2} s this thread)  peak RSS {}  now {}",
                 t0.elapsed().as_secs_f64(),
-                cpu_seconds().unwrap_or(f64::NAN),
+                cpu_seconds("/proc/self/stat").unwrap_or(f64::NAN),
+                cpu_seconds("/proc/thread-self/stat").unwrap_or(f64::NAN),
                 proc_status("VmHWM:").unwrap_or_else(|| "?".into()),
                 proc_status("VmRSS:").unwrap_or_else(|| "?".into())
             );
@@ -191,9 +192,10 @@ fn proc_status(field: &str) -> Option<String> {
     Some(line[field.len()..].trim().to_string())
 }
 
-/// CPU time (user + system) of this process so far, from /proc/self/stat.
-fn cpu_seconds() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+/// CPU time (user + system) so far of this process (`/proc/self/stat`) or of the
+/// calling thread (`/proc/thread-self/stat`).
+fn cpu_seconds(stat: &str) -> Option<f64> {
+    let s = std::fs::read_to_string(stat).ok()?;
     // Fields after the command name (which may hold spaces) end at its ')'.
     let f: Vec<&str> = s[s.rfind(')')? + 1..].split_whitespace().collect();
     let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;

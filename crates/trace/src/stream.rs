@@ -98,13 +98,77 @@ pub fn stream_trace<S: RecordSink>(
     let clock = fit_clock_points(&header, &calibrations, &mut warnings)?;
     let times = TimeConverter::new(&header, clock.clone(), &calibrations);
     let mut sink = make(&header);
+    // Two threads: this one hands the records to the sink while the other reads
+    // and decodes the next blocks (the report's wall time; a batch per block, a
+    // few batches ahead at most, so memory stays a few blocks).
+    let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<(ThreadIndex, Record)>>(4);
+    let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<(ThreadIndex, Record)>>();
+    let decoded = std::thread::scope(|s| {
+        let reader = s.spawn(|| read_blocks(&file, first, len, times, full_tx, empty_rx));
+        for mut batch in full_rx {
+            for (thread, r) in &batch {
+                sink.record(*thread, r);
+            }
+            batch.clear();
+            // The reader may be done: then the batch is dropped.
+            let _ = empty_tx.send(batch);
+        }
+        reader
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    });
+    let d = decoded?;
+    let (times, damage) = (d.times, d.damage);
+    if !damage.is_empty() {
+        let start_ticks = header.get_u64(crate::header_keys::START_TICKS).unwrap_or(0);
+        let (losses, w) = damage.finish(start_ticks, |t| secs(clock.to_ns(t)));
+        warnings.extend(w);
+        for (thread, mut r) in losses {
+            times.convert(&mut r);
+            sink.record(thread, &r);
+        }
+    }
+    warnings.extend(times.clamped_warning());
+    Ok((
+        sink,
+        StreamEnd {
+            header,
+            truncated: d.truncated || !d.saw_end,
+            unknown_records: d.unknown,
+            clock,
+            fj: d.fj,
+            warnings,
+        },
+    ))
+}
+
+/// What the reading thread of [`stream_trace`] hands back.
+struct Decoded {
+    times: TimeConverter,
+    fj: FjEventDecoder,
+    unknown: u64,
+    truncated: bool,
+    saw_end: bool,
+    damage: DamageTracker,
+}
+
+/// Reads and decodes the blocks from `first` on, sending each block's records
+/// (times converted, virtual threads' records on their own streams) to `out`;
+/// batches come back through `empty` to be filled again.
+fn read_blocks(
+    file: &File,
+    first: u64,
+    len: u64,
+    times: TimeConverter,
+    out: std::sync::mpsc::SyncSender<Vec<(ThreadIndex, Record)>>,
+    empty: std::sync::mpsc::Receiver<Vec<(ThreadIndex, Record)>>,
+) -> Result<Decoded, TraceError> {
     let mut fj = FjEventDecoder::default();
     let mut unknown = 0u64;
     let mut truncated = false;
     let mut saw_end = false;
     let mut damage = DamageTracker::default();
-    let mut blocks = Blocks::new(&file, first, len);
-    let mut records: Vec<(ThreadIndex, Record)> = Vec::new();
+    let mut blocks = Blocks::new(file, first, len);
     // Virtual threads' records move to streams of their own (crate::vthreads);
     // the sink puts those streams in time order.
     let mut vthreads = crate::vthreads::VirtualThreadDemux::default();
@@ -122,7 +186,7 @@ pub fn stream_trace<S: RecordSink>(
                 what,
             } => damage.damaged(offset, bytes, thread, what),
             Next::Block { offset } => {
-                records.clear();
+                let mut records = empty.try_recv().unwrap_or_default();
                 let start = offset + 8;
                 let decoded = decode_block(
                     &blocks.buf,
@@ -136,31 +200,21 @@ pub fn stream_trace<S: RecordSink>(
                     damage.saw(*thread, r.ts());
                     times.convert(r);
                     saw_end |= matches!(r, Record::End { .. });
-                    sink.record(vthreads.thread_of(*thread, r), r);
+                    *thread = vthreads.thread_of(*thread, r);
                 }
                 damage.decoded(decoded, offset, &blocks.buf);
+                if out.send(records).is_err() {
+                    break; // the sink's side is gone (it panicked)
+                }
             }
         }
     }
-    if !damage.is_empty() {
-        let start_ticks = header.get_u64(crate::header_keys::START_TICKS).unwrap_or(0);
-        let (losses, w) = damage.finish(start_ticks, |t| secs(clock.to_ns(t)));
-        warnings.extend(w);
-        for (thread, mut r) in losses {
-            times.convert(&mut r);
-            sink.record(thread, &r);
-        }
-    }
-    warnings.extend(times.clamped_warning());
-    Ok((
-        sink,
-        StreamEnd {
-            header,
-            truncated: truncated || !saw_end,
-            unknown_records: unknown,
-            clock,
-            fj,
-            warnings,
-        },
-    ))
+    Ok(Decoded {
+        times,
+        fj,
+        unknown,
+        truncated,
+        saw_end,
+        damage,
+    })
 }
