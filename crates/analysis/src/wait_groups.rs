@@ -7,8 +7,10 @@
 //!
 //! Sites are sampled per class (the agent takes the first 16 waits of a class,
 //! then 1 in 128): a wait without its own site takes the site of its (kind, class)
-//! when all the sampled waits of that (kind, class) were at one site (counted in
-//! [`WaitGroup::site_inferred`]); otherwise it stays in a group without a site.
+//! when all the sampled waits of that (kind, class) were at one site, else the site
+//! of its thread's sampled waits of that (kind, class) when they were all at one
+//! (counted in [`WaitGroup::site_inferred`]); otherwise it stays in a group without
+//! a site.
 
 use std::collections::HashMap;
 
@@ -114,14 +116,22 @@ pub fn group_waits(
     // The user-changeable frame of each sampled site; its (kind, class)'s sites.
     let frame = |site: u32| model.site_frame(site);
     let mut class_sites: HashMap<(&'static str, u32), Vec<String>> = HashMap::new();
+    // The same per thread: a pool worker waits at one place (Tomcat's workers in
+    // `TaskQueue.take`) even when other threads wait on the same class elsewhere.
+    let mut thread_sites: HashMap<(ThreadIndex, &'static str, u32), Vec<String>> = HashMap::new();
     for (w, &(class, site)) in waits.iter().zip(details) {
         if let Some(f) = frame(site) {
-            let v = class_sites.entry((w.kind, class)).or_default();
-            if !v.contains(&f) {
-                v.push(f);
+            for v in [
+                class_sites.entry((w.kind, class)).or_default(),
+                thread_sites.entry((w.thread, w.kind, class)).or_default(),
+            ] {
+                if !v.contains(&f) {
+                    v.push(f.clone());
+                }
             }
         }
     }
+    let only = |v: Option<&Vec<String>>| v.filter(|v| v.len() == 1).map(|v| v[0].clone());
     struct Acc {
         group: WaitGroup,
         per_thread: HashMap<ThreadIndex, u64>,
@@ -133,11 +143,12 @@ pub fn group_waits(
     let mut member: Vec<usize> = Vec::with_capacity(waits.len());
     for (w, &(class, site)) in waits.iter().zip(details) {
         let own = frame(site);
-        let inferred = own.is_none()
-            && class_sites
-                .get(&(w.kind, class))
-                .is_some_and(|v| v.len() == 1);
-        let site_name = own.or_else(|| inferred.then(|| class_sites[&(w.kind, class)][0].clone()));
+        let guess = own.is_none().then(|| {
+            only(class_sites.get(&(w.kind, class)))
+                .or_else(|| only(thread_sites.get(&(w.thread, w.kind, class))))
+        });
+        let inferred = guess.as_ref().is_some_and(Option::is_some);
+        let site_name = own.or(guess.flatten());
         let key = (w.kind, class, site_name.clone());
         let i = *index.entry(key).or_insert_with(|| {
             let name = (class != 0).then(|| model.class_name(class));
@@ -325,5 +336,59 @@ mod tests {
         for w in &a.wait_intervals {
             assert_eq!(g[w.group].kind, w.kind);
         }
+    }
+
+    /// Two pool workers wait on the same class at different sites (their own queue's
+    /// take and a gate): an unsampled wait takes its thread's one sampled site; a
+    /// thread with two sampled sites leaves its unsampled wait without a site.
+    #[test]
+    fn an_unsampled_wait_takes_its_threads_only_site() {
+        let mut tb = TB::new();
+        tb.global(Record::ClassDef {
+            id: 5,
+            name: "srv.TaskQueue".into(),
+        });
+        for (id, frame) in [(10, "srv.TaskQueue.take:90"), (11, "srv.Gate.pass:7")] {
+            tb.global(Record::SiteDef {
+                id,
+                frames: vec![frame.into()],
+            });
+        }
+        for t in [1u32, 2, 3] {
+            tb.start(t, 0, C_THREAD, (0, 0));
+        }
+        let wait = |tb: &mut TB, t: u32, site: u32, s: u64| {
+            tb.recs.push((t, Record::WaitDetail { class_id: 5, site }));
+            tb.recs.push((
+                t,
+                Record::WaitBegin {
+                    ts: s * MS,
+                    kind: wait_kind::PARK,
+                    lock: 0,
+                },
+            ));
+            tb.recs.push((t, Record::WaitEnd { ts: (s + 10) * MS }));
+        };
+        // Thread 1: sampled at take, then unsampled; thread 2: at the gate, then
+        // unsampled; thread 3: at both, then unsampled.
+        for (t, sites) in [(1, vec![10, 0, 0]), (2, vec![11, 0]), (3, vec![10, 11, 0])] {
+            for (k, site) in sites.into_iter().enumerate() {
+                wait(&mut tb, t, site, 100 * k as u64 + 10 * t as u64);
+            }
+        }
+        for t in [1u32, 2, 3] {
+            tb.thread_end(t, 1000 * MS);
+        }
+        let m = Model::build(&tb.trace());
+        let a = crate::locks::analyze_locks(&m);
+        let by_site = |s: Option<&str>| {
+            a.wait_groups
+                .iter()
+                .find(|g| g.site.as_deref() == s)
+                .map(|g| (g.count, g.site_inferred))
+        };
+        assert_eq!(by_site(Some("srv.TaskQueue.take:90")), Some((4, 2)));
+        assert_eq!(by_site(Some("srv.Gate.pass:7")), Some((3, 1)));
+        assert_eq!(by_site(None), Some((1, 0)));
     }
 }
