@@ -90,6 +90,10 @@ pub const LOOP_MIN_WAITING_SHARE: f64 = 0.95;
 /// Waits on one application object class at one site are a finding when at least
 /// this many threads waited there for at least [`WAIT_MIN_NS`] in all.
 pub const WAIT_GROUP_MIN_THREADS: usize = 2;
+/// An estimated per-task overhead (too fine-grained, fork-join too fine) is a
+/// finding only from this share of the run's wall time: 0.5 ms of overhead in a
+/// 1.5 s run is not worth merging tasks for.
+pub const FINE_MIN_SHARE_OF_RUN: f64 = 0.01;
 /// Fixed cost of one executor task (submission, queue hand-off, waking a pool
 /// thread): an order of magnitude, used only to estimate what merging saves.
 pub const TASK_OVERHEAD_NS: u64 = 5_000;
@@ -453,6 +457,24 @@ const KNOWN_FRAMEWORK_LOCKS: &[(&str, &str)] = &[(
      threshold so training ends sooner.",
 )];
 
+/// Waits inside databases whose meaning is known: (site prefix, what they are and
+/// what to change). The clients' transactions are what a user changes.
+const KNOWN_WAITS: &[(&str, &str)] = &[
+    (
+        "org.apache.derby.impl.services.locks.ActiveLock.waitForGrant",
+        "These are Derby's row and table lock waits: the clients' transactions wait for \
+         each other's locks. Commit sooner (shorter transactions), take rows in one order, or \
+         use a lower isolation level; a wait of `derby.locks.deadlockTimeout` (20 s by \
+         default) ended in a deadlock check, one of `derby.locks.waitTimeout` in a timeout.",
+    ),
+    (
+        "org.h2.mvstore.tx.Transaction.waitForThisToEnd",
+        "These are H2 row-lock waits: a transaction that changes a row another open \
+         transaction changed waits for that transaction to end. Commit sooner, or spread the \
+         updates of a hot row (a counter, a balance every transaction updates) over more rows.",
+    ),
+];
+
 /// What to change for a contended lock group, in words.
 fn lock_advice(g: &LockGroup, at: &str) -> String {
     let concurrent = if g.class.contains("Map") || g.class.contains("Hashtable") {
@@ -604,9 +626,10 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
             // Each blocked thread blocked once (Sunflow's lazy `tesselate`): the others
             // waited once for work done under the lock, not for a lock held often.
             (None, ..) if g.slow_acquisitions <= g.threads as u64 => format!(
-                "A one-off wait, such as a lazy initialisation under the lock (the first caller \
-                 does the work, the others wait for it): do that work before the threads need \
-                 it (at start-up, or ahead of the parallel phase) if {} matters.",
+                "A one-off wait, not a lock taken often: the blocked thread waited for work \
+                 another thread did once under the lock (a lazy initialisation, a start-up or \
+                 shutdown step). If {} matters, do that work before the threads need it, or \
+                 outside the lock.",
                 human_ns(g.max_blocked_ns)
             ),
             (None, ..) => lock_advice(g, &at),
@@ -877,12 +900,21 @@ fn wait_group_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 g.threads[0].0,
             )
         } else {
+            let known = g.site.as_deref().and_then(|s| {
+                KNOWN_WAITS
+                    .iter()
+                    .find(|(p, _)| s.starts_with(p))
+                    .map(|(_, a)| *a)
+            });
+            let advice = known.unwrap_or(
+                "Each waits for another thread to release or signal that object: if it guards \
+                 a shared resource (a hand-made lock, such as a database's row lock), hold the \
+                 resource for less time or split it; if it is a work queue, these threads were \
+                 idle, not slowed.",
+            );
             format!(
                 "{threads} waited {}{load} in {} {call} `{}`{at}; mean {}, longest {}, most by \
-                 `{}`. Each waits for another thread to release or signal that object: if it \
-                 guards a shared resource (a hand-made lock, such as a database's row lock), \
-                 hold the resource for less time or split it; if it is a work queue, these \
-                 threads were idle, not slowed.",
+                 `{}`. {advice}",
                 human_ns(g.total_ns),
                 g.count,
                 simple(class),
@@ -944,7 +976,7 @@ fn granularity_findings(i: &Inputs, out: &mut Vec<Finding>) {
         let key = (c.class.as_str(), c.kind);
         let ivs = intervals.get(&key).map(Vec::as_slice).unwrap_or(&[]);
         let (inside, outside) = cpu.inside_outside(ivs);
-        if let Some(f) = fine_grained(c, inside, outside) {
+        if let Some(f) = fine_grained(i.model.duration_ns, c, inside, outside) {
             out.push(f);
         } else if !hosts.contains(&key) {
             if let Some(f) = coarse_grained(i, ci, cpus, inside, outside) {
@@ -955,6 +987,7 @@ fn granularity_findings(i: &Inputs, out: &mut Vec<Finding>) {
 }
 
 fn fine_grained(
+    duration_ns: u64,
     c: &TaskClassStats,
     inside: Option<WindowStats>,
     outside: Option<WindowStats>,
@@ -1012,6 +1045,9 @@ fn fine_grained(
         None => String::new(),
     };
     let cost = (c.executions.saturating_mul(TASK_OVERHEAD_NS)).min(g.total);
+    if (cost as f64) < FINE_MIN_SHARE_OF_RUN * duration_ns as f64 {
+        return None;
+    }
     fields.push(("cost_estimated", FieldValue::Int(1)));
     Some(Finding {
         kind: FindingKind::FineGrained,
@@ -1135,12 +1171,13 @@ fn coarse_grained(
         kind: FindingKind::CoarseGrained,
         class: Some(c.class.clone()),
         message: format!(
-            "{} is too coarse-grained: only {} for {} CPUs, each with about {} of work \
+            "{} is too coarse-grained: only {} for {} CPUs, {} about {} of work \
              (on a CPU or ready to run; {} of the run), and the CPUs are {} busy while they run: {} of CPU time left idle. \
              Split tasks (more, smaller pieces of work){}.{}",
             c.class,
             count(c.executions, "task"),
             cpus,
+            if c.executions == 1 { "with" } else { "each with" },
             human_ns(run.p50),
             pct(share),
             pct(ins.utilisation),
@@ -1169,13 +1206,16 @@ fn source_of(frame: &str) -> String {
 fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let f = i.forkjoin;
     for c in &f.classes {
-        if c.tasks >= FJ_FINE_MIN_TASKS && c.fine * 2 >= c.tasks {
+        let cost = c.fine.saturating_mul(FJ_TASK_OVERHEAD_NS);
+        if c.tasks >= FJ_FINE_MIN_TASKS
+            && c.fine * 2 >= c.tasks
+            && cost as f64 >= FINE_MIN_SHARE_OF_RUN * i.model.duration_ns as f64
+        {
             let share = c.fine as f64 / c.tasks as f64;
             let at = c
                 .site
                 .as_deref()
                 .map_or(String::new(), |s| format!(" at {s} ({})", source_of(s)));
-            let cost = c.fine.saturating_mul(FJ_TASK_OVERHEAD_NS);
             out.push(Finding {
                 kind: FindingKind::ForkJoinFineGrained,
                 class: Some(c.class.clone()),
@@ -1428,6 +1468,12 @@ mod tests {
         assert_eq!(f.field("executions"), Some(&FieldValue::Int(2000)));
         assert_eq!(f.field("self_p50_ns"), Some(&FieldValue::Int(10_000)));
         assert_eq!(f.field("queue_wait_p50_ns"), Some(&FieldValue::Int(30_000)));
+        // The same tasks in a 2 s run: ~10 ms of overhead is 0.5% of it, no finding.
+        let mut tb = TB::new();
+        small_tasks(&mut tb, 0, 2000, 30_000, 10_000);
+        tb.thread_end(1, 2_000_000_000)
+            .global(Record::End { ts: 2_000_000_001 });
+        assert!(findings(&tb).is_empty());
     }
 
     /// Pool thread 1 runs `n` demo.Work tasks of `len` ms, each parked `wait` ms on a
@@ -1953,10 +1999,10 @@ mod tests {
         let build = |cs_inside: u64| {
             let mut tb = TB::new();
             tb.header.set("cpus", "4");
-            // 2000 tasks of 10 µs spread over [1 s, 2 s): 500 µs apart.
+            // 10,000 tasks of 10 µs spread over [1 s, 2 s): 100 µs apart.
             tb.start(1, 0, C_THREAD, (C_WORKER, 1));
-            for i in 0..2000u32 {
-                let b = 1_000_000_000 + i as u64 * 500_000;
+            for i in 0..10_000u32 {
+                let b = 1_000_000_000 + i as u64 * 100_000;
                 tb.submit(MAIN, b - 100, (C_WORK, i + 1), 0);
                 tb.run(1, b, b + 10_000, P_WORK_RUN, C_WORK, i + 1);
             }
