@@ -612,10 +612,9 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
                          application calls in from deeper than that"
                     )
                 } else {
-                    format!(
-                        "no frame of its acquisition is the application's, so changing the \
-                         application's code will not remove it"
-                    )
+                    "no frame of its acquisition is the application's, so changing the \
+                     application's code will not remove it"
+                        .to_string()
                 };
                 format!(
                     "The lock is inside {name} ({why}). Look for a setting of {name} that \
@@ -1603,7 +1602,6 @@ mod tests {
         );
     }
 
-    #[test]
     /// Two threads alternating through `Object.wait` on one object, 4,000 waits of
     /// 20 µs: hand-offs, said so (batch, or one thread), not "a resource to split".
     #[test]
