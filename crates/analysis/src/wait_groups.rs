@@ -8,9 +8,9 @@
 //! Sites are sampled per class (the agent takes the first 16 waits of a class,
 //! then 1 in 128): a wait without its own site takes the site of its (kind, class)
 //! when all the sampled waits of that (kind, class) were at one site, else the site
-//! of its thread's sampled waits of that (kind, class) when they were all at one
-//! (counted in [`WaitGroup::site_inferred`]); otherwise it stays in a group without
-//! a site.
+//! of its own thread's sampled wait of that (kind, class) that began last before it
+//! (else first after it; both counted in [`WaitGroup::site_inferred`]); a wait whose
+//! thread has no sampled wait of that (kind, class) stays in a group without a site.
 
 use std::collections::HashMap;
 
@@ -105,6 +105,9 @@ fn condition_wait(kind: &'static str, class: Option<String>) -> (&'static str, O
     (kind, class)
 }
 
+/// A thread's sampled sites of one (kind, class): (wait start, site frame).
+type TimedSites = Vec<(u64, String)>;
+
 /// Groups `waits` (with `details[i]` = (class id, site id) of `waits[i]`) and
 /// sets each wait's `group`; the groups come most waited first.
 pub fn group_waits(
@@ -116,22 +119,33 @@ pub fn group_waits(
     // The user-changeable frame of each sampled site; its (kind, class)'s sites.
     let frame = |site: u32| model.site_frame(site);
     let mut class_sites: HashMap<(&'static str, u32), Vec<String>> = HashMap::new();
-    // The same per thread: a pool worker waits at one place (Tomcat's workers in
-    // `TaskQueue.take`) even when other threads wait on the same class elsewhere.
-    let mut thread_sites: HashMap<(ThreadIndex, &'static str, u32), Vec<String>> = HashMap::new();
+    // Per thread, its sampled waits of a (kind, class) by start time: a pool worker
+    // waits at one place (Tomcat's workers in `TaskQueue.poll`) for a while even when
+    // other threads wait on the same class elsewhere.
+    let mut thread_sites: HashMap<(ThreadIndex, &'static str, u32), TimedSites> = HashMap::new();
     for (w, &(class, site)) in waits.iter().zip(details) {
         if let Some(f) = frame(site) {
-            for v in [
-                class_sites.entry((w.kind, class)).or_default(),
-                thread_sites.entry((w.thread, w.kind, class)).or_default(),
-            ] {
-                if !v.contains(&f) {
-                    v.push(f.clone());
-                }
+            let v = class_sites.entry((w.kind, class)).or_default();
+            if !v.contains(&f) {
+                v.push(f.clone());
             }
+            thread_sites
+                .entry((w.thread, w.kind, class))
+                .or_default()
+                .push((w.start_ns, f));
         }
     }
+    for v in thread_sites.values_mut() {
+        v.sort();
+    }
     let only = |v: Option<&Vec<String>>| v.filter(|v| v.len() == 1).map(|v| v[0].clone());
+    // The site of the thread's sampled wait of that (kind, class) that began last
+    // before `at` (else its first one after).
+    let nearest = |v: Option<&TimedSites>, at: u64| {
+        let v = v?;
+        let i = v.partition_point(|(s, _)| *s <= at);
+        v.get(i.saturating_sub(1)).map(|(_, f)| f.clone())
+    };
     struct Acc {
         group: WaitGroup,
         per_thread: HashMap<ThreadIndex, u64>,
@@ -145,7 +159,7 @@ pub fn group_waits(
         let own = frame(site);
         let guess = own.is_none().then(|| {
             only(class_sites.get(&(w.kind, class)))
-                .or_else(|| only(thread_sites.get(&(w.thread, w.kind, class))))
+                .or_else(|| nearest(thread_sites.get(&(w.thread, w.kind, class)), w.start_ns))
         });
         let inferred = guess.as_ref().is_some_and(Option::is_some);
         let site_name = own.or(guess.flatten());
@@ -338,11 +352,11 @@ mod tests {
         }
     }
 
-    /// Two pool workers wait on the same class at different sites (their own queue's
-    /// take and a gate): an unsampled wait takes its thread's one sampled site; a
-    /// thread with two sampled sites leaves its unsampled wait without a site.
+    /// Pool workers wait on the same class at different sites (a queue's take and a
+    /// gate): an unsampled wait takes the site of its thread's last sampled wait on
+    /// that class before it; a thread with none leaves it without a site.
     #[test]
-    fn an_unsampled_wait_takes_its_threads_only_site() {
+    fn an_unsampled_wait_takes_its_threads_last_sampled_site() {
         let mut tb = TB::new();
         tb.global(Record::ClassDef {
             id: 5,
@@ -354,7 +368,7 @@ mod tests {
                 frames: vec![frame.into()],
             });
         }
-        for t in [1u32, 2, 3] {
+        for t in [1u32, 2, 3, 4] {
             tb.start(t, 0, C_THREAD, (0, 0));
         }
         let wait = |tb: &mut TB, t: u32, site: u32, s: u64| {
@@ -370,13 +384,19 @@ mod tests {
             tb.recs.push((t, Record::WaitEnd { ts: (s + 10) * MS }));
         };
         // Thread 1: sampled at take, then unsampled; thread 2: at the gate, then
-        // unsampled; thread 3: at both, then unsampled.
-        for (t, sites) in [(1, vec![10, 0, 0]), (2, vec![11, 0]), (3, vec![10, 11, 0])] {
+        // unsampled; thread 3: at take, at the gate, then unsampled (the gate's);
+        // thread 4: never sampled.
+        for (t, sites) in [
+            (1, vec![10, 0, 0]),
+            (2, vec![11, 0]),
+            (3, vec![10, 11, 0]),
+            (4, vec![0]),
+        ] {
             for (k, site) in sites.into_iter().enumerate() {
                 wait(&mut tb, t, site, 100 * k as u64 + 10 * t as u64);
             }
         }
-        for t in [1u32, 2, 3] {
+        for t in [1u32, 2, 3, 4] {
             tb.thread_end(t, 1000 * MS);
         }
         let m = Model::build(&tb.trace());
@@ -388,7 +408,7 @@ mod tests {
                 .map(|g| (g.count, g.site_inferred))
         };
         assert_eq!(by_site(Some("srv.TaskQueue.take:90")), Some((4, 2)));
-        assert_eq!(by_site(Some("srv.Gate.pass:7")), Some((3, 1)));
+        assert_eq!(by_site(Some("srv.Gate.pass:7")), Some((4, 2)));
         assert_eq!(by_site(None), Some((1, 0)));
     }
 }
