@@ -892,12 +892,18 @@ impl Model {
         }
         // The site a user can change: the innermost frame outside the JDK
         // (runAsync submits from CompletableFuture.asyncRunStage), else the innermost.
+        // With no such frame, the first that says what is waited on: not the JDK's
+        // blocking plumbing (a pool worker's `Condition.await` goes through
+        // `ForkJoinPool.unmanagedBlock` on JDK 17; its site is `LinkedBlockingQueue.take`).
         let frames = self.sites.get(&id);
         let user = frames.and_then(|fs| fs.iter().find(|f| !is_plumbing_frame(f)));
-        Some(match user.or_else(|| frames.and_then(|f| f.first())) {
-            Some(f) => f.clone(),
-            None => format!("<unknown site #{id}>"),
-        })
+        let waited = frames.and_then(|fs| fs.iter().find(|f| !is_blocking_plumbing(f)));
+        Some(
+            match user.or(waited).or_else(|| frames.and_then(|f| f.first())) {
+                Some(f) => f.clone(),
+                None => format!("<unknown site #{id}>"),
+            },
+        )
     }
 
     /// A recorded stack whose site frame ([`Model::site_frame`]) is `frame`, innermost
@@ -1019,6 +1025,22 @@ pub fn framework_of(frame: &str) -> Option<&'static str> {
     .iter()
     .find(|(p, _)| frame.starts_with(p))
     .map(|(_, name)| *name)
+}
+
+/// The JDK's frames between a blocking call and the thread's park or wait: locks
+/// and conditions, the fork-join pool's managed blocking, `Unsafe.park`, `Object.wait`.
+fn is_blocking_plumbing(frame: &str) -> bool {
+    [
+        "java.util.concurrent.locks.",
+        "java.util.concurrent.ForkJoinPool.managedBlock",
+        "java.util.concurrent.ForkJoinPool.unmanagedBlock",
+        "java.util.concurrent.CountDownLatch",
+        "jdk.internal.misc.Unsafe.",
+        "java.lang.Object.wait",
+        "java.lang.Thread.join",
+    ]
+    .iter()
+    .any(|p| frame.starts_with(p))
 }
 
 /// Whose code a frame is ([`Model::owner_of`]).
@@ -1220,8 +1242,23 @@ mod real_app_fixes {
         assert!(!is_framework_frame("HashMapServlet.doGet:38"));
         let mut tb = TB::new();
         tb.site(7, "edu.rit.pj.ParallelTeamThread.run$weft:119");
+        // A pool worker's wait in the JDK only: named by the queue, not the park plumbing.
+        tb.site_frames(
+            8,
+            &[
+                "java.util.concurrent.ForkJoinPool.unmanagedBlock:3465",
+                "java.util.concurrent.ForkJoinPool.managedBlock:3436",
+                "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await:1623",
+                "java.util.concurrent.LinkedBlockingQueue.take:435",
+                "java.util.concurrent.ThreadPoolExecutor.getTask:1062",
+            ],
+        );
         let m = Model::build(&tb.trace());
         assert_eq!(m.sites[&7][0], "edu.rit.pj.ParallelTeamThread.run:119");
+        assert_eq!(
+            m.site_frame(8).as_deref(),
+            Some("java.util.concurrent.LinkedBlockingQueue.take:435")
+        );
     }
 }
 
