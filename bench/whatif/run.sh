@@ -19,6 +19,8 @@ javac --release 17 -d "$OUT/classes" java/workloads/src/weft/workloads/whatif/Wh
 WINDOW=(--window weft.workloads.whatif.WhatIfBench.timed)
 JAVA=(java -XX:CompileCommand=quiet "-XX:CompileCommand=dontinline,weft.workloads.whatif.WhatIfBench::burn" -cp "$OUT/classes" weft.workloads.whatif.WhatIfBench)
 RES="$OUT/results.tsv"
+# shellcheck source=bench/whatif/pair.sh
+. bench/whatif/pair.sh
 : > "$RES"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$OUT/conditions.txt"
 nproc >> "$OUT/conditions.txt"
@@ -33,28 +35,7 @@ grep -v '^#' bench/whatif/cases.tsv | while IFS=$'\t' read -r name base edit var
     taskset -c "$bcpu" "$WEFT" record "${FLAGS[@]}" -o "$OUT/$name.base.$i.weft" -- "${JAVA[@]}" $base > "$OUT/$name.base.$i.out" 2>/dev/null
     # shellcheck disable=SC2086
     taskset -c "$vcpu" "$WEFT" record "${FLAGS[@]}" -o "$OUT/$name.variant.$i.weft" -- "${JAVA[@]}" $variant > "$OUT/$name.variant.$i.out" 2>/dev/null
-    # An edit that names nothing in the base trace (e.g. a lock that was not contended
-    # in that run) is weft's one-line error: the row says "no estimate" with it.
-    if ! "$WEFT" compare "$OUT/$name.base.$i.weft" "$OUT/$name.variant.$i.weft" --edit "$edit" --json > "$OUT/$name.$i.json" 2> "$OUT/$name.$i.err"; then
-      "$WEFT" compare "$OUT/$name.base.$i.weft" "$OUT/$name.variant.$i.weft" --json > "$OUT/$name.$i.json"
-      python3 - "$OUT/$name.$i.json" "$OUT/$name.$i.err" <<'PY'
-import json, sys
-v = json.load(open(sys.argv[1]))
-v["compare"]["reasons"] = [open(sys.argv[2]).read().strip().replace("\t", " ")[:300]]
-json.dump(v, open(sys.argv[1], "w"))
-PY
-    fi
-    python3 - "$OUT/$name.$i.json" "$name" "$i" "$edit" "$OUT/$name.base.$i.out" "$OUT/$name.variant.$i.out" "$(cut -d' ' -f1 /proc/loadavg)" >> "$RES" <<'PY'
-import json, re, sys
-c = json.load(open(sys.argv[1]))["compare"]
-def win(p):
-    m = re.search(r"window_ns=(\d+)", open(p).read())
-    return int(m.group(1)) if m else 0
-wb, wv = win(sys.argv[5]), win(sys.argv[6])
-phase = wb / wv if wv else 0
-print("\t".join(map(str, [sys.argv[2], sys.argv[3], sys.argv[4], c["estimated_gain"], c["gain_lo"], c["gain_hi"],
-      c["confidence"], c["measured_gain"], phase, c["before_ns"], c["after_ns"], sys.argv[7], (c["reasons"] or [""])[0]])))
-PY
+    pair "$name" "$i" "$edit" "$(cut -d' ' -f1 /proc/loadavg)" >> "$RES"
     tail -1 "$RES"
   done
 done

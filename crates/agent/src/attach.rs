@@ -723,52 +723,64 @@ fn stop(jni: Jni) -> jint {
 /// `can_retransform_classes` (the first one keeps its start-up hooks: an environment
 /// becomes retransformation-capable only if it has the capability before its class
 /// hook is first enabled). True if AbstractQueuedSynchronizer was instrumented.
-pub fn instrument_loaded_lock_classes(jvmti_main: Jvmti, jni: Jni) -> bool {
-    let _ = jvmti_main;
-    let Some(vm) = agent::java_vm() else {
-        return false;
+pub fn instrument_loaded_lock_classes(jni: Jni) -> bool {
+    retransform_loaded(
+        jni,
+        &[
+            "java/util/concurrent/locks/AbstractQueuedSynchronizer",
+            "java/util/concurrent/locks/AbstractQueuedLongSynchronizer",
+            "java/util/concurrent/locks/StampedLock",
+        ],
+    )
+    .contains("java/util/concurrent/locks/AbstractQueuedSynchronizer")
+}
+
+/// The JVMTI environment of [`retransform_loaded`] (created once).
+static SECOND_ENV: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+
+/// Retransforms the loaded classes `names` of a launched JVM (at VMInit) through
+/// a second JVMTI environment that has `can_retransform_classes`, its class hook on
+/// only meanwhile; the names of the classes the hook changed.
+pub fn retransform_loaded(jni: Jni, names: &[&str]) -> HashSet<String> {
+    let second = SECOND_ENV.get_or_init(|| {
+        let vm = agent::java_vm()?;
+        // SAFETY: the JavaVM saved at OnLoad.
+        let env = unsafe { crate::jni::get_env(vm, jvmti::JVMTI_VERSION_11) }?;
+        // SAFETY: env came from GetEnv.
+        let second = unsafe { Jvmti::from_raw(env) };
+        second
+            .add_capabilities(&[jvmti::CAP_RETRANSFORM_CLASSES])
+            .ok()?;
+        let mut cb = Callbacks::new();
+        cb.set(
+            jvmti::EVENT_CLASS_FILE_LOAD_HOOK,
+            crate::on_class_file_load_hook as *const c_void,
+        );
+        second.set_event_callbacks(&cb).ok()?;
+        Some(env as usize)
+    });
+    let Some(env) = *second else {
+        return HashSet::new();
     };
-    // SAFETY: the JavaVM saved at OnLoad.
-    let Some(env) = (unsafe { crate::jni::get_env(vm, jvmti::JVMTI_VERSION_11) }) else {
-        return false;
-    };
-    // SAFETY: env came from GetEnv.
-    let second = unsafe { Jvmti::from_raw(env) };
+    // SAFETY: the environment made above (it lives as long as the JVM).
+    let second = unsafe { Jvmti::from_raw(env as *mut c_void) };
     if second
-        .add_capabilities(&[jvmti::CAP_RETRANSFORM_CLASSES])
+        .enable_event(jvmti::EVENT_CLASS_FILE_LOAD_HOOK)
         .is_err()
     {
-        return false;
+        return HashSet::new();
     }
-    let mut cb = Callbacks::new();
-    cb.set(
-        jvmti::EVENT_CLASS_FILE_LOAD_HOOK,
-        crate::on_class_file_load_hook as *const c_void,
-    );
-    if second.set_event_callbacks(&cb).is_err()
-        || second
-            .enable_event(jvmti::EVENT_CLASS_FILE_LOAD_HOOK)
-            .is_err()
-    {
-        return false;
-    }
-    let classes: Vec<usize> = [
-        "java/util/concurrent/locks/AbstractQueuedSynchronizer",
-        "java/util/concurrent/locks/AbstractQueuedLongSynchronizer",
-        "java/util/concurrent/locks/StampedLock",
-    ]
-    .iter()
-    .filter_map(|n| jni.find_class(n))
-    .map(|c| c as usize)
-    .collect();
+    let classes: Vec<usize> = names
+        .iter()
+        .filter_map(|n| jni.find_class(n))
+        .map(|c| c as usize)
+        .collect();
     let changed = retransform(second, &classes);
     let _ = second.disable_event(jvmti::EVENT_CLASS_FILE_LOAD_HOOK);
     for c in classes {
         jni.delete_local_ref(c as jclass);
     }
     changed
-        .iter()
-        .any(|c| c == "java/util/concurrent/locks/AbstractQueuedSynchronizer")
 }
 
 /// The class hook's part for redefinitions: our own retransformation instruments

@@ -595,6 +595,8 @@ impl Jvmti {
 pub const EVENT_CLASS_LOAD: jint = 55;
 pub const EVENT_CLASS_PREPARE: jint = 56;
 pub const EVENT_COMPILED_METHOD_LOAD: jint = 68;
+pub const EVENT_COMPILED_METHOD_UNLOAD: jint = 69;
+pub const EVENT_DYNAMIC_CODE_GENERATED: jint = 70;
 /// can_generate_compiled_method_load_events.
 pub const CAP_COMPILED_METHOD_LOAD: u32 = 27;
 

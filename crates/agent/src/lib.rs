@@ -12,8 +12,10 @@ mod agent;
 mod attach;
 mod class_ids;
 mod clock;
+mod compiled_code;
 mod decide;
 mod forkjoin;
+mod half_built_frame;
 mod jni;
 mod joins;
 mod jvmti;
@@ -512,9 +514,21 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         if let Some(c) = jni.find_class(AQS) {
             jni.delete_local_ref(c);
         }
-        if !AQS_SEEN.load(Ordering::Relaxed) && attach::instrument_loaded_lock_classes(jvmti, jni) {
+        if !AQS_SEEN.load(Ordering::Relaxed) && attach::instrument_loaded_lock_classes(jni) {
             AQS_SEEN.store(true, Ordering::Relaxed);
         }
+        // VirtualThread is loaded before any class hook: its mount hooks go in by
+        // retransformation too (JDK 21-23, vthreads.rs).
+        let major = agent::JDK_MAJOR.load(Ordering::Relaxed);
+        let yield_probe = vthreads::yield_probe_possible(major)
+            && vthreads::follow_mounts_by_probe(jvmti, || {
+                attach::retransform_loaded(jni, &[vthreads::VIRTUAL_THREAD])
+                    .contains(vthreads::VIRTUAL_THREAD)
+            });
+        p.header.set(
+            weft_trace::header_keys::VT_MOUNTS,
+            if yield_probe { "yield_probe" } else { "jvmti" }.to_string(),
+        );
         vm_header(jvmti, jni, &mut p.header, p.clock.ticks_per_sec());
         p.header.set(
             weft_trace::header_keys::LOCKS_AQS_INSTRUMENTED,
@@ -675,15 +689,22 @@ pub(crate) unsafe extern "system" fn on_class_file_load_hook(
             std::slice::from_raw_parts(class_data, class_data_len as usize),
         )
     };
-    if decide::skip_class(&name) {
-        return;
-    }
-    if class_being_redefined.is_null() {
-        locks::class_loaded(!loader.is_null(), &name);
-    }
-    let new_bytes = guard(jni_of(env), "ClassFileLoadHook", || {
-        Ok(transform(bytes, load, !loader.is_null()))
-    });
+    let new_bytes = if name == vthreads::VIRTUAL_THREAD {
+        // JDK 21-23, at VMInit only: the mount hooks (vthreads.rs).
+        guard(jni_of(env), "ClassFileLoadHook", || {
+            Ok(vthreads::instrument_yield(bytes))
+        })
+    } else {
+        if decide::skip_class(&name) {
+            return;
+        }
+        if class_being_redefined.is_null() {
+            locks::class_loaded(!loader.is_null(), &name);
+        }
+        guard(jni_of(env), "ClassFileLoadHook", || {
+            Ok(transform(bytes, load, !loader.is_null()))
+        })
+    };
     if let (Some(b), Some(jvmti)) = (new_bytes, agent::jvmti()) {
         if let Ok(p) = jvmti.allocate_copy(&b) {
             // SAFETY: out-pointers passed by JVMTI for this event.

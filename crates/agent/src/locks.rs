@@ -671,9 +671,9 @@ static TID_FIELD: AtomicUsize = AtomicUsize::new(0);
 /// `LockSupport.unpark`): records who woke whom (`Unpark`, the what-if graph's
 /// wake edges, docs/whatif.md §Recording), then calls the JVM's own native.
 unsafe extern "system" fn unpark_hook(env: *mut JNIEnv, unsafe_: jobject, thread: jobject) {
-    let _ = std::panic::catch_unwind(|| {
+    let seen = std::panic::catch_unwind(|| {
         if thread.is_null() || !recordable() {
-            return;
+            return None;
         }
         let ts = clock::now();
         let tid = TID_FIELD.load(Ordering::Relaxed);
@@ -682,13 +682,21 @@ unsafe extern "system" fn unpark_hook(env: *mut JNIEnv, unsafe_: jobject, thread
             Some(jni) if tid != 0 => jni.get_long_field(thread, tid as jfieldID).max(0) as u64,
             _ => 0,
         };
-        sink::emit(&Record::Unpark { ts, target });
-    });
+        Some((ts, target, clock::mono_ns()))
+    })
+    .unwrap_or(None);
     let orig = ORIG_UNPARK.load(Ordering::Relaxed);
     // SAFETY: ORIG_UNPARK holds the JVM's Unsafe_Unpark, stored before the hook was installed.
     let orig: UnparkFn = unsafe { std::mem::transmute::<usize, UnparkFn>(orig) };
     // SAFETY: same arguments the JVM passed to us.
     unsafe { orig(env, unsafe_, thread) };
+    // Written after the call, with its duration: waking a parked thread is a system
+    // call (on a VM an inter-processor interrupt), the releaser's share of a lock
+    // hand-off that removing the lock removes too (docs/speedups.md).
+    if let Some((ts, target, before)) = seen {
+        let ns = clock::mono_ns().saturating_sub(before);
+        let _ = std::panic::catch_unwind(|| sink::emit(&Record::Unpark { ts, target, ns }));
+    }
 }
 
 // ---------------------------------------------------------------- program start

@@ -218,7 +218,7 @@ pub type Native = (&'static str, &'static str, *mut std::ffi::c_void);
 /// Every native of the probe classes, by class: (name, JNI signature, function).
 /// An attach session binds them with RegisterNatives (crates/agent/src/attach.rs).
 pub fn table() -> Vec<(&'static str, Vec<Native>)> {
-    use crate::{forkjoin as fj, joins, locks};
+    use crate::{forkjoin as fj, joins, locks, vthreads};
     macro_rules! f {
         ($p:path) => {
             $p as *const () as *mut std::ffi::c_void
@@ -273,6 +273,13 @@ pub fn table() -> Vec<(&'static str, Vec<Native>)> {
                     f!(locks::Java_weft_Probe_nLockBegin),
                 ),
                 ("nLockEnd", "(I)V", f!(locks::Java_weft_Probe_nLockEnd)),
+            ],
+        ),
+        (
+            "weft/VtProbe",
+            vec![
+                ("nUnmount", "(J)V", f!(vthreads::Java_weft_VtProbe_nUnmount)),
+                ("nMount", "(J)V", f!(vthreads::Java_weft_VtProbe_nMount)),
             ],
         ),
         (

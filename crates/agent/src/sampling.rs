@@ -46,7 +46,10 @@ impl Default for SampleOptions {
 
 /// Whether an agent option key belongs to this engine (options.rs skips them).
 pub fn is_option(key: &str) -> bool {
-    matches!(key, "cpusample" | "wallsample" | "nosample" | "samplefault")
+    matches!(
+        key,
+        "cpusample" | "wallsample" | "nosample" | "samplefault" | "norecover"
+    )
 }
 
 fn parse_period(key: &str, v: &str) -> Result<u64, String> {
@@ -89,6 +92,8 @@ pub fn parse_options(s: Option<&str>) -> Result<SampleOptions, String> {
                 }
             }
             "samplefault" => sig::FAULT_TEST.store(true, Ordering::Relaxed),
+            // Failed walks of compiled prologues/epilogues stay failed (for A/B).
+            "norecover" => sig::RECOVER.store(false, Ordering::Relaxed),
             _ => {}
         }
     }
@@ -139,6 +144,14 @@ pub fn setup(jvmti: Jvmti, cb: &mut Callbacks, opt_str: Option<&str>) {
         jvmti::EVENT_COMPILED_METHOD_LOAD,
         on_compiled_method_load as *const c_void,
     );
+    cb.set(
+        jvmti::EVENT_DYNAMIC_CODE_GENERATED,
+        on_dynamic_code_generated as *const c_void,
+    );
+    cb.set(
+        jvmti::EVENT_COMPILED_METHOD_UNLOAD,
+        on_compiled_method_unload as *const c_void,
+    );
     // AsyncGetCallTrace refuses to walk unless ClassLoad is enabled.
     if jvmti.enable_event(jvmti::EVENT_CLASS_LOAD).is_err()
         || jvmti.enable_event(jvmti::EVENT_CLASS_PREPARE).is_err()
@@ -147,6 +160,8 @@ pub fn setup(jvmti: Jvmti, cb: &mut Callbacks, opt_str: Option<&str>) {
         return;
     }
     let _ = jvmti.enable_event(jvmti::EVENT_COMPILED_METHOD_LOAD);
+    let _ = jvmti.enable_event(jvmti::EVENT_COMPILED_METHOD_UNLOAD);
+    let _ = jvmti.enable_event(jvmti::EVENT_DYNAMIC_CODE_GENERATED);
     sig::init_ring(opts.cpu_ns);
     if !sig::install_handler() {
         eprintln!("weft: sampling off: cannot install the signal handler");
@@ -178,15 +193,42 @@ unsafe extern "system" fn on_class_load(
 ) {
 }
 
+/// Where the method's code lies: the handler names the top frame of a walk
+/// that failed in a prologue or epilogue by it (compiled_code.rs).
 unsafe extern "system" fn on_compiled_method_load(
     _t: *mut JvmtiEnvRaw,
-    _method: jmethodID,
-    _size: i32,
-    _addr: *const c_void,
+    method: jmethodID,
+    size: i32,
+    addr: *const c_void,
     _map_len: i32,
     _map: *const c_void,
     _info: *const c_void,
 ) {
+    let size = usize::try_from(size).unwrap_or(0);
+    let _ = std::panic::catch_unwind(|| {
+        crate::compiled_code::loaded(method as usize, addr as usize, size)
+    });
+}
+
+/// Where the JVM's stubs lie (arraycopy and the like): a walk that failed in
+/// one is taken again from the compiled method that called it (compiled_code.rs).
+unsafe extern "system" fn on_dynamic_code_generated(
+    _t: *mut JvmtiEnvRaw,
+    _name: *const std::ffi::c_char,
+    addr: *const c_void,
+    len: i32,
+) {
+    let len = usize::try_from(len).unwrap_or(0);
+    let _ = std::panic::catch_unwind(|| crate::compiled_code::stub_generated(addr as usize, len));
+}
+
+unsafe extern "system" fn on_compiled_method_unload(
+    _t: *mut JvmtiEnvRaw,
+    method: jmethodID,
+    addr: *const c_void,
+) {
+    let _ =
+        std::panic::catch_unwind(|| crate::compiled_code::unloaded(method as usize, addr as usize));
 }
 
 /// Creates the class's jmethodIDs now: AsyncGetCallTrace only reports methods
@@ -498,6 +540,7 @@ impl Interner {
 }
 
 fn drain_once() {
+    crate::compiled_code::publish_if_dirty();
     let mut g = lock(&INTERNER);
     let it = g.get_or_insert_with(Interner::default);
     sig::drain(|e| it.add(e));

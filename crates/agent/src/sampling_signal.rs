@@ -15,6 +15,7 @@ use std::sync::atomic::{
 use std::sync::OnceLock;
 
 use crate::clock;
+use crate::compiled_code;
 
 /// The signal of CPU samples (sent by the thread's perf_event timer).
 pub const CPU_SIGNAL: i32 = libc::SIGPROF;
@@ -710,6 +711,11 @@ fn take_sample(sig: i32, uc: *mut c_void) {
                     if faulted {
                         FAULTS.fetch_add(1, Ordering::Relaxed);
                         trace.num_frames = WALK_FAULTED;
+                    } else if trace.num_frames == UNKNOWN_JAVA
+                        && RECOVER.load(Ordering::Relaxed)
+                        && !FAULT_TEST.load(Ordering::Relaxed)
+                    {
+                        trace.num_frames = recover(slot, &mut trace, f, uc);
                     }
                     (*e).num_frames = trace.num_frames;
                     (*e).ts = clock::now();
@@ -747,6 +753,201 @@ fn take_sample(sig: i32, uc: *mut c_void) {
 
 /// `num_frames` of a walk that faulted (recovered by the fault handler).
 pub const WALK_FAULTED: i32 = -100;
+
+/// AsyncGetCallTrace's `ticks_unknown_Java`: the top frame could not be made out.
+const UNKNOWN_JAVA: i32 = -5;
+
+/// Failed walks of compiled prologues and epilogues are taken again from the
+/// caller (half_built_frame.rs; off: the agent option `norecover`).
+pub static RECOVER: AtomicBool = AtomicBool::new(true);
+
+/// What [`recover_walk`] is given: a CallTrace first, so that a pointer to it
+/// passes where walk_guard.c expects one.
+#[repr(C)]
+struct Recovery {
+    trace: CallTrace,
+    walk: Agct,
+    code: compiled_code::Ranges,
+}
+
+/// A walk that failed with `unknown_Java`, taken again: when the PC is in a
+/// compiled method's prologue or epilogue (proved by its instructions), that
+/// method is the top frame (no inlined frame is live there) and the walk goes
+/// on from its caller, with the return address and stack pointer the
+/// instructions say. Else the sample stays `unknown_Java`. The second walk
+/// runs under the same crash protection as the first.
+fn recover(slot: &ThreadSlot, trace: &mut CallTrace, walk: Agct, uc: *mut c_void) -> i32 {
+    let mut r = Recovery {
+        trace: CallTrace {
+            env: trace.env,
+            num_frames: UNKNOWN_JAVA,
+            frames: trace.frames,
+        },
+        walk,
+        code: compiled_code::enter(),
+    };
+    slot.in_walk.store(true, Ordering::SeqCst);
+    // SAFETY: recover_walk only reads the ucontext, our code table snapshot
+    // (kept alive by enter/leave), the method's code bytes inside its range,
+    // and the thread's stack above its stack pointer; it writes the cell's
+    // frames. Under sigsetjmp like the first walk.
+    let faulted = unsafe {
+        weft_protected_walk(
+            recover_walk,
+            &mut r as *mut Recovery as *mut CallTrace,
+            MAX_FRAMES as i32,
+            uc,
+            slot.jump.get() as *mut c_void,
+        )
+    } != 0;
+    slot.in_walk.store(false, Ordering::SeqCst);
+    compiled_code::leave();
+    if faulted {
+        FAULTS.fetch_add(1, Ordering::Relaxed);
+        return WALK_FAULTED;
+    }
+    r.trace.num_frames
+}
+
+#[cfg(target_arch = "x86_64")]
+unsafe extern "C" fn recover_walk(t: *mut CallTrace, depth: i32, uc: *mut c_void) {
+    use crate::half_built_frame::{unwind, AFTER, BEFORE};
+    // SAFETY (whole function): t points to the Recovery of `recover`; uc is the
+    // signal's ucontext; the reads below are bounded as commented.
+    let r = &mut *(t as *mut Recovery);
+    let uc = uc as *const libc::ucontext_t;
+    if uc.is_null() || depth < 2 {
+        return;
+    }
+    let g = &(*uc).uc_mcontext.gregs;
+    let pc = g[libc::REG_RIP as usize] as usize;
+    let sp = g[libc::REG_RSP as usize] as usize;
+    let Some(code) = r.code.find(pc) else {
+        return;
+    };
+    if code.is_stub() {
+        return from_stub(r, code, depth, uc);
+    }
+    // The method's code bytes around the PC, inside its range only.
+    let lo = pc.saturating_sub(BEFORE).max(code.start);
+    let hi = pc.saturating_add(AFTER).min(code.end);
+    let mut bytes = [0u8; BEFORE + AFTER];
+    std::ptr::copy_nonoverlapping(lo as *const u8, bytes.as_mut_ptr(), hi - lo);
+    let (before, at) = bytes[..hi - lo].split_at(pc - lo);
+    let Some(u) = unwind(before, at, pc - code.start) else {
+        return;
+    };
+    // Inside the frame the instructions describe, at or above the stack pointer.
+    let ra = *((sp + u.return_address_at) as *const usize);
+    // The caller must be compiled code we know (a return address into it):
+    // AsyncGetCallTrace is only given a PC that lies in a method's code.
+    if !r
+        .code
+        .find(ra)
+        .is_some_and(|c| !c.is_stub() && ra > c.start)
+    {
+        return;
+    }
+    let mut ctx: libc::ucontext_t = std::ptr::read(uc);
+    let cg = &mut ctx.uc_mcontext.gregs;
+    // ra - 1: the call instruction's last byte, so the caller's frame is
+    // looked up at the call (its debug info), not at the next instruction.
+    cg[libc::REG_RIP as usize] = (ra - 1) as i64;
+    cg[libc::REG_RSP as usize] = (sp + u.return_address_at + 8) as i64;
+    if let Some(at) = u.saved_rbp_at {
+        cg[libc::REG_RBP as usize] = *((sp + at) as *const i64);
+    }
+    let top = r.trace.frames;
+    *top = CallFrame {
+        lineno: -1,
+        method: code.method as *mut c_void,
+    };
+    let mut caller = CallTrace {
+        env: r.trace.env,
+        num_frames: 0,
+        frames: top.add(1),
+    };
+    (r.walk)(
+        &mut caller,
+        depth - 1,
+        &mut ctx as *mut libc::ucontext_t as *mut c_void,
+    );
+    if caller.num_frames > 0 {
+        r.trace.num_frames = caller.num_frames + 1;
+    }
+}
+
+/// How far above rsp a stub's frame pointer may be (its pushes and locals).
+const STUB_FRAME_BYTES: usize = 256;
+
+/// A walk that failed in one of the JVM's stubs (an arraycopy, ...): taken
+/// again from the compiled method that called it, whichever of [rsp] (before
+/// the stub's `push rbp`, after its `leave`) or [rbp + 8] (in between) holds a
+/// return address whose call instruction calls this stub's entry: that is the
+/// proof. The stub itself is no Java frame (AsyncGetCallTrace never reports
+/// one either): the sample's top frame is the caller at the call.
+#[cfg(target_arch = "x86_64")]
+unsafe fn from_stub(
+    r: &mut Recovery,
+    stub: compiled_code::CodeRange,
+    depth: i32,
+    uc: *const libc::ucontext_t,
+) {
+    // SAFETY (whole function): the stack is read at rsp and at most
+    // STUB_FRAME_BYTES + 16 above it (the frames of the stub's callers are
+    // there); code bytes only inside a compiled method's range.
+    let g = &(*uc).uc_mcontext.gregs;
+    let sp = g[libc::REG_RSP as usize] as usize;
+    let fp = g[libc::REG_RBP as usize] as usize;
+    use crate::half_built_frame::{call_target, CALL_SITE_BYTES};
+    let calls_stub = |ra: usize| {
+        let Some(c) = r.code.find(ra).filter(|c| !c.is_stub()) else {
+            return false;
+        };
+        let Some(lo) = ra.checked_sub(CALL_SITE_BYTES).filter(|&lo| lo >= c.start) else {
+            return false;
+        };
+        let mut b = [0u8; CALL_SITE_BYTES];
+        std::ptr::copy_nonoverlapping(lo as *const u8, b.as_mut_ptr(), CALL_SITE_BYTES);
+        call_target(&b, ra) == Some(stub.start)
+    };
+    // (return address, caller's rsp, caller's rbp if the stub saved it)
+    let ra = *(sp as *const usize);
+    let (ra, caller_sp, caller_fp) = if calls_stub(ra) {
+        (ra, sp + 8, None)
+    } else if fp >= sp && fp - sp <= STUB_FRAME_BYTES && fp.is_multiple_of(8) {
+        let ra = *((fp + 8) as *const usize);
+        if !calls_stub(ra) {
+            return;
+        }
+        (ra, fp + 16, Some(*(fp as *const i64)))
+    } else {
+        return;
+    };
+    let mut ctx: libc::ucontext_t = std::ptr::read(uc);
+    let cg = &mut ctx.uc_mcontext.gregs;
+    cg[libc::REG_RIP as usize] = (ra - 1) as i64;
+    cg[libc::REG_RSP as usize] = caller_sp as i64;
+    if let Some(f) = caller_fp {
+        cg[libc::REG_RBP as usize] = f;
+    }
+    let mut caller = CallTrace {
+        env: r.trace.env,
+        num_frames: 0,
+        frames: r.trace.frames,
+    };
+    (r.walk)(
+        &mut caller,
+        depth,
+        &mut ctx as *mut libc::ucontext_t as *mut c_void,
+    );
+    if caller.num_frames > 0 {
+        r.trace.num_frames = caller.num_frames;
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe extern "C" fn recover_walk(_t: *mut CallTrace, _depth: i32, _uc: *mut c_void) {}
 
 /// The fault handlers found before ours (chained to for every fault not in a walk).
 static PREV_SEGV: AtomicUsize = AtomicUsize::new(0);

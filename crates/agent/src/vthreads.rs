@@ -13,6 +13,15 @@
 //!
 //! The virtual thread is named by its Java thread id (`Thread.tid`), read with
 //! one JNI field access: no Java code runs inside a mount transition.
+//!
+//! On JDK 21-23 a virtual thread leaves its carrier only in
+//! `VirtualThread.yieldContinuation` (a park, a sleep, `Thread.yield`; 24+ also
+//! unmounts from inside the JVM when blocked on a monitor). There the agent
+//! retransforms that method at VMInit to call `weft.VtProbe` before it unmounts
+//! and after it is mounted again, and turns the JVM's mount/unmount events off:
+//! the JVM posts them at every thread's first mount and last unmount too, two
+//! events per virtual thread that VirtualThreadStart/End already say (~2% of
+//! the process's CPU on 100,000 short tasks, BENCHMARKS.md).
 
 use std::cell::Cell;
 use std::ffi::c_void;
@@ -23,7 +32,7 @@ use weft_trace::Record;
 
 use crate::agent::{self, LIVE};
 use crate::clock;
-use crate::jni::{jfieldID, jint, jobject, JNIEnv, Jni};
+use crate::jni::{jclass, jfieldID, jint, jlong, jobject, JNIEnv, Jni};
 use crate::jvmti::{self, Callbacks, Jvmti, JvmtiEnvRaw};
 use crate::sink;
 
@@ -62,6 +71,83 @@ pub fn pinned_park(env: *mut JNIEnv) {
     });
 }
 
+/// The extension events' indices (set at OnLoad when virtual threads are followed).
+static MOUNT_EVENTS: OnceLock<(jint, jint)> = OnceLock::new();
+/// The VMInit retransformation of `VirtualThread` is in progress: the class hook
+/// instruments `yieldContinuation` ([`instrument_yield`]).
+static YIELD_PROBE_WANTED: AtomicBool = AtomicBool::new(false);
+
+/// The class whose `yieldContinuation` gets the mount hooks.
+pub const VIRTUAL_THREAD: &str = "java/lang/VirtualThread";
+
+/// Whether mounts can be followed by the `yieldContinuation` probe on JDK `major`
+/// (21-23: no unmount from inside the JVM) with the mount events set up.
+pub fn yield_probe_possible(major: u32) -> bool {
+    (21..24).contains(&major) && MOUNT_EVENTS.get().is_some()
+}
+
+/// Runs `retransform` (of `VirtualThread`, at VMInit) with the class hook
+/// instrumenting `yieldContinuation`; when it did, the JVM's mount/unmount events
+/// are turned off (the hooks say the same, only at the yields).
+pub fn follow_mounts_by_probe(jvmti: Jvmti, retransform: impl FnOnce() -> bool) -> bool {
+    let Some(&(mount, unmount)) = MOUNT_EVENTS.get() else {
+        return false;
+    };
+    YIELD_PROBE_WANTED.store(true, Ordering::SeqCst);
+    let changed = retransform();
+    YIELD_PROBE_WANTED.store(false, Ordering::SeqCst);
+    if !changed {
+        return false;
+    }
+    // No virtual thread has run yet (VMInit): no mount is missed in between.
+    let _ = jvmti.disable_event(mount);
+    let _ = jvmti.disable_event(unmount);
+    let _ = jvmti.set_extension_event_callback(mount, std::ptr::null());
+    let _ = jvmti.set_extension_event_callback(unmount, std::ptr::null());
+    true
+}
+
+/// The class hook's part for `java/lang/VirtualThread`: `yieldContinuation` wrapped
+/// with the `weft.VtProbe` hooks during [`follow_mounts_by_probe`], else unchanged.
+pub fn instrument_yield(bytes: &[u8]) -> Option<Vec<u8>> {
+    if !YIELD_PROBE_WANTED.load(Ordering::SeqCst) {
+        return None;
+    }
+    const O: &str = "(Ljava/lang/Object;)V";
+    let what = weft_classfile::Instrumentation {
+        wraps: vec![weft_classfile::WrapRequest {
+            name: "yieldContinuation".into(),
+            descriptor: "()Z".into(),
+            probe_id: 0,
+            pass_arg0: false,
+            hooks: Some(weft_classfile::Hooks {
+                class: "weft/VtProbe".into(),
+                enter: Some(("unmount".into(), O.into())),
+                exit: Some(("mount".into(), O.into())),
+            }),
+        }],
+        constructor_probe: None,
+    };
+    let r = weft_classfile::instrument(bytes, &what).ok()?;
+    if r.wrapped.is_empty() {
+        return None;
+    }
+    crate::attach::note_loaded_change(VIRTUAL_THREAD);
+    Some(r.bytes)
+}
+
+/// `weft.VtProbe`: the virtual thread `tid` is about to leave this carrier.
+#[no_mangle]
+pub extern "system" fn Java_weft_VtProbe_nUnmount(e: *mut JNIEnv, _c: jclass, tid: jlong) {
+    record(e, Vt::Id(tid as u64), "VtProbe.nUnmount", Event::Unmount);
+}
+
+/// `weft.VtProbe`: the virtual thread `tid` is mounted on this carrier again.
+#[no_mangle]
+pub extern "system" fn Java_weft_VtProbe_nMount(e: *mut JNIEnv, _c: jclass, tid: jlong) {
+    record(e, Vt::Id(tid as u64), "VtProbe.nMount", Event::Mount);
+}
+
 /// `Thread.tid`'s jfieldID (0: not resolved yet).
 static TID_FIELD: AtomicUsize = AtomicUsize::new(0);
 /// The field could not be resolved: virtual threads are not followed.
@@ -94,6 +180,7 @@ pub fn setup(jvmti: Jvmti, major: u32, cb: &mut Callbacks) -> Vec<jint> {
         eprintln!("weft: cannot follow virtual-thread mounts; virtual threads are recorded as their carriers");
         return Vec::new();
     }
+    let _ = MOUNT_EVENTS.set((mount, unmount));
     cb.set(jvmti::EVENT_VIRTUAL_THREAD_START, on_start as *const c_void);
     cb.set(jvmti::EVENT_VIRTUAL_THREAD_END, on_end as *const c_void);
     vec![
@@ -195,55 +282,76 @@ fn task_of(jni: Jni, vthread: jobject) -> (u32, u32) {
     ids
 }
 
-fn record(env: *mut JNIEnv, thread: jobject, what: &str, event: Event) {
+/// The virtual thread an event is about: its object (a JVMTI callback) or its Java
+/// thread id (a `weft.VtProbe` hook).
+#[derive(Clone, Copy)]
+enum Vt {
+    Object(jobject),
+    Id(u64),
+}
+
+fn record(env: *mut JNIEnv, vt: Vt, what: &str, event: Event) {
     let ts = clock::now();
     if !LIVE.load(Ordering::Relaxed) || !sink::recording() {
         return;
     }
-    // SAFETY: JVMTI passes the current thread's JNIEnv to its callbacks.
+    // SAFETY: the JVM passes the current thread's JNIEnv to JVMTI callbacks and natives.
     let jni = unsafe { Jni::from_raw(env) };
     agent::guard(jni, what, || {
         let Some(jni) = jni else { return Ok(()) };
-        let vt = thread_id(jni, thread);
-        let Some(carrier) = sink::current_thread_index() else {
-            return Ok(());
+        let (id, thread) = match vt {
+            Vt::Object(t) => (thread_id(jni, t), t),
+            Vt::Id(id) => (id, std::ptr::null_mut()),
         };
-        if vt == 0 {
-            return Ok(());
-        }
-        let _ = MOUNTED.try_with(|m| m.set(matches!(event, Event::Start | Event::Mount)));
-        let r = match event {
-            Event::Start => {
-                let (class_id, ident) = task_of(jni, thread);
-                Record::VtStart {
-                    ts,
-                    vt,
-                    carrier,
-                    class_id,
-                    ident,
-                }
-            }
-            Event::End => Record::VtEnd { ts, vt, carrier },
-            Event::Mount => Record::VtMount { ts, vt, carrier },
-            Event::Unmount => Record::VtUnmount { ts, vt, carrier },
-        };
-        sink::emit(&r);
+        emit(jni, ts, id, thread, event);
         Ok(())
     })
 }
 
+/// Emits `event` of the virtual thread `vt` (`thread`: its object, needed for a start).
+fn emit(jni: Jni, ts: u64, vt: u64, thread: jobject, event: Event) {
+    let Some(carrier) = sink::current_thread_index() else {
+        return;
+    };
+    if vt == 0 {
+        return;
+    }
+    let _ = MOUNTED.try_with(|m| m.set(matches!(event, Event::Start | Event::Mount)));
+    let r = match event {
+        Event::Start => {
+            let (class_id, ident) = task_of(jni, thread);
+            Record::VtStart {
+                ts,
+                vt,
+                carrier,
+                class_id,
+                ident,
+            }
+        }
+        Event::End => Record::VtEnd { ts, vt, carrier },
+        Event::Mount => Record::VtMount { ts, vt, carrier },
+        Event::Unmount => Record::VtUnmount { ts, vt, carrier },
+    };
+    sink::emit(&r);
+}
+
 unsafe extern "system" fn on_start(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thread: jobject) {
-    record(env, thread, "VirtualThreadStart", Event::Start);
+    record(env, Vt::Object(thread), "VirtualThreadStart", Event::Start);
 }
 
 unsafe extern "system" fn on_end(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thread: jobject) {
-    record(env, thread, "VirtualThreadEnd", Event::End);
+    record(env, Vt::Object(thread), "VirtualThreadEnd", Event::End);
 }
 
 unsafe extern "system" fn on_mount(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thread: jobject) {
-    record(env, thread, "VirtualThreadMount", Event::Mount);
+    record(env, Vt::Object(thread), "VirtualThreadMount", Event::Mount);
 }
 
 unsafe extern "system" fn on_unmount(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thread: jobject) {
-    record(env, thread, "VirtualThreadUnmount", Event::Unmount);
+    record(
+        env,
+        Vt::Object(thread),
+        "VirtualThreadUnmount",
+        Event::Unmount,
+    );
 }

@@ -76,7 +76,8 @@ pub enum EventKind {
     /// `WaitBegin` is the blocking.
     VtPinned,
     /// This thread unparked another (`LockSupport.unpark`): a = the target's Java
-    /// thread id (0 unknown). Ends that thread's park, or gives it a permit.
+    /// thread id (0 unknown), b = how long the call took, ns (0: not measured).
+    /// Ends that thread's park, or gives it a permit.
     Unpark,
     /// `--lock-detail`: about to enter a monitor: b = lock (LockDef id).
     MonitorEnter,

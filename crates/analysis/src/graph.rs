@@ -445,7 +445,7 @@ mod tests {
         let mut tb = TB::new();
         // Threads 1 and 2 (Java ids 11 and 12).
         tb.start(1, 0, 0, (0, 0)).start(2, 0, 0, (0, 0));
-        let unpark = |ts, target| Record::Unpark { ts, target };
+        let unpark = |ts, target| Record::Unpark { ts, target, ns: 0 };
         let wait = |ts| Record::WaitBegin {
             ts,
             kind: wait_kind::PARK,

@@ -154,6 +154,10 @@ pub struct LockAnalysis {
     pub blocked: Vec<BlockedInterval>,
     /// Every wait of the counted threads, by start time.
     pub wait_intervals: Vec<WaitInterval>,
+    /// The counted threads' unparks whose call was timed (`Unpark` with `ns`), in
+    /// each thread's order: `(thread, ts, target Java id, ns)`. The
+    /// possible-speedups analysis finds the lock hand-offs among them.
+    pub timed_unparks: Vec<(ThreadIndex, u64, u64, u32)>,
     /// The waits by (kind, waited-on class, site), most waited first
     /// (crates/analysis/src/wait_groups.rs).
     pub wait_groups: Vec<crate::wait_groups::WaitGroup>,
@@ -490,6 +494,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
                 EventKind::WaitBegin => {
                     o.wait = Some((e.flag, *ts, e.a as u32, e.c));
                 }
+                EventKind::Unpark if e.b > 0 => out.timed_unparks.push((*th, *ts, e.a, e.b)),
                 EventKind::WaitEnd => {
                     if let Some((k, s, class, site)) = o.wait.take() {
                         let d = ts.saturating_sub(s);

@@ -717,8 +717,9 @@ impl ModelBuilder {
                 Some((ev(EventKind::WaitBegin, *ts, 0, *lock, 0, *kind), false))
             }
             Record::WaitEnd { ts } => Some((ev(EventKind::WaitEnd, *ts, 0, 0, 0, 0), false)),
-            Record::Unpark { ts, target } => {
-                Some((ev(EventKind::Unpark, *ts, *target, 0, 0, 0), false))
+            Record::Unpark { ts, target, ns } => {
+                let ns = (*ns).min(u64::from(u32::MAX)) as u32;
+                Some((ev(EventKind::Unpark, *ts, *target, ns, 0, 0), false))
             }
             Record::MonitorEnter { ts, lock } => {
                 Some((ev(EventKind::MonitorEnter, *ts, 0, *lock, 0, 0), false))

@@ -12,7 +12,7 @@
 //! Every possible speedup is an upper bound: removing one limitation can raise
 //! another (Gomes §3.6.1). The views say so.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use weft_trace::ThreadIndex;
 
@@ -43,6 +43,10 @@ pub const EXTERNAL_LIMIT: f64 = 0.9;
 /// when they did at least this share of the time they had work ([`capacity`]).
 pub const FULL_CAPACITY_MIN_SHARE: f64 = 0.1;
 
+/// A lock hand-off counts at most this many times the median one (a longer
+/// unpark call was preempted: [`gather_handoffs`]).
+pub const HANDOFF_CAP: f64 = 2.0;
+
 /// Most sections listed one by one (the totals cover all of them).
 pub const MAX_SECTIONS_LISTED: usize = 10_000;
 
@@ -61,6 +65,9 @@ pub struct ThreadTimeline {
     pub waits: Vec<(u64, u64)>,
     /// Lock acquisitions that blocked. Sorted, disjoint.
     pub blocked: Vec<(u64, u64)>,
+    /// Lock hand-offs: the unpark calls with which this thread woke a thread
+    /// blocked on a lock, `[start, end)`. Sorted, disjoint.
+    pub handoffs: Vec<(u64, u64)>,
     /// Cumulative schedstat points, by time (empty when the trace has none).
     pub sched: Vec<SchedPoint>,
 }
@@ -129,6 +136,7 @@ pub fn gather(model: &Model, locks: &LockAnalysis, window: Option<&Window>) -> S
         t.waits = merge_intervals(&t.waits);
         t.blocked = merge_intervals(&t.blocked);
     }
+    gather_handoffs(model, locks, &mut threads);
     let (window, window_source) = match window {
         Some(w) if w.covered_ns() > 0 => (Some((0, w.covered_ns())), window_source(w)),
         _ => (None, "run".to_string()),
@@ -148,6 +156,50 @@ pub fn gather(model: &Model, locks: &LockAnalysis, window: Option<&Window>) -> S
             .iter()
             .map(|g| (g.start_ns, g.end_ns))
             .collect(),
+    }
+}
+
+/// The lock hand-offs of each thread: its unparks (with a measured duration) of a
+/// thread that was blocked on a lock at that moment (a release waking the next
+/// waiter). Unparks of a thread in a wait (a condition signal, a queue hand-off, a
+/// latch) are not a lock's cost: they stay when the lock goes. A hand-off counts
+/// at most [`HANDOFF_CAP`] × the median one: a call that took far longer was
+/// preempted (on a loaded machine the woken thread or another process took the
+/// waker's CPU), run-queue time rather than the lock's work.
+fn gather_handoffs(
+    model: &Model,
+    locks: &LockAnalysis,
+    threads: &mut BTreeMap<ThreadIndex, ThreadTimeline>,
+) {
+    let by_java_id: HashMap<u64, ThreadIndex> = model
+        .threads
+        .values()
+        .filter_map(|t| Some((t.java_id?, t.index)))
+        .collect();
+    let mut found: Vec<(ThreadIndex, u64, u64)> = Vec::new();
+    for &(waker, ts, target, ns) in &locks.timed_unparks {
+        let Some(target) = by_java_id.get(&target).and_then(|t| threads.get(t)) else {
+            continue;
+        };
+        let i = target.blocked.partition_point(|b| b.1 <= ts);
+        if target.thread != waker && target.blocked.get(i).is_some_and(|b| b.0 <= ts) {
+            found.push((waker, ts, u64::from(ns)));
+        }
+    }
+    if found.is_empty() {
+        return;
+    }
+    let mut ns: Vec<u64> = found.iter().map(|f| f.2).collect();
+    let mid = ns.len() / 2;
+    let cap = (*ns.select_nth_unstable(mid).1 as f64 * HANDOFF_CAP) as u64;
+    for (th, ts, d) in found {
+        if let Some(t) = threads.get_mut(&th) {
+            t.handoffs.push((ts, ts + d.min(cap)));
+        }
+    }
+    for t in threads.values_mut() {
+        t.handoffs.sort_unstable();
+        t.handoffs = merge_intervals(&t.handoffs);
     }
 }
 
@@ -325,6 +377,9 @@ pub struct Quantities {
     pub active_parallel: f64,
     /// B_p: lock-blocked time in parallel sections.
     pub lock_blocked_parallel: f64,
+    /// H_p: active time in parallel sections spent handing a lock over (the
+    /// releaser's unpark of a thread blocked on it).
+    pub lock_handoff_parallel: f64,
     /// M_cpu = Σ_j max_θ on-CPU time.
     pub busiest_cpu: f64,
     /// M_act = Σ_j max_θ running + runnable time.
@@ -337,6 +392,16 @@ pub struct Quantities {
     /// baseline run's split).
     pub root_alone_cpu: f64,
     pub total_cpu: f64,
+}
+
+impl Quantities {
+    /// `H_p / A_p`: the share of the parallel active time spent handing locks over,
+    /// work that goes with the locks (docs/speedups.md §The lines).
+    pub fn handoff_share(&self) -> f64 {
+        ratio(self.lock_handoff_parallel, self.active_parallel)
+            .unwrap_or(0.0)
+            .clamp(0.0, 1.0)
+    }
 }
 
 /// Where the CPU shares come from.
@@ -423,6 +488,8 @@ struct Acc {
     act: f64,
     cpu: f64,
     blk: f64,
+    /// Active time spent handing a lock over (waking its next waiter).
+    hand: f64,
 }
 
 #[derive(Debug, Clone)]
@@ -442,6 +509,8 @@ enum EvKind {
     WaitEnd,
     BlockStart,
     BlockEnd,
+    HandoffStart,
+    HandoffEnd,
     GcStart,
     GcEnd,
     /// The thread enters schedstat interval k (`LAST`: past its last reading).
@@ -454,6 +523,7 @@ struct State {
     alive: bool,
     waiting: bool,
     blocked: bool,
+    handing_off: bool,
     /// Schedstat interval: [`BEFORE_FIRST`], k, or [`AFTER_LAST`].
     tick: i64,
 }
@@ -538,6 +608,12 @@ fn sweep(
             if let Some((bs, be)) = clip(bs, be, window) {
                 ev.push((bs, i, EvKind::BlockStart));
                 ev.push((be, i, EvKind::BlockEnd));
+            }
+        }
+        for &(hs, he) in &t.handoffs {
+            if let Some((hs, he)) = clip(hs, he, window) {
+                ev.push((hs, i, EvKind::HandoffStart));
+                ev.push((he, i, EvKind::HandoffEnd));
             }
         }
         // Schedstat interval k is [sched[k], sched[k+1]).
@@ -634,6 +710,9 @@ fn sweep(
                         }
                         let share = (weight * factor).min(1.0);
                         a.act += dt;
+                        if s.handing_off {
+                            a.hand += dt;
+                        }
                         a.cpu += dt * share;
                         tot.total_cpu += dt * share;
                         if input.cpus.is_some_and(|c| n_active >= c.max(1) as usize) {
@@ -673,6 +752,8 @@ fn sweep(
                 }
                 EvKind::BlockStart => st[i].blocked = true,
                 EvKind::BlockEnd => st[i].blocked = false,
+                EvKind::HandoffStart => st[i].handing_off = true,
+                EvKind::HandoffEnd => st[i].handing_off = false,
                 EvKind::Tick(k) => st[i].tick = k,
             }
             k += 1;
@@ -1143,6 +1224,12 @@ struct Eq11 {
     cpu_serial: f64,
     threads: f64,
     gc: f64,
+    /// E_LH's complement `H_p / A_p`: the share of the parallel active time the
+    /// threads spent handing locks over.
+    handoff: f64,
+    /// The share of the parallel work kept: 1, or `1 − H_p/A_p` once the locks'
+    /// own hand-off work is removed with them.
+    parallel_kept: f64,
     /// The CPUs the process could use, on average while it had work (measured
     /// per sampler interval); `None` when unknown.
     capacity: Option<f64>,
@@ -1164,7 +1251,7 @@ impl Eq11 {
             (_, None) => t,
             (Limitation::Oversubscription, _) if !self.externally_limited() => t,
             (_, Some(b)) => {
-                let work = (1.0 - e.pf) * e.t1 / e.so + e.pf * e.t1 / e.po;
+                let work = (1.0 - e.pf) * e.t1 / e.so + e.parallel_kept * e.pf * e.t1 / e.po;
                 t.max(e.gc + work / b)
             }
         }
@@ -1178,7 +1265,8 @@ impl Eq11 {
     fn time(&self) -> f64 {
         let serial = (1.0 - self.pf) * self.t1 / (self.so * self.cpu_serial);
         let parallel = if self.pf > 0.0 {
-            self.pf * self.t1 / (self.po * self.lb * self.lc * self.cpu * self.threads)
+            self.parallel_kept * self.pf * self.t1
+                / (self.po * self.lb * self.lc * self.cpu * self.threads)
         } else {
             0.0
         };
@@ -1190,7 +1278,10 @@ impl Eq11 {
         match l {
             Limitation::Serial => e.pf = 1.0,
             Limitation::Imbalance => e.lb = 1.0,
-            Limitation::Locks => e.lc = 1.0,
+            Limitation::Locks => {
+                e.lc = 1.0;
+                e.parallel_kept = 1.0 - self.handoff
+            }
             Limitation::Overhead => {
                 e.so = 1.0;
                 e.po = 1.0
@@ -1274,6 +1365,7 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
         let cj: f64 = sec.per.iter().map(|a| a.cpu).sum();
         let aj: f64 = sec.per.iter().map(|a| a.act).sum();
         let bj: f64 = sec.per.iter().map(|a| a.blk).sum();
+        q.lock_handoff_parallel += sec.per.iter().map(|a| a.hand).sum::<f64>();
         let mcpu = sec.per.iter().map(|a| a.cpu).fold(0.0, f64::max);
         let mact = sec.per.iter().map(|a| a.act).fold(0.0, f64::max);
         let nj = members.len() as f64;
@@ -1386,6 +1478,8 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
         cpu_serial: cores_serial,
         threads: threads_effective,
         gc: q.gc,
+        handoff: q.handoff_share(),
+        parallel_kept: 1.0,
         capacity: capacity(&tot, input.cpus),
         cpus: input.cpus.map(f64::from),
     });

@@ -827,3 +827,110 @@ fn a_shortfall_without_run_queue_wait_is_not_a_cap() {
     assert!(serial > 1.3, "serial line {serial}");
     all_finite(&s);
 }
+
+/// The lock ping-pong of `lock_contention`, each worker also spending 1 ms of its
+/// active time waking the other (the unpark in its release): E_LC and T_calc do
+/// not change, and removing the locks removes that hand-off work too:
+/// H_p/A_p = 2/16, T_locks = M_act·(1 − 2/16) = 7 ms (10 ms calculated). The
+/// other lines are those of the same run without hand-offs.
+#[test]
+fn lock_handoff_work_goes_with_the_locks() {
+    let run = |handoffs: bool| {
+        let mut w1 = blocked(th(1, "w1", false, 0, 10), &[(2, 4)]);
+        let mut w2 = blocked(th(2, "w2", false, 0, 10), &[(4, 6)]);
+        if handoffs {
+            w1.handoffs = vec![(4 * MS, 5 * MS)];
+            w2.handoffs = vec![(6 * MS, 7 * MS)];
+        }
+        let main = waits(th(0, "main", true, 0, 10), &[(0, 10)]);
+        compute(&input(vec![main, w1, w2], Some(2)), None)
+    };
+    let (s, plain) = (run(true), run(false));
+    assert!(close(s.quantities.lock_handoff_parallel, (2 * MS) as f64));
+    assert!(close(s.quantities.handoff_share(), 0.125));
+    assert_eq!(plain.quantities.lock_handoff_parallel, 0.0);
+    assert_eq!(s.efficiencies, plain.efficiencies);
+    assert_eq!(s.calculated_ns, plain.calculated_ns);
+    assert!(close(s.calculated_ns.unwrap(), (10 * MS) as f64));
+    assert!(close(gain(&plain, Limitation::Locks).unwrap(), 1.25));
+    assert!(close(gain(&s, Limitation::Locks).unwrap(), 10.0 / 7.0));
+    for l in [
+        Limitation::Serial,
+        Limitation::Imbalance,
+        Limitation::Oversubscription,
+        Limitation::Gc,
+    ] {
+        assert_eq!(gain(&s, l), gain(&plain, l), "{l:?}");
+    }
+    all_finite(&s);
+}
+
+/// A thread's lock hand-offs are its unparks of a thread blocked on a lock at that
+/// moment, each as long as the call took, at most twice the median one (a longer
+/// call was preempted); an unpark of a thread in a wait (a condition signal),
+/// one without a measured duration (an earlier agent) and one of a thread the
+/// trace does not know are not hand-offs.
+#[test]
+fn lock_handoffs_are_unparks_of_blocked_threads() {
+    use crate::testutil::TB;
+    use weft_trace::{wait_kind, Record};
+    let mut tb = TB::new();
+    // Threads 1 and 2 (Java ids 11 and 12).
+    tb.start(1, 0, 0, (0, 0)).start(2, 0, 0, (0, 0));
+    let block = |ts| Record::LockBlock {
+        ts,
+        lock: 1,
+        flags: 0,
+        owner: 0,
+        site: 0,
+    };
+    let acquired = |ts| Record::LockAcquired {
+        ts,
+        lock: 1,
+        parked: true,
+    };
+    let unpark = |ts, target, ns| Record::Unpark { ts, target, ns };
+    for (t, r) in [
+        // Thread 1 blocked 100..200 and 300..400, woken by thread 2 each time.
+        (1, block(100)),
+        (2, unpark(190, 11, 10)),
+        (1, acquired(200)),
+        (1, block(300)),
+        // Preempted inside the call: 500 ns, counted as 2 × the median (10).
+        (2, unpark(390, 11, 500)),
+        (1, acquired(400)),
+        // Thread 2 blocked 500..600, woken by thread 1; the median is 10.
+        (2, block(500)),
+        (1, unpark(590, 12, 8)),
+        (2, acquired(600)),
+        // A condition signal (thread 1 waits), an unmeasured unpark, an unknown thread.
+        (
+            1,
+            Record::WaitBegin {
+                ts: 700,
+                kind: wait_kind::PARK,
+                lock: 0,
+            },
+        ),
+        (2, unpark(750, 11, 30)),
+        (1, Record::WaitEnd { ts: 760 }),
+        (1, block(800)),
+        (2, unpark(850, 11, 0)),
+        (1, acquired(900)),
+        (2, unpark(950, 99, 30)),
+    ] {
+        tb.recs.push((t, r));
+    }
+    tb.thread_end(1, 1000).thread_end(2, 1000);
+    let a = crate::analyze(&tb.trace());
+    let input = gather(&a.model, &a.locks, None);
+    let of = |i: u32| {
+        input
+            .threads
+            .iter()
+            .find(|t| t.thread == i)
+            .map(|t| t.handoffs.clone())
+    };
+    assert_eq!(of(1), Some(vec![(590, 598)]));
+    assert_eq!(of(2), Some(vec![(190, 200), (390, 410)]));
+}

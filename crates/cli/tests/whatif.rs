@@ -209,6 +209,15 @@ fn a_pipeline_hands_items_over_through_unparks_over_its_window() {
         waits["exact"].as_u64() >= waits["unpark"].as_u64(),
         "{waits}"
     );
+    // The agent timed the unpark calls (the Unpark record's ns: a lock hand-off's cost,
+    // docs/speedups.md).
+    let t = weft_trace::read_trace(std::path::Path::new(&trace)).expect("trace readable");
+    assert!(
+        t.records
+            .iter()
+            .any(|(_, r)| matches!(r, weft_trace::Record::Unpark { ns, .. } if *ns > 0)),
+        "no Unpark with a measured duration"
+    );
     // The middle stage binds (alone, or as the largest share of the work when the
     // machine gives the program less than its cores): making it faster gains, and
     // more than making the first stage faster (which, on an idle machine, waits).

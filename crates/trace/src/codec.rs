@@ -482,8 +482,9 @@ fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
             v(out, *site as u64);
             (tag::VT_PINNED, Some(*ts))
         }
-        Unpark { ts, target } => {
+        Unpark { ts, target, ns } => {
             v(out, *target);
+            v(out, *ns);
             (tag::UNPARK, Some(*ts))
         }
         MonitorEnter { ts, lock } => {

@@ -85,6 +85,9 @@ pub mod header_keys {
     /// "false" when AbstractQueuedSynchronizer was loaded before the agent could
     /// instrument it: j.u.c. lock contention is then not attributed to its lock.
     pub const LOCKS_AQS_INSTRUMENTED: &str = "locks.aqs_instrumented";
+    /// How virtual-thread mounts are followed: `yield_probe` (a probe on
+    /// `VirtualThread.yieldContinuation`, JDK 21-23) or `jvmti` (the JVM's events).
+    pub const VT_MOUNTS: &str = "vthreads.mounts";
     /// The unit of the fork-join records' `ts`: "ticks" (the clock of every other
     /// record); absent in traces before it (then CLOCK_MONOTONIC ns, converted with
     /// `start.mono_ns`).

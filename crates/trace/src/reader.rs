@@ -882,6 +882,8 @@ pub(crate) fn decode_record(
         tag::UNPARK => Unpark {
             ts,
             target: c.varint()?,
+            // Absent in traces of earlier agents.
+            ns: if c.done() { 0 } else { c.varint()? },
         },
         tag::MONITOR_ENTER => MonitorEnter {
             ts,

@@ -271,9 +271,14 @@ pub enum Record {
     /// This thread unparked the thread whose Java id is `target` (`Unsafe.unpark`,
     /// behind every `LockSupport.unpark`: AQS releases, condition signals, queue
     /// hand-offs, latches, pool wake-ups). 0 when the target's id is unknown.
+    /// `ns`: how long the unpark call took (waking a parked thread is a system call,
+    /// on a VM an inter-processor interrupt: the releaser's cost of a lock hand-off,
+    /// docs/speedups.md); 0 when not measured (agents before session 9 wrote no
+    /// such field, and readers skip what follows the fields they know).
     Unpark {
         ts: u64,
         target: u64,
+        ns: u64,
     },
     /// `--lock-detail`: this thread is about to enter the monitor `lock` (a LockDef
     /// id): a `synchronized` block's `monitorenter`, or the first instruction of a

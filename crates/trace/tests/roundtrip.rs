@@ -257,20 +257,59 @@ fn absurd_clock_values_are_an_error_or_clamped() {
 
 #[test]
 fn unknown_record_kinds_are_skipped_without_breaking_time_deltas() {
-    let mut file = encode_file_header(&header());
-    // Hand-made block: thread 0, an unknown timed record (tag 77, unassigned), then GcStart.
-    let mut payload = vec![0u8];
-    payload.extend([77 | 0x80, 40, 2, 0xaa, 0xbb]); // ts delta zigzag(20)=40, len 2
-    payload.extend([40 | 0x80, 4, 0]); // GcStart, delta zigzag(2)=4
-    let sum = crc32fast::hash(&payload);
-    file.extend((payload.len() as u32).to_le_bytes());
-    file.extend(sum.to_le_bytes());
-    file.extend(&payload);
-    let t = read_trace_bytes(&file).unwrap();
+    // Thread 0: an unknown timed record (tag 77, unassigned), then GcStart.
+    let t = hand_made_block(
+        &header(),
+        &[
+            &[77 | 0x80, 40, 2, 0xaa, 0xbb], // ts delta zigzag(20)=40, len 2
+            &[40 | 0x80, 4, 0],              // GcStart, delta zigzag(2)=4
+        ],
+    );
     assert_eq!(t.unknown_records, 1);
     assert_eq!(t.records.len(), 1);
     // tick 22 is before start tick 1000: clamps to 0.
     assert_eq!(t.records[0].1, Record::GcStart { ts: 0 });
+}
+
+/// An `Unpark` of an earlier agent (target only, no duration) reads with `ns` 0,
+/// and the record after it keeps its time.
+#[test]
+fn unpark_without_duration_reads_as_not_measured() {
+    // Thread 0: Unpark (tag 100) at tick 20 with its target (7) only, then GcStart.
+    let t = hand_made_block(
+        &identity_clock(),
+        &[
+            &[100 | 0x80, 40, 1, 7], // ts delta zigzag(20)=40, len 1, target 7
+            &[40 | 0x80, 4, 0],      // GcStart, delta zigzag(2)=4
+        ],
+    );
+    assert_eq!(t.unknown_records, 0);
+    let got: Vec<Record> = t.records.iter().map(|(_, r)| r.clone()).collect();
+    assert_eq!(
+        got,
+        vec![
+            Record::Unpark {
+                ts: 20,
+                target: 7,
+                ns: 0
+            },
+            Record::GcStart { ts: 22 }
+        ]
+    );
+}
+
+/// Reads a file of one hand-made block of thread 0 holding `records` (encoded bytes).
+fn hand_made_block(h: &Header, records: &[&[u8]]) -> Trace {
+    let mut file = encode_file_header(h);
+    let mut payload = vec![0u8];
+    for r in records {
+        payload.extend(*r);
+    }
+    let sum = crc32fast::hash(&payload);
+    file.extend((payload.len() as u32).to_le_bytes());
+    file.extend(sum.to_le_bytes());
+    file.extend(&payload);
+    read_trace_bytes(&file).unwrap()
 }
 
 /// Encodes `recs` on thread 3 (definitions on the global block) and reads them back.
@@ -429,11 +468,20 @@ fn whatif_records_round_trip() {
             kind: wait_kind::PARK,
             lock: 0,
         },
-        Record::Unpark { ts: 20, target: 1 },
-        Record::Unpark { ts: 15, target: 0 },
+        Record::Unpark {
+            ts: 20,
+            target: 1,
+            ns: 14_000,
+        },
+        Record::Unpark {
+            ts: 15,
+            target: 0,
+            ns: 0,
+        },
         Record::Unpark {
             ts: 40,
             target: u64::MAX,
+            ns: u64::MAX,
         },
         Record::WaitEnd { ts: 50 },
         // --lock-detail: enter, entered (spun), nested enter (no entered: at once), exits.

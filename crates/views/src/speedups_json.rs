@@ -24,6 +24,7 @@ pub fn speedups_json(s: &Speedups) -> Value {
             "busiest_cpu": q.busiest_cpu as u64,
             "busiest_active": q.busiest_active as u64,
             "lock_blocked_parallel": q.lock_blocked_parallel as u64,
+            "lock_handoff_parallel": q.lock_handoff_parallel as u64,
             "gc": q.gc as u64,
             "reference": s.reference_ns as u64,
         },

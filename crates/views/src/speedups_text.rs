@@ -141,6 +141,10 @@ pub fn speedups_full_text(s: &Speedups) -> String {
             "B_p   blocked on locks in parallel sections",
             q.lock_blocked_parallel,
         ),
+        (
+            "H_p   handing locks over (waking a waiter)",
+            q.lock_handoff_parallel,
+        ),
         ("M_cpu busiest threads' work, per section", q.busiest_cpu),
         (
             "M_act busiest threads' running + runnable",

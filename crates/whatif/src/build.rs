@@ -18,6 +18,7 @@ use weft_analysis::events::EventKind;
 use weft_analysis::{Analysis, SchedPoint, TaskKind};
 use weft_trace::ThreadIndex;
 
+use crate::cpu_share::{share_intervals, share_over, ShareInterval};
 use crate::graph::{ExecGraph, Lock, Op, Pool, PoolId, Runs, Strand, StrandId};
 
 /// A dated fact on a thread that becomes an op of the strand running there.
@@ -590,11 +591,13 @@ pub fn build(a: &Analysis) -> ExecGraph {
             {
                 if pe <= spawned && b >= spawned {
                     pickups[p as usize].push(b - spawned);
+                    g.task_pickup_ns.push((sid, b - spawned));
                 }
             }
             prev_end = Some(prev_end.map_or(e, |pe| pe.max(e)));
         }
     }
+    g.task_pickup_ns.sort_unstable();
     for (p, mut v) in pickups.into_iter().enumerate() {
         v.sort_unstable();
         g.pools[p].pickup_ns = v.get(v.len() / 2).copied().unwrap_or(0);
@@ -612,17 +615,17 @@ pub fn build(a: &Analysis) -> ExecGraph {
     }
     wakes.sort_unstable();
     g.wake_ns = wakes.get(wakes.len() / 2).copied().unwrap_or(0);
-    let mut unpark_wakes: Vec<u64> = marks
-        .iter()
-        .flatten()
-        .filter_map(|d| match d.mark {
-            Mark::AwaitSignal(k) => {
-                let ts = sync_ts[k as usize];
-                (ts >= d.start && ts <= d.end && d.end > d.start).then(|| d.end - ts)
+    g.sync_wake_ns = vec![0; sync_ts.len()];
+    let mut unpark_wakes: Vec<u64> = Vec::new();
+    for d in marks.iter().flatten() {
+        if let Mark::AwaitSignal(k) = d.mark {
+            let ts = sync_ts[k as usize];
+            if ts >= d.start && ts <= d.end && d.end > d.start {
+                g.sync_wake_ns[k as usize] = d.end - ts;
+                unpark_wakes.push(d.end - ts);
             }
-            _ => None,
-        })
-        .collect();
+        }
+    }
     unpark_wakes.sort_unstable();
     g.unpark_wake_ns = unpark_wakes
         .get(unpark_wakes.len() / 2)
@@ -708,6 +711,12 @@ pub fn build(a: &Analysis) -> ExecGraph {
                 }
                 Mark::Await(c) => {
                     all_ops.push(Op::Await(c));
+                    // A wait that blocked keeps its wake-up (in op order: sorted).
+                    let te = g.strands[c as usize].observed_end_ns;
+                    if te >= d.start && te <= d.end && d.end > d.start {
+                        g.await_wake_ns
+                            .push(((all_ops.len() - 1) as u32, d.end - te));
+                    }
                     g.waits.exact_ns += d.end.saturating_sub(d.start);
                     cursor = cursor.max(d.end.min(st.observed_end_ns));
                 }
@@ -739,19 +748,29 @@ pub fn build(a: &Analysis) -> ExecGraph {
             }
         }
     }
+    // Per thread, the share of each interval between its readings (cpu_share.rs:
+    // run-queue time a wake-up spent inside a wait is not charged to compute).
+    let mut walls_of: HashMap<ThreadIndex, Vec<(u64, u64)>> = HashMap::default();
+    for &(t, b, e) in &compute_walls {
+        walls_of.entry(t).or_default().push((b, e));
+    }
+    let shares: HashMap<ThreadIndex, Vec<ShareInterval>> = walls_of
+        .iter()
+        .filter_map(|(t, w)| {
+            let info = m.threads.get(t)?;
+            Some((*t, share_intervals(&info.sched, w)))
+        })
+        .collect();
     let (mut cpu_sum, mut wall_sum) = (0f64, 0u64);
     let mut unmeasured: Vec<usize> = Vec::new();
     for (s, &(first, len)) in firsts.iter().enumerate() {
         let t = g.strands[s].thread;
-        let info = m.threads.get(&t);
+        let iv = shares.get(&t);
         for i in first as usize..(first + len) as usize {
             let Op::Compute(n) = all_ops[i] else { continue };
             let from = op_begin[i] + t0;
-            let k = info
-                .and_then(|ti| ti.sched_between(from, from + n))
-                // Kernels without schedstats report 0 on-CPU: no reading then.
-                .filter(|(c, _)| *c > 0)
-                .map(|(c, r)| c as f64 / (c + r) as f64)
+            let k = iv
+                .and_then(|iv| share_over(iv, from, from + n))
                 .or_else(|| thread_factor.get(&t).copied());
             match k {
                 Some(k) => {
@@ -899,12 +918,30 @@ mod tests {
         assert_eq!(pool_name("stage"), "stage");
     }
 
+    /// The graph of a constructed trace on 2 CPUs (records in any thread order).
+    fn graph_of(
+        mut records: Vec<(weft_trace::ThreadIndex, weft_trace::Record)>,
+    ) -> crate::ExecGraph {
+        use weft_trace::{Clock, Header, Trace};
+        records.sort_by_key(|(t, _)| *t);
+        let mut header = Header::default();
+        header.set(weft_trace::header_keys::CPUS, "2");
+        let trace = Trace {
+            header,
+            records,
+            truncated: false,
+            unknown_records: 0,
+            clock: Clock::new(0, 1.0),
+        };
+        super::build(&weft_analysis::analyze(&trace))
+    }
+
     /// A fork-join join whose target was popped and run in place in the same clock
     /// tick as the join began (ForkJoin 300 50 256 on a loaded machine): the target
     /// must not become its own waiter (a deadlock in the model: "no estimate").
     #[test]
     fn a_join_in_the_tick_of_its_target_run_is_the_parent_s() {
-        use weft_trace::{Clock, Header, Record, Trace, GLOBAL_THREAD};
+        use weft_trace::{Record, GLOBAL_THREAD};
         let start = |name: &str, java_id: u64| Record::ThreadStart {
             ts: 1,
             name: name.into(),
@@ -930,7 +967,7 @@ mod tests {
             usage,
             class_id: 10,
         };
-        let mut records = vec![
+        let records = vec![
             (
                 GLOBAL_THREAD,
                 Record::ClassDef {
@@ -979,17 +1016,7 @@ mod tests {
             ),
             (GLOBAL_THREAD, Record::End { ts: 110 }),
         ];
-        records.sort_by_key(|(t, _)| *t);
-        let mut header = Header::default();
-        header.set(weft_trace::header_keys::CPUS, "2");
-        let trace = Trace {
-            header,
-            records,
-            truncated: false,
-            unknown_records: 0,
-            clock: Clock::new(0, 1.0),
-        };
-        let g = super::build(&weft_analysis::analyze(&trace));
+        let g = graph_of(records);
         let runs: Vec<usize> = (0..g.strands.len())
             .filter(|&i| g.classes[g.strands[i].class as usize] == "demo.Rec")
             .collect();
@@ -1014,5 +1041,90 @@ mod tests {
             crate::SimParams::default(),
         );
         assert!(!r.deadlock);
+    }
+
+    /// main parks from 10 to 50; a thread unparks it at 30: the hand-off keeps its
+    /// recorded wake-up (20). main's readings (0..100: 50 on CPU, 40 in the run
+    /// queue) over 60 of compute wall: 10 of the run-queue time fits in the compute
+    /// wall, the other 30 was the wake-up inside the park, so main's compute is
+    /// 60 x 50 / 60 = 50 (the rule before charged all 40 to it: 60 x 50 / 90 = 33).
+    #[test]
+    fn a_woken_thread_keeps_its_wake_up_and_its_cpu() {
+        use weft_trace::{wait_kind, Record, GLOBAL_THREAD};
+        let start = |name: &str, java_id: u64, class_id: u32| Record::ThreadStart {
+            ts: 0,
+            name: name.into(),
+            java_id,
+            os_tid: 100 + java_id as u32,
+            daemon: false,
+            class_id,
+            target_class_id: 0,
+            target_ident: 0,
+            ident: java_id as u32,
+        };
+        let end = |ts| Record::ThreadEnd {
+            ts,
+            cpu_ns: 0,
+            voluntary_cs: 0,
+            involuntary_cs: 0,
+        };
+        let sched = |ts, thread, on_cpu_ns, runq_ns| Record::ThreadSched {
+            ts,
+            thread,
+            on_cpu_ns,
+            runq_ns,
+            timeslices: 1,
+        };
+        let records = vec![
+            (
+                GLOBAL_THREAD,
+                Record::ClassDef {
+                    id: 11,
+                    name: "demo.Waker".into(),
+                },
+            ),
+            (0, start("main", 1, 0)),
+            (
+                0,
+                Record::WaitBegin {
+                    ts: 10,
+                    kind: wait_kind::PARK,
+                    lock: 0,
+                },
+            ),
+            (0, Record::WaitEnd { ts: 50 }),
+            (0, end(100)),
+            (1, start("waker", 2, 11)),
+            (
+                1,
+                Record::Unpark {
+                    ts: 30,
+                    target: 1,
+                    ns: 2,
+                },
+            ),
+            (1, end(40)),
+            (GLOBAL_THREAD, sched(0, 0, 0, 0)),
+            (GLOBAL_THREAD, sched(100, 0, 50, 40)),
+            (GLOBAL_THREAD, Record::End { ts: 100 }),
+        ];
+        let g = graph_of(records);
+        assert_eq!(g.syncs, 1, "{:?}", g.ops);
+        assert_eq!(g.sync_wake_ns, vec![20]);
+        let main = g
+            .strands
+            .iter()
+            .position(|s| g.classes[s.class as usize] == "main")
+            .expect("main strand");
+        let ops = g.ops_of(main as u32);
+        assert!(ops.contains(&crate::Op::AwaitSignal(0)), "{ops:?}");
+        let cpu: u64 = ops
+            .iter()
+            .map(|o| match o {
+                crate::Op::Compute(n) => *n,
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(cpu, 50, "{ops:?}");
     }
 }

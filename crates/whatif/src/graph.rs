@@ -137,6 +137,19 @@ pub struct ExecGraph {
     pub unpark_wake_ns: u64,
     /// Number of signals ([`Op::Signal`] / [`Op::AwaitSignal`] pairs).
     pub syncs: u32,
+    /// Per signal: the recorded time from its unpark to the return of the park it
+    /// ended (ns), the waiter's wake-up on that hand-off; 0 when the park began
+    /// after the unpark (a permit: it did not block), and for graphs built by hand.
+    /// The simulator uses [`ExecGraph::unpark_wake_ns`] then.
+    pub sync_wake_ns: Vec<u64>,
+    /// Per [`Op::Await`] that blocked when recorded: (its index in `ops`, the time
+    /// from the end of the awaited strand to the wait's return, ns), by index. Other
+    /// awaits that block in a simulation take [`ExecGraph::wake_ns`].
+    pub await_wake_ns: Vec<(u32, u64)>,
+    /// Per pool task picked up by an idle worker when recorded: (strand, the time
+    /// from its submission to its begin, ns), by strand. Others take the pool's
+    /// [`Pool::pickup_ns`].
+    pub task_pickup_ns: Vec<(StrandId, u64)>,
     /// Records the agent lost in the window.
     pub lost_records: u64,
     /// Site frames (`Class.method:line`), indexed by `Strand::site`.

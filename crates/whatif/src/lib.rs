@@ -14,6 +14,7 @@
 //! ```
 
 pub mod build;
+pub mod cpu_share;
 pub mod critical;
 pub mod edit;
 pub mod graph;

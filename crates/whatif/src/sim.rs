@@ -148,6 +148,10 @@ struct Sim<'a> {
     ov: &'a Overlay,
     p: SimParams,
     cores: f64,
+    /// Whether recorded hand-offs keep their own latencies: not when the recording
+    /// was loaded (docs/whatif.md §Latencies: they then hold time other processes
+    /// had the CPU, which the capacity already accounts for).
+    per_hand_off: bool,
     now: f64,
     vclock: f64,
     running: BinaryHeap<Reverse<(F, u64, u32)>>,
@@ -203,6 +207,7 @@ pub fn simulate(g: &ExecGraph, ov: &Overlay, p: SimParams) -> SimResult {
         ov,
         p,
         cores,
+        per_hand_off: !(g.cores_effective > 0.0 && g.cores_effective < recorded),
         now: 0.0,
         vclock: 0.0,
         running: BinaryHeap::new(),
@@ -554,7 +559,13 @@ impl Sim<'_> {
                     let k = k as usize;
                     if k < self.signalled.len() && !self.signalled[k] {
                         self.signalled[k] = true;
-                        let lat = self.g.unpark_wake_ns as f64 * self.p.latency_scale;
+                        // The wake-up this hand-off took in the recording
+                        // (docs/whatif.md §Latencies), else the median one.
+                        let lat = match self.g.sync_wake_ns.get(k) {
+                            Some(&ns) if ns > 0 && self.per_hand_off => ns,
+                            _ => self.g.unpark_wake_ns,
+                        } as f64
+                            * self.p.latency_scale;
                         for w in std::mem::take(&mut self.signal_waiters[k]) {
                             self.wake(w, lat);
                         }
@@ -598,7 +609,12 @@ impl Sim<'_> {
             _ => self.pool_queue[p as usize].push_back(s),
         }
         if let Some(w) = self.idle[p as usize].pop() {
-            let lat = self.g.pools[p as usize].pickup_ns as f64 * self.p.latency_scale;
+            // The pickup this task took in the recording, else the pool's median
+            // (docs/whatif.md §Latencies).
+            let ns = recorded(&self.g.task_pickup_ns, s)
+                .filter(|_| self.per_hand_off)
+                .unwrap_or(self.g.pools[p as usize].pickup_ns);
+            let lat = ns as f64 * self.p.latency_scale;
             self.wake(w, lat);
         }
     }
@@ -639,9 +655,16 @@ impl Sim<'_> {
         self.state[strand as usize] = State::Done;
         self.end[strand as usize] = self.now;
         let w = std::mem::take(&mut self.waiters[strand as usize]);
-        let lat = self.g.wake_ns as f64 * self.p.latency_scale;
         for c in w {
-            self.wake(c, lat);
+            // The waiter is at its Await op: the wake-up that wait took in the
+            // recording, else the median one.
+            let ns = self.ctxs[c as usize]
+                .stack
+                .last()
+                .and_then(|f| recorded(&self.g.await_wake_ns, f.pc))
+                .filter(|_| self.per_hand_off)
+                .unwrap_or(self.g.wake_ns);
+            self.wake(c, ns as f64 * self.p.latency_scale);
         }
     }
 
@@ -676,6 +699,13 @@ impl Sim<'_> {
                     .and_then(|v| self.ctxs[v as usize].deque.pop_front())
             })
     }
+}
+
+/// The recorded latency of `key` in a list sorted by key.
+fn recorded(list: &[(u32, u64)], key: u32) -> Option<u64> {
+    list.binary_search_by_key(&key, |x| x.0)
+        .ok()
+        .map(|i| list[i].1)
 }
 
 /// A small deterministic hash (splitmix64).

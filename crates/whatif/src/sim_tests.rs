@@ -303,6 +303,96 @@ fn a_wake_up_latency_delays_each_woken_waiter_and_a_lost_signal_is_a_deadlock() 
 }
 
 #[test]
+fn each_hand_off_takes_the_wake_up_it_took_when_recorded() {
+    // Recorded wake-ups of the three hand-offs: 40, none (the park began after the
+    // unpark: the median, 5, is used if it blocks now), 10.
+    let mut g = handoff_graph(100, 30, 3);
+    g.unpark_wake_ns = 5;
+    g.sync_wake_ns = vec![40, 0, 10];
+    // Consumer: 100 + 40 -> 140, +30 -> 170; 200 + 5 -> 205, +30 -> 235;
+    // 300 + 10 -> 310, +30 -> 340.
+    assert_eq!(run(&g), 340);
+    // The producer 20% faster (signals at 80, 160, 240): each edge keeps its
+    // wake-up: 80 + 40 -> 120 -> 150; 160 + 5 -> 165 -> 195; 240 + 10 -> 250 -> 280.
+    let mut ov = Overlay::identity(&g);
+    ov.class_factor[3] = 0.8;
+    assert_eq!(simulate(&g, &ov, SimParams::default()).makespan_ns, 280);
+    // Latencies x2 (a sensitivity run): 100 + 80 -> 180 -> 210; the second signal
+    // (200) has fired by then: no wait, 210 -> 240; 300 + 20 -> 320 -> 350.
+    let p = SimParams {
+        latency_scale: 2.0,
+        ..SimParams::default()
+    };
+    assert_eq!(simulate(&g, &Overlay::identity(&g), p).makespan_ns, 350);
+    // Recorded on a loaded machine (3 CPUs of which it got 2: still a core each):
+    // the recorded wake-ups held other processes' time slices; the median (5) for
+    // each: 105 -> 135, 205 -> 235, 305 -> 335.
+    g.cores = 3;
+    g.cores_effective = 2.0;
+    assert_eq!(run(&g), 335);
+}
+
+#[test]
+fn a_task_keeps_its_recorded_pickup_and_its_waiter_its_wake_up() {
+    // A pool of 1 (medians: pickup 3, wake-up 2). Task A was picked up 7 after its
+    // submission and its getter woke 11 after its end when recorded; task B has no
+    // recorded latency. main: submit A, get A, compute 10, submit B, get B.
+    // A: 0 + 7 -> 7, +100 -> 107; main wakes at 118, computes to 128;
+    // B: 128 + 3 -> 131, +50 -> 181; main wakes at 183.
+    let mut g = graph(2);
+    add_pool(&mut g, false, 1);
+    g.pools[0].pickup_ns = 3;
+    g.wake_ns = 2;
+    let a = g.push_strand(strand(Runs::Pool(0), None, 1), &[Op::Compute(100)]);
+    let b = g.push_strand(strand(Runs::Pool(0), None, 1), &[Op::Compute(50)]);
+    let main = g.push_strand(
+        strand(Runs::Thread, Some(0), 0),
+        &[
+            Op::Spawn(a),
+            Op::Await(a),
+            Op::Compute(10),
+            Op::Spawn(b),
+            Op::Await(b),
+        ],
+    );
+    let get_a = g.strands[main as usize].first + 1;
+    g.await_wake_ns = vec![(get_a, 11)];
+    g.task_pickup_ns = vec![(a, 7)];
+    assert_eq!(run(&g), 183);
+    // Inlined, A and B run on main: no pickup, no wake-up: 100 + 10 + 50.
+    let mut ov = Overlay::identity(&g);
+    ov.inline[a as usize] = true;
+    ov.inline[b as usize] = true;
+    assert_eq!(simulate(&g, &ov, SimParams::default()).makespan_ns, 160);
+}
+
+#[test]
+fn a_wake_up_leaves_the_core_to_others() {
+    // One core. main spawns a consumer and another thread, computes 100, signals.
+    // The other thread computes 60 from 0: both share the core until 120 (60 each),
+    // main alone 40 more -> signal at 160. The consumer, woken 50 after the unpark,
+    // holds no core meanwhile: ready at 210, done at 230.
+    let mut g = graph(1);
+    g.syncs = 1;
+    g.sync_wake_ns = vec![50];
+    let consumer = g.push_strand(
+        strand(Runs::Thread, None, 1),
+        &[Op::AwaitSignal(0), Op::Compute(20)],
+    );
+    let other = g.push_strand(strand(Runs::Thread, None, 2), &[Op::Compute(60)]);
+    g.push_strand(
+        strand(Runs::Thread, Some(0), 0),
+        &[
+            Op::Spawn(consumer),
+            Op::Spawn(other),
+            Op::Compute(100),
+            Op::Signal(0),
+        ],
+    );
+    assert_eq!(run(&g), 230);
+}
+
+#[test]
 fn a_refined_leaf_that_unparks_its_joiner_is_still_refined() {
     // One fork-join leaf of 1000 on a pool of 2 (2 cores) whose end unparks main,
     // which waits in a park: refined one level, its two halves run side by side.

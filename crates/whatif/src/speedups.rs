@@ -12,7 +12,8 @@
 //!   the team's mean (the total kept), and a team thread's anchored wait that
 //!   began inside the section cut by its part in the section (waiting for a
 //!   busier teammate, which a balanced section does not do);
-//! - `locks`: every lock's acquire and release a no-op;
+//! - `locks`: every lock's acquire and release a no-op, and the parallel work
+//!   without the locks' hand-off share (`H_p/A_p`, docs/speedups.md);
 //! - `overhead` (with a baseline run): serial work scaled by E_SO, parallel work
 //!   by E_PO;
 //! - `oversubscription`: a core per team thread (a process that other processes
@@ -103,7 +104,15 @@ pub fn simulated_gains(g: &ExecGraph, sp: &Speedups) -> Vec<(Limitation, Result<
             let edited = match l {
                 Limitation::Serial => places.split_serial(g, sp.threads),
                 Limitation::Imbalance => Ok((Cow::Owned(places.balanced(g)), SimParams::default())),
-                Limitation::Locks => Ok((Cow::Borrowed(g), SimParams::default())),
+                // The locks' own hand-off work (H_p) goes with them, as in the
+                // closed form: the parallel work × (1 − H_p/A_p).
+                Limitation::Locks => match sp.quantities.handoff_share() {
+                    h if h > 0.0 => Ok((
+                        Cow::Owned(places.scaled(g, 1.0, 1.0 - h)),
+                        SimParams::default(),
+                    )),
+                    _ => Ok((Cow::Borrowed(g), SimParams::default())),
+                },
                 Limitation::Overhead => match (
                     sp.efficiencies.serial_overhead,
                     sp.efficiencies.parallel_overhead,
@@ -594,9 +603,15 @@ mod tests {
             ];
             push(&mut g, strand(t, Some(0), 0, 400), &ops);
         }
-        let sp = speedups(&[(0, 400)], 2);
-        let gain = gain(&g, &sp, Limitation::Locks).unwrap();
+        let mut sp = speedups(&[(0, 400)], 2);
+        let gain = self::gain(&g, &sp, Limitation::Locks).unwrap();
         assert!((gain - 2.0).abs() < 1e-6, "{gain}");
+        // A quarter of the parallel active time handed the lock over (H_p/A_p): that
+        // work goes with the lock too, as in the closed form: 150 ns a thread.
+        sp.quantities.active_parallel = 400.0;
+        sp.quantities.lock_handoff_parallel = 100.0;
+        let gain = self::gain(&g, &sp, Limitation::Locks).unwrap();
+        assert!((gain - 400.0 / 150.0).abs() < 1e-6, "{gain}");
         // Four threads on two cores: a core each halves the time.
         let mut g = prologue();
         g.cores = 1;
