@@ -20,7 +20,7 @@ use crate::cpu::{CpuProfile, WindowStats};
 use crate::forkjoin::{ForkJoinAnalysis, FINE_NS};
 use crate::lock_groups::LockGroup;
 use crate::locks::LockAnalysis;
-use crate::model::{loss_reason_str, Model};
+use crate::model::{loss_reason_str, FrameOwner, Model};
 use crate::tasks::{TaskAnalysis, TaskClassStats, TaskKind};
 
 /// A class needs at least this many reported executions to be "many small tasks":
@@ -64,6 +64,9 @@ pub const LOCK_MIN_CSP: f64 = 0.05;
 pub const LOCK_MIN_PHASE_CSP: f64 = crate::locks::DOMINANT_CSP;
 /// …and it cost at least this much blocked time in all.
 pub const LOCK_MIN_BLOCKED_NS: u64 = 10_000_000;
+/// Frames the agent records for a lock's acquisition site (crates/agent/src/locks.rs
+/// `SITE_FRAMES`): a stack this long may go on deeper.
+pub const LOCK_SITE_FRAMES: usize = 6;
 /// A semaphore with at most this many slow-path acquisitions per blocked thread is
 /// used as a signal (a phase barrier), not contended (no `lock_contention` finding).
 pub const SEMAPHORE_SIGNAL_MAX: u64 = 2;
@@ -71,6 +74,15 @@ pub const SEMAPHORE_SIGNAL_MAX: u64 = 2;
 /// self time, for at least [`WAIT_MIN_NS`], holds threads while it waits.
 pub const WAIT_MIN_SHARE: f64 = 0.25;
 pub const WAIT_MIN_NS: u64 = 50_000_000;
+/// Waits (of a task class, or on one object) are a finding only when they add up to
+/// at least this share of the run's wall time: a 100 ms wait in a 15 s run (a
+/// shutdown hook's join) is not what to look at first.
+pub const WAIT_MIN_SHARE_OF_RUN: f64 = 0.02;
+/// Waits on one object averaging less than this are hand-offs (a wake-up and a
+/// context switch each: ping-pong, a rendezvous), not a resource held for long.
+pub const HANDOFF_MAX_MEAN_NS: u64 = 100_000;
+/// …when there are at least this many.
+pub const HANDOFF_MIN_WAITS: u64 = 1_000;
 /// A task class whose executions last this share of the recording on average...
 pub const LOOP_MIN_SHARE_OF_RUN: f64 = 0.5;
 /// ...and wait this share of their self time is a service loop that stayed idle.
@@ -78,6 +90,10 @@ pub const LOOP_MIN_WAITING_SHARE: f64 = 0.95;
 /// Waits on one application object class at one site are a finding when at least
 /// this many threads waited there for at least [`WAIT_MIN_NS`] in all.
 pub const WAIT_GROUP_MIN_THREADS: usize = 2;
+/// An estimated per-task overhead (too fine-grained, fork-join too fine) is a
+/// finding only from this share of the run's wall time: 0.5 ms of overhead in a
+/// 1.5 s run is not worth merging tasks for.
+pub const FINE_MIN_SHARE_OF_RUN: f64 = 0.01;
 /// Fixed cost of one executor task (submission, queue hand-off, waking a pool
 /// thread): an order of magnitude, used only to estimate what merging saves.
 pub const TASK_OVERHEAD_NS: u64 = 5_000;
@@ -392,6 +408,16 @@ fn secs(ns: u64) -> String {
     format!("{:.1} s", ns as f64 / 1e9)
 }
 
+/// ` (N threads' worth of the run)`: what thread time lost means in threads, when
+/// that is at least a tenth of a thread.
+fn threads_busy(ns: u64, duration_ns: u64) -> String {
+    let n = ns as f64 / duration_ns.max(1) as f64;
+    if n < 0.1 {
+        return String::new();
+    }
+    format!(" ({n:.1} threads' worth of the {} run)", secs(duration_ns))
+}
+
 /// The class name without its package.
 fn simple(class: &str) -> &str {
     class.rsplit('.').next().unwrap_or(class)
@@ -430,6 +456,24 @@ const KNOWN_FRAMEWORK_LOCKS: &[(&str, &str)] = &[(
      (`tomcat.util.buf.StringCache.byte.enabled=true`). Set that to false, or lower the \
      threshold so training ends sooner.",
 )];
+
+/// Waits inside databases whose meaning is known: (site prefix, what they are and
+/// what to change). The clients' transactions are what a user changes.
+const KNOWN_WAITS: &[(&str, &str)] = &[
+    (
+        "org.apache.derby.impl.services.locks.ActiveLock.waitForGrant",
+        "These are Derby's row and table lock waits: the clients' transactions wait for \
+         each other's locks. Commit sooner (shorter transactions), take rows in one order, or \
+         use a lower isolation level; a wait of `derby.locks.deadlockTimeout` (20 s by \
+         default) ended in a deadlock check, one of `derby.locks.waitTimeout` in a timeout.",
+    ),
+    (
+        "org.h2.mvstore.tx.Transaction.waitForThisToEnd",
+        "These are H2 row-lock waits: a transaction that changes a row another open \
+         transaction changed waits for that transaction to end. Commit sooner, or spread the \
+         updates of a hot row (a counter, a balance every transaction updates) over more rows.",
+    ),
+];
 
 /// What to change for a contended lock group, in words.
 fn lock_advice(g: &LockGroup, at: &str) -> String {
@@ -531,44 +575,94 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
             ),
             _ => String::new(),
         };
-        // A lock taken only by a server's own code (no application frame among the
-        // recorded frames of its acquisition: Tomcat's StringCache) is not the
-        // application's to split: say whose it is and what a user can change.
-        let framework = g
+        // A lock taken inside a server's or a library's code (the site, the innermost
+        // frame outside the JDK, is not the application's) is not the application's to
+        // split: say whose it is, where the application calls in (when a recorded frame
+        // shows it), and what a user can change.
+        let stack = g
             .site
             .as_deref()
-            .filter(|s| i.model.is_framework_site(s))
-            .and_then(crate::model::framework_of);
+            .map(|s| i.model.site_stack(s))
+            .unwrap_or_default();
+        let framework = match g.site.as_deref().map(|s| i.model.owner_of(s)) {
+            Some(FrameOwner::Framework(name)) => Some(name),
+            _ => None,
+        };
+        let caller = framework
+            .as_ref()
+            .and_then(|_| i.model.application_frame(&stack));
         let known = g.site.as_deref().and_then(|s| {
             KNOWN_FRAMEWORK_LOCKS
                 .iter()
                 .find(|(p, _)| s.starts_with(p))
                 .map(|(_, a)| *a)
         });
-        let advice = match (framework, known) {
-            (Some(_), Some(a)) => a.to_string(),
-            (Some(name), None) => format!(
-                "The lock is {name}'s own (no frame of the application among the recorded \
-                 frames of its acquisition): changing the application's code will not remove \
-                 it. Look for a {name} setting that avoids or shortens it (a cache, pool or \
-                 valve in the request path), or a {name} version without it."
+        let advice = match (&framework, caller, known) {
+            (Some(_), None, Some(a)) => a.to_string(),
+            (Some(name), Some(app), _) => format!(
+                "The critical section is inside {name}, which the application calls at {app}: \
+                 call it there from fewer threads at once or less often (keep what it returns), \
+                 or configure {name} to hold the lock for less time (a pool's or cache's size)."
             ),
-            (None, _) => lock_advice(g, &at),
+            (Some(name), None, None) => {
+                let why = if stack.len() >= LOCK_SITE_FRAMES {
+                    format!(
+                        "none of the {LOCK_SITE_FRAMES} innermost frames recorded for its \
+                         acquisition is the application's: {name} takes it on its own, or the \
+                         application calls in from deeper than that"
+                    )
+                } else {
+                    "no frame of its acquisition is the application's, so changing the \
+                     application's code will not remove it"
+                        .to_string()
+                };
+                format!(
+                    "The lock is inside {name} ({why}). Look for a setting of {name} that \
+                     avoids or shortens it (a cache or pool size, a feature to turn off), or a \
+                     version of it without the lock."
+                )
+            }
+            // Each blocked thread blocked once (Sunflow's lazy `tesselate`): the others
+            // waited once for work done under the lock, not for a lock held often.
+            (None, ..) if g.slow_acquisitions <= g.threads as u64 => format!(
+                "A one-off wait, not a lock taken often: the blocked thread waited for work \
+                 another thread did once under the lock (a lazy initialisation, a start-up or \
+                 shutdown step). If {} matters, do that work before the threads need it, or \
+                 outside the lock.",
+                human_ns(g.max_blocked_ns)
+            ),
+            (None, ..) => lock_advice(g, &at),
         };
         let avg = g.blocked_ns / g.slow_acquisitions.max(1);
         let holder = phase
             .and_then(|p| p.owner.as_deref())
             .map_or(String::new(), |o| format!(", mostly held by `{o}`"));
+        let who = if g.threads == 1 && g.slow_acquisitions == 1 {
+            format!(
+                "1 thread blocked there, once, for {}{holder}",
+                human_ns(g.max_blocked_ns)
+            )
+        } else if g.slow_acquisitions <= g.threads as u64 {
+            format!(
+                "{} blocked there, once each (longest {}){holder}",
+                count(g.threads as u64, "thread"),
+                human_ns(g.max_blocked_ns)
+            )
+        } else {
+            format!(
+                "{} blocked there, {} waited {} on average (longest {}){holder}",
+                count(g.threads as u64, "thread"),
+                count(g.slow_acquisitions, "acquisition"),
+                human_ns(avg),
+                human_ns(g.max_blocked_ns)
+            )
+        };
         let message = format!(
-            "Threads spent {} blocked on {what}{at}: {} of all running time{when}. {} blocked \
-             there, {} waited {} on average (longest {}){holder}. {}",
+            "Threads spent {}{} blocked on {what}{at}: {} of all running time{when}. {who}. \
+             {advice}",
             human_ns(g.blocked_ns),
+            threads_busy(g.blocked_ns, i.model.duration_ns),
             pct(g.csp),
-            count(g.threads as u64, "thread"),
-            count(g.slow_acquisitions, "acquisition"),
-            human_ns(avg),
-            human_ns(g.max_blocked_ns),
-            advice
         );
         let mut fields = vec![
             ("lock_class", FieldValue::Text(g.class.clone())),
@@ -584,7 +678,10 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
             ("slow_acquisitions", FieldValue::Int(g.slow_acquisitions)),
         ];
         if let Some(name) = framework {
-            fields.push(("framework", FieldValue::Text(name.to_string())));
+            fields.push(("framework", FieldValue::Text(name)));
+        }
+        if let Some(app) = caller {
+            fields.push(("application_frame", FieldValue::Text(app.clone())));
         }
         if let Some(p) = phase {
             fields.push(("phase_start_ns", FieldValue::Int(p.start_ns)));
@@ -633,7 +730,10 @@ fn wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
             .map(|(_, ns, _)| ns)
             .sum();
         let waiting = s.waiting_ns.saturating_sub(idle);
-        if waiting < WAIT_MIN_NS || (waiting as f64) < WAIT_MIN_SHARE * total as f64 {
+        if waiting < WAIT_MIN_NS
+            || (waiting as f64) < WAIT_MIN_SHARE * total as f64
+            || (waiting as f64) < WAIT_MIN_SHARE_OF_RUN * i.model.duration_ns as f64
+        {
             continue;
         }
         // A service loop (one long execution per thread, nearly all waiting: Spark's
@@ -681,6 +781,16 @@ fn wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
             .map_or(String::new(), |(s, how)| format!(" ({how} at {s})"));
         // Where to change it: the site of its largest wait, when sampled.
         let top = groups.first().filter(|(g, _, _)| g.site.is_some());
+        // A class not the application's (the JDK's, a library's) waiting in code that
+        // is not the application's either (the JDK's shutdown-hook runner joining a
+        // library's hook): nothing for the application to change.
+        if i.model.owner_of(&format!("{}.run", c.class)) != FrameOwner::Application
+            && top
+                .and_then(|(g, _, _)| g.site.as_deref())
+                .is_some_and(|s| i.model.is_framework_site(s))
+        {
+            continue;
+        }
         let change = match top {
             Some((g, _, _)) => format!(
                 " The wait to remove is at {}.",
@@ -752,6 +862,7 @@ fn wait_group_findings(i: &Inputs, out: &mut Vec<Finding>) {
         if is_jdk_class(class)
             || thread_classes.contains(class)
             || g.total_ns < WAIT_MIN_NS
+            || (g.total_ns as f64) < WAIT_MIN_SHARE_OF_RUN * i.model.duration_ns as f64
             || g.threads.len() < WAIT_GROUP_MIN_THREADS
         {
             continue;
@@ -766,20 +877,51 @@ fn wait_group_findings(i: &Inputs, out: &mut Vec<Finding>) {
             "Object.wait" => "`Object.wait` calls on",
             k => k,
         };
-        let message = format!(
-            "{} waited {} in {} {call} `{}`{at} (mean {}, longest {}; most `{}`). They wait for \
-             another thread to release or signal that object: if it guards a shared resource (a \
-             hand-made lock, such as a database's row lock), this is contention, so hold the \
-             resource for less time or split it; if it is a work queue, these threads were idle, \
-             not slowed.",
-            count(g.threads.len() as u64, "thread"),
-            human_ns(g.total_ns),
-            g.count,
-            simple(class),
-            human_ns(g.mean_ns()),
-            human_ns(g.max_ns),
-            g.threads[0].0,
-        );
+        let threads = count(g.threads.len() as u64, "thread");
+        let load = threads_busy(g.total_ns, i.model.duration_ns);
+        let message = if g.mean_ns() < HANDOFF_MAX_MEAN_NS && g.count >= HANDOFF_MIN_WAITS {
+            let via = match g.kind {
+                "park" => "parks on",
+                "Condition.await" => "`Condition.await` on a condition of",
+                "Object.wait" => "`Object.wait` on",
+                k => k,
+            };
+            format!(
+                "{threads} handed work to each other {} times through {via} `{}`{at}: {} \
+                 waiting in all{load}, {} per wait, most by `{}`. Waits this short are hand-offs, \
+                 not a resource held for long: the threads take turns, so they run one at a \
+                 time and pay a wake-up per turn. Hand over more per turn (a batch), or run the \
+                 sequence on one thread.",
+                g.count,
+                simple(class),
+                human_ns(g.total_ns),
+                human_ns(g.mean_ns()),
+                g.threads[0].0,
+            )
+        } else {
+            let known = g.site.as_deref().and_then(|s| {
+                KNOWN_WAITS
+                    .iter()
+                    .find(|(p, _)| s.starts_with(p))
+                    .map(|(_, a)| *a)
+            });
+            let advice = known.unwrap_or(
+                "Each waits for another thread to release or signal that object: if it guards \
+                 a shared resource (a hand-made lock, such as a database's row lock), hold the \
+                 resource for less time or split it; if it is a work queue, these threads were \
+                 idle, not slowed.",
+            );
+            format!(
+                "{threads} waited {}{load} in {} {call} `{}`{at}; mean {}, longest {}, most by \
+                 `{}`. {advice}",
+                human_ns(g.total_ns),
+                g.count,
+                simple(class),
+                human_ns(g.mean_ns()),
+                human_ns(g.max_ns),
+                g.threads[0].0,
+            )
+        };
         out.push(Finding {
             kind: FindingKind::WaitContention,
             class: Some(class.to_string()),
@@ -833,7 +975,7 @@ fn granularity_findings(i: &Inputs, out: &mut Vec<Finding>) {
         let key = (c.class.as_str(), c.kind);
         let ivs = intervals.get(&key).map(Vec::as_slice).unwrap_or(&[]);
         let (inside, outside) = cpu.inside_outside(ivs);
-        if let Some(f) = fine_grained(c, inside, outside) {
+        if let Some(f) = fine_grained(i.model.duration_ns, c, inside, outside) {
             out.push(f);
         } else if !hosts.contains(&key) {
             if let Some(f) = coarse_grained(i, ci, cpus, inside, outside) {
@@ -844,6 +986,7 @@ fn granularity_findings(i: &Inputs, out: &mut Vec<Finding>) {
 }
 
 fn fine_grained(
+    duration_ns: u64,
     c: &TaskClassStats,
     inside: Option<WindowStats>,
     outside: Option<WindowStats>,
@@ -901,6 +1044,9 @@ fn fine_grained(
         None => String::new(),
     };
     let cost = (c.executions.saturating_mul(TASK_OVERHEAD_NS)).min(g.total);
+    if (cost as f64) < FINE_MIN_SHARE_OF_RUN * duration_ns as f64 {
+        return None;
+    }
     fields.push(("cost_estimated", FieldValue::Int(1)));
     Some(Finding {
         kind: FindingKind::FineGrained,
@@ -937,6 +1083,16 @@ fn coarse_grained(
     // Judged on running time: a blocking loop or an idle worker has a long self
     // time and nothing to split. Unknown CPU time: not judged.
     if act.activity != Activity::Running || !act.cpu_measured {
+        return None;
+    }
+    // A consumer taking its work from a queue (a SynchronousQueue hand-off) is as
+    // long as its producer keeps it busy: there is nothing to split in it.
+    if act.wait_groups.iter().any(|(g, _, _)| {
+        i.locks
+            .wait_groups
+            .get(*g)
+            .is_some_and(|g| g.waits_for_work())
+    }) {
         return None;
     }
     let run = act.busy_ns;
@@ -1014,12 +1170,13 @@ fn coarse_grained(
         kind: FindingKind::CoarseGrained,
         class: Some(c.class.clone()),
         message: format!(
-            "{} is too coarse-grained: only {} for {} CPUs, each with about {} of work \
+            "{} is too coarse-grained: only {} for {} CPUs, {} about {} of work \
              (on a CPU or ready to run; {} of the run), and the CPUs are {} busy while they run: {} of CPU time left idle. \
              Split tasks (more, smaller pieces of work){}.{}",
             c.class,
             count(c.executions, "task"),
             cpus,
+            if c.executions == 1 { "with" } else { "each with" },
             human_ns(run.p50),
             pct(share),
             pct(ins.utilisation),
@@ -1048,13 +1205,16 @@ fn source_of(frame: &str) -> String {
 fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let f = i.forkjoin;
     for c in &f.classes {
-        if c.tasks >= FJ_FINE_MIN_TASKS && c.fine * 2 >= c.tasks {
+        let cost = c.fine.saturating_mul(FJ_TASK_OVERHEAD_NS);
+        if c.tasks >= FJ_FINE_MIN_TASKS
+            && c.fine * 2 >= c.tasks
+            && cost as f64 >= FINE_MIN_SHARE_OF_RUN * i.model.duration_ns as f64
+        {
             let share = c.fine as f64 / c.tasks as f64;
             let at = c
                 .site
                 .as_deref()
                 .map_or(String::new(), |s| format!(" at {s} ({})", source_of(s)));
-            let cost = c.fine.saturating_mul(FJ_TASK_OVERHEAD_NS);
             out.push(Finding {
                 kind: FindingKind::ForkJoinFineGrained,
                 class: Some(c.class.clone()),
@@ -1307,6 +1467,12 @@ mod tests {
         assert_eq!(f.field("executions"), Some(&FieldValue::Int(2000)));
         assert_eq!(f.field("self_p50_ns"), Some(&FieldValue::Int(10_000)));
         assert_eq!(f.field("queue_wait_p50_ns"), Some(&FieldValue::Int(30_000)));
+        // The same tasks in a 2 s run: ~10 ms of overhead is 0.5% of it, no finding.
+        let mut tb = TB::new();
+        small_tasks(&mut tb, 0, 2000, 30_000, 10_000);
+        tb.thread_end(1, 2_000_000_000)
+            .global(Record::End { ts: 2_000_000_001 });
+        assert!(findings(&tb).is_empty());
     }
 
     /// Pool thread 1 runs `n` demo.Work tasks of `len` ms, each parked `wait` ms on a
@@ -1322,6 +1488,15 @@ mod tests {
         )
     }
 
+    /// [`waiting_tasks`] with the run going on `tail` ms after the last task.
+    fn waiting_tasks_then(n: u32, len: u64, wait: u64, tail: u64) -> Vec<Finding> {
+        waiting_tasks_in(
+            &["demo.Main.loop:42", "demo.Main.main:1"],
+            (n, len, wait, tail),
+            GATE_WAIT,
+        )
+    }
+
     /// [`waiting_tasks`] submitted at a site with these frames.
     fn waiting_tasks_from(
         submit: &[&str],
@@ -1330,8 +1505,31 @@ mod tests {
         wait: u64,
         frames: &[&str],
     ) -> Vec<Finding> {
+        waiting_tasks_in(submit, (n, len, wait, 100), frames)
+    }
+
+    /// [`waiting_tasks_from`] with (n, len, wait, tail ms after the last task).
+    fn waiting_tasks_in(
+        submit: &[&str],
+        (n, len, wait, tail): (u32, u64, u64, u64),
+        frames: &[&str],
+    ) -> Vec<Finding> {
+        waiting_class_in("demo.Work", submit, (n, len, wait, tail), frames)
+    }
+
+    /// [`waiting_tasks_in`] with the task class named `class`.
+    fn waiting_class_in(
+        class: &str,
+        submit: &[&str],
+        (n, len, wait, tail): (u32, u64, u64, u64),
+        frames: &[&str],
+    ) -> Vec<Finding> {
         const MS: u64 = 1_000_000;
         let mut tb = TB::new();
+        tb.global(Record::ClassDef {
+            id: C_WORK,
+            name: class.into(),
+        });
         tb.site_frames(5, submit);
         tb.recs.push((
             weft_trace::GLOBAL_THREAD,
@@ -1366,8 +1564,9 @@ mod tests {
             tb.end(1, t0 + len * MS, P_WORK_RUN, k + 1);
             t0 += len * MS;
         }
-        tb.thread_end(1, t0 + 100 * MS)
-            .global(Record::End { ts: t0 + 101 * MS });
+        tb.thread_end(1, t0 + tail * MS).global(Record::End {
+            ts: t0 + (tail + 1) * MS,
+        });
         findings(&tb)
     }
 
@@ -1401,6 +1600,92 @@ mod tests {
                 "park on demo.Gate at demo.Work.await:30".into()
             ))
         );
+    }
+
+    /// Two threads alternating through `Object.wait` on one object, 4,000 waits of
+    /// 20 µs: hand-offs, said so (batch, or one thread), not "a resource to split".
+    #[test]
+    fn many_short_waits_on_one_object_are_hand_offs() {
+        let mut tb = TB::new();
+        tb.global(Record::ClassDef {
+            id: 77,
+            name: "demo.Baton".into(),
+        });
+        tb.site_frames(11, &["demo.Game.play:48", "demo.Game.run:20"]);
+        for t in [1u32, 2] {
+            tb.start(t, 0, C_THREAD, (0, 0));
+        }
+        for k in 0..4_000u64 {
+            let t = 1 + (k % 2) as u32;
+            let s = 1_000_000 + k * 25_000;
+            tb.recs.push((
+                t,
+                Record::WaitDetail {
+                    class_id: 77,
+                    site: 11,
+                },
+            ));
+            tb.recs.push((
+                t,
+                Record::WaitBegin {
+                    ts: s,
+                    kind: weft_trace::wait_kind::OBJECT_WAIT,
+                    lock: 0,
+                },
+            ));
+            tb.recs.push((t, Record::WaitEnd { ts: s + 20_000 }));
+        }
+        tb.thread_end(1, 120_000_000).thread_end(2, 120_000_000);
+        tb.global(Record::End { ts: 120_000_001 });
+        let f = findings(&tb);
+        let w = f
+            .iter()
+            .find(|f| f.kind == FindingKind::WaitContention)
+            .expect("a wait finding");
+        assert!(
+            w.message.contains("handed work to each other 4000 times"),
+            "{}",
+            w.message
+        );
+        assert!(
+            w.message.contains("Hand over more per turn"),
+            "{}",
+            w.message
+        );
+    }
+
+    #[test]
+    fn a_small_wait_in_a_long_run_is_no_finding() {
+        // 4 × 60 ms of waiting: a finding in a 1.5 s run, not in a 20 s one (< 2%).
+        let waiting = |tail| {
+            waiting_tasks_then(4, 80, 60, tail)
+                .iter()
+                .any(|f| f.kind == FindingKind::Waiting)
+        };
+        assert!(waiting(1_000));
+        assert!(!waiting(20_000));
+    }
+
+    /// A JDK task class waiting in the JDK's code (the shutdown-hook runner joining
+    /// a library's hook, created by that library): not the application's to change.
+    #[test]
+    fn a_jdk_task_waiting_in_the_jdk_is_no_finding() {
+        let submit = [
+            "org.h2.engine.OnExitDatabaseCloser.register:41",
+            "demo.Main.main:1",
+        ];
+        let jdk_wait = [
+            "java.lang.Thread.join:1313",
+            "java.lang.ApplicationShutdownHooks.runHooks:107",
+        ];
+        let waiting = |class: &str| {
+            waiting_class_in(class, &submit, (4, 400, 380, 100), &jdk_wait)
+                .iter()
+                .any(|f| f.kind == FindingKind::Waiting)
+        };
+        assert!(!waiting("java.lang.ApplicationShutdownHooks$1"));
+        // The application's own task waiting in a JDK call is still a finding.
+        assert!(waiting("demo.Work"));
     }
 
     #[test]
@@ -1449,8 +1734,22 @@ mod tests {
     /// The lock findings of [`lock_finding`]'s program with this lock kind, class
     /// and owner (java id; 0: none).
     fn lock_findings_of(frames: &[&str], kind: u8, class: &str, owner: u64) -> Vec<Finding> {
+        lock_findings_in(None, frames, kind, class, owner)
+    }
+
+    /// [`lock_findings_of`] in a JVM started with this command line.
+    fn lock_findings_in(
+        command_line: Option<&str>,
+        frames: &[&str],
+        kind: u8,
+        class: &str,
+        owner: u64,
+    ) -> Vec<Finding> {
         const MS: u64 = 1_000_000;
         let mut tb = TB::new();
+        if let Some(c) = command_line {
+            tb.header.set(weft_trace::header_keys::COMMAND_LINE, c);
+        }
         tb.site_frames(9, frames);
         tb.recs.push((
             weft_trace::GLOBAL_THREAD,
@@ -1518,7 +1817,9 @@ mod tests {
             tomcat.message
         );
         assert!(
-            tomcat.message.contains("Tomcat's own"),
+            tomcat
+                .message
+                .contains("The lock is inside Tomcat (no frame of its acquisition"),
             "{}",
             tomcat.message
         );
@@ -1535,6 +1836,119 @@ mod tests {
             "{}",
             cache.message
         );
+    }
+
+    /// Any library outside the application's package root (from its main class) is
+    /// treated like a known server: its lock is its own, and the finding says where
+    /// the application calls in, or that no recorded frame shows it.
+    #[test]
+    fn a_librarys_lock_says_whose_it_is_and_where_the_application_calls_in() {
+        let cmd = "java -Xmx1g -cp app.jar:lib.jar com.acme.shop.Main --port 80";
+        let hikari = "com.zaxxer.hikari.pool.HikariPool.getConnection:160";
+        let monitor = weft_trace::lock_kind::MONITOR;
+        let lock = |cmd: Option<&str>, frames: &[&str]| {
+            lock_findings_in(cmd, frames, monitor, "java.util.HashMap", 11)
+                .into_iter()
+                .next()
+                .expect("a lock finding")
+        };
+        let called = lock(
+            Some(cmd),
+            &[
+                hikari,
+                "com.zaxxer.hikari.HikariDataSource.getConnection:128",
+                "com.acme.shop.Orders.save:44",
+                "com.acme.shop.Main.main:3",
+            ],
+        );
+        let m = &called.message;
+        assert!(
+            m.contains("inside the library `com.zaxxer.hikari`, which the application calls at com.acme.shop.Orders.save:44"),
+            "{m}"
+        );
+        assert!(!m.contains("ConcurrentHashMap"), "{m}");
+        assert_eq!(
+            called.field("application_frame"),
+            Some(&FieldValue::Text("com.acme.shop.Orders.save:44".into()))
+        );
+        assert_eq!(called.site.as_deref(), Some(hikari));
+        // Six library frames: the application may call in from deeper; said so.
+        let deep: Vec<String> = (0..6)
+            .map(|k| format!("com.zaxxer.hikari.pool.P.f{k}:1"))
+            .collect();
+        let deep: Vec<&str> = deep.iter().map(String::as_str).collect();
+        let m = lock(Some(cmd), &deep).message;
+        assert!(m.contains("none of the 6 innermost frames recorded"), "{m}");
+        // A complete stack of the library's own: its own lock.
+        let m = lock(Some(cmd), &[hikari, "java.lang.Thread.run:840"]).message;
+        assert!(
+            m.contains("no frame of its acquisition is the application's"),
+            "{m}"
+        );
+        // Main unknown (or a server's): every non-JDK frame is the application's.
+        let m = lock(None, &[hikari, "java.lang.Thread.run:840"]).message;
+        assert!(m.contains("ConcurrentHashMap"), "{m}");
+        let tomcat = "java -cp b.jar org.apache.catalina.startup.Bootstrap start";
+        let m = lock(
+            Some(tomcat),
+            &["demo.Cache.get:12", "java.lang.Thread.run:840"],
+        )
+        .message;
+        assert!(m.contains("ConcurrentHashMap"), "{m}");
+    }
+
+    /// Each blocked thread blocked once (a lazy initialisation): said as a one-off,
+    /// with the work to move, not "split the lock".
+    #[test]
+    fn a_lock_each_thread_blocked_on_once_is_a_one_off() {
+        const MS: u64 = 1_000_000;
+        let mut tb = TB::new();
+        tb.site_frames(9, &["demo.Scene.build:12", "demo.Render.run:3"]);
+        tb.recs.push((
+            weft_trace::GLOBAL_THREAD,
+            Record::LockDef {
+                id: 1,
+                kind: weft_trace::lock_kind::MONITOR,
+                class: "demo.Scene".into(),
+                ident: 0x1234,
+            },
+        ));
+        for t in [1, 2] {
+            tb.start(t, 0, C_THREAD, (0, 0));
+        }
+        tb.recs.push((
+            2,
+            Record::LockBlock {
+                ts: 10 * MS,
+                lock: 1,
+                flags: 0,
+                owner: 11,
+                site: 9,
+            },
+        ));
+        tb.recs.push((
+            2,
+            Record::LockAcquired {
+                ts: 310 * MS,
+                lock: 1,
+                parked: true,
+            },
+        ));
+        tb.thread_end(1, 1000 * MS).thread_end(2, 1000 * MS);
+        tb.global(Record::End { ts: 1001 * MS });
+        let f = findings(&tb);
+        let f = f
+            .iter()
+            .find(|f| f.kind == FindingKind::LockContention)
+            .expect("a lock finding");
+        assert!(
+            f.message
+                .contains("1 thread blocked there, once, for 300 ms"),
+            "{}",
+            f.message
+        );
+        assert!(f.message.contains("A one-off wait"), "{}", f.message);
+        assert!(!f.message.contains("split the lock"), "{}", f.message);
     }
 
     #[test]
@@ -1583,10 +1997,10 @@ mod tests {
         let build = |cs_inside: u64| {
             let mut tb = TB::new();
             tb.header.set("cpus", "4");
-            // 2000 tasks of 10 µs spread over [1 s, 2 s): 500 µs apart.
+            // 10,000 tasks of 10 µs spread over [1 s, 2 s): 100 µs apart.
             tb.start(1, 0, C_THREAD, (C_WORKER, 1));
-            for i in 0..2000u32 {
-                let b = 1_000_000_000 + i as u64 * 500_000;
+            for i in 0..10_000u32 {
+                let b = 1_000_000_000 + i as u64 * 100_000;
                 tb.submit(MAIN, b - 100, (C_WORK, i + 1), 0);
                 tb.run(1, b, b + 10_000, P_WORK_RUN, C_WORK, i + 1);
             }
@@ -1627,7 +2041,19 @@ mod tests {
 
     /// `sched`: each worker thread's (on-CPU, run-queue) ns over the run, from schedstat.
     fn coarse_sched(util: f64, n: u32, sched: Option<(u64, u64)>) -> Vec<Finding> {
+        coarse_tasks(util, n, sched, false)
+    }
+
+    /// [`coarse_sched`]; `consumer`: each task also parks 1 ms in a queue's `take`.
+    fn coarse_tasks(util: f64, n: u32, sched: Option<(u64, u64)>, consumer: bool) -> Vec<Finding> {
         let mut tb = TB::new();
+        tb.site_frames(
+            4,
+            &[
+                "java.util.concurrent.LinkedBlockingQueue.take:435",
+                "demo.Outer.run:5",
+            ],
+        );
         if let Some((on_cpu_ns, runq_ns)) = sched {
             for t in 1..=4 {
                 for (ts, on, rq) in [(0, 0, 0), (4_000_000_000, on_cpu_ns, runq_ns)] {
@@ -1651,14 +2077,27 @@ mod tests {
             tb.created(MAIN, 1, (C_OUTER, i + 1), 3);
             tb.submit(MAIN, 2, (C_OUTER, i + 1), 0);
             let b = 10 + (i / 4) as u64 * 1_000_000_000 / (n as u64 / 4).max(1);
-            tb.run(
-                t,
-                b,
-                b + 1_000_000_000 / (n as u64 / 4).max(1) - 20,
-                P_RUN,
-                C_OUTER,
-                i + 1,
-            );
+            let e = b + 1_000_000_000 / (n as u64 / 4).max(1) - 20;
+            tb.begin(t, b, P_RUN, C_OUTER, i + 1);
+            if consumer {
+                tb.recs.push((
+                    t,
+                    Record::WaitDetail {
+                        class_id: 0,
+                        site: 4,
+                    },
+                ));
+                tb.recs.push((
+                    t,
+                    Record::WaitBegin {
+                        ts: b + 1_000,
+                        kind: weft_trace::wait_kind::PARK,
+                        lock: 0,
+                    },
+                ));
+                tb.recs.push((t, Record::WaitEnd { ts: b + 1_001_000 }));
+            }
+            tb.end(t, e, P_RUN, i + 1);
         }
         for t in 1..=4 {
             tb.thread_end(t, 4_000_000_000);
@@ -1687,6 +2126,14 @@ mod tests {
         assert!(!kinds(&f).contains(&FindingKind::CoarseGrained), "{f:#?}");
         let f = coarse_sched(0.25, 2, Some((3_600_000_000, 200_000_000)));
         assert_eq!(kinds(&f), vec![FindingKind::CoarseGrained], "{f:#?}");
+    }
+
+    /// The same long tasks taking their input from a queue: consumers, as long as
+    /// their producer keeps them busy; splitting them changes nothing.
+    #[test]
+    fn not_coarse_when_the_tasks_consume_a_queue() {
+        let f = coarse_tasks(0.25, 2, None, true);
+        assert!(!kinds(&f).contains(&FindingKind::CoarseGrained), "{f:#?}");
     }
 
     #[test]

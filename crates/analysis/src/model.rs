@@ -218,6 +218,12 @@ pub struct Model {
     pub sampled: crate::profile::SampledRecords,
     /// The end of a `weft attach` session: what was restored (docs/attach.md).
     pub attach_end: Option<AttachEnd>,
+    /// The package root of the application's main class ([`app_root_of`]): frames
+    /// outside it (and outside the JDK, language runtimes and known servers) are a
+    /// library's. `Some("")`: the default package; `None`: main unknown or itself a
+    /// server's or runtime's (Tomcat's `Bootstrap`, `clojure.main`): every such frame
+    /// counts as the application's.
+    pub app_root: Option<String>,
 }
 
 /// The `AttachEnd` record: the classes an attach session changed, put back.
@@ -294,6 +300,7 @@ impl ModelBuilder {
                 lock_detail: h.get("locks.detail") == Some("on"),
                 sampled: crate::profile::SampledRecords::from_header(h),
                 attach_end: None,
+                app_root: app_root_of(h),
                 ..Model::default()
             },
             gc_events: Vec::new(),
@@ -907,12 +914,18 @@ impl Model {
         }
         // The site a user can change: the innermost frame outside the JDK
         // (runAsync submits from CompletableFuture.asyncRunStage), else the innermost.
+        // With no such frame, the first that says what is waited on: not the JDK's
+        // blocking plumbing (a pool worker's `Condition.await` goes through
+        // `ForkJoinPool.unmanagedBlock` on JDK 17; its site is `LinkedBlockingQueue.take`).
         let frames = self.sites.get(&id);
         let user = frames.and_then(|fs| fs.iter().find(|f| !is_plumbing_frame(f)));
-        Some(match user.or_else(|| frames.and_then(|f| f.first())) {
-            Some(f) => f.clone(),
-            None => format!("<unknown site #{id}>"),
-        })
+        let waited = frames.and_then(|fs| fs.iter().find(|f| !is_blocking_plumbing(f)));
+        Some(
+            match user.or(waited).or_else(|| frames.and_then(|f| f.first())) {
+                Some(f) => f.clone(),
+                None => format!("<unknown site #{id}>"),
+            },
+        )
     }
 
     /// A recorded stack whose site frame ([`Model::site_frame`]) is `frame`, innermost
@@ -927,11 +940,11 @@ impl Model {
             .unwrap_or_default()
     }
 
-    /// Whether a site has no frame of the application: no frame of its recorded stack
-    /// (or the site itself, when no stack was kept) is outside the JDK, language
-    /// runtimes and servers ([`is_framework_frame`]). Tasks submitted there are the
-    /// JDK's or the server's own (Tomcat's one task per socket event): their size and
-    /// their waits are not the application's to change.
+    /// Whether a site has no frame of the application: every frame of its recorded
+    /// stack (or the site itself, when no stack was kept) is the JDK's, a language
+    /// runtime's, a server's or a library's ([`Model::owner_of`]). Tasks submitted
+    /// there are the JDK's or the server's own (Tomcat's one task per socket event):
+    /// their size and their waits are not the application's to change.
     pub fn is_framework_site(&self, frame: &str) -> bool {
         let stack = self.site_stack(frame);
         let stack = if stack.is_empty() {
@@ -941,7 +954,38 @@ impl Model {
         };
         stack
             .iter()
-            .all(|f| is_plumbing_frame(f) || is_framework_frame(f))
+            .all(|f| self.owner_of(f) != FrameOwner::Application)
+    }
+
+    /// Whose code a frame is: the JDK's or a runtime's, a known server's, the
+    /// application's (its package root, [`Model::app_root`]) or another library's.
+    pub fn owner_of(&self, frame: &str) -> FrameOwner {
+        if is_plumbing_frame(frame) {
+            return FrameOwner::Plumbing;
+        }
+        if let Some(name) = framework_of(frame) {
+            return FrameOwner::Framework(name.to_string());
+        }
+        let Some(root) = &self.app_root else {
+            return FrameOwner::Application;
+        };
+        // A library is never in the default package (scripts and small programs are:
+        // Clojure's `user$eval`, a servlet without a package).
+        let package = frame_package(frame);
+        let inside =
+            package.is_empty() || package == root || package.starts_with(&format!("{root}."));
+        if inside {
+            FrameOwner::Application
+        } else {
+            FrameOwner::Framework(format!("the library `{}`", library_name(package)))
+        }
+    }
+
+    /// The first frame of the application in a recorded stack (innermost first).
+    pub fn application_frame<'s>(&self, stack: &'s [String]) -> Option<&'s String> {
+        stack
+            .iter()
+            .find(|f| self.owner_of(f) == FrameOwner::Application)
     }
 
     /// Total GC pause time.
@@ -1005,6 +1049,113 @@ pub fn framework_of(frame: &str) -> Option<&'static str> {
     .map(|(_, name)| *name)
 }
 
+/// The JDK's frames between a blocking call and the thread's park or wait: locks
+/// and conditions, the fork-join pool's managed blocking, `Unsafe.park`, `Object.wait`.
+fn is_blocking_plumbing(frame: &str) -> bool {
+    [
+        "java.util.concurrent.locks.",
+        "java.util.concurrent.ForkJoinPool.managedBlock",
+        "java.util.concurrent.ForkJoinPool.unmanagedBlock",
+        "java.util.concurrent.CountDownLatch",
+        "jdk.internal.misc.Unsafe.",
+        "java.lang.Object.wait",
+        "java.lang.Thread.join",
+    ]
+    .iter()
+    .any(|p| frame.starts_with(p))
+}
+
+/// Whose code a frame is ([`Model::owner_of`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FrameOwner {
+    /// The JDK or a language runtime.
+    Plumbing,
+    /// A server or framework (`Tomcat`) or another library (`the library `com.zaxxer.hikari``), by name.
+    Framework(String),
+    Application,
+}
+
+/// The package of a frame's class (`""`: the default package).
+fn frame_package(frame: &str) -> &str {
+    let method = frame.split([':', ' ']).next().unwrap_or(frame);
+    let class = method.rsplit_once('.').map_or("", |(c, _)| c);
+    class.rsplit_once('.').map_or("", |(p, _)| p)
+}
+
+/// The first components of a package that name a project: two after a reverse
+/// domain's top level (`org.h2`, `org.apache`, `edu.rit`), else one (`weft`).
+fn package_root(package: &str) -> String {
+    let mut parts = package.split('.');
+    let first = parts.next().unwrap_or("");
+    let domain = first.len() <= 3 && first.bytes().all(|b| b.is_ascii_lowercase());
+    match (domain, parts.next()) {
+        (true, Some(second)) => format!("{first}.{second}"),
+        _ => first.to_string(),
+    }
+}
+
+/// How a library is named in advice: its first three package components.
+fn library_name(package: &str) -> String {
+    package.split('.').take(3).collect::<Vec<_>>().join(".")
+}
+
+/// The main class of a `java` command line: the first argument that is not an
+/// option or an option's value (`-m module/Class`: the class); `None` for `-jar`,
+/// a line cut before the class, or nothing recognisable.
+pub fn main_class_of(command_line: &str) -> Option<&str> {
+    const TAKES_VALUE: &[&str] = &[
+        "-cp",
+        "-classpath",
+        "--class-path",
+        "-p",
+        "--module-path",
+        "--upgrade-module-path",
+        "--add-modules",
+        "--add-opens",
+        "--add-exports",
+        "--add-reads",
+        "--limit-modules",
+        "--patch-module",
+        "--source",
+        "--enable-native-access",
+    ];
+    let mut args = command_line.split_whitespace().skip(1);
+    while let Some(a) = args.next() {
+        if a == "-jar" {
+            return None;
+        }
+        if a == "-m" || a == "--module" {
+            return args.next().and_then(|m| m.rsplit_once('/').map(|(_, c)| c));
+        }
+        if TAKES_VALUE.contains(&a) {
+            args.next();
+            continue;
+        }
+        if a.starts_with('-') {
+            continue;
+        }
+        let ok = !a.ends_with('…') && !a.contains('/') && !a.ends_with(".jar");
+        return ok.then_some(a);
+    }
+    None
+}
+
+/// The application's package root ([`Model::app_root`]) from a trace header: its
+/// main class (`jvm.main`, else the command line's); `None` when main is unknown or
+/// belongs to the JDK, a language runtime or a known server.
+pub fn app_root_of(h: &weft_trace::Header) -> Option<String> {
+    let main = h
+        .get(header_keys::JVM_MAIN)
+        .map(|m| m.rsplit_once('/').map_or(m, |(_, c)| c))
+        .filter(|m| !m.ends_with(".jar") && !m.is_empty())
+        .or_else(|| h.get(header_keys::COMMAND_LINE).and_then(main_class_of))?;
+    let frame = format!("{main}.main");
+    if is_plumbing_frame(&frame) || framework_of(&frame).is_some() {
+        return None;
+    }
+    Some(package_root(frame_package(&frame)))
+}
+
 /// Frames of language runtimes' own plumbing (Clojure's `future-call`, `pmap`,
 /// agents; Scala and Kotlin's): the site a user acts on is the program's frame
 /// that called them (issue 16: Clojure's advice pointed at `clojure.core$future_call`).
@@ -1012,6 +1163,7 @@ fn is_runtime_frame(frame: &str) -> bool {
     [
         "clojure.core$",
         "clojure.lang.",
+        "clojure.main",
         "scala.concurrent.",
         "scala.collection.",
         "kotlin.",
@@ -1027,6 +1179,61 @@ fn is_runtime_frame(frame: &str) -> bool {
 mod real_app_fixes {
     use super::*;
     use crate::testutil::TB;
+
+    #[test]
+    fn the_application_is_main_s_package_root() {
+        assert_eq!(
+            main_class_of("java -Xmx1g -cp a.jar:b.jar -Dx=1 com.acme.shop.Main --port 80"),
+            Some("com.acme.shop.Main")
+        );
+        assert_eq!(
+            main_class_of("/usr/bin/java --add-opens java.base/java.lang=ALL-UNNAMED -m app/org.h2.tools.Server"),
+            Some("org.h2.tools.Server")
+        );
+        assert_eq!(main_class_of("java -jar app.jar"), None);
+        assert_eq!(main_class_of("java -cp /very/long/class/pa…"), None);
+        let root = |cmd: &str| {
+            let mut h = weft_trace::Header::default();
+            h.set(header_keys::COMMAND_LINE, cmd);
+            app_root_of(&h)
+        };
+        assert_eq!(
+            root("java -cp x org.h2.tools.Server -pg").as_deref(),
+            Some("org.h2")
+        );
+        assert_eq!(
+            root("java -cp x weft.workloads.advice.ManyLocks 9").as_deref(),
+            Some("weft")
+        );
+        assert_eq!(root("java -cp x HashMapServlet").as_deref(), Some(""));
+        // A server's or a runtime's main says nothing about the application.
+        assert_eq!(
+            root("java -cp x org.apache.catalina.startup.Bootstrap start"),
+            None
+        );
+        assert_eq!(root("java -cp x clojure.main app.clj"), None);
+        let m = Model {
+            app_root: Some("org.h2".into()),
+            ..Model::default()
+        };
+        assert_eq!(
+            m.owner_of("org.h2.mvstore.tx.Transaction.waitForThisToEnd:745"),
+            FrameOwner::Application
+        );
+        assert_eq!(m.owner_of("Servlet.doGet:3"), FrameOwner::Application);
+        assert_eq!(
+            m.owner_of("java.lang.Object.wait:338"),
+            FrameOwner::Plumbing
+        );
+        assert_eq!(
+            m.owner_of("com.zaxxer.hikari.pool.HikariPool.getConnection:160"),
+            FrameOwner::Framework("the library `com.zaxxer.hikari`".into())
+        );
+        assert_eq!(
+            m.owner_of("org.eclipse.jetty.server.Server.handle:516"),
+            FrameOwner::Framework("Jetty".into())
+        );
+    }
 
     #[test]
     fn array_classes_read_as_java_types() {
@@ -1057,8 +1264,23 @@ mod real_app_fixes {
         assert!(!is_framework_frame("HashMapServlet.doGet:38"));
         let mut tb = TB::new();
         tb.site(7, "edu.rit.pj.ParallelTeamThread.run$weft:119");
+        // A pool worker's wait in the JDK only: named by the queue, not the park plumbing.
+        tb.site_frames(
+            8,
+            &[
+                "java.util.concurrent.ForkJoinPool.unmanagedBlock:3465",
+                "java.util.concurrent.ForkJoinPool.managedBlock:3436",
+                "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await:1623",
+                "java.util.concurrent.LinkedBlockingQueue.take:435",
+                "java.util.concurrent.ThreadPoolExecutor.getTask:1062",
+            ],
+        );
         let m = Model::build(&tb.trace());
         assert_eq!(m.sites[&7][0], "edu.rit.pj.ParallelTeamThread.run:119");
+        assert_eq!(
+            m.site_frame(8).as_deref(),
+            Some("java.util.concurrent.LinkedBlockingQueue.take:435")
+        );
     }
 }
 

@@ -7,8 +7,10 @@
 //!
 //! Sites are sampled per class (the agent takes the first 16 waits of a class,
 //! then 1 in 128): a wait without its own site takes the site of its (kind, class)
-//! when all the sampled waits of that (kind, class) were at one site (counted in
-//! [`WaitGroup::site_inferred`]); otherwise it stays in a group without a site.
+//! when all the sampled waits of that (kind, class) were at one site, else the site
+//! of its own thread's sampled wait of that (kind, class) that began last before it
+//! (else first after it; both counted in [`WaitGroup::site_inferred`]); a wait whose
+//! thread has no sampled wait of that (kind, class) stays in a group without a site.
 
 use std::collections::HashMap;
 
@@ -103,6 +105,9 @@ fn condition_wait(kind: &'static str, class: Option<String>) -> (&'static str, O
     (kind, class)
 }
 
+/// A thread's sampled sites of one (kind, class): (wait start, site frame).
+type TimedSites = Vec<(u64, String)>;
+
 /// Groups `waits` (with `details[i]` = (class id, site id) of `waits[i]`) and
 /// sets each wait's `group`; the groups come most waited first.
 pub fn group_waits(
@@ -114,14 +119,33 @@ pub fn group_waits(
     // The user-changeable frame of each sampled site; its (kind, class)'s sites.
     let frame = |site: u32| model.site_frame(site);
     let mut class_sites: HashMap<(&'static str, u32), Vec<String>> = HashMap::new();
+    // Per thread, its sampled waits of a (kind, class) by start time: a pool worker
+    // waits at one place (Tomcat's workers in `TaskQueue.poll`) for a while even when
+    // other threads wait on the same class elsewhere.
+    let mut thread_sites: HashMap<(ThreadIndex, &'static str, u32), TimedSites> = HashMap::new();
     for (w, &(class, site)) in waits.iter().zip(details) {
         if let Some(f) = frame(site) {
             let v = class_sites.entry((w.kind, class)).or_default();
             if !v.contains(&f) {
-                v.push(f);
+                v.push(f.clone());
             }
+            thread_sites
+                .entry((w.thread, w.kind, class))
+                .or_default()
+                .push((w.start_ns, f));
         }
     }
+    for v in thread_sites.values_mut() {
+        v.sort();
+    }
+    let only = |v: Option<&Vec<String>>| v.filter(|v| v.len() == 1).map(|v| v[0].clone());
+    // The site of the thread's sampled wait of that (kind, class) that began last
+    // before `at` (else its first one after).
+    let nearest = |v: Option<&TimedSites>, at: u64| {
+        let v = v?;
+        let i = v.partition_point(|(s, _)| *s <= at);
+        v.get(i.saturating_sub(1)).map(|(_, f)| f.clone())
+    };
     struct Acc {
         group: WaitGroup,
         per_thread: HashMap<ThreadIndex, u64>,
@@ -133,11 +157,12 @@ pub fn group_waits(
     let mut member: Vec<usize> = Vec::with_capacity(waits.len());
     for (w, &(class, site)) in waits.iter().zip(details) {
         let own = frame(site);
-        let inferred = own.is_none()
-            && class_sites
-                .get(&(w.kind, class))
-                .is_some_and(|v| v.len() == 1);
-        let site_name = own.or_else(|| inferred.then(|| class_sites[&(w.kind, class)][0].clone()));
+        let guess = own.is_none().then(|| {
+            only(class_sites.get(&(w.kind, class)))
+                .or_else(|| nearest(thread_sites.get(&(w.thread, w.kind, class)), w.start_ns))
+        });
+        let inferred = guess.as_ref().is_some_and(Option::is_some);
+        let site_name = own.or(guess.flatten());
         let key = (w.kind, class, site_name.clone());
         let i = *index.entry(key).or_insert_with(|| {
             let name = (class != 0).then(|| model.class_name(class));
@@ -325,5 +350,65 @@ mod tests {
         for w in &a.wait_intervals {
             assert_eq!(g[w.group].kind, w.kind);
         }
+    }
+
+    /// Pool workers wait on the same class at different sites (a queue's take and a
+    /// gate): an unsampled wait takes the site of its thread's last sampled wait on
+    /// that class before it; a thread with none leaves it without a site.
+    #[test]
+    fn an_unsampled_wait_takes_its_threads_last_sampled_site() {
+        let mut tb = TB::new();
+        tb.global(Record::ClassDef {
+            id: 5,
+            name: "srv.TaskQueue".into(),
+        });
+        for (id, frame) in [(10, "srv.TaskQueue.take:90"), (11, "srv.Gate.pass:7")] {
+            tb.global(Record::SiteDef {
+                id,
+                frames: vec![frame.into()],
+            });
+        }
+        for t in [1u32, 2, 3, 4] {
+            tb.start(t, 0, C_THREAD, (0, 0));
+        }
+        let wait = |tb: &mut TB, t: u32, site: u32, s: u64| {
+            tb.recs.push((t, Record::WaitDetail { class_id: 5, site }));
+            tb.recs.push((
+                t,
+                Record::WaitBegin {
+                    ts: s * MS,
+                    kind: wait_kind::PARK,
+                    lock: 0,
+                },
+            ));
+            tb.recs.push((t, Record::WaitEnd { ts: (s + 10) * MS }));
+        };
+        // Thread 1: sampled at take, then unsampled; thread 2: at the gate, then
+        // unsampled; thread 3: at take, at the gate, then unsampled (the gate's);
+        // thread 4: never sampled.
+        for (t, sites) in [
+            (1, vec![10, 0, 0]),
+            (2, vec![11, 0]),
+            (3, vec![10, 11, 0]),
+            (4, vec![0]),
+        ] {
+            for (k, site) in sites.into_iter().enumerate() {
+                wait(&mut tb, t, site, 100 * k as u64 + 10 * t as u64);
+            }
+        }
+        for t in [1u32, 2, 3, 4] {
+            tb.thread_end(t, 1000 * MS);
+        }
+        let m = Model::build(&tb.trace());
+        let a = crate::locks::analyze_locks(&m);
+        let by_site = |s: Option<&str>| {
+            a.wait_groups
+                .iter()
+                .find(|g| g.site.as_deref() == s)
+                .map(|g| (g.count, g.site_inferred))
+        };
+        assert_eq!(by_site(Some("srv.TaskQueue.take:90")), Some((4, 2)));
+        assert_eq!(by_site(Some("srv.Gate.pass:7")), Some((4, 2)));
+        assert_eq!(by_site(None), Some((1, 0)));
     }
 }

@@ -297,3 +297,53 @@ fn waits_are_grouped_by_object_class_and_site() {
         }
     }
 }
+
+/// A library the analysis knows nothing about (`org.example.minipool`, outside the
+/// main class's package root `weft`): its locks get a library's advice, not "split
+/// your lock". The one reached from the application within the recorded frames
+/// names the application's call; the one seven library frames deep says that no
+/// recorded frame is the application's. Contention is certain: 4 threads take the
+/// same lock for 1.5 ms of busy work 60 times each, with no work in between.
+#[test]
+fn a_librarys_locks_get_a_librarys_advice() {
+    let _serial = serial();
+    let (_trace, r, text) = record("advice.LibraryCalls", &["4", "60", "1500"]);
+    let findings = r["findings"].as_array().unwrap();
+    let lock_at = |site: &str| {
+        findings
+            .iter()
+            .find(|f| {
+                f["kind"] == "lock_contention"
+                    && f["site"].as_str().unwrap_or_default().starts_with(site)
+            })
+            .unwrap_or_else(|| panic!("no lock finding at {site}: {text}"))
+    };
+    let borrow = lock_at("org.example.minipool.MiniPool.borrow:");
+    let m = borrow["message"].as_str().unwrap();
+    assert!(
+        m.contains("inside the library `org.example.minipool`, which the application calls at weft.workloads.advice.LibraryCalls.handle:"),
+        "{m}"
+    );
+    assert!(!m.contains("split the lock"), "{m}");
+    let count = lock_at("org.example.minipool.MiniPool.count:");
+    let m = count["message"].as_str().unwrap();
+    assert!(
+        m.contains(
+            "none of the 6 innermost frames recorded for its acquisition is the application's"
+        ),
+        "{m}"
+    );
+    assert!(!m.contains("split the lock"), "{m}");
+}
+
+/// Two threads taking turns through `Object.wait`/`notify` (WaitPingPong): no
+/// "too coarse-grained" on either side of a hand-off (the SynchronousQueue
+/// consumer waits for its producer; splitting it changes nothing).
+#[test]
+fn no_coarse_advice_on_a_hand_off() {
+    let _serial = serial();
+    let (_trace, r, text) = record("advice.WaitPingPong", &["50000"]);
+    for f in r["findings"].as_array().unwrap() {
+        assert_ne!(f["kind"], "coarse_grained", "{text}");
+    }
+}
