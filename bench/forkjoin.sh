@@ -10,7 +10,8 @@
 #              suite: 0.15-0.5 s each, Fibonacci 40 12 = 832,040 finer tasks)
 #   --runs N   A/B pairs per workload after one warm-up pair (default 7, min 5)
 #   --quick    small sizes, 5 runs: checks the harness, numbers meaningless
-# Env: WEFT=path/to/weft (default target/release/weft), JAVA=java, BENCH_OUT=dir.
+# Env: WEFT=path/to/weft (default target/release/weft), JAVA=java, BENCH_OUT=dir,
+#      WEFT_RECORD_OPTS="--no-sample" (extra `weft record` options for B).
 #
 # Runs alternate in pairs A B, B A, A B… For each side: median wall time and median
 # CPU time (user + sys of the whole process tree, from getrusage of the child).
@@ -87,13 +88,14 @@ def run(argv):
 def load():
     return " ".join(open("/proc/loadavg").read().split()[:3])
 
+record_opts = os.environ.get("WEFT_RECORD_OPTS", "").split()
 print(f"load average before: {load()}", file=sys.stderr)
 rows, ratios, min_ratios, samples = [], [], [], []
 load_before = load()
 for w in workloads:
     cls, *args = w.split()
     a_argv = [java, "-cp", cp, f"weft.workloads.fj.{cls}", *args]
-    b_argv = [weft, "record", "-o", trace, "--", *a_argv]
+    b_argv = [weft, "record", *record_opts, "-o", trace, "--", *a_argv]
     tasks = None
     sa, sb = [], []
     for i in range(runs + 1):
