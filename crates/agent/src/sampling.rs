@@ -323,7 +323,12 @@ pub fn start(jvmti: Jvmti, jni: Jni, env: *mut JNIEnv) {
     // not in a walk goes on to them. Under -Xcheck:jni the JVM checks that its
     // SIGSEGV handler is still in place and prints a warning on stdout: the
     // program's output would change, so the walk runs unprotected there.
-    if !checks_jni() && !sig::install_fault_handler() {
+    if checks_jni() {
+        // Unprotected, only the JVM's own walk runs: the second walk, from a
+        // caller frame the agent rebuilt, is taken only where a fault in it
+        // would be caught.
+        sig::RECOVER.store(false, Ordering::Relaxed);
+    } else if !sig::install_fault_handler() {
         switch_off("cannot install the crash protection of the stack walker");
         return;
     }
