@@ -384,14 +384,19 @@ fn walks_that_fail_in_compiled_prologues_are_taken_from_the_caller() {
                 through_seq_fib += n;
             }
             if calls.any(|w| {
-                !(w[0].ends_with("Fibonacci.seqFib") || w[0].ends_with("Fibonacci$Fib.compute"))
+                !(w[0].ends_with("Fibonacci.seqFib")
+                    || w[0].ends_with("Fibonacci$Fib.compute")
+                    || w[0].starts_with("weft.FjProbe."))
             }) {
                 wrong_caller += n;
             }
         }
-        // AsyncGetCallTrace itself, without the recovery, walks ~0.4% of these
-        // samples through a stale return address (a `FjProbe.nTicks` frame
-        // under `seqFib`); measured 0.1-0.9% with it.
+        // AsyncGetCallTrace itself walks some of these samples through a stale
+        // return address left by the fork-join probe's own calls (a
+        // `weft.FjProbe.nTicks`, `now` or `fork` frame under `seqFib`): 0% in
+        // some runs, 8-11% in others, the same with the recovery off
+        // (`norecover`), so those are not counted here; any other wrong
+        // caller is (measured 0-0.2% with the recovery).
         assert!(
             (wrong_caller as f64) <= 0.03 * through_seq_fib as f64,
             "{java}: {wrong_caller} of {through_seq_fib} seqFib samples with a wrong caller"
