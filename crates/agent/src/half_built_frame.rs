@@ -93,10 +93,7 @@ pub fn unwind(before: &[u8], at: &[u8], offset: usize) -> Option<Unwind> {
         return Some(RBP_PUSHED);
     }
     // After `sub rsp, N`: at the entry barrier (JDK 21+) or the jump after it.
-    let built = match before.len().checked_sub(ENTRY_BARRIER_BYTES) {
-        Some(h) if entry_barrier(&before[h..]) => &before[..h],
-        _ => before,
-    };
+    let built = without_entry_barrier(before);
     for ins in [4, 7] {
         let Some(head) = built.len().checked_sub(ins) else {
             continue;
@@ -130,10 +127,7 @@ fn after_frame_first(before: &[u8], at: &[u8]) -> Option<Unwind> {
             saved_rbp_at: None,
         });
     }
-    let built = match before.len().checked_sub(ENTRY_BARRIER_BYTES) {
-        Some(h) if entry_barrier(&before[h..]) => &before[..h],
-        _ => before,
-    };
+    let built = without_entry_barrier(before);
     for len in [5, 8] {
         let Some(h) = built.len().checked_sub(len) else {
             continue;
@@ -192,6 +186,15 @@ const ENTRY_BARRIER_BYTES: usize = 8;
 
 fn entry_barrier(b: &[u8]) -> bool {
     b.len() == ENTRY_BARRIER_BYTES && b.starts_with(&[0x41, 0x81, 0x7f])
+}
+
+/// The bytes before the PC without a trailing entry barrier: a PC at the
+/// barrier or just after it is still in the prologue the barrier follows.
+fn without_entry_barrier(before: &[u8]) -> &[u8] {
+    match before.len().checked_sub(ENTRY_BARRIER_BYTES) {
+        Some(h) if entry_barrier(&before[h..]) => &before[..h],
+        _ => before,
+    }
 }
 
 /// `cmp rsp, [r15 + disp]` (the return poll) at the start of `b`: its length.
