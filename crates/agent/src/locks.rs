@@ -682,7 +682,7 @@ unsafe extern "system" fn unpark_hook(env: *mut JNIEnv, unsafe_: jobject, thread
             Some(jni) if tid != 0 => jni.get_long_field(thread, tid as jfieldID).max(0) as u64,
             _ => 0,
         };
-        Some((ts, target, clock::mono_ns()))
+        Some((ts, target, clock::now()))
     })
     .unwrap_or(None);
     let orig = ORIG_UNPARK.load(Ordering::Relaxed);
@@ -694,7 +694,7 @@ unsafe extern "system" fn unpark_hook(env: *mut JNIEnv, unsafe_: jobject, thread
     // call (on a VM an inter-processor interrupt), the releaser's share of a lock
     // hand-off that removing the lock removes too (docs/speedups.md).
     if let Some((ts, target, before)) = seen {
-        let ns = clock::mono_ns().saturating_sub(before);
+        let ns = sink::ticks_to_ns(clock::now().saturating_sub(before));
         let _ = std::panic::catch_unwind(|| sink::emit(&Record::Unpark { ts, target, ns }));
     }
 }

@@ -110,6 +110,16 @@ pub fn init(ticks_per_sec: f64) {
     }
 }
 
+/// A duration in ticks as ns, at the rate measured at start (within a few
+/// percent: for short durations the agent records in ns, read on the hot path
+/// without a clock_gettime).
+pub fn ticks_to_ns(ticks: u64) -> u64 {
+    let per_ms = SINK
+        .get()
+        .map_or(1_000_000, |s| s.ticks_per_ms.load(Ordering::Relaxed).max(1));
+    (ticks as u128 * 1_000_000 / per_ms as u128) as u64
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
