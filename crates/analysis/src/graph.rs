@@ -157,13 +157,7 @@ pub fn forkjoin_join_edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_
 /// Contended acquisitions whose holder was recorded: the holder's thread at the
 /// acquisition time → the acquiring thread.
 pub fn lock_handoff_edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ {
-    let by_java_id: std::rc::Rc<HashMap<u64, ThreadIndex>> = std::rc::Rc::new(
-        a.model
-            .threads
-            .values()
-            .filter_map(|t| Some((t.java_id?, t.index)))
-            .collect(),
-    );
+    let by_java_id = std::rc::Rc::new(a.model.threads_by_java_id());
     a.model.events.iter().flat_map(move |evs| {
         let mut owner: Option<u64> = None;
         let by_java_id = by_java_id.clone();
@@ -193,12 +187,7 @@ pub fn lock_handoff_edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ 
 /// wait or lock acquisition ended. A wait nobody unparked (a timeout, an
 /// `Object.wait` woken by `notify`) has no edge.
 pub fn unpark_edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ {
-    let by_java_id: HashMap<u64, ThreadIndex> = a
-        .model
-        .threads
-        .values()
-        .filter_map(|t| Some((t.java_id?, t.index)))
-        .collect();
+    let by_java_id = a.model.threads_by_java_id();
     // target thread -> (time, waker), by time.
     let mut unparks: HashMap<ThreadIndex, Vec<(u64, ThreadIndex)>> = HashMap::default();
     for evs in &a.model.events {

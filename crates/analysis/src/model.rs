@@ -887,6 +887,15 @@ impl Model {
             .map(|i| &self.events[i])
     }
 
+    /// Each thread's index by its Java thread id (the id `Unpark` targets and lock
+    /// owners are recorded by).
+    pub fn threads_by_java_id(&self) -> HashMap<u64, ThreadIndex> {
+        self.threads
+            .values()
+            .filter_map(|t| Some((t.java_id?, t.index)))
+            .collect()
+    }
+
     /// Whether any thread has an event of one of `kinds` (a pass that reads only
     /// those kinds is skipped without them).
     pub fn has_any(&self, kinds: &[EventKind]) -> bool {

@@ -12,7 +12,7 @@
 //! Every possible speedup is an upper bound: removing one limitation can raise
 //! another (Gomes §3.6.1). The views say so.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use weft_trace::ThreadIndex;
 
@@ -171,11 +171,7 @@ fn gather_handoffs(
     locks: &LockAnalysis,
     threads: &mut BTreeMap<ThreadIndex, ThreadTimeline>,
 ) {
-    let by_java_id: HashMap<u64, ThreadIndex> = model
-        .threads
-        .values()
-        .filter_map(|t| Some((t.java_id?, t.index)))
-        .collect();
+    let by_java_id = model.threads_by_java_id();
     let mut found: Vec<(ThreadIndex, u64, u64)> = Vec::new();
     for &(waker, ts, target, ns) in &locks.timed_unparks {
         let Some(target) = by_java_id.get(&target).and_then(|t| threads.get(t)) else {
