@@ -391,6 +391,11 @@ fn start(vm: *mut JavaVM, jni: Jni, opt_str: &str, options: options::Options) ->
             .any(|c| c == "java/util/concurrent/locks/AbstractQueuedSynchronizer")
             .to_string(),
     );
+    let parks = changed.contains("java/util/concurrent/locks/LockSupport");
+    header.set(
+        hk::ATTACH_PARKS,
+        if parks { "lock_support" } else { "none" }.to_string(),
+    );
     header.set(hk::ATTACH_SESSION, session.to_string());
     header.set(hk::ATTACH_THREADS_FOUND, threads.to_string());
     header.set(hk::ATTACH_CLASSES_LOADED, loaded.total.to_string());
@@ -468,6 +473,8 @@ const ROOTS: &[&str] = &[
     "java/util/concurrent/locks/AbstractQueuedSynchronizer",
     "java/util/concurrent/locks/AbstractQueuedLongSynchronizer",
     "java/util/concurrent/locks/StampedLock",
+    // Final, no subtypes: the class itself (its parks: locks::late_park_wraps).
+    "java/util/concurrent/locks/LockSupport",
 ];
 
 fn internal_name(jvmti: Jvmti, c: jclass) -> Option<String> {

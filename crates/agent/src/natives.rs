@@ -276,6 +276,17 @@ pub fn table() -> Vec<(&'static str, Vec<Native>)> {
             ],
         ),
         (
+            "weft/ParkProbe",
+            vec![
+                (
+                    "nBegin",
+                    "(Ljava/lang/Object;)V",
+                    f!(locks::Java_weft_ParkProbe_nBegin),
+                ),
+                ("nEnd", "()V", f!(locks::Java_weft_ParkProbe_nEnd)),
+            ],
+        ),
+        (
             "weft/VtProbe",
             vec![
                 ("nUnmount", "(J)V", f!(vthreads::Java_weft_VtProbe_nUnmount)),

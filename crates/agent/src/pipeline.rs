@@ -6,7 +6,7 @@
 use weft_classfile::{instrument, ClassSummary, Instrumentation, WrapRequest};
 use weft_trace::ProbeKind;
 
-use crate::{agent, decide, forkjoin, plumbing};
+use crate::{agent, decide, forkjoin, locks, plumbing};
 
 /// One instrumented method: its probe id, kind, name and descriptor (for its `ProbeDef`).
 #[derive(Debug, Clone, PartialEq)]
@@ -44,7 +44,8 @@ pub enum Load {
     /// ClassFileLoadHook at the class's first load: fields may be added.
     First,
     /// RetransformClasses of a loaded class (late attach): method bodies only. The fork-join
-    /// hooks then find no `weft$u` field and stay off (FjProbe checks it).
+    /// hooks then find no `weft$u` field and stay off (FjProbe checks it); parks are seen in
+    /// `LockSupport.park*` (locks::late_park_wraps).
     Retransform,
 }
 
@@ -98,6 +99,7 @@ pub fn transform(
     let mut decision = decide_with(summary, pl.is_some());
     if load == Load::Retransform {
         late_fork_join(&mut decision);
+        decision.wraps.extend(locks::late_park_wraps(summary));
     }
     let fj_fields = match load {
         Load::First => forkjoin::fields(&summary.name),
@@ -141,7 +143,7 @@ pub fn transform(
             hooks: if w.window {
                 Some(decide::window_hooks())
             } else {
-                forkjoin::hooks(w)
+                forkjoin::hooks(w).or_else(|| locks::park_hooks(w))
             },
         });
     }

@@ -1348,9 +1348,14 @@ fn blind_spots(h: &weft_trace::Header) -> Vec<String> {
             ),
             "fork-join tasks are seen as executions only (ForkJoinTask.doExec), without fork, join and steal events (those probes need fields a late agent cannot add)"
                 .to_string(),
-            "j.u.c. lock waits are seen as lock blocking only, not as parks (Unsafe.park was bound before the attach); no CPU or wall-clock stack samples, no virtual-thread events"
-                .to_string(),
         ]);
+        out.push(if h.get(header_keys::ATTACH_PARKS) == Some("lock_support") {
+            "parks are seen in LockSupport.park* only (Unsafe.park was bound before the attach), not those of virtual threads; no CPU or wall-clock stack samples, no virtual-thread events"
+                .to_string()
+        } else {
+            "j.u.c. lock waits are seen as lock blocking only, not as parks (Unsafe.park was bound before the attach); no CPU or wall-clock stack samples, no virtual-thread events"
+                .to_string()
+        });
     }
     out
 }

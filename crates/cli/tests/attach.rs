@@ -241,6 +241,14 @@ fn check_phase(trace: &Path, stderr: &str, jdk: u32, session: u32) {
         blocked("reentrant_lock", "ReentrantLock"),
         "JDK {jdk} session {session}: no contended ReentrantLock row: {locks:?}"
     );
+    // Its parks are seen (LockSupport.park* wrapped by the attach): contentions that
+    // parked, not only slow acquisitions.
+    assert!(
+        locks
+            .iter()
+            .any(|l| l["kind"] == "reentrant_lock" && l["contended"].as_u64().unwrap_or(0) > 0),
+        "JDK {jdk} session {session}: no parked ReentrantLock contention: {locks:?}"
+    );
     assert!(
         blocked("monitor", "AttachTarget$Shared"),
         "JDK {jdk} session {session}: no contended monitor row: {locks:?}"

@@ -111,4 +111,7 @@ pub mod header_keys {
     pub const ATTACH_CLASSES_CHANGED: &str = "attach.classes_changed";
     /// Digest of those classes' methods before the attach (hex; see `AttachEnd`).
     pub const ATTACH_SHAPE_BEFORE: &str = "attach.shape_before";
+    /// Where an attach session sees parks: `lock_support` (the bodies of
+    /// `LockSupport.park*`), `none` (not instrumented; absent in older traces).
+    pub const ATTACH_PARKS: &str = "attach.parks";
 }
