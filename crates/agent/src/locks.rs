@@ -82,7 +82,7 @@ pub fn lock_wraps(s: &ClassSummary) -> Vec<Wrap> {
             pass_arg0: *arg0,
             loop_body: false,
             window: false,
-            fj_task: false,
+            late: false,
         })
         .collect()
 }
@@ -695,7 +695,7 @@ pub fn late_park_wraps(s: &ClassSummary) -> Vec<Wrap> {
             pass_arg0: true,
             loop_body: false,
             window: false,
-            fj_task: false,
+            late: false,
         })
         .collect()
 }

@@ -276,6 +276,10 @@ pub fn table() -> Vec<(&'static str, Vec<Native>)> {
             ],
         ),
         (
+            "weft/FjLateProbe",
+            vec![("nAttach", "(I)J", f!(fj::Java_weft_FjLateProbe_nAttach))],
+        ),
+        (
             "weft/ParkProbe",
             vec![
                 (

@@ -181,7 +181,7 @@ fn check_phase(trace: &Path, stderr: &str, jdk: u32, session: u32) {
         "JDK {jdk} session {session}: classes not restored:\n{stderr}"
     );
     assert!(
-        stderr.contains("weft: not seen: fork-join tasks are seen as executions only"),
+        stderr.contains("weft: not seen: fork-join tasks forked or submitted before the attach"),
         "JDK {jdk}: the report must say what a late agent cannot see:\n{stderr}"
     );
     let report = report_json(trace);
@@ -224,6 +224,26 @@ fn check_phase(trace: &Path, stderr: &str, jdk: u32, session: u32) {
         64,
         "JDK {jdk} session {session}: Sum executions\n{}",
         workload_rows(&report)
+    );
+    // Its fork-join events (FjLateProbe's side tables): the root submitted once, the
+    // 63 inner tasks each fork one half, every task of the phase run once.
+    let fj = &report["forkjoin"];
+    let sum_tasks = fj["classes"]
+        .as_array()
+        .and_then(|c| {
+            c.iter()
+                .find(|c| c["class"] == "weft.workloads.AttachTarget$Sum")
+        })
+        .and_then(|c| c["tasks"].as_u64());
+    assert_eq!(
+        (
+            fj["forks"].as_u64(),
+            fj["external_submissions"].as_u64(),
+            sum_tasks,
+            fj["never_run"].as_u64()
+        ),
+        (Some(63), Some(1), Some(64), Some(0)),
+        "JDK {jdk} session {session}: fork-join section {fj}"
     );
     let locks = report
         .pointer("/locks/locks")

@@ -114,4 +114,8 @@ pub mod header_keys {
     /// Where an attach session sees parks: `lock_support` (the bodies of
     /// `LockSupport.park*`), `none` (not instrumented; absent in older traces).
     pub const ATTACH_PARKS: &str = "attach.parks";
+    /// How an attach session records fork-join tasks: `side_tables` (fork, run, join
+    /// and steal events, the tasks' state keyed by identity), `none` (ForkJoinTask not
+    /// instrumented; absent in older traces, which saw executions only).
+    pub const ATTACH_FORKJOIN: &str = "attach.forkjoin";
 }
