@@ -1348,7 +1348,7 @@ fn blind_spots(h: &weft_trace::Header) -> Vec<String> {
             ),
         ]);
         out.push(match h.get(header_keys::ATTACH_FORKJOIN) {
-            Some("side_tables") => "fork-join tasks forked or submitted before the attach: their runs are seen as direct executions (no fork, steal or parent) and joins of them without their target; tasks running at the attach are not seen"
+            Some("side_tables") => "fork-join tasks forked or submitted before the attach: their runs are seen as direct executions (no fork, steal or parent) and joins of them without their target; tasks running at the attach are not seen (the tasks they fork are roots of computations of their own); tasks still queued at the detach count as never run"
                 .to_string(),
             Some(_) => "fork-join tasks are not seen (ForkJoinTask could not be instrumented)".to_string(),
             None => "fork-join tasks are seen as executions only (ForkJoinTask.doExec), without fork, join and steal events (those probes need fields a late agent cannot add)"
