@@ -33,6 +33,10 @@ use crate::jni::{jclass, jint, jobject, JNIEnv, JavaVM, Jni, JNI_OK};
 use crate::jvmti::{self, cap, Callbacks, Jvmti, JvmtiEnvRaw};
 use crate::{clock, decide, locks, options, pipeline, sink};
 
+/// Probe classes (file-name prefixes) only an attach session uses: the fork-join hooks
+/// with side tables and the LockSupport park hooks. A launched JVM does not get them.
+pub const ATTACH_ONLY: &[&str] = &["FjLateProbe", "ParkProbe"];
+
 /// The library was loaded at start-up (`-agentpath`): attach is refused.
 pub static LAUNCHED: AtomicBool = AtomicBool::new(false);
 

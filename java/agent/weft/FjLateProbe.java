@@ -37,8 +37,24 @@ public final class FjLateProbe {
 
         FjProbe.Buf buf() {
             FjProbe.Buf b = local.get();
-            if (b == null) b = newBuf();
+            if (b == null) b = owned();
             return b;
+        }
+
+        /**
+         * This thread's buffer after its ThreadLocal was cleared (common-pool workers
+         * clear theirs after each top-level task: a new buffer each time would leak
+         * one per task), else a new one.
+         */
+        private FjProbe.Buf owned() {
+            Thread t = Thread.currentThread();
+            for (FjProbe.Buf x : all) {
+                if (x.owner == t) {
+                    local.set(x);
+                    return x;
+                }
+            }
+            return newBuf();
         }
 
         private FjProbe.Buf newBuf() {
