@@ -13,7 +13,7 @@ import java.util.concurrent.RecursiveTask;
  * and prints {@code ROUNDS r tasks=T results=R} (R: the distinct results, 1 when every
  * round computed the same).
  *
- * <p>Args: dir [n=24]
+ * <p>Args: dir [n=24] [common: the common pool instead of a pool of 2]
  */
 public final class AttachForkJoinLoop {
     static final int CUTOFF = 12;
@@ -44,7 +44,8 @@ public final class AttachForkJoinLoop {
     public static void main(String[] args) throws Exception {
         File quit = new File(new File(args[0]), "quit");
         int n = args.length > 1 ? Integer.parseInt(args[1]) : 24;
-        ForkJoinPool pool = new ForkJoinPool(2);
+        boolean common = args.length > 2 && args[2].equals("common");
+        ForkJoinPool pool = common ? ForkJoinPool.commonPool() : new ForkJoinPool(2);
         long first = pool.invoke(new Fib(n));
         System.out.println("READY");
         System.out.flush();
@@ -54,7 +55,7 @@ public final class AttachForkJoinLoop {
             if (pool.invoke(new Fib(n)) != first) results++;
             rounds++;
         }
-        pool.shutdown();
+        if (!common) pool.shutdown();
         System.out.println("ROUNDS " + rounds + " tasks=" + tasks(n) + " results=" + results);
     }
 }
