@@ -225,20 +225,9 @@ pub fn new_probe(method: &str) -> Option<i32> {
 /// FjProbe's methods (skipped when a site is captured).
 pub fn probe_methods(jvmti: Jvmti, jni: Jni) -> Vec<usize> {
     // Nested classes are loaded now: the probe class directory is removed after VMInit.
-    for nested in ["weft/FjProbe$H", "weft/FjProbe$Buf"] {
-        if let Some(n) = jni.find_class(nested) {
-            jni.delete_local_ref(n);
-        }
-        jni.check_clear();
-    }
-    let Some(c) = jni.find_class("weft/FjProbe") else {
-        jni.check_clear();
+    let Some((c, mut v)) = probe_class(jvmti, jni, "weft/FjProbe", &["H", "Buf"]) else {
         return Vec::new();
     };
-    let v: Vec<usize> = jvmti
-        .get_class_methods(c)
-        .map(|v| v.into_iter().map(|m| m as usize).collect())
-        .unwrap_or_default();
     let g = jni.new_global_ref(c) as usize;
     let thread_end = jni
         .get_static_method_id(c, "threadEnd", "()V")
@@ -250,7 +239,6 @@ pub fn probe_methods(jvmti: Jvmti, jni: Jni) -> Vec<usize> {
         .get_static_method_id(c, "threadStart", "()V")
         .map(|m| m as usize);
     jni.check_clear();
-    let mut v = v;
     if !crate::attach::LAUNCHED.load(Ordering::Relaxed) {
         v.extend(late_probe(jvmti, jni));
     }
@@ -275,6 +263,30 @@ struct FjRefs {
 
 static REFS: OnceLock<FjRefs> = OnceLock::new();
 
+/// A probe class (a local ref) and its methods, after loading its `nested` classes.
+fn probe_class(
+    jvmti: Jvmti,
+    jni: Jni,
+    class: &str,
+    nested: &[&str],
+) -> Option<(jclass, Vec<usize>)> {
+    for n in nested {
+        if let Some(c) = jni.find_class(&format!("{class}${n}")) {
+            jni.delete_local_ref(c);
+        }
+        jni.check_clear();
+    }
+    let Some(c) = jni.find_class(class) else {
+        jni.check_clear();
+        return None;
+    };
+    let methods = jvmti
+        .get_class_methods(c)
+        .map(|v| v.into_iter().map(|m| m as usize).collect())
+        .unwrap_or_default();
+    Some((c, methods))
+}
+
 /// FjLateProbe (a global ref) and its static methods the agent calls.
 struct LateRefs {
     class: usize,
@@ -287,20 +299,9 @@ static LATE: OnceLock<LateRefs> = OnceLock::new();
 
 /// FjLateProbe's methods (an attach session: its hooks, its session calls).
 fn late_probe(jvmti: Jvmti, jni: Jni) -> Vec<usize> {
-    for nested in ["weft/FjLateProbe$Session", "weft/FjLateProbe$Table"] {
-        if let Some(n) = jni.find_class(nested) {
-            jni.delete_local_ref(n);
-        }
-        jni.check_clear();
-    }
-    let Some(c) = jni.find_class("weft/FjLateProbe") else {
-        jni.check_clear();
+    let Some((c, v)) = probe_class(jvmti, jni, "weft/FjLateProbe", &["Session", "Table"]) else {
         return Vec::new();
     };
-    let v = jvmti
-        .get_class_methods(c)
-        .map(|v| v.into_iter().map(|m| m as usize).collect())
-        .unwrap_or_default();
     let m = |name: &str| jni.get_static_method_id(c, name, "()V").map(|m| m as usize);
     let (begin, end, thread_end) = (m("begin"), m("end"), m("threadEnd"));
     jni.check_clear();

@@ -713,8 +713,10 @@ pub fn park_hooks(w: &Wrap) -> Option<weft_classfile::Hooks> {
 }
 
 thread_local! {
-    /// The current `LockSupport.park*` recorded a `WaitBegin` (ParkProbe).
-    static PARK_OPEN: Cell<bool> = const { Cell::new(false) };
+    /// The attach session (sink::SESSION) whose `WaitBegin` the current
+    /// `LockSupport.park*` recorded, 0 if none: a park that began in an earlier
+    /// session (its frame kept the instrumented code) ends without a record.
+    static PARK_OPEN: Cell<u32> = const { Cell::new(0) };
 }
 
 /// `weft.ParkProbe.park`: entry of `LockSupport.park*` (a platform thread's; the
@@ -722,7 +724,7 @@ thread_local! {
 /// it marks the acquisition as parked; otherwise a wait begins.
 #[no_mangle]
 pub extern "system" fn Java_weft_ParkProbe_nBegin(e: *mut JNIEnv, _c: jclass, blocker: jobject) {
-    let _ = PARK_OPEN.try_with(|p| p.set(false));
+    let _ = PARK_OPEN.try_with(|p| p.set(0));
     // A launched agent sees every park in Unsafe.park already.
     if park_hooked() {
         return;
@@ -736,7 +738,8 @@ pub extern "system" fn Java_weft_ParkProbe_nBegin(e: *mut JNIEnv, _c: jclass, bl
     agent::guard(jni, "ParkProbe.nBegin", || {
         if recordable() {
             park_wait_begin(e, blocker);
-            let _ = PARK_OPEN.try_with(|p| p.set(true));
+            let session = sink::SESSION.load(Ordering::Relaxed);
+            let _ = PARK_OPEN.try_with(|p| p.set(session));
         }
         Ok(())
     });
@@ -745,7 +748,8 @@ pub extern "system" fn Java_weft_ParkProbe_nBegin(e: *mut JNIEnv, _c: jclass, bl
 /// `weft.ParkProbe.parkEnd`: exit of `LockSupport.park*`.
 #[no_mangle]
 pub extern "system" fn Java_weft_ParkProbe_nEnd(e: *mut JNIEnv, _c: jclass) {
-    if !PARK_OPEN.try_with(|p| p.replace(false)).unwrap_or(false) {
+    let open = PARK_OPEN.try_with(|p| p.replace(0)).unwrap_or(0);
+    if open == 0 || open != sink::SESSION.load(Ordering::Relaxed) {
         return;
     }
     let ts = clock::now();

@@ -335,7 +335,7 @@ public final class FjLateProbe {
             long u = s.get(o);
             if ((u & FjProbe.FORKED) == 0 || !((ForkJoinTask<?>) o).isCancelled()) return;
             s.table.remove(o);
-            event3(s.buf(), FjProbe.E_CANCEL, u >>> 2);
+            FjProbe.event3(s.buf(), FjProbe.E_CANCEL, u >>> 2);
         } catch (Throwable t) {
             Probe.fail(t);
         }
@@ -349,21 +349,10 @@ public final class FjLateProbe {
             long u = s.get(o);
             if (u >>> 2 == 0) return;
             s.put(o, u & ~FjProbe.FORKED);
-            event3(s.buf(), FjProbe.E_REINIT, u >>> 2);
+            FjProbe.event3(s.buf(), FjProbe.E_REINIT, u >>> 2);
         } catch (Throwable t) {
             Probe.fail(t);
         }
-    }
-
-    private static void event3(FjProbe.Buf b, int kind, long usage) {
-        long ts = b.lastTs = FjProbe.now();
-        long[] e = b.ev;
-        int i = b.n;
-        e[i] = kind;
-        e[i + 1] = usage;
-        e[i + 2] = ts;
-        b.n = i + 3;
-        FjProbe.check(b);
     }
 
     /** Entry of {@code awaitDone} (or join/get/quietlyJoin): a wait if the task is not done. */

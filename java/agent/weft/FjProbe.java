@@ -433,7 +433,7 @@ public final class FjProbe {
         }
     }
 
-    private static void event3(Buf b, int kind, long usage) {
+    static void event3(Buf b, int kind, long usage) {
         long ts = b.lastTs = now();
         long[] e = b.ev;
         int i = b.n;
