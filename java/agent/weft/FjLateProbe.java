@@ -82,15 +82,21 @@ public final class FjLateProbe {
         void put(Object o, long v) {
             Table t = table;
             if (!t.put(o, v)) {
-                // Full (live entries and removed ones): a new table. The tasks of the old
-                // one lose their fork (their runs are seen as runs without one).
-                table = new Table(TABLE_SIZE);
-                table.put(o, v);
+                // Full (live entries and removed ones): a new table with the live entries
+                // (best effort: one set or removed in the old table meanwhile is lost or
+                // kept; a lost task's run is seen as a run without a fork).
+                Table fresh = new Table(TABLE_SIZE);
+                for (int i = 0; i <= t.mask; i++) {
+                    Object k = t.keys.get(i);
+                    if (k != null && k != Table.GONE) fresh.put(k, t.vals[i]);
+                }
+                fresh.put(o, v);
+                table = fresh;
             }
         }
     }
 
-    /** Slots of a side table (a power of two; 2^18: 3 MB, replaced when 3/4 used). */
+    /** Slots of a side table (a power of two; 2^18: 3 MB, rebuilt when 3/4 are used). */
     private static final int TABLE_SIZE = 1 << 18;
 
     /**
