@@ -568,6 +568,7 @@ unsafe extern "system" fn on_vm_death(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv) {
             agent::set_probe_on(jni, false);
             forkjoin::flush_all(jni);
         }
+        sampling::log_thread_cpu();
         // The final on-CPU and run-queue totals of the threads still alive.
         schedstat::tick();
         LIVE.store(false, Ordering::SeqCst);
