@@ -225,9 +225,12 @@ unsafe extern "system" fn on_compiled_method_load(
     _info: *const c_void,
 ) {
     let size = usize::try_from(size).unwrap_or(0);
+    let t0 = crate::clock::tsc();
     let _ = std::panic::catch_unwind(|| {
         crate::compiled_code::loaded(method as usize, addr as usize, size)
     });
+    CODE_EVENTS[0].fetch_add(1, Ordering::Relaxed);
+    CODE_EVENTS[1].fetch_add(crate::clock::tsc() - t0, Ordering::Relaxed);
 }
 
 /// Where the JVM's stubs lie (arraycopy and the like): a walk that failed in
@@ -247,8 +250,11 @@ unsafe extern "system" fn on_compiled_method_unload(
     method: jmethodID,
     addr: *const c_void,
 ) {
+    let t0 = crate::clock::tsc();
     let _ =
         std::panic::catch_unwind(|| crate::compiled_code::unloaded(method as usize, addr as usize));
+    CODE_EVENTS[2].fetch_add(1, Ordering::Relaxed);
+    CODE_EVENTS[3].fetch_add(crate::clock::tsc() - t0, Ordering::Relaxed);
 }
 
 /// Creates the class's jmethodIDs now: AsyncGetCallTrace only reports methods
@@ -579,10 +585,14 @@ impl Interner {
 }
 
 fn drain_once() {
+    let t0 = crate::clock::tsc();
     crate::compiled_code::publish_if_dirty();
+    let t1 = crate::clock::tsc();
     let mut g = lock(&INTERNER);
     let it = g.get_or_insert_with(Interner::default);
     sig::drain(|e| it.add(e));
+    SAMPLER_T[6].fetch_add(t1 - t0, Ordering::Relaxed);
+    SAMPLER_T[7].fetch_add(crate::clock::tsc() - t1, Ordering::Relaxed);
 }
 
 /// OS state of a thread from /proc (R running, D uninterruptible: I/O, else sleeping).
@@ -644,6 +654,15 @@ impl WallWatches {
     /// Reads `/proc/self/task/<tid>/stat` (or `schedstat`) into `buf` (the
     /// file kept open for the first [`KEPT_SCHEDSTAT_FILES`] threads).
     fn read(&mut self, tid: u32, stat: bool, buf: &mut [u8]) -> Option<usize> {
+        let t0 = crate::clock::tsc();
+        let r = self.read_inner(tid, stat, buf);
+        let k = if stat { 0 } else { 2 };
+        SAMPLER_T[k].fetch_add(1, Ordering::Relaxed);
+        SAMPLER_T[k + 1].fetch_add(crate::clock::tsc() - t0, Ordering::Relaxed);
+        r
+    }
+
+    fn read_inner(&mut self, tid: u32, stat: bool, buf: &mut [u8]) -> Option<usize> {
         use std::os::unix::fs::FileExt;
         let kept = self.by_tid.len() <= KEPT_SCHEDSTAT_FILES;
         let w = self.by_tid.entry(tid).or_default();
@@ -805,7 +824,10 @@ fn sampler_main(stop: std::sync::mpsc::Receiver<()>) {
                 watch.signalled(tid, runs, state, waits);
                 s.wall_state.store(state, Ordering::Relaxed);
                 s.wall_asked.fetch_add(1, Ordering::AcqRel);
+                let t0 = crate::clock::tsc();
                 sig::signal_wall(tid);
+                SAMPLER_T[4].fetch_add(1, Ordering::Relaxed);
+                SAMPLER_T[5].fetch_add(crate::clock::tsc() - t0, Ordering::Relaxed);
                 WALL_SIGNALS.fetch_add(1, Ordering::Relaxed);
                 signalled += 1;
             }
@@ -856,6 +878,26 @@ pub fn finish(jvmti: Jvmti, jni: Jni) {
         eprintln!(
             "weft-stats: walked at a proven half-built frame {}, caller changed {}",
             st[6], st[7]
+        );
+        let t: Vec<f64> = SAMPLER_T
+            .iter()
+            .map(|a| a.load(Ordering::Relaxed) as f64)
+            .collect();
+        eprintln!(
+            "weft-stats: sampler: stat {} x {:.1}us, schedstat {} x {:.1}us, tgkill {} x {:.1}us, publish {:.2}ms, drain {:.2}ms",
+            t[0], t[1] / TSC_PER_US / t[0].max(1.0), t[2], t[3] / TSC_PER_US / t[2].max(1.0),
+            t[4], t[5] / TSC_PER_US / t[4].max(1.0), t[6] / TSC_PER_US / 1000.0, t[7] / TSC_PER_US / 1000.0
+        );
+        let c: Vec<u64> = CODE_EVENTS
+            .iter()
+            .map(|a| a.load(Ordering::Relaxed))
+            .collect();
+        eprintln!(
+            "weft-stats: CompiledMethodLoad {} x {:.1}us, Unload {} x {:.1}us",
+            c[0],
+            c[1] as f64 / TSC_PER_US / c[0].max(1) as f64,
+            c[2],
+            c[3] as f64 / TSC_PER_US / c[2].max(1) as f64
         );
         let p: Vec<u64> = PREP.iter().map(|a| a.load(Ordering::Relaxed)).collect();
         eprintln!(
@@ -930,6 +972,8 @@ pub fn log_thread_cpu() {
         .collect();
     eprintln!("weft-threads: {}", v.join(" "));
 }
+static SAMPLER_T: [AtomicU64; 8] = [const { AtomicU64::new(0) }; 8];
+static CODE_EVENTS: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
 static PREP: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
 static T_JOIN: Mutex<Duration> = Mutex::new(Duration::ZERO);
 static T_DRAIN: Mutex<Duration> = Mutex::new(Duration::ZERO);
