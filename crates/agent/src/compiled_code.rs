@@ -6,9 +6,10 @@
 //! sorted snapshot of it through an atomic pointer. A replaced snapshot is freed
 //! only once no handler is reading (a count every reader raises before it loads
 //! the pointer and lowers when it is done); until then it waits in a list.
-//! Loads are published at the sampler thread's next drain (at most every 50 ms:
-//! a method compiled since is not known yet, its samples stay as they are);
-//! unloads at once (its code may be freed and reused by another method).
+//! Loads are published at the sampler thread's next drain after a failed walk
+//! found its PC in no known code, and at least every second (a method compiled
+//! since is not known yet, its samples stay as they are); unloads at once (its
+//! code may be freed and reused by another method).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
