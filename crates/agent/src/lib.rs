@@ -496,6 +496,7 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         let Some(mut p) = lock(&PENDING).take() else {
             return Ok(());
         };
+        sampling::log_phase("VMInit");
         let init = agent::init_refs(jvmti, jni);
         locks::init(jni);
         // Every helper class (nested ones load lazily) is loaded before our

@@ -123,6 +123,7 @@ fn switch_off(why: &str) {
 /// AsyncGetCallTrace work, the signal handler and the ring. Nothing happens
 /// until VMInit ([`start`]).
 pub fn setup(jvmti: Jvmti, cb: &mut Callbacks, opt_str: Option<&str>) {
+    ONLOAD_NS.store(crate::clock::mono_ns(), Ordering::Relaxed);
     let opts = parse_options(opt_str).unwrap_or_default();
     let _ = OPTIONS.set(opts);
     let exp = std::env::var("WEFT_SAMPLE_EXP").unwrap_or_default();
@@ -933,11 +934,23 @@ fn log_percentiles() {
         }
     }
 }
+static ONLOAD_NS: AtomicU64 = AtomicU64::new(0);
+
+/// Experiment (WEFT_SAMPLE_EXP=threads): ms since OnLoad at a phase (VMInit, VMDeath).
+pub fn log_phase(what: &str) {
+    if std::env::var("WEFT_SAMPLE_EXP").is_ok_and(|v| v.split(',').any(|x| x == "threads")) {
+        let ms =
+            crate::clock::mono_ns().saturating_sub(ONLOAD_NS.load(Ordering::Relaxed)) as f64 / 1e6;
+        eprintln!("weft-threads: {what} at {ms:.1} ms after OnLoad");
+    }
+}
+
 /// Experiment (WEFT_SAMPLE_EXP=threads): on-CPU ms of the live threads, by name group.
 pub fn log_thread_cpu() {
     if !std::env::var("WEFT_SAMPLE_EXP").is_ok_and(|v| v.split(',').any(|x| x == "threads")) {
         return;
     }
+    log_phase("VMDeath");
     let mut by: std::collections::BTreeMap<String, (f64, u32)> = Default::default();
     for tid in task_ids() {
         let comm =
