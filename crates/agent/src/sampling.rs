@@ -135,7 +135,7 @@ pub fn setup(jvmti: Jvmti, cb: &mut Callbacks, opt_str: Option<&str>) {
         let _ = jvmti.add_capabilities(&[jvmti::CAP_COMPILED_METHOD_LOAD]);
         cb.set(
             jvmti::EVENT_COMPILED_METHOD_LOAD,
-            on_class_load as *const c_void,
+            on_compiled_method_load as *const c_void,
         );
         if !has("capsonly") {
             let _ = jvmti.enable_event(jvmti::EVENT_COMPILED_METHOD_LOAD);
@@ -226,12 +226,12 @@ unsafe extern "system" fn on_compiled_method_load(
     _info: *const c_void,
 ) {
     let size = usize::try_from(size).unwrap_or(0);
-    let t0 = crate::clock::tsc();
+    let t0 = crate::clock::now();
     let _ = std::panic::catch_unwind(|| {
         crate::compiled_code::loaded(method as usize, addr as usize, size)
     });
     CODE_EVENTS[0].fetch_add(1, Ordering::Relaxed);
-    CODE_EVENTS[1].fetch_add(crate::clock::tsc() - t0, Ordering::Relaxed);
+    CODE_EVENTS[1].fetch_add(crate::clock::now() - t0, Ordering::Relaxed);
 }
 
 /// Where the JVM's stubs lie (arraycopy and the like): a walk that failed in
@@ -251,11 +251,11 @@ unsafe extern "system" fn on_compiled_method_unload(
     method: jmethodID,
     addr: *const c_void,
 ) {
-    let t0 = crate::clock::tsc();
+    let t0 = crate::clock::now();
     let _ =
         std::panic::catch_unwind(|| crate::compiled_code::unloaded(method as usize, addr as usize));
     CODE_EVENTS[2].fetch_add(1, Ordering::Relaxed);
-    CODE_EVENTS[3].fetch_add(crate::clock::tsc() - t0, Ordering::Relaxed);
+    CODE_EVENTS[3].fetch_add(crate::clock::now() - t0, Ordering::Relaxed);
 }
 
 /// Creates the class's jmethodIDs now: AsyncGetCallTrace only reports methods
@@ -269,11 +269,11 @@ unsafe extern "system" fn on_class_prepare(
     if !ENABLED.load(Ordering::Relaxed) {
         return;
     }
-    let t0 = crate::clock::tsc();
+    let t0 = crate::clock::now();
     let r = std::panic::catch_unwind(|| {
         if let Some(t) = crate::agent::jvmti() {
             let methods = t.get_class_methods(class).unwrap_or_default();
-            let t1 = crate::clock::tsc();
+            let t1 = crate::clock::now();
             PREP[2].fetch_add(t1 - t0, Ordering::Relaxed);
             PREP[3].fetch_add(methods.len() as u64, Ordering::Relaxed);
             // SAFETY: the JNIEnv of this callback's thread (or null).
@@ -285,7 +285,7 @@ unsafe extern "system" fn on_class_prepare(
         }
     });
     PREP[0].fetch_add(1, Ordering::Relaxed);
-    PREP[1].fetch_add(crate::clock::tsc() - t0, Ordering::Relaxed);
+    PREP[1].fetch_add(crate::clock::now() - t0, Ordering::Relaxed);
     if r.is_err() {
         switch_off("internal error in ClassPrepare");
     }
@@ -586,14 +586,14 @@ impl Interner {
 }
 
 fn drain_once() {
-    let t0 = crate::clock::tsc();
+    let t0 = crate::clock::now();
     crate::compiled_code::publish_if_dirty();
-    let t1 = crate::clock::tsc();
+    let t1 = crate::clock::now();
     let mut g = lock(&INTERNER);
     let it = g.get_or_insert_with(Interner::default);
     sig::drain(|e| it.add(e));
     SAMPLER_T[6].fetch_add(t1 - t0, Ordering::Relaxed);
-    SAMPLER_T[7].fetch_add(crate::clock::tsc() - t1, Ordering::Relaxed);
+    SAMPLER_T[7].fetch_add(crate::clock::now() - t1, Ordering::Relaxed);
 }
 
 /// OS state of a thread from /proc (R running, D uninterruptible: I/O, else sleeping).
@@ -655,11 +655,11 @@ impl WallWatches {
     /// Reads `/proc/self/task/<tid>/stat` (or `schedstat`) into `buf` (the
     /// file kept open for the first [`KEPT_SCHEDSTAT_FILES`] threads).
     fn read(&mut self, tid: u32, stat: bool, buf: &mut [u8]) -> Option<usize> {
-        let t0 = crate::clock::tsc();
+        let t0 = crate::clock::now();
         let r = self.read_inner(tid, stat, buf);
         let k = if stat { 0 } else { 2 };
         SAMPLER_T[k].fetch_add(1, Ordering::Relaxed);
-        SAMPLER_T[k + 1].fetch_add(crate::clock::tsc() - t0, Ordering::Relaxed);
+        SAMPLER_T[k + 1].fetch_add(crate::clock::now() - t0, Ordering::Relaxed);
         r
     }
 
@@ -825,10 +825,10 @@ fn sampler_main(stop: std::sync::mpsc::Receiver<()>) {
                 watch.signalled(tid, runs, state, waits);
                 s.wall_state.store(state, Ordering::Relaxed);
                 s.wall_asked.fetch_add(1, Ordering::AcqRel);
-                let t0 = crate::clock::tsc();
+                let t0 = crate::clock::now();
                 sig::signal_wall(tid);
                 SAMPLER_T[4].fetch_add(1, Ordering::Relaxed);
-                SAMPLER_T[5].fetch_add(crate::clock::tsc() - t0, Ordering::Relaxed);
+                SAMPLER_T[5].fetch_add(crate::clock::now() - t0, Ordering::Relaxed);
                 WALL_SIGNALS.fetch_add(1, Ordering::Relaxed);
                 signalled += 1;
             }
@@ -866,7 +866,7 @@ pub fn finish(jvmti: Jvmti, jni: Jni) {
             .iter()
             .map(|a| a.load(Ordering::Relaxed))
             .collect();
-        let us = |tsc: u64, n: u64| tsc as f64 / TSC_PER_US / n.max(1) as f64;
+        let us = |tsc: u64, n: u64| tsc as f64 / ticks_per_us() / n.max(1) as f64;
         eprintln!(
             "weft-stats: finish {:?} (join {:?} drain {:?} names {:?}); cpu {} x {:.1}us, wall {} x {:.1}us, recover {} x {:.1}us; sampler cpu {:.1}ms, wall signals {}, repeats {}, frames {}, stacks {}",
             t0.elapsed(), *lock(&T_JOIN), *lock(&T_DRAIN), *lock(&T_NAMES),
@@ -886,8 +886,8 @@ pub fn finish(jvmti: Jvmti, jni: Jni) {
             .collect();
         eprintln!(
             "weft-stats: sampler: stat {} x {:.1}us, schedstat {} x {:.1}us, tgkill {} x {:.1}us, publish {:.2}ms, drain {:.2}ms",
-            t[0], t[1] / TSC_PER_US / t[0].max(1.0), t[2], t[3] / TSC_PER_US / t[2].max(1.0),
-            t[4], t[5] / TSC_PER_US / t[4].max(1.0), t[6] / TSC_PER_US / 1000.0, t[7] / TSC_PER_US / 1000.0
+            t[0], t[1] / ticks_per_us() / t[0].max(1.0), t[2], t[3] / ticks_per_us() / t[2].max(1.0),
+            t[4], t[5] / ticks_per_us() / t[4].max(1.0), t[6] / ticks_per_us() / 1000.0, t[7] / ticks_per_us() / 1000.0
         );
         let c: Vec<u64> = CODE_EVENTS
             .iter()
@@ -896,27 +896,34 @@ pub fn finish(jvmti: Jvmti, jni: Jni) {
         eprintln!(
             "weft-stats: CompiledMethodLoad {} x {:.1}us, Unload {} x {:.1}us",
             c[0],
-            c[1] as f64 / TSC_PER_US / c[0].max(1) as f64,
+            c[1] as f64 / ticks_per_us() / c[0].max(1) as f64,
             c[2],
-            c[3] as f64 / TSC_PER_US / c[2].max(1) as f64
+            c[3] as f64 / ticks_per_us() / c[2].max(1) as f64
         );
         let p: Vec<u64> = PREP.iter().map(|a| a.load(Ordering::Relaxed)).collect();
         eprintln!(
             "weft-stats: prepare {} classes {:.2}ms (methods {:.2}ms, {} methods)",
             p[0],
-            p[1] as f64 / TSC_PER_US / 1000.0,
-            p[2] as f64 / TSC_PER_US / 1000.0,
+            p[1] as f64 / ticks_per_us() / 1000.0,
+            p[2] as f64 / ticks_per_us() / 1000.0,
             p[3]
         );
     }
 }
-const TSC_PER_US: f64 = 2600.0;
+/// Clock ticks per µs (the agent's clock: the TSC, or ns).
+fn ticks_per_us() -> f64 {
+    // ticks_to_ns(10^9 ticks) = 10^9 ticks in ns.
+    1e12 / crate::sink::ticks_to_ns(1_000_000_000).max(1) as f64
+}
 fn log_percentiles() {
     let n = sig::SAMPLE_LOG_N
         .load(Ordering::Relaxed)
         .min(sig::SAMPLE_LOG.len());
     for (name, signo) in [("cpu", sig::CPU_SIGNAL), ("wall", sig::WALL_SIGNAL)] {
         for (col, what) in [(1, "walk"), (2, "arm"), (3, "total")] {
+            if what == "arm" && signo != sig::CPU_SIGNAL {
+                continue; // only CPU samples re-arm a timer
+            }
             let mut v: Vec<u64> = (0..n)
                 .filter(|&i| sig::SAMPLE_LOG[i][0].load(Ordering::Relaxed) == signo as u64)
                 .map(|i| sig::SAMPLE_LOG[i][col].load(Ordering::Relaxed))
@@ -925,11 +932,11 @@ fn log_percentiles() {
                 continue;
             }
             v.sort_unstable();
-            let q = |f: f64| v[((v.len() - 1) as f64 * f) as usize] as f64 / TSC_PER_US;
+            let q = |f: f64| v[((v.len() - 1) as f64 * f) as usize] as f64 / ticks_per_us();
             let sum: u64 = v.iter().sum();
             eprintln!(
                 "weft-stats: {name} {what}: n {} p10 {:.1} p50 {:.1} p90 {:.1} p99 {:.1} max {:.1} sum {:.2}ms",
-                v.len(), q(0.1), q(0.5), q(0.9), q(0.99), q(1.0), sum as f64 / TSC_PER_US / 1000.0
+                v.len(), q(0.1), q(0.5), q(0.9), q(0.99), q(1.0), sum as f64 / ticks_per_us() / 1000.0
             );
         }
     }

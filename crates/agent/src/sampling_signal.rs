@@ -648,18 +648,18 @@ extern "C" fn on_signal(sig: i32, _info: *mut libc::siginfo_t, uc: *mut c_void) 
     // SAFETY: __errno_location is this thread's errno; restored before returning so
     // the interrupted code sees its own value.
     let errno = unsafe { *libc::__errno_location() };
-    let t0 = clock::tsc();
+    let t0 = clock::now();
     take_sample(sig, uc);
     if STATS_ON.load(Ordering::Relaxed) {
         let k = if sig == CPU_SIGNAL { 0 } else { 2 };
         STATS[k].fetch_add(1, Ordering::Relaxed);
-        STATS[k + 1].fetch_add(clock::tsc() - t0, Ordering::Relaxed);
+        STATS[k + 1].fetch_add(clock::now() - t0, Ordering::Relaxed);
         let i = SAMPLE_LOG_N.fetch_add(1, Ordering::Relaxed);
         if i < SAMPLE_LOG.len() {
             SAMPLE_LOG[i][0].store(sig as u64, Ordering::Relaxed);
             SAMPLE_LOG[i][1].store(LAST_WALK.load(Ordering::Relaxed), Ordering::Relaxed);
             SAMPLE_LOG[i][2].store(LAST_ARM.load(Ordering::Relaxed), Ordering::Relaxed);
-            SAMPLE_LOG[i][3].store(clock::tsc() - t0, Ordering::Relaxed);
+            SAMPLE_LOG[i][3].store(clock::now() - t0, Ordering::Relaxed);
         }
     }
     // SAFETY: as above.
@@ -722,7 +722,7 @@ fn take_sample(sig: i32, uc: *mut c_void) {
                         frames: (*e).frames.as_mut_ptr(),
                     };
                     slot.in_walk.store(true, Ordering::SeqCst);
-                    let tw = clock::tsc();
+                    let tw = clock::now();
                     let faulted = weft_protected_walk(
                         f,
                         &mut trace,
@@ -731,7 +731,7 @@ fn take_sample(sig: i32, uc: *mut c_void) {
                         slot.jump.get() as *mut c_void,
                     ) != 0;
                     slot.in_walk.store(false, Ordering::SeqCst);
-                    LAST_WALK.store(clock::tsc() - tw, Ordering::Relaxed);
+                    LAST_WALK.store(clock::now() - tw, Ordering::Relaxed);
                     if faulted {
                         FAULTS.fetch_add(1, Ordering::Relaxed);
                         trace.num_frames = WALK_FAULTED;
@@ -739,7 +739,7 @@ fn take_sample(sig: i32, uc: *mut c_void) {
                         && RECOVER.load(Ordering::Relaxed)
                         && !FAULT_TEST.load(Ordering::Relaxed)
                     {
-                        let t0 = clock::tsc();
+                        let t0 = clock::now();
                         let walked = trace.num_frames > 0;
                         let asgct_caller = if walked && trace.num_frames > 1 {
                             (*trace.frames.add(1)).method as u64
@@ -767,7 +767,7 @@ fn take_sample(sig: i32, uc: *mut c_void) {
                         }
                         if !walked {
                             STATS[4].fetch_add(1, Ordering::Relaxed);
-                            STATS[5].fetch_add(clock::tsc() - t0, Ordering::Relaxed);
+                            STATS[5].fetch_add(clock::now() - t0, Ordering::Relaxed);
                         }
                     }
                     (*e).num_frames = trace.num_frames;
@@ -798,9 +798,9 @@ fn take_sample(sig: i32, uc: *mut c_void) {
         let fd = slot.fd1.load(Ordering::Acquire) - 1;
         let p = CPU_PERIOD_NS.load(Ordering::Relaxed);
         if fd >= 0 && p > 0 {
-            let ta = clock::tsc();
+            let ta = clock::now();
             arm(slot, fd, p);
-            LAST_ARM.store(clock::tsc() - ta, Ordering::Relaxed);
+            LAST_ARM.store(clock::now() - ta, Ordering::Relaxed);
         }
     }
     slot.busy.store(false, Ordering::Release);
