@@ -395,6 +395,7 @@ pub fn register_class(jni: Jni, c: jclass, name: &str, hidden: bool, host: jobje
                 .insert(id, pl);
         }
     }
+    crate::vthreads::class_registered(&readable, id);
     if sink::SESSION.load(Ordering::Relaxed) != 0 {
         // An attach session: the next session's trace needs the definition again
         // (Probe keeps the id of a class for good).

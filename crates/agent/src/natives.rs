@@ -169,6 +169,19 @@ pub extern "system" fn Java_weft_Probe_nCreated(
     })
 }
 
+/// Whether the plumbing probes of class `class_id` record nothing on a virtual
+/// thread (vthreads::skipped_on_virtual).
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nSkippedOnVirtual(
+    e: *mut JNIEnv,
+    _c: jclass,
+    class_id: jint,
+) -> jboolean {
+    agent::guard(env(e), "nSkippedOnVirtual", || {
+        Ok(crate::vthreads::skipped_on_virtual(class_id as u32) as jboolean)
+    })
+}
+
 #[no_mangle]
 pub extern "system" fn Java_weft_Probe_nRegisterClass(
     e: *mut JNIEnv,
@@ -241,6 +254,11 @@ pub fn table() -> Vec<(&'static str, Vec<Native>)> {
                     f!(Java_weft_Probe_nUnwrap),
                 ),
                 ("nWrapsTask", "(I)Z", f!(Java_weft_Probe_nWrapsTask)),
+                (
+                    "nSkippedOnVirtual",
+                    "(I)Z",
+                    f!(Java_weft_Probe_nSkippedOnVirtual),
+                ),
                 (
                     "nSubmitBegin",
                     "(IIIIII)V",

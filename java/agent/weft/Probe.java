@@ -41,11 +41,18 @@ public final class Probe {
         final int id;
         final boolean wrapsTask;
         final boolean vtScheduler;
+        /**
+         * Its plumbing probes record nothing on a virtual thread: a thread-per-task
+         * executor's wrapper, which the agent's VirtualThreadStart/End callbacks
+         * record, and the RunnableAdapter inside it (crates/agent/src/vthreads.rs).
+         */
+        final boolean skippedOnVirtual;
 
-        ClassInfo(int id, boolean wrapsTask, boolean vtScheduler) {
+        ClassInfo(int id, boolean wrapsTask, boolean vtScheduler, boolean skippedOnVirtual) {
             this.id = id;
             this.wrapsTask = wrapsTask;
             this.vtScheduler = vtScheduler;
+            this.skippedOnVirtual = skippedOnVirtual;
         }
     }
 
@@ -54,7 +61,8 @@ public final class Probe {
         protected ClassInfo computeValue(Class<?> c) {
             String name = c.getName();
             int id = nRegisterClass(c, name, c.isHidden(), c.getNestHost());
-            return new ClassInfo(id, nWrapsTask(id), name.startsWith(VT_LAMBDA));
+            return new ClassInfo(id, nWrapsTask(id), name.startsWith(VT_LAMBDA),
+                    nSkippedOnVirtual(id));
         }
     };
 
@@ -78,6 +86,30 @@ public final class Probe {
                 return null;
             }
         }
+    }
+
+    /** {@code java.lang.VirtualThread} (JDK 21+; null before), resolved at first use. */
+    private static final class Virtual {
+        static final Class<?> CLASS = find();
+
+        private static Class<?> find() {
+            try {
+                return Class.forName("java.lang.VirtualThread", false, null);
+            } catch (Throwable t) {
+                return null;
+            }
+        }
+    }
+
+    /**
+     * Whether a plumbing probe of {@code self} records nothing on this thread: a
+     * carrier with no virtual thread mounted (the scheduler's own work), or a
+     * virtual thread and a class whose execution the agent records there itself.
+     */
+    private static boolean plumbingSkipped(Object self) {
+        Class<?> t = Thread.currentThread().getClass();
+        if (t == Carrier.CLASS) return true; // never null: null before JDK 21 matches nothing
+        return t == Virtual.CLASS && IDS.get(self.getClass()).skippedOnVirtual;
     }
 
     /** The virtual-thread scheduler's pool, once seen (a racy cache: a miss only re-checks). */
@@ -125,7 +157,7 @@ public final class Probe {
                     }
                     break;
                 case PLUMBING: {
-                    if (onCarrier()) break;
+                    if (plumbingSkipped(self)) break;
                     Object inner = nInner(probe, self);
                     if (inner == null) {
                         nBegin(probe, classIdOf(self), System.identityHashCode(self), 0, 0);
@@ -203,7 +235,7 @@ public final class Probe {
                     }
                     break;
                 case PLUMBING:
-                    if (!onCarrier()) nEnd(probe, System.identityHashCode(self));
+                    if (!plumbingSkipped(self)) nEnd(probe, System.identityHashCode(self));
                     break;
                 case LOOP_BODY:
                     nEnd(probe, System.identityHashCode(self));
@@ -271,6 +303,8 @@ public final class Probe {
     private static native Object nUnwrap(Object task, int cls);
 
     private static native boolean nWrapsTask(int classId);
+
+    private static native boolean nSkippedOnVirtual(int classId);
 
     private static native void nSubmitBegin(int probe, int executorCls, int taskCls, int taskIdent,
             int innerCls, int innerIdent);
