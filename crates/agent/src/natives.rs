@@ -169,16 +169,16 @@ pub extern "system" fn Java_weft_Probe_nCreated(
     })
 }
 
-/// Whether the plumbing probes of class `class_id` record nothing on a virtual
-/// thread (vthreads::skipped_on_virtual).
+/// What the probes of class `class_id` leave out on a virtual thread
+/// (vthreads::skipped_on_virtual).
 #[no_mangle]
 pub extern "system" fn Java_weft_Probe_nSkippedOnVirtual(
     e: *mut JNIEnv,
     _c: jclass,
     class_id: jint,
-) -> jboolean {
+) -> jint {
     agent::guard(env(e), "nSkippedOnVirtual", || {
-        Ok(crate::vthreads::skipped_on_virtual(class_id as u32) as jboolean)
+        Ok(crate::vthreads::skipped_on_virtual(class_id as u32) as jint)
     })
 }
 
@@ -256,7 +256,7 @@ pub fn table() -> Vec<(&'static str, Vec<Native>)> {
                 ("nWrapsTask", "(I)Z", f!(Java_weft_Probe_nWrapsTask)),
                 (
                     "nSkippedOnVirtual",
-                    "(I)Z",
+                    "(I)I",
                     f!(Java_weft_Probe_nSkippedOnVirtual),
                 ),
                 (

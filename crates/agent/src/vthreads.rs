@@ -315,35 +315,50 @@ pub fn class_registered(name: &str, id: u32) {
     }
 }
 
-/// Whether weft.Probe skips the plumbing probes of class `class_id` on a virtual
-/// thread: the wrapper of a thread-per-task executor's task
-/// (`ThreadBoundFuture`, whose `FutureTask.run` the VirtualThreadStart/End
-/// callbacks record instead, [`wrapper_begin`]), and the `RunnableAdapter` inside
-/// it, whose record would say again what the wrapper's says (the same innermost
-/// task; on a virtual thread a `RunnableAdapter` runs inside a `FutureTask.run`).
-/// Two records and six JNI calls fewer per task (BENCHMARKS.md § Virtual threads).
-pub fn skipped_on_virtual(class_id: u32) -> bool {
+/// What weft.Probe leaves out for objects of class `class_id` on a virtual thread
+/// (0: nothing). 1: a thread-per-task executor's wrapper (`ThreadBoundFuture`): the
+/// VirtualThreadStart callback records the begin of its `FutureTask.run`
+/// ([`wrapper_begin`], with the task it wraps, no up-call), Probe only the end; an
+/// execution probe of its own (its `run` on JDK 25) records nothing, being the
+/// same execution. 2: the `RunnableAdapter` inside it records nothing, its record
+/// saying again what the wrapper's says (the same innermost task; on a virtual
+/// thread a `RunnableAdapter` runs inside a `FutureTask.run`). Per task: two
+/// records and five JNI calls fewer on JDK 21, four records on 25 (BENCHMARKS.md).
+pub fn skipped_on_virtual(class_id: u32) -> u8 {
     if class_id == 0
         || FUTURE_RUN_PROBE.load(Ordering::Relaxed) == 0
         || !FOLLOWING.load(Ordering::Relaxed)
     {
-        return false;
+        return 0;
     }
     if class_id == RUNNABLE_ADAPTER_CLASS.load(Ordering::Relaxed) {
-        return true;
+        return 2;
     }
     // The wrapper is registered by the first VirtualThreadStart, after its task
-    // path was resolved: without the path the callbacks cannot record it.
-    class_id == BOUND_FUTURE_CLASS.load(Ordering::Relaxed)
+    // path was resolved: without the path the callback cannot record it.
+    if class_id == BOUND_FUTURE_CLASS.load(Ordering::Relaxed)
         && matches!(TASK_PATH.get(), Some(Some(_)))
+    {
+        WRAPPER_BY_AGENT.store(true, Ordering::Relaxed);
+        return 1;
+    }
+    0
 }
+
+/// weft.Probe was told that the wrapper's begin is recorded here (a wrapper first
+/// met by Probe before any virtual thread started stays recorded by Probe).
+static WRAPPER_BY_AGENT: AtomicBool = AtomicBool::new(false);
 
 /// The plumbing execution of a thread-per-task wrapper `task` (class id, identity)
 /// at its virtual thread's start, as `FutureTask.run`'s probe would record it; None
 /// for other tasks.
 fn wrapper_begin(jni: Jni, ts: u64, task: jobject, class_id: u32, ident: u32) -> Option<Record> {
     let probe = FUTURE_RUN_PROBE.load(Ordering::Relaxed);
-    if probe == 0 || class_id == 0 || class_id != BOUND_FUTURE_CLASS.load(Ordering::Relaxed) {
+    if probe == 0
+        || class_id == 0
+        || class_id != BOUND_FUTURE_CLASS.load(Ordering::Relaxed)
+        || !WRAPPER_BY_AGENT.load(Ordering::Relaxed)
+    {
         return None;
     }
     let inner = agent::inner(jni, probe, task);
@@ -358,19 +373,6 @@ fn wrapper_begin(jni: Jni, ts: u64, task: jobject, class_id: u32, ident: u32) ->
         ident,
         inner_class_id,
         inner_ident,
-    })
-}
-
-/// The end of [`wrapper_begin`]'s execution, at the virtual thread's end.
-fn wrapper_end(ts: u64, class_id: u32, ident: u32) -> Option<Record> {
-    let probe = FUTURE_RUN_PROBE.load(Ordering::Relaxed);
-    if probe == 0 || class_id == 0 || class_id != BOUND_FUTURE_CLASS.load(Ordering::Relaxed) {
-        return None;
-    }
-    Some(Record::TaskEnd {
-        ts,
-        probe: probe as u32,
-        ident,
     })
 }
 
@@ -428,19 +430,7 @@ fn emit(jni: Jni, ts: u64, vt: u64, thread: jobject, event: Event) {
                 sink::emit(&r);
             }
         }
-        Event::End => {
-            if BOUND_FUTURE_CLASS.load(Ordering::Relaxed) != 0 {
-                let task = task_object(jni, thread);
-                let (class_id, ident) = agent::class_and_ident(jni, task);
-                if !task.is_null() {
-                    jni.delete_local_ref(task);
-                }
-                if let Some(r) = wrapper_end(ts, class_id, ident) {
-                    sink::emit(&r);
-                }
-            }
-            sink::emit(&Record::VtEnd { ts, vt, carrier });
-        }
+        Event::End => sink::emit(&Record::VtEnd { ts, vt, carrier }),
         Event::Mount => sink::emit(&Record::VtMount { ts, vt, carrier }),
         Event::Unmount => sink::emit(&Record::VtUnmount { ts, vt, carrier }),
     }

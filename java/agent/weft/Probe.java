@@ -42,17 +42,19 @@ public final class Probe {
         final boolean wrapsTask;
         final boolean vtScheduler;
         /**
-         * Its plumbing probes record nothing on a virtual thread: a thread-per-task
-         * executor's wrapper, which the agent's VirtualThreadStart/End callbacks
-         * record, and the RunnableAdapter inside it (crates/agent/src/vthreads.rs).
+         * What its probes leave out on a virtual thread: 0 nothing; 1 a thread-per-task
+         * executor's wrapper, whose plumbing begin the agent's VirtualThreadStart
+         * callback records (only its end is recorded here, and an execution probe of
+         * its own records nothing); 2 everything (the RunnableAdapter inside it).
+         * crates/agent/src/vthreads.rs.
          */
-        final boolean skippedOnVirtual;
+        final int onVirtual;
 
-        ClassInfo(int id, boolean wrapsTask, boolean vtScheduler, boolean skippedOnVirtual) {
+        ClassInfo(int id, boolean wrapsTask, boolean vtScheduler, int onVirtual) {
             this.id = id;
             this.wrapsTask = wrapsTask;
             this.vtScheduler = vtScheduler;
-            this.skippedOnVirtual = skippedOnVirtual;
+            this.onVirtual = onVirtual;
         }
     }
 
@@ -101,15 +103,17 @@ public final class Probe {
         }
     }
 
+    /** Whether this thread is a virtual thread. */
+    private static boolean onVirtual() {
+        return Thread.currentThread().getClass() == Virtual.CLASS; // null before 21: false
+    }
+
     /**
-     * Whether a plumbing probe of {@code self} records nothing on this thread: a
-     * carrier with no virtual thread mounted (the scheduler's own work), or a
-     * virtual thread and a class whose execution the agent records there itself.
+     * What a probe of {@code self} leaves out on this thread ({@link ClassInfo#onVirtual}
+     * on a virtual thread, 0 on others).
      */
-    private static boolean plumbingSkipped(Object self) {
-        Class<?> t = Thread.currentThread().getClass();
-        if (t == Carrier.CLASS) return true; // never null: null before JDK 21 matches nothing
-        return t == Virtual.CLASS && IDS.get(self.getClass()).skippedOnVirtual;
+    private static int skippedOnVirtual(Object self) {
+        return onVirtual() ? IDS.get(self.getClass()).onVirtual : 0;
     }
 
     /** The virtual-thread scheduler's pool, once seen (a racy cache: a miss only re-checks). */
@@ -153,11 +157,12 @@ public final class Probe {
                 case EXECUTION:
                     if (self instanceof Runnable || self instanceof Callable
                             || self instanceof ForkJoinTask) {
+                        if (skippedOnVirtual(self) != 0) break;
                         nBegin(probe, classIdOf(self), System.identityHashCode(self), 0, 0);
                     }
                     break;
                 case PLUMBING: {
-                    if (plumbingSkipped(self)) break;
+                    if (onCarrier() || skippedOnVirtual(self) != 0) break;
                     Object inner = nInner(probe, self);
                     if (inner == null) {
                         nBegin(probe, classIdOf(self), System.identityHashCode(self), 0, 0);
@@ -231,11 +236,14 @@ public final class Probe {
                 case EXECUTION:
                     if (self instanceof Runnable || self instanceof Callable
                             || self instanceof ForkJoinTask) {
+                        if (skippedOnVirtual(self) != 0) break;
                         nEnd(probe, System.identityHashCode(self));
                     }
                     break;
                 case PLUMBING:
-                    if (!plumbingSkipped(self)) nEnd(probe, System.identityHashCode(self));
+                    if (!onCarrier() && skippedOnVirtual(self) != 2) {
+                        nEnd(probe, System.identityHashCode(self));
+                    }
                     break;
                 case LOOP_BODY:
                     nEnd(probe, System.identityHashCode(self));
@@ -304,7 +312,7 @@ public final class Probe {
 
     private static native boolean nWrapsTask(int classId);
 
-    private static native boolean nSkippedOnVirtual(int classId);
+    private static native int nSkippedOnVirtual(int classId);
 
     private static native void nSubmitBegin(int probe, int executorCls, int taskCls, int taskIdent,
             int innerCls, int innerIdent);
