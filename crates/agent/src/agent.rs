@@ -261,7 +261,8 @@ fn probe(id: i32) -> Option<Arc<ProbeInfo>> {
 #[derive(Default)]
 struct PlumbingIds {
     classes: HashMap<u32, &'static PlumbingClass>,
-    fields: HashMap<u32, Option<Vec<usize>>>,
+    /// Shared, so that a look-up on the hot path copies no vector.
+    fields: HashMap<u32, Option<Arc<[usize]>>>,
 }
 static PLUMBING_IDS: RwLock<Option<PlumbingIds>> = RwLock::new(None);
 
@@ -276,7 +277,12 @@ pub fn wraps_task(class_id: u32) -> bool {
 }
 
 /// Field path of plumbing class `class_id` for object `o` (resolved once per class).
-fn plumbing_fields(jni: Jni, class_id: u32, pl: &PlumbingClass, o: jobject) -> Option<Vec<usize>> {
+fn plumbing_fields(
+    jni: Jni,
+    class_id: u32,
+    pl: &PlumbingClass,
+    o: jobject,
+) -> Option<Arc<[usize]>> {
     {
         let g = PLUMBING_IDS.read().unwrap_or_else(|e| e.into_inner());
         if let Some(f) = g.as_ref().and_then(|p| p.fields.get(&class_id)) {
@@ -285,7 +291,7 @@ fn plumbing_fields(jni: Jni, class_id: u32, pl: &PlumbingClass, o: jobject) -> O
     }
     // Resolved outside the lock (JNI); a concurrent duplicate is harmless.
     let c = jni.get_object_class(o);
-    let r = resolve_path(jni, c, pl.inner);
+    let r: Option<Arc<[usize]>> = resolve_path(jni, c, pl.inner).map(Into::into);
     jni.delete_local_ref(c);
     let mut g = PLUMBING_IDS.write().unwrap_or_else(|e| e.into_inner());
     g.get_or_insert_with(PlumbingIds::default)
