@@ -157,8 +157,9 @@ public final class Probe {
                 case EXECUTION:
                     if (self instanceof Runnable || self instanceof Callable
                             || self instanceof ForkJoinTask) {
-                        if (skippedOnVirtual(self) != 0) break;
-                        nBegin(probe, classIdOf(self), System.identityHashCode(self), 0, 0);
+                        ClassInfo info = IDS.get(self.getClass());
+                        if (info.onVirtual != 0 && onVirtual()) break;
+                        nBegin(probe, info.id, System.identityHashCode(self), 0, 0);
                     }
                     break;
                 case PLUMBING: {
