@@ -361,8 +361,8 @@ fn wrapper_begin(jni: Jni, ts: u64, task: jobject, class_id: u32, ident: u32) ->
     {
         return None;
     }
-    let inner = agent::inner(jni, probe, task);
-    let (inner_class_id, inner_ident) = agent::class_and_ident(jni, inner);
+    let (inner, inner_class_id) = agent::inner_with_class(jni, probe, task);
+    let inner_ident = agent::ident(jni, inner);
     if !inner.is_null() {
         jni.delete_local_ref(inner);
     }

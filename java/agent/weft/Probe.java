@@ -79,27 +79,20 @@ public final class Probe {
      * calls per virtual thread. Resolved at first use, after VMInit.
      */
     private static final class Carrier {
-        static final Class<?> CLASS = find();
-
-        private static Class<?> find() {
-            try {
-                return Class.forName("jdk.internal.misc.CarrierThread", false, null);
-            } catch (Throwable t) {
-                return null;
-            }
-        }
+        static final Class<?> CLASS = bootClass("jdk.internal.misc.CarrierThread");
     }
 
     /** {@code java.lang.VirtualThread} (JDK 21+; null before), resolved at first use. */
     private static final class Virtual {
-        static final Class<?> CLASS = find();
+        static final Class<?> CLASS = bootClass("java.lang.VirtualThread");
+    }
 
-        private static Class<?> find() {
-            try {
-                return Class.forName("java.lang.VirtualThread", false, null);
-            } catch (Throwable t) {
-                return null;
-            }
+    /** A class of the boot loader, or null when this JDK has none of that name. */
+    private static Class<?> bootClass(String name) {
+        try {
+            return Class.forName(name, false, null);
+        } catch (Throwable t) {
+            return null;
         }
     }
 
