@@ -241,11 +241,6 @@ pub fn new_probe(kind: ProbeKind, plumbing: Option<&'static PlumbingClass>) -> O
 /// Execution.
 pub const LOOP_BODY_CODE: u8 = 9;
 
-/// Dispatch code of `ForkJoinTask.doExec` instrumented by a late agent (no fields for
-/// the fork-join hooks): an execution of the task unless its class wraps one
-/// (weft.Probe `FJ_TASK`). Its ProbeDef kind is Execution.
-pub const FJ_TASK_CODE: u8 = 10;
-
 pub fn new_probe_with_code(code: u8, plumbing: Option<&'static PlumbingClass>) -> Option<i32> {
     let mut t = PROBES.write().unwrap_or_else(|e| e.into_inner());
     let index = t.len();

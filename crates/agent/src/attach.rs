@@ -6,7 +6,8 @@
 //!   threads already running (found with GetAllThreads: each gets a `ThreadStart` at
 //!   its first record, through JVMTI thread-local storage), and the classes already
 //!   loaded that the pipeline instruments, retransformed body-only
-//!   (`pipeline::Load::Retransform`: no added fields, so the fork-join hooks stay off).
+//!   (`pipeline::Load::Retransform`: no added fields, so the fork-join hooks are
+//!   `weft.FjLateProbe`'s, with side tables, and parks are seen in `LockSupport`).
 //! - `load <lib> true stop` ends it: probes off, events off, every class the session
 //!   changed retransformed back to its original bytes (the hook then returns nothing,
 //!   so the JVM's kept original is used), an `AttachEnd` record with the check that
@@ -31,6 +32,10 @@ use crate::agent::{self, LIVE, STARTED};
 use crate::jni::{jclass, jint, jobject, JNIEnv, JavaVM, Jni, JNI_OK};
 use crate::jvmti::{self, cap, Callbacks, Jvmti, JvmtiEnvRaw};
 use crate::{clock, decide, locks, options, pipeline, sink};
+
+/// Probe classes (file-name prefixes) only an attach session uses: the fork-join hooks
+/// with side tables and the LockSupport park hooks. A launched JVM does not get them.
+pub const ATTACH_ONLY: &[&str] = &["FjLateProbe", "ParkProbe"];
 
 /// The library was loaded at start-up (`-agentpath`): attach is refused.
 pub static LAUNCHED: AtomicBool = AtomicBool::new(false);
@@ -391,6 +396,16 @@ fn start(vm: *mut JavaVM, jni: Jni, opt_str: &str, options: options::Options) ->
             .any(|c| c == "java/util/concurrent/locks/AbstractQueuedSynchronizer")
             .to_string(),
     );
+    let parks = changed.contains("java/util/concurrent/locks/LockSupport");
+    header.set(
+        hk::ATTACH_PARKS,
+        if parks { "lock_support" } else { "none" }.to_string(),
+    );
+    let fork_join = changed.contains("java/util/concurrent/ForkJoinTask");
+    header.set(
+        hk::ATTACH_FORKJOIN,
+        if fork_join { "side_tables" } else { "none" }.to_string(),
+    );
     header.set(hk::ATTACH_SESSION, session.to_string());
     header.set(hk::ATTACH_THREADS_FOUND, threads.to_string());
     header.set(hk::ATTACH_CLASSES_LOADED, loaded.total.to_string());
@@ -419,6 +434,7 @@ fn start(vm: *mut JavaVM, jni: Jni, opt_str: &str, options: options::Options) ->
     sink::emit_global(&sink::calibration());
     sink::emit_global(&sink::sample());
     LIVE.store(true, Ordering::SeqCst);
+    crate::forkjoin::late_begin(jni);
     agent::set_probe_on(jni, true);
     if !options.quiet {
         eprintln!(
@@ -468,6 +484,8 @@ const ROOTS: &[&str] = &[
     "java/util/concurrent/locks/AbstractQueuedSynchronizer",
     "java/util/concurrent/locks/AbstractQueuedLongSynchronizer",
     "java/util/concurrent/locks/StampedLock",
+    // Final, no subtypes: the class itself (its parks: locks::late_park_wraps).
+    "java/util/concurrent/locks/LockSupport",
 ];
 
 fn internal_name(jvmti: Jvmti, c: jclass) -> Option<String> {
@@ -659,6 +677,8 @@ fn stop(jni: Jni) -> jint {
     };
     let ts = clock::now();
     agent::set_probe_on(jni, false);
+    // The fork-join buffers into this session's trace; its side tables dropped.
+    crate::forkjoin::flush_all(jni);
     STATE.store(STOPPED, Ordering::SeqCst);
     let session = lock(&SESSION).take().unwrap_or_default();
     for &e in &session.events {

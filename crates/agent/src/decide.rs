@@ -137,8 +137,9 @@ pub struct Wrap {
     pub loop_body: bool,
     /// A call of the window method (`window=`): hooks into `weft/WindowProbe`.
     pub window: bool,
-    /// `ForkJoinTask.doExec` of a late agent (pipeline::late_fork_join).
-    pub fj_task: bool,
+    /// A fork-join wrap of a late agent: its hooks are `weft/FjLateProbe`'s (no added
+    /// fields; pipeline::late_fork_join).
+    pub late: bool,
 }
 
 #[derive(Debug, Default, PartialEq)]
@@ -206,7 +207,7 @@ pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Dec
                 pass_arg0: false,
                 loop_body,
                 window: false,
-                fj_task: false,
+                late: false,
             });
             continue;
         }
@@ -221,7 +222,7 @@ pub fn decide(s: &ClassSummary, hierarchy: &Hierarchy, is_plumbing: bool) -> Dec
                 pass_arg0: true,
                 loop_body: false,
                 window: false,
-                fj_task: false,
+                late: false,
             });
         }
     }
@@ -266,7 +267,7 @@ pub fn window_wraps(s: &ClassSummary, method: &str, taken: &[Wrap]) -> Vec<Wrap>
             pass_arg0: false,
             loop_body: false,
             window: true,
-            fj_task: false,
+            late: false,
         })
         .collect()
 }

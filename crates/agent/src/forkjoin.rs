@@ -111,7 +111,7 @@ pub fn wraps(s: &ClassSummary) -> Vec<Wrap> {
                 pass_arg0: s.name == FJ_POOL,
                 loop_body: false,
                 window: false,
-                fj_task: false,
+                late: false,
             });
         }
     }
@@ -136,8 +136,14 @@ pub fn hooks(w: &Wrap) -> Option<Hooks> {
         _ => return None,
     };
     let own = |x: Option<(&str, &str)>| x.map(|(n, d)| (n.to_string(), d.to_string()));
+    // The same hooks, by name and descriptor, in both classes.
+    let class = if w.late {
+        "weft/FjLateProbe"
+    } else {
+        "weft/FjProbe"
+    };
     Some(Hooks {
-        class: "weft/FjProbe".into(),
+        class: class.into(),
         enter: own(enter),
         exit: own(exit),
     })
@@ -219,20 +225,9 @@ pub fn new_probe(method: &str) -> Option<i32> {
 /// FjProbe's methods (skipped when a site is captured).
 pub fn probe_methods(jvmti: Jvmti, jni: Jni) -> Vec<usize> {
     // Nested classes are loaded now: the probe class directory is removed after VMInit.
-    for nested in ["weft/FjProbe$H", "weft/FjProbe$Buf"] {
-        if let Some(n) = jni.find_class(nested) {
-            jni.delete_local_ref(n);
-        }
-        jni.check_clear();
-    }
-    let Some(c) = jni.find_class("weft/FjProbe") else {
-        jni.check_clear();
+    let Some((c, mut v)) = probe_class(jvmti, jni, "weft/FjProbe", &["H", "Buf"]) else {
         return Vec::new();
     };
-    let v = jvmti
-        .get_class_methods(c)
-        .map(|v| v.into_iter().map(|m| m as usize).collect())
-        .unwrap_or_default();
     let g = jni.new_global_ref(c) as usize;
     let thread_end = jni
         .get_static_method_id(c, "threadEnd", "()V")
@@ -244,6 +239,9 @@ pub fn probe_methods(jvmti: Jvmti, jni: Jni) -> Vec<usize> {
         .get_static_method_id(c, "threadStart", "()V")
         .map(|m| m as usize);
     jni.check_clear();
+    if !crate::attach::LAUNCHED.load(Ordering::Relaxed) {
+        v.extend(late_probe(jvmti, jni));
+    }
     if let (Some(t), Some(f), Some(s)) = (thread_end, flush_all, thread_start) {
         let _ = REFS.set(FjRefs {
             class: g,
@@ -265,6 +263,67 @@ struct FjRefs {
 
 static REFS: OnceLock<FjRefs> = OnceLock::new();
 
+/// A probe class (a local ref) and its methods, after loading its `nested` classes.
+fn probe_class(
+    jvmti: Jvmti,
+    jni: Jni,
+    class: &str,
+    nested: &[&str],
+) -> Option<(jclass, Vec<usize>)> {
+    for n in nested {
+        if let Some(c) = jni.find_class(&format!("{class}${n}")) {
+            jni.delete_local_ref(c);
+        }
+        jni.check_clear();
+    }
+    let Some(c) = jni.find_class(class) else {
+        jni.check_clear();
+        return None;
+    };
+    let methods = jvmti
+        .get_class_methods(c)
+        .map(|v| v.into_iter().map(|m| m as usize).collect())
+        .unwrap_or_default();
+    Some((c, methods))
+}
+
+/// FjLateProbe (a global ref) and its static methods the agent calls.
+struct LateRefs {
+    class: usize,
+    begin: usize,
+    end: usize,
+    thread_end: usize,
+}
+
+static LATE: OnceLock<LateRefs> = OnceLock::new();
+
+/// FjLateProbe's methods (an attach session: its hooks, its session calls).
+fn late_probe(jvmti: Jvmti, jni: Jni) -> Vec<usize> {
+    let Some((c, v)) = probe_class(jvmti, jni, "weft/FjLateProbe", &["Session", "Table"]) else {
+        return Vec::new();
+    };
+    let m = |name: &str| jni.get_static_method_id(c, name, "()V").map(|m| m as usize);
+    let (begin, end, thread_end) = (m("begin"), m("end"), m("threadEnd"));
+    jni.check_clear();
+    if let (Some(begin), Some(end), Some(thread_end)) = (begin, end, thread_end) {
+        let _ = LATE.set(LateRefs {
+            class: jni.new_global_ref(c) as usize,
+            begin,
+            end,
+            thread_end,
+        });
+    }
+    jni.delete_local_ref(c);
+    v
+}
+
+/// An attach session starts: FjLateProbe's state for it (before the probes go on).
+pub fn late_begin(jni: Jni) {
+    if let Some(r) = LATE.get() {
+        jni.call_static_void_method0(r.class as jclass, r.begin as jmethodID);
+    }
+}
+
 /// Gives a starting pool worker its buffer (ThreadStart), so that the hooks never
 /// see a worker without one: a worker that starts after the hooks are compiled
 /// would otherwise take a branch C2 left out, and deoptimize the hook.
@@ -279,12 +338,19 @@ pub fn thread_end(jni: Jni) {
     if let Some(r) = REFS.get() {
         jni.call_static_void_method0(r.class as jclass, r.thread_end as jmethodID);
     }
+    if let Some(r) = LATE.get() {
+        jni.call_static_void_method0(r.class as jclass, r.thread_end as jmethodID);
+    }
 }
 
-/// Flushes every fork-join buffer (VMDeath, probes already off).
+/// Flushes every fork-join buffer (VMDeath or the end of an attach session, probes
+/// already off); an attach session's side tables are dropped.
 pub fn flush_all(jni: Jni) {
     if let Some(r) = REFS.get() {
         jni.call_static_void_method0(r.class as jclass, r.flush_all as jmethodID);
+    }
+    if let Some(r) = LATE.get() {
+        jni.call_static_void_method0(r.class as jclass, r.end as jmethodID);
     }
 }
 
@@ -303,6 +369,20 @@ struct Handle {
 /// Returns a handle for buffer number `index` of this thread (leaked, one per thread).
 #[no_mangle]
 pub extern "system" fn Java_weft_FjProbe_nAttach(e: *mut JNIEnv, _c: jclass, index: jint) -> jlong {
+    buffer_handle(e, index)
+}
+
+/// The same for FjLateProbe's buffers (one per thread and attach session).
+#[no_mangle]
+pub extern "system" fn Java_weft_FjLateProbe_nAttach(
+    e: *mut JNIEnv,
+    _c: jclass,
+    index: jint,
+) -> jlong {
+    buffer_handle(e, index)
+}
+
+fn buffer_handle(e: *mut JNIEnv, index: jint) -> jlong {
     agent::guard(env(e), "FjProbe.nAttach", || {
         Ok(sink::local_buf().map_or(0, |buf| {
             Box::into_raw(Box::new(Handle {

@@ -39,7 +39,7 @@ pub fn wraps(s: &ClassSummary) -> Vec<Wrap> {
             pass_arg0: false,
             loop_body: false,
             window: false,
-            fj_task: false,
+            late: false,
         })
         .collect()
 }

@@ -386,7 +386,7 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
         drop(std::fs::remove_file(&path));
         JNI_OK
     };
-    let (jar, jar_path) = match probe_jar::create(PROBE_CLASSES) {
+    let (jar, jar_path) = match probe_jar::create(&launched_probe_classes()) {
         Ok(x) => x,
         Err(e) => return fail(format!("cannot make the probe classes' jar: {e}")),
     };
@@ -500,7 +500,7 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         locks::init(jni);
         // Every helper class (nested ones load lazily) is loaded before our
         // descriptor of the jar they come from is closed.
-        for (file, _) in PROBE_CLASSES {
+        for (file, _) in launched_probe_classes() {
             if let Some(name) = file.strip_suffix(".class") {
                 if let Some(c) = jni.find_class(&format!("weft/{name}")) {
                     jni.delete_local_ref(c);
@@ -714,6 +714,16 @@ pub(crate) unsafe extern "system" fn on_class_file_load_hook(
             }
         }
     }
+}
+
+/// The probe classes of a launched JVM: those only an attach session uses
+/// (attach::ATTACH_ONLY) stay out of its jar and are never loaded.
+fn launched_probe_classes() -> Vec<(&'static str, &'static [u8])> {
+    PROBE_CLASSES
+        .iter()
+        .filter(|(file, _)| !attach::ATTACH_ONLY.iter().any(|p| file.starts_with(p)))
+        .copied()
+        .collect()
 }
 
 /// Decides and applies the instrumentation of one class at first load (the pipeline

@@ -82,7 +82,7 @@ pub fn lock_wraps(s: &ClassSummary) -> Vec<Wrap> {
             pass_arg0: *arg0,
             loop_body: false,
             window: false,
-            fj_task: false,
+            late: false,
         })
         .collect()
 }
@@ -223,6 +223,7 @@ fn site(jvmti: Jvmti, jni: Jni) -> u32 {
 /// Frames of the wait and park machinery, skipped at the front of a wait's site.
 const WAIT_SITE_SKIP: &[&str] = &[
     "weft.Probe.",
+    "weft.ParkProbe.",
     "java.lang.Object.wait",
     "java.lang.Thread.join",
     "java.util.concurrent.locks.",
@@ -629,27 +630,10 @@ unsafe extern "system" fn park_hook(
         if !recordable() {
             return false;
         }
-        PARKS_SEEN.fetch_add(1, Ordering::Relaxed);
         if crate::vthreads::mounted() {
             crate::vthreads::pinned_park(env);
         }
-        // SAFETY: the JVM passes the current thread's JNIEnv to every native method.
-        if let (Some(jni), Some(jvmti)) = (unsafe { Jni::from_raw(env) }, agent::jvmti()) {
-            let blocker = park_blocker(jvmti, jni);
-            let detail = wait_detail(jvmti, jni, blocker);
-            if !blocker.is_null() {
-                jni.delete_local_ref(blocker);
-            }
-            if let Some(d) = detail {
-                sink::emit(&d);
-            }
-        }
-        sink::emit(&Record::WaitBegin {
-            ts: clock::now(),
-            kind: wait_kind::PARK,
-            lock: 0,
-        });
-        crate::sampling::thread_waits();
+        park_wait_begin(env, std::ptr::null_mut());
         true
     })
     .unwrap_or(false);
@@ -658,6 +642,123 @@ unsafe extern "system" fn park_hook(
     if record {
         let _ = std::panic::catch_unwind(|| sink::emit(&Record::WaitEnd { ts: clock::now() }));
     }
+}
+
+/// A park outside a lock acquisition begins: its `WaitDetail` (the blocker: `given`,
+/// else the thread's `parkBlocker`) and `WaitBegin{PARK}`.
+fn park_wait_begin(env: *mut JNIEnv, given: jobject) {
+    PARKS_SEEN.fetch_add(1, Ordering::Relaxed);
+    // SAFETY: the JVM passes the current thread's JNIEnv to every native method.
+    if let (Some(jni), Some(jvmti)) = (unsafe { Jni::from_raw(env) }, agent::jvmti()) {
+        let blocker = if given.is_null() {
+            park_blocker(jvmti, jni)
+        } else {
+            condition_owner(jni, given)
+        };
+        let detail = wait_detail(jvmti, jni, blocker);
+        if !blocker.is_null() {
+            jni.delete_local_ref(blocker);
+        }
+        if let Some(d) = detail {
+            sink::emit(&d);
+        }
+    }
+    sink::emit(&Record::WaitBegin {
+        ts: clock::now(),
+        kind: wait_kind::PARK,
+        lock: 0,
+    });
+    crate::sampling::thread_waits();
+}
+
+// ---------------------------------------------------------------- LockSupport.park (attach)
+
+const LOCK_SUPPORT: &str = "java/util/concurrent/locks/LockSupport";
+
+/// The parks of a late agent: `Unsafe.park` was bound long before the attach (its
+/// NativeMethodBind is gone), so an attach session wraps the bodies of
+/// `LockSupport.park*` instead (pipeline::Load::Retransform only; the hooks are
+/// `weft.ParkProbe`'s). Parks that call `Unsafe.park` directly are not seen.
+pub fn late_park_wraps(s: &ClassSummary) -> Vec<Wrap> {
+    const ACC_STATIC: u16 = 0x0008;
+    if s.name != LOCK_SUPPORT {
+        return Vec::new();
+    }
+    s.methods
+        .iter()
+        .filter(|m| m.access & ACC_STATIC != 0)
+        .filter(|m| matches!(m.name.as_str(), "park" | "parkNanos" | "parkUntil"))
+        .map(|m| Wrap {
+            name: m.name.clone(),
+            descriptor: m.descriptor.clone(),
+            kind: ProbeKind::Wait,
+            pass_arg0: true,
+            loop_body: false,
+            window: false,
+            late: false,
+        })
+        .collect()
+}
+
+/// The `weft.ParkProbe` hooks of a [`late_park_wraps`] wrap (None for other wraps).
+pub fn park_hooks(w: &Wrap) -> Option<weft_classfile::Hooks> {
+    (w.kind == ProbeKind::Wait).then(|| weft_classfile::Hooks {
+        class: "weft/ParkProbe".into(),
+        enter: Some((
+            "park".into(),
+            "(Ljava/lang/Object;Ljava/lang/Object;)V".into(),
+        )),
+        exit: Some(("parkEnd".into(), "(Ljava/lang/Object;)V".into())),
+    })
+}
+
+thread_local! {
+    /// The attach session (sink::SESSION) whose `WaitBegin` the current
+    /// `LockSupport.park*` recorded, 0 if none: a park that began in an earlier
+    /// session (its frame kept the instrumented code) ends without a record.
+    static PARK_OPEN: Cell<u32> = const { Cell::new(0) };
+}
+
+/// `weft.ParkProbe.park`: entry of `LockSupport.park*` (a platform thread's; the
+/// blocker argument, null for the methods without one). Inside a wrapped acquire
+/// it marks the acquisition as parked; otherwise a wait begins.
+#[no_mangle]
+pub extern "system" fn Java_weft_ParkProbe_nBegin(e: *mut JNIEnv, _c: jclass, blocker: jobject) {
+    let _ = PARK_OPEN.try_with(|p| p.set(0));
+    // A launched agent sees every park in Unsafe.park already.
+    if park_hooked() {
+        return;
+    }
+    if ACQUIRE_DEPTH.try_with(|d| d.get()).unwrap_or(0) > 0 {
+        let _ = PARKED.try_with(|p| p.set(true));
+        return;
+    }
+    // SAFETY: the JVM passes the current thread's JNIEnv to every native method.
+    let jni = unsafe { Jni::from_raw(e) };
+    agent::guard(jni, "ParkProbe.nBegin", || {
+        if recordable() {
+            park_wait_begin(e, blocker);
+            let session = sink::SESSION.load(Ordering::Relaxed);
+            let _ = PARK_OPEN.try_with(|p| p.set(session));
+        }
+        Ok(())
+    });
+}
+
+/// `weft.ParkProbe.parkEnd`: exit of `LockSupport.park*`.
+#[no_mangle]
+pub extern "system" fn Java_weft_ParkProbe_nEnd(e: *mut JNIEnv, _c: jclass) {
+    let open = PARK_OPEN.try_with(|p| p.replace(0)).unwrap_or(0);
+    if open == 0 || open != sink::SESSION.load(Ordering::Relaxed) {
+        return;
+    }
+    let ts = clock::now();
+    // SAFETY: the JVM passes the current thread's JNIEnv to every native method.
+    let jni = unsafe { Jni::from_raw(e) };
+    agent::guard(jni, "ParkProbe.nEnd", || {
+        sink::emit(&Record::WaitEnd { ts });
+        Ok(())
+    });
 }
 
 // ---------------------------------------------------------------- Unsafe.unpark

@@ -294,6 +294,21 @@ pub fn table() -> Vec<(&'static str, Vec<Native>)> {
             ],
         ),
         (
+            "weft/FjLateProbe",
+            vec![("nAttach", "(I)J", f!(fj::Java_weft_FjLateProbe_nAttach))],
+        ),
+        (
+            "weft/ParkProbe",
+            vec![
+                (
+                    "nBegin",
+                    "(Ljava/lang/Object;)V",
+                    f!(locks::Java_weft_ParkProbe_nBegin),
+                ),
+                ("nEnd", "()V", f!(locks::Java_weft_ParkProbe_nEnd)),
+            ],
+        ),
+        (
             "weft/VtProbe",
             vec![
                 ("nUnmount", "(J)V", f!(vthreads::Java_weft_VtProbe_nUnmount)),

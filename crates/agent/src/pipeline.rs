@@ -6,7 +6,7 @@
 use weft_classfile::{instrument, ClassSummary, Instrumentation, WrapRequest};
 use weft_trace::ProbeKind;
 
-use crate::{agent, decide, forkjoin, plumbing};
+use crate::{agent, decide, forkjoin, locks, plumbing};
 
 /// One instrumented method: its probe id, kind, name and descriptor (for its `ProbeDef`).
 #[derive(Debug, Clone, PartialEq)]
@@ -44,26 +44,19 @@ pub enum Load {
     /// ClassFileLoadHook at the class's first load: fields may be added.
     First,
     /// RetransformClasses of a loaded class (late attach): method bodies only. The fork-join
-    /// hooks then find no `weft$u` field and stay off (FjProbe checks it).
+    /// wraps call `weft/FjLateProbe` (no `weft$u` field: side tables), and parks are seen in
+    /// `LockSupport.park*` (locks::late_park_wraps).
     Retransform,
 }
 
-/// Without the fork-join fields the fork-join hooks stay off: a late agent records
-/// `ForkJoinTask.doExec` as a plain execution of the task instead (no fork or join
-/// edges; agent::FJ_TASK_CODE) and drops the other fork-join wraps.
+/// Without the fork-join fields FjProbe stays off: a late agent's fork-join wraps call
+/// `weft/FjLateProbe`, which keeps the same state in side tables (docs/attach.md).
 fn late_fork_join(d: &mut decide::Decision) {
-    d.wraps.retain_mut(|w| {
-        if w.kind != forkjoin::KIND {
-            return true;
+    for w in &mut d.wraps {
+        if w.kind == forkjoin::KIND {
+            w.late = true;
         }
-        if w.name != "doExec" {
-            return false;
-        }
-        w.kind = ProbeKind::Execution;
-        w.fj_task = true;
-        w.pass_arg0 = false;
-        true
-    });
+    }
 }
 
 /// The probe id of one instrumented method (from the agent's tables, also offline: ids are
@@ -71,8 +64,6 @@ fn late_fork_join(d: &mut decide::Decision) {
 fn probe_id(w: &decide::Wrap, pl: Option<&'static plumbing::PlumbingClass>) -> Option<i32> {
     if w.window {
         Some(0) // the window hooks take no probe id
-    } else if w.fj_task {
-        agent::new_probe_with_code(agent::FJ_TASK_CODE, None)
     } else if w.kind == forkjoin::KIND {
         forkjoin::new_probe(&w.name)
     } else if w.loop_body {
@@ -98,6 +89,7 @@ pub fn transform(
     let mut decision = decide_with(summary, pl.is_some());
     if load == Load::Retransform {
         late_fork_join(&mut decision);
+        decision.wraps.extend(locks::late_park_wraps(summary));
     }
     let fj_fields = match load {
         Load::First => forkjoin::fields(&summary.name),
@@ -141,7 +133,7 @@ pub fn transform(
             hooks: if w.window {
                 Some(decide::window_hooks())
             } else {
-                forkjoin::hooks(w)
+                forkjoin::hooks(w).or_else(|| locks::park_hooks(w))
             },
         });
     }

@@ -1346,11 +1346,21 @@ fn blind_spots(h: &weft_trace::Header) -> Vec<String> {
                 n(header_keys::ATTACH_CLASSES_LOADED),
                 n(header_keys::ATTACH_CLASSES_CHANGED)
             ),
-            "fork-join tasks are seen as executions only (ForkJoinTask.doExec), without fork, join and steal events (those probes need fields a late agent cannot add)"
-                .to_string(),
-            "j.u.c. lock waits are seen as lock blocking only, not as parks (Unsafe.park was bound before the attach); no CPU or wall-clock stack samples, no virtual-thread events"
-                .to_string(),
         ]);
+        out.push(match h.get(header_keys::ATTACH_FORKJOIN) {
+            Some("side_tables") => "fork-join tasks forked or submitted before the attach: their runs are seen as direct executions (no fork, steal or parent) and joins of them without their target; tasks running at the attach are not seen (the tasks they fork are roots of computations of their own); tasks still queued at the detach count as never run"
+                .to_string(),
+            Some(_) => "fork-join tasks are not seen (ForkJoinTask could not be instrumented)".to_string(),
+            None => "fork-join tasks are seen as executions only (ForkJoinTask.doExec), without fork, join and steal events (those probes need fields a late agent cannot add)"
+                .to_string(),
+        });
+        out.push(if h.get(header_keys::ATTACH_PARKS) == Some("lock_support") {
+            "parks are seen in LockSupport.park* only (Unsafe.park was bound before the attach), not those of virtual threads; no CPU or wall-clock stack samples, no virtual-thread events"
+                .to_string()
+        } else {
+            "j.u.c. lock waits are seen as lock blocking only, not as parks (Unsafe.park was bound before the attach); no CPU or wall-clock stack samples, no virtual-thread events"
+                .to_string()
+        });
     }
     out
 }

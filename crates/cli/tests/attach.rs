@@ -181,7 +181,7 @@ fn check_phase(trace: &Path, stderr: &str, jdk: u32, session: u32) {
         "JDK {jdk} session {session}: classes not restored:\n{stderr}"
     );
     assert!(
-        stderr.contains("weft: not seen: fork-join tasks are seen as executions only"),
+        stderr.contains("weft: not seen: fork-join tasks forked or submitted before the attach"),
         "JDK {jdk}: the report must say what a late agent cannot see:\n{stderr}"
     );
     let report = report_json(trace);
@@ -225,6 +225,26 @@ fn check_phase(trace: &Path, stderr: &str, jdk: u32, session: u32) {
         "JDK {jdk} session {session}: Sum executions\n{}",
         workload_rows(&report)
     );
+    // Its fork-join events (FjLateProbe's side tables): the root submitted once, the
+    // 63 inner tasks each fork one half, every task of the phase run once.
+    let fj = &report["forkjoin"];
+    let sum_tasks = fj["classes"]
+        .as_array()
+        .and_then(|c| {
+            c.iter()
+                .find(|c| c["class"] == "weft.workloads.AttachTarget$Sum")
+        })
+        .and_then(|c| c["tasks"].as_u64());
+    assert_eq!(
+        (
+            fj["forks"].as_u64(),
+            fj["external_submissions"].as_u64(),
+            sum_tasks,
+            fj["never_run"].as_u64()
+        ),
+        (Some(63), Some(1), Some(64), Some(0)),
+        "JDK {jdk} session {session}: fork-join section {fj}"
+    );
     let locks = report
         .pointer("/locks/locks")
         .and_then(Value::as_array)
@@ -240,6 +260,14 @@ fn check_phase(trace: &Path, stderr: &str, jdk: u32, session: u32) {
     assert!(
         blocked("reentrant_lock", "ReentrantLock"),
         "JDK {jdk} session {session}: no contended ReentrantLock row: {locks:?}"
+    );
+    // Its parks are seen (LockSupport.park* wrapped by the attach): contentions that
+    // parked, not only slow acquisitions.
+    assert!(
+        locks
+            .iter()
+            .any(|l| l["kind"] == "reentrant_lock" && l["contended"].as_u64().unwrap_or(0) > 0),
+        "JDK {jdk} session {session}: no parked ReentrantLock contention: {locks:?}"
     );
     assert!(
         blocked("monitor", "AttachTarget$Shared"),
@@ -327,6 +355,98 @@ fn attach_twice_jdk21() {
 #[test]
 fn attach_twice_jdk25() {
     attach_twice_on(25);
+}
+
+/// An attach that lands in the middle of fork-join computations (tasks running and
+/// queued at the attach, others still queued at the detach): each computation the
+/// report shows is at most one round of the program (no task of one round is put
+/// under another's), the tasks forked before the attach are runs without a fork, the
+/// program computes the same result in every round and ends normally.
+fn attach_mid_computation_on(jdk: u32) {
+    let _serial = serial();
+    let java = runtime(jdk);
+    let dir = scratch_file(&format!("midfj{jdk}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("stdout");
+    let mut c = command(&java);
+    c.arg("-cp")
+        .arg(classes())
+        .arg("weft.workloads.AttachForkJoinLoop")
+        .arg(&dir)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(dir.join("stderr")).unwrap());
+    let mut child = c.spawn().expect("start the target JVM");
+    wait_until("READY", || read(&out).contains("READY"));
+    let trace = dir.join("mid.weft");
+    let a = Attach::start(child.id(), &trace, &[]);
+    std::thread::sleep(Duration::from_millis(700));
+    let (status, stderr) = a.stop();
+    assert!(status.success(), "JDK {jdk}: weft attach failed:\n{stderr}");
+    assert!(
+        stderr.contains("classes restored to their original bytes (no probe left; method digest as before the attach)"),
+        "JDK {jdk}: classes not restored:\n{stderr}"
+    );
+    std::fs::write(dir.join("quit"), b"").unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(start.elapsed() < WAIT, "the target did not quit");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let stdout = read(&out);
+    assert!(status.success(), "JDK {jdk}: {stdout}");
+    let last = stdout.lines().last().unwrap_or("");
+    assert!(
+        last.starts_with("ROUNDS ") && last.ends_with(" results=1"),
+        "JDK {jdk}: {stdout}"
+    );
+    let tasks: u64 = last
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("tasks="))
+        .and_then(|t| t.parse().ok())
+        .expect("tasks=");
+    // Usages of one round: the submitted root and one fork per inner task (the other
+    // half is invoked: a direct execution).
+    let per_round = 1 + (tasks - 1) / 2;
+    let report = report_json(&trace);
+    let fj = &report["forkjoin"];
+    assert!(
+        fj["forks"].as_u64().unwrap_or(0) > 0,
+        "JDK {jdk}: no forks recorded: {fj}"
+    );
+    let computations = fj["computations"].as_array().cloned().unwrap_or_default();
+    assert!(!computations.is_empty(), "JDK {jdk}: {fj}");
+    assert!(
+        computations
+            .iter()
+            .any(|c| c["tasks"].as_u64() == Some(per_round)),
+        "JDK {jdk}: no whole round ({per_round} tasks) among the computations: {computations:?}"
+    );
+    for c in &computations {
+        assert!(
+            c["tasks"].as_u64().unwrap_or(0) <= per_round,
+            "JDK {jdk}: a computation of more tasks than a round ({per_round}): {c}"
+        );
+    }
+}
+
+#[test]
+fn attach_mid_computation_jdk17() {
+    attach_mid_computation_on(17);
+}
+
+#[test]
+fn attach_mid_computation_jdk21() {
+    attach_mid_computation_on(21);
+}
+
+#[test]
+fn attach_mid_computation_jdk25() {
+    attach_mid_computation_on(25);
 }
 
 fn one_error_line(r: &Run, what: &str, expect: &str) {

@@ -111,4 +111,11 @@ pub mod header_keys {
     pub const ATTACH_CLASSES_CHANGED: &str = "attach.classes_changed";
     /// Digest of those classes' methods before the attach (hex; see `AttachEnd`).
     pub const ATTACH_SHAPE_BEFORE: &str = "attach.shape_before";
+    /// Where an attach session sees parks: `lock_support` (the bodies of
+    /// `LockSupport.park*`), `none` (not instrumented; absent in older traces).
+    pub const ATTACH_PARKS: &str = "attach.parks";
+    /// How an attach session records fork-join tasks: `side_tables` (fork, run, join
+    /// and steal events, the tasks' state keyed by identity), `none` (ForkJoinTask not
+    /// instrumented; absent in older traces, which saw executions only).
+    pub const ATTACH_FORKJOIN: &str = "attach.forkjoin";
 }

@@ -42,7 +42,7 @@ public final class FjProbe {
     static final long F_PREV = 16;
     static final long F_TS = 32;
 
-    private static final long FORKED = 1;
+    static final long FORKED = 1;
 
     static final int SIZE = 8192;
     private static final int LIMIT = SIZE - 16;
@@ -84,7 +84,7 @@ public final class FjProbe {
      */
     private static final boolean TSC = nTicksAreTsc();
 
-    private static long now() {
+    static long now() {
         return TSC ? nTicks() : System.nanoTime();
     }
 
@@ -111,7 +111,7 @@ public final class FjProbe {
     }
 
     /** The class id of an object's class, unsigned. */
-    private static long classId(Object o) {
+    static long classId(Object o) {
         return Probe.classIdOf(o) & 0xFFFF_FFFFL;
     }
 
@@ -201,12 +201,12 @@ public final class FjProbe {
      * The buffer-full test of every hook, in one method so that its branch profile is
      * shared: a flush seen by any hook keeps the branch compiled in all of them.
      */
-    private static void check(Buf b) {
+    static void check(Buf b) {
         if (b.n > b.limit) b.flush();
     }
 
     /** Sets bit `d` (>= 64) of an overflow bit stack; returns the (possibly new) array. */
-    private static long[] setDeep(long[] a, int d, boolean v) {
+    static long[] setDeep(long[] a, int d, boolean v) {
         int w = (d >>> 6) - 1;
         if (a == null) a = new long[4];
         if (w >= a.length) a = java.util.Arrays.copyOf(a, Math.max(w + 1, a.length * 2));
@@ -215,7 +215,7 @@ public final class FjProbe {
         return a;
     }
 
-    private static boolean deep(long[] a, int d) {
+    static boolean deep(long[] a, int d) {
         int w = (d >>> 6) - 1;
         return a != null && w < a.length && (a[w] & (1L << d)) != 0;
     }
@@ -285,7 +285,7 @@ public final class FjProbe {
         }
     }
 
-    private static void site(Buf b, Object o, long id) {
+    static void site(Buf b, Object o, long id) {
         if (b.sites > 0) b.sites--;
         int site = nSite(o, (int) b.cls(o));
         if (site != 0) {
@@ -433,7 +433,7 @@ public final class FjProbe {
         }
     }
 
-    private static void event3(Buf b, int kind, long usage) {
+    static void event3(Buf b, int kind, long usage) {
         long ts = b.lastTs = now();
         long[] e = b.ev;
         int i = b.n;

@@ -24,13 +24,6 @@ public final class Probe {
     private static final int LOCK = 7;
     /** A parallel-loop body (agent::LOOP_BODY_CODE): recorded whatever the class implements. */
     private static final int LOOP_BODY = 9;
-    /**
-     * ForkJoinTask.doExec instrumented by a late agent (agent::FJ_TASK_CODE: no fields
-     * for FjProbe): an execution of the task, unless its class is plumbing that wraps a
-     * task (an adapted Runnable, CompletableFuture's AsyncSupply), whose own probe
-     * records it.
-     */
-    private static final int FJ_TASK = 10;
 
     /**
      * What the agent knows of a class: its id, whether it is JDK plumbing that wraps a
@@ -193,13 +186,6 @@ public final class Probe {
                 case LOOP_BODY:
                     nBegin(probe, classIdOf(self), System.identityHashCode(self), 0, 0);
                     break;
-                case FJ_TASK: {
-                    ClassInfo info = IDS.get(self.getClass());
-                    if (!info.wrapsTask && !onCarrier()) {
-                        nBegin(probe, info.id, System.identityHashCode(self), 0, 0);
-                    }
-                    break;
-                }
                 case JOIN:
                     nJoinBegin(probe, classIdOf(self), System.identityHashCode(self));
                     break;
@@ -241,11 +227,6 @@ public final class Probe {
                     break;
                 case LOOP_BODY:
                     nEnd(probe, System.identityHashCode(self));
-                    break;
-                case FJ_TASK:
-                    if (!IDS.get(self.getClass()).wrapsTask && !onCarrier()) {
-                        nEnd(probe, System.identityHashCode(self));
-                    }
                     break;
                 case SUBMISSION:
                     if (self instanceof Executor) {
