@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Overhead of the stack sampler (docs/sampling.md): `weft record` with sampling
 # (A: the default cpu=10ms,wall=50ms, or --sample SPEC) against `weft record
-# --no-sample` (B: today's recording without it), interleaved A B A B ..., the
+# --no-sample` (B: the recording without it), interleaved (A B, B A, ...), the
 # whole process timed (wall seconds, time.monotonic around the child).
-# Prints per workload the median ratio A/B and its min/max, and the geometric mean.
+# Prints per workload the median ratio A/B of wall and of CPU time (user + system
+# of the child processes) with min/max, and their geometric means.
 #
 # Usage: bench/sampling.sh [--runs N] [--sample SPEC] [WORKLOAD ...]
 #   WORKLOAD: "Class args" of weft.workloads, or "fj.Class args" of the fork-join suite.
@@ -37,37 +38,47 @@ mkdir -p "$out/classes"
 javac --release 17 -d "$out/classes" $(find "$root/java/workloads/src" -name '*.java')
 
 exec python3 - "$out" "$runs" "$weft" "${JAVA:-java}" "$sample" "${workloads[@]}" <<'PY'
-import math, os, statistics, subprocess, sys, time
+import math, os, resource, statistics, subprocess, sys, time
 out, runs, weft, java, sample = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 trace = os.path.join(out, "bench.weft")
 env = {k: v for k, v in os.environ.items() if k != "JAVA_TOOL_OPTIONS"}
 
 def timed(argv):
+    """Wall seconds and CPU seconds (user + system of the waited-for children) of one run."""
     if os.path.exists(trace):
         os.remove(trace)
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     dt = time.monotonic() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode != 0:
         sys.exit(f"sampling.sh: {' '.join(argv)} exited {r.returncode}")
-    return dt
+    return dt, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
-logs = []
-print(f"| workload | pairs | with sampling (s, median) | without (s, median) | ratio median | min | max |")
-print("|---|---|---|---|---|---|---|")
+logs, cpu_logs = [], []
+print(f"| workload | pairs | with sampling (s, median) | without (s, median) | wall ratio median | min | max | CPU ratio median | min | max |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for w in sys.argv[6:]:
     cls, *args = w.split()
     jargv = [java, "-cp", os.path.join(out, "classes"), f"weft.workloads.{cls}", *args]
     a_argv = [weft, "record", "-o", trace, "--sample", sample, "--", *jargv]
     b_argv = [weft, "record", "-o", trace, "--no-sample", "--", *jargv]
     timed(a_argv); timed(b_argv)  # warm-up pair
-    a, b, ratios = [], [], []
+    a, b, ratios, cpu_ratios = [], [], [], []
     for i in range(runs):
-        ta = timed(a_argv); tb = timed(b_argv)
-        a.append(ta); b.append(tb); ratios.append(ta / tb)
-        print(f"{w}: pair {i + 1}/{runs}: {ta:.3f} / {tb:.3f}", file=sys.stderr)
+        # Alternate the order in each pair (A B, B A, ...): a drift of the
+        # machine's speed within a pair then favours neither side.
+        if i % 2 == 0:
+            (ta, ca), (tb, cb) = timed(a_argv), timed(b_argv)
+        else:
+            (tb, cb), (ta, ca) = timed(b_argv), timed(a_argv)
+        a.append(ta); b.append(tb); ratios.append(ta / tb); cpu_ratios.append(ca / cb)
+        print(f"{w}: pair {i + 1}/{runs}: wall {ta:.3f} / {tb:.3f}, cpu {ca:.3f} / {cb:.3f}", file=sys.stderr)
     med = statistics.median(ratios)
+    cmed = statistics.median(cpu_ratios)
     logs.append(math.log(med))
-    print(f"| {w} | {runs} | {statistics.median(a):.3f} | {statistics.median(b):.3f} | {med:.3f} | {min(ratios):.3f} | {max(ratios):.3f} |")
-print(f"\ngeometric mean of the median ratios: {math.exp(sum(logs) / len(logs)):.3f} ({len(logs)} workloads, sample {sample})")
+    cpu_logs.append(math.log(cmed))
+    print(f"| {w} | {runs} | {statistics.median(a):.3f} | {statistics.median(b):.3f} | {med:.3f} | {min(ratios):.3f} | {max(ratios):.3f} | {cmed:.3f} | {min(cpu_ratios):.3f} | {max(cpu_ratios):.3f} |")
+print(f"\ngeometric mean of the median ratios: wall {math.exp(sum(logs) / len(logs)):.3f}, CPU {math.exp(sum(cpu_logs) / len(cpu_logs)):.3f} ({len(logs)} workloads, sample {sample})")
 PY

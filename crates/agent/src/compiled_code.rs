@@ -6,12 +6,13 @@
 //! sorted snapshot of it through an atomic pointer. A replaced snapshot is freed
 //! only once no handler is reading (a count every reader raises before it loads
 //! the pointer and lowers when it is done); until then it waits in a list.
-//! Loads are published at the sampler thread's next drain (at most every 50 ms:
-//! a method compiled since is not known yet, its samples stay as they are);
-//! unloads at once (its code may be freed and reused by another method).
+//! Loads are published at the sampler thread's next drain after a failed walk
+//! found its PC in no known code, and at least every second (a method compiled
+//! since is not known yet, its samples stay as they are); unloads at once (its
+//! code may be freed and reused by another method).
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// One compiled method's code: [start, end) runs `method` (a jmethodID); or
@@ -106,13 +107,35 @@ pub fn unloaded(method: usize, addr: usize) {
     });
 }
 
-/// Publishes the loads since the last call (the sampler thread, at each drain).
+/// A handler looked for a PC the snapshot does not hold (a walk that failed
+/// in code compiled since the last publish): the next drain publishes.
+static WANTED: AtomicBool = AtomicBool::new(false);
+
+/// Says that a failed walk's PC was not in the snapshot (signal handler: one store).
+pub fn want_newer() {
+    WANTED.store(true, Ordering::Relaxed);
+}
+
+/// Loads are published at least this often without a handler asking.
+const PUBLISH_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Publishes the loads since the last call (the sampler thread, at each drain)
+/// when a handler asked for them or [`PUBLISH_EVERY`] passed: each publish
+/// copies the whole table (thousands of ranges), which at every 50 ms drain
+/// cost the sampler thread ~2.5 ms of a 2-second run.
 pub fn publish_if_dirty() {
+    static LAST: Mutex<Option<std::time::Instant>> = Mutex::new(None);
+    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+    let due = last.is_none_or(|t| t.elapsed() >= PUBLISH_EVERY);
+    if !(WANTED.swap(false, Ordering::Relaxed) || due) {
+        return;
+    }
     with_table(|t| {
         if t.dirty {
             publish(t);
         }
     });
+    *last = Some(std::time::Instant::now());
 }
 
 fn publish(t: &mut Table) {

@@ -496,6 +496,7 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         let Some(mut p) = lock(&PENDING).take() else {
             return Ok(());
         };
+        sampling::log_phase("VMInit");
         let init = agent::init_refs(jvmti, jni);
         locks::init(jni);
         // Every helper class (nested ones load lazily) is loaded before our
@@ -568,6 +569,7 @@ unsafe extern "system" fn on_vm_death(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv) {
             agent::set_probe_on(jni, false);
             forkjoin::flush_all(jni);
         }
+        sampling::log_thread_cpu();
         // The final on-CPU and run-queue totals of the threads still alive.
         schedstat::tick();
         LIVE.store(false, Ordering::SeqCst);

@@ -123,8 +123,25 @@ fn switch_off(why: &str) {
 /// AsyncGetCallTrace work, the signal handler and the ring. Nothing happens
 /// until VMInit ([`start`]).
 pub fn setup(jvmti: Jvmti, cb: &mut Callbacks, opt_str: Option<&str>) {
+    ONLOAD_NS.store(crate::clock::mono_ns(), Ordering::Relaxed);
     let opts = parse_options(opt_str).unwrap_or_default();
     let _ = OPTIONS.set(opts);
+    let exp = std::env::var("WEFT_SAMPLE_EXP").unwrap_or_default();
+    let has = |k: &str| exp.split(',').any(|x| x == k);
+    if has("stats") {
+        sig::STATS_ON.store(true, Ordering::Relaxed);
+    }
+    if has("cmlonly") {
+        let _ = jvmti.add_capabilities(&[jvmti::CAP_COMPILED_METHOD_LOAD]);
+        cb.set(
+            jvmti::EVENT_COMPILED_METHOD_LOAD,
+            on_compiled_method_load as *const c_void,
+        );
+        if !has("capsonly") {
+            let _ = jvmti.enable_event(jvmti::EVENT_COMPILED_METHOD_LOAD);
+        }
+        return;
+    }
     if opts.cpu_ns == 0 && opts.wall_ns == 0 {
         return;
     }
@@ -134,7 +151,9 @@ pub fn setup(jvmti: Jvmti, cb: &mut Callbacks, opt_str: Option<&str>) {
     }
     // Compiled-method events make the JIT keep debug info at every PC
     // (as -XX:+DebugNonSafepoints), so compiled frames walk with their inlined methods.
-    let _ = jvmti.add_capabilities(&[jvmti::CAP_COMPILED_METHOD_LOAD]);
+    if !has("nocml") {
+        let _ = jvmti.add_capabilities(&[jvmti::CAP_COMPILED_METHOD_LOAD]);
+    }
     cb.set(jvmti::EVENT_CLASS_LOAD, on_class_load as *const c_void);
     cb.set(
         jvmti::EVENT_CLASS_PREPARE,
@@ -159,9 +178,11 @@ pub fn setup(jvmti: Jvmti, cb: &mut Callbacks, opt_str: Option<&str>) {
         eprintln!("weft: sampling off: cannot enable class events");
         return;
     }
-    let _ = jvmti.enable_event(jvmti::EVENT_COMPILED_METHOD_LOAD);
-    let _ = jvmti.enable_event(jvmti::EVENT_COMPILED_METHOD_UNLOAD);
-    let _ = jvmti.enable_event(jvmti::EVENT_DYNAMIC_CODE_GENERATED);
+    if !has("nocml") {
+        let _ = jvmti.enable_event(jvmti::EVENT_COMPILED_METHOD_LOAD);
+        let _ = jvmti.enable_event(jvmti::EVENT_COMPILED_METHOD_UNLOAD);
+        let _ = jvmti.enable_event(jvmti::EVENT_DYNAMIC_CODE_GENERATED);
+    }
     sig::init_ring(opts.cpu_ns);
     if !sig::install_handler() {
         eprintln!("weft: sampling off: cannot install the signal handler");
@@ -205,9 +226,12 @@ unsafe extern "system" fn on_compiled_method_load(
     _info: *const c_void,
 ) {
     let size = usize::try_from(size).unwrap_or(0);
+    let t0 = crate::clock::now();
     let _ = std::panic::catch_unwind(|| {
         crate::compiled_code::loaded(method as usize, addr as usize, size)
     });
+    CODE_EVENTS[0].fetch_add(1, Ordering::Relaxed);
+    CODE_EVENTS[1].fetch_add(crate::clock::now() - t0, Ordering::Relaxed);
 }
 
 /// Where the JVM's stubs lie (arraycopy and the like): a walk that failed in
@@ -227,8 +251,11 @@ unsafe extern "system" fn on_compiled_method_unload(
     method: jmethodID,
     addr: *const c_void,
 ) {
+    let t0 = crate::clock::now();
     let _ =
         std::panic::catch_unwind(|| crate::compiled_code::unloaded(method as usize, addr as usize));
+    CODE_EVENTS[2].fetch_add(1, Ordering::Relaxed);
+    CODE_EVENTS[3].fetch_add(crate::clock::now() - t0, Ordering::Relaxed);
 }
 
 /// Creates the class's jmethodIDs now: AsyncGetCallTrace only reports methods
@@ -242,9 +269,13 @@ unsafe extern "system" fn on_class_prepare(
     if !ENABLED.load(Ordering::Relaxed) {
         return;
     }
+    let t0 = crate::clock::now();
     let r = std::panic::catch_unwind(|| {
         if let Some(t) = crate::agent::jvmti() {
             let methods = t.get_class_methods(class).unwrap_or_default();
+            let t1 = crate::clock::now();
+            PREP[2].fetch_add(t1 - t0, Ordering::Relaxed);
+            PREP[3].fetch_add(methods.len() as u64, Ordering::Relaxed);
             // SAFETY: the JNIEnv of this callback's thread (or null).
             if let Some(jni) = unsafe { Jni::from_raw(env) } {
                 if !methods.is_empty() && may_be_unloaded(t, jni, class) {
@@ -253,6 +284,8 @@ unsafe extern "system" fn on_class_prepare(
             }
         }
     });
+    PREP[0].fetch_add(1, Ordering::Relaxed);
+    PREP[1].fetch_add(crate::clock::now() - t0, Ordering::Relaxed);
     if r.is_err() {
         switch_off("internal error in ClassPrepare");
     }
@@ -311,6 +344,14 @@ pub fn start(jvmti: Jvmti, jni: Jni, env: *mut JNIEnv) {
     if !ENABLED.load(Ordering::Relaxed) {
         return;
     }
+    let t0 = Instant::now();
+    start_inner(jvmti, jni, env);
+    if sig::STATS_ON.load(Ordering::Relaxed) {
+        eprintln!("weft-stats: start {:?}", t0.elapsed());
+    }
+}
+
+fn start_inner(jvmti: Jvmti, jni: Jni, env: *mut JNIEnv) {
     if jni.push_local_frame(LOCAL_REFS) {
         if let Ok(classes) = jvmti.get_loaded_classes() {
             for c in classes {
@@ -545,10 +586,14 @@ impl Interner {
 }
 
 fn drain_once() {
+    let t0 = crate::clock::now();
     crate::compiled_code::publish_if_dirty();
+    let t1 = crate::clock::now();
     let mut g = lock(&INTERNER);
     let it = g.get_or_insert_with(Interner::default);
     sig::drain(|e| it.add(e));
+    SAMPLER_T[6].fetch_add(t1 - t0, Ordering::Relaxed);
+    SAMPLER_T[7].fetch_add(crate::clock::now() - t1, Ordering::Relaxed);
 }
 
 /// OS state of a thread from /proc (R running, D uninterruptible: I/O, else sleeping).
@@ -610,6 +655,15 @@ impl WallWatches {
     /// Reads `/proc/self/task/<tid>/stat` (or `schedstat`) into `buf` (the
     /// file kept open for the first [`KEPT_SCHEDSTAT_FILES`] threads).
     fn read(&mut self, tid: u32, stat: bool, buf: &mut [u8]) -> Option<usize> {
+        let t0 = crate::clock::now();
+        let r = self.read_inner(tid, stat, buf);
+        let k = if stat { 0 } else { 2 };
+        SAMPLER_T[k].fetch_add(1, Ordering::Relaxed);
+        SAMPLER_T[k + 1].fetch_add(crate::clock::now() - t0, Ordering::Relaxed);
+        r
+    }
+
+    fn read_inner(&mut self, tid: u32, stat: bool, buf: &mut [u8]) -> Option<usize> {
         use std::os::unix::fs::FileExt;
         let kept = self.by_tid.len() <= KEPT_SCHEDSTAT_FILES;
         let w = self.by_tid.entry(tid).or_default();
@@ -750,7 +804,11 @@ fn sampler_main(stop: std::sync::mpsc::Receiver<()>) {
             let mut signalled = 0;
             let mut all_seen = true;
             for (k, tid, s) in sig::live_threads(start) {
-                if tid == my_tid || repeat_wall(s, tid, &mut watch) {
+                if tid == my_tid {
+                    continue;
+                }
+                if repeat_wall(s, tid, &mut watch) {
+                    WALL_REPEATS.fetch_add(1, Ordering::Relaxed);
                     continue;
                 }
                 if signalled == WALL_SIGNALS_PER_TICK {
@@ -767,7 +825,11 @@ fn sampler_main(stop: std::sync::mpsc::Receiver<()>) {
                 watch.signalled(tid, runs, state, waits);
                 s.wall_state.store(state, Ordering::Relaxed);
                 s.wall_asked.fetch_add(1, Ordering::AcqRel);
+                let t0 = crate::clock::now();
                 sig::signal_wall(tid);
+                SAMPLER_T[4].fetch_add(1, Ordering::Relaxed);
+                SAMPLER_T[5].fetch_add(crate::clock::now() - t0, Ordering::Relaxed);
+                WALL_SIGNALS.fetch_add(1, Ordering::Relaxed);
                 signalled += 1;
             }
             if all_seen {
@@ -783,7 +845,10 @@ fn sampler_main(stop: std::sync::mpsc::Receiver<()>) {
         };
         match stop.recv_timeout(until_wall.min(Duration::from_nanos(sig::DRAIN_NS))) {
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-            _ => return,
+            _ => {
+                SAMPLER_CPU_NS.store(crate::clock::thread_cpu_ns(), Ordering::Relaxed);
+                return;
+            }
         }
     }
 }
@@ -794,41 +859,215 @@ fn sampler_main(stop: std::sync::mpsc::Receiver<()>) {
 /// (names resolved now, on this JVM thread). Called at VMDeath after recording
 /// stopped, before the last blocks are written.
 pub fn finish(jvmti: Jvmti, jni: Jni) {
+    let t0 = Instant::now();
+    finish_inner(jvmti, jni);
+    if sig::STATS_ON.load(Ordering::Relaxed) {
+        let st: Vec<u64> = sig::STATS
+            .iter()
+            .map(|a| a.load(Ordering::Relaxed))
+            .collect();
+        let us = |tsc: u64, n: u64| tsc as f64 / ticks_per_us() / n.max(1) as f64;
+        eprintln!(
+            "weft-stats: finish {:?} (join {:?} drain {:?} names {:?}); cpu {} x {:.1}us, wall {} x {:.1}us, recover {} x {:.1}us; sampler cpu {:.1}ms, wall signals {}, repeats {}, frames {}, stacks {}",
+            t0.elapsed(), *lock(&T_JOIN), *lock(&T_DRAIN), *lock(&T_NAMES),
+            st[0], us(st[1], st[0]), st[2], us(st[3], st[2]), st[4], us(st[5], st[4]),
+            SAMPLER_CPU_NS.load(Ordering::Relaxed) as f64 / 1e6,
+            WALL_SIGNALS.load(Ordering::Relaxed), WALL_REPEATS.load(Ordering::Relaxed),
+            FRAMES_N.load(Ordering::Relaxed), STACKS_N.load(Ordering::Relaxed),
+        );
+        log_percentiles();
+        eprintln!(
+            "weft-stats: walked at a proven half-built frame {}, caller changed {}",
+            st[6], st[7]
+        );
+        let t: Vec<f64> = SAMPLER_T
+            .iter()
+            .map(|a| a.load(Ordering::Relaxed) as f64)
+            .collect();
+        eprintln!(
+            "weft-stats: sampler: stat {} x {:.1}us, schedstat {} x {:.1}us, tgkill {} x {:.1}us, publish {:.2}ms, drain {:.2}ms",
+            t[0], t[1] / ticks_per_us() / t[0].max(1.0), t[2], t[3] / ticks_per_us() / t[2].max(1.0),
+            t[4], t[5] / ticks_per_us() / t[4].max(1.0), t[6] / ticks_per_us() / 1000.0, t[7] / ticks_per_us() / 1000.0
+        );
+        let c: Vec<u64> = CODE_EVENTS
+            .iter()
+            .map(|a| a.load(Ordering::Relaxed))
+            .collect();
+        eprintln!(
+            "weft-stats: CompiledMethodLoad {} x {:.1}us, Unload {} x {:.1}us",
+            c[0],
+            c[1] as f64 / ticks_per_us() / c[0].max(1) as f64,
+            c[2],
+            c[3] as f64 / ticks_per_us() / c[2].max(1) as f64
+        );
+        let p: Vec<u64> = PREP.iter().map(|a| a.load(Ordering::Relaxed)).collect();
+        eprintln!(
+            "weft-stats: prepare {} classes {:.2}ms (methods {:.2}ms, {} methods)",
+            p[0],
+            p[1] as f64 / ticks_per_us() / 1000.0,
+            p[2] as f64 / ticks_per_us() / 1000.0,
+            p[3]
+        );
+    }
+}
+/// Clock ticks per µs (the agent's clock: the TSC, or ns).
+fn ticks_per_us() -> f64 {
+    // ticks_to_ns(10^9 ticks) = 10^9 ticks in ns.
+    1e12 / crate::sink::ticks_to_ns(1_000_000_000).max(1) as f64
+}
+fn log_percentiles() {
+    let n = sig::SAMPLE_LOG_N
+        .load(Ordering::Relaxed)
+        .min(sig::SAMPLE_LOG.len());
+    for (name, signo) in [("cpu", sig::CPU_SIGNAL), ("wall", sig::WALL_SIGNAL)] {
+        for (col, what) in [(1, "walk"), (2, "arm"), (3, "total")] {
+            if what == "arm" && signo != sig::CPU_SIGNAL {
+                continue; // only CPU samples re-arm a timer
+            }
+            let mut v: Vec<u64> = (0..n)
+                .filter(|&i| sig::SAMPLE_LOG[i][0].load(Ordering::Relaxed) == signo as u64)
+                .map(|i| sig::SAMPLE_LOG[i][col].load(Ordering::Relaxed))
+                .collect();
+            if v.is_empty() {
+                continue;
+            }
+            v.sort_unstable();
+            let q = |f: f64| v[((v.len() - 1) as f64 * f) as usize] as f64 / ticks_per_us();
+            let sum: u64 = v.iter().sum();
+            eprintln!(
+                "weft-stats: {name} {what}: n {} p10 {:.1} p50 {:.1} p90 {:.1} p99 {:.1} max {:.1} sum {:.2}ms",
+                v.len(), q(0.1), q(0.5), q(0.9), q(0.99), q(1.0), sum as f64 / ticks_per_us() / 1000.0
+            );
+        }
+    }
+}
+static ONLOAD_NS: AtomicU64 = AtomicU64::new(0);
+
+/// Experiment (WEFT_SAMPLE_EXP=threads): ms since OnLoad at a phase (VMInit, VMDeath).
+pub fn log_phase(what: &str) {
+    if std::env::var("WEFT_SAMPLE_EXP").is_ok_and(|v| v.split(',').any(|x| x == "threads")) {
+        let ms =
+            crate::clock::mono_ns().saturating_sub(ONLOAD_NS.load(Ordering::Relaxed)) as f64 / 1e6;
+        eprintln!("weft-threads: {what} at {ms:.1} ms after OnLoad");
+    }
+}
+
+/// Experiment (WEFT_SAMPLE_EXP=threads): on-CPU ms of the live threads, by name group.
+pub fn log_thread_cpu() {
+    if !std::env::var("WEFT_SAMPLE_EXP").is_ok_and(|v| v.split(',').any(|x| x == "threads")) {
+        return;
+    }
+    log_phase("VMDeath");
+    let mut by: std::collections::BTreeMap<String, (f64, u32)> = Default::default();
+    for tid in task_ids() {
+        let comm =
+            std::fs::read_to_string(format!("/proc/self/task/{tid}/comm")).unwrap_or_default();
+        let ss =
+            std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).unwrap_or_default();
+        let ns: f64 = ss
+            .split_whitespace()
+            .next()
+            .and_then(|x| x.parse().ok())
+            .unwrap_or(0.0);
+        let c = comm.trim();
+        let g = if c.starts_with("ForkJoinPool") || c.starts_with("pool-") {
+            "workers".to_string()
+        } else if c.starts_with("C2 ") {
+            "C2".into()
+        } else if c.starts_with("C1 ") {
+            "C1".into()
+        } else if c.starts_with("GC ") || c.starts_with("G1 ") {
+            "GC".into()
+        } else {
+            c.to_string()
+        };
+        let e = by.entry(g).or_default();
+        e.0 += ns / 1e6;
+        e.1 += 1;
+    }
+    let v: Vec<String> = by
+        .iter()
+        .filter(|(_, (ms, _))| *ms >= 0.5)
+        .map(|(k, (ms, n))| format!("{k}:{ms:.1}/{n}"))
+        .collect();
+    eprintln!("weft-threads: {}", v.join(" "));
+}
+static SAMPLER_T: [AtomicU64; 8] = [const { AtomicU64::new(0) }; 8];
+static CODE_EVENTS: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
+static PREP: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
+static T_JOIN: Mutex<Duration> = Mutex::new(Duration::ZERO);
+static T_DRAIN: Mutex<Duration> = Mutex::new(Duration::ZERO);
+static T_NAMES: Mutex<Duration> = Mutex::new(Duration::ZERO);
+static SAMPLER_CPU_NS: AtomicU64 = AtomicU64::new(0);
+static WALL_SIGNALS: AtomicU64 = AtomicU64::new(0);
+static WALL_REPEATS: AtomicU64 = AtomicU64::new(0);
+static FRAMES_N: AtomicU64 = AtomicU64::new(0);
+static STACKS_N: AtomicU64 = AtomicU64::new(0);
+
+fn finish_inner(jvmti: Jvmti, jni: Jni) {
     sig::ACTIVE.store(false, Ordering::SeqCst);
     FINISHING.store(true, Ordering::SeqCst);
     if !ENABLED.load(Ordering::Relaxed) && lock(&STOP).is_none() {
         return;
     }
     sig::close_all();
+    let t = Instant::now();
     if let Some((tx, h)) = lock(&STOP).take() {
         let _ = tx.send(());
         let _ = h.join();
     }
+    *lock(&T_JOIN) = t.elapsed();
     if crate::agent::disabled() {
         return;
     }
+    let t = Instant::now();
     drain_once();
+    *lock(&T_DRAIN) = t.elapsed();
+    let t = Instant::now();
     let Some(it) = lock(&INTERNER).take() else {
         return;
     };
+    FRAMES_N.store(it.frames.len() as u64, Ordering::Relaxed);
+    STACKS_N.store(it.stacks.len() as u64, Ordering::Relaxed);
     let framed = jni.push_local_frame(LOCAL_REFS);
     if !framed {
         jni.check_clear();
     }
     let mut names = Names::new(jvmti, jni);
+    let mut probes = StaleCallers::default();
     for (&(method, bci, kind), &id) in &it.frames {
-        emit(&names.frame_def(id, method, bci, kind));
+        let def = names.frame_def(id, method, bci, kind);
+        probes.note(&def);
+        emit(&def);
     }
     drop(names);
     if framed {
         jni.pop_local_frame();
     }
-    for (frames, &id) in &it.stacks {
-        emit(&Record::StackDef {
-            id,
-            frames: frames.clone(),
+    // A walk cut at a stale caller keeps its frames up to there, then
+    // `[broken:stale_caller]` (counted as partial by the analysis).
+    let stale = it.frames.len() as u32 + 1;
+    let defs: Vec<(u32, Vec<u32>)> = it
+        .stacks
+        .iter()
+        .map(|(frames, &id)| match probes.stale_from(frames) {
+            Some(at) => (id, frames[..at].iter().copied().chain([stale]).collect()),
+            None => (id, frames.clone()),
+        })
+        .collect();
+    if defs.iter().any(|(_, f)| f.last() == Some(&stale)) {
+        emit(&Record::FrameDef {
+            id: stale,
+            kind: frame_kind::BROKEN,
+            line: 0,
+            class: "".into(),
+            method: "stale_caller".into(),
         });
     }
+    for (id, frames) in defs {
+        emit(&Record::StackDef { id, frames });
+    }
+    *lock(&T_NAMES) = t.elapsed();
     let dropped = sig::DROPPED.load(Ordering::Relaxed);
     if dropped > 0 {
         let now = crate::clock::now();
@@ -851,6 +1090,47 @@ fn emit(r: &Record) {
         sink::push_global_force(r);
     } else {
         sink::emit_global(r);
+    }
+}
+
+/// Frames of weft's own probes (`weft.FjProbe`, `weft.Probe`, …: the package
+/// `weft` itself) and of the application (neither a probe nor the JDK), by
+/// frame id, to find walks that went through a stale return address.
+#[derive(Default)]
+struct StaleCallers {
+    probe: std::collections::HashSet<u32>,
+    app: std::collections::HashSet<u32>,
+}
+
+impl StaleCallers {
+    fn note(&mut self, def: &Record) {
+        let Record::FrameDef {
+            id, kind, class, ..
+        } = def
+        else {
+            return;
+        };
+        if *kind != frame_kind::JAVA && *kind != frame_kind::NATIVE {
+            return;
+        }
+        let jdk = ["java.", "javax.", "jdk.", "sun.", "com.sun."];
+        if class
+            .strip_prefix("weft.")
+            .is_some_and(|c| !c.contains('.'))
+        {
+            self.probe.insert(*id);
+        } else if !jdk.iter().any(|p| class.starts_with(p)) && !class.starts_with('[') {
+            self.app.insert(*id);
+        }
+    }
+
+    /// Where a walk (leaf first) went wrong: a probe frame whose callee is
+    /// application code. A probe never calls the application, so that frame
+    /// came from a stale return address (AsyncGetCallTrace's sender lookup met
+    /// one, docs/sampling.md § Stale callers) and so did every frame below it.
+    fn stale_from(&self, frames: &[u32]) -> Option<usize> {
+        (1..frames.len())
+            .find(|&i| self.probe.contains(&frames[i]) && self.app.contains(&frames[i - 1]))
     }
 }
 
@@ -1013,6 +1293,32 @@ mod tests {
         assert!(parse_options(Some("cpusample=10x")).is_err());
         assert!(parse_options(Some("wallsample=20s")).is_err());
         assert!(is_option("cpusample") && !is_option("interval"));
+    }
+
+    #[test]
+    fn walks_through_a_probe_frame_above_application_code_are_cut() {
+        let def = |id, class: &str| Record::FrameDef {
+            id,
+            kind: frame_kind::JAVA,
+            line: 0,
+            class: class.into(),
+            method: "m".into(),
+        };
+        let mut s = StaleCallers::default();
+        for d in [
+            def(1, "weft.workloads.fj.Fibonacci"),
+            def(2, "weft.FjProbe"),
+            def(3, "java.util.concurrent.ForkJoinTask"),
+            def(4, "weft.Probe"),
+        ] {
+            s.note(&d);
+        }
+        // Leaf first: seqFib <- seqFib <- FjProbe.now (stale) <- ...
+        assert_eq!(s.stale_from(&[1, 1, 2, 3]), Some(2));
+        // A probe calling the JDK, or another probe, is what probes do.
+        assert_eq!(s.stale_from(&[3, 2, 1]), None);
+        assert_eq!(s.stale_from(&[2, 4, 1]), None);
+        assert_eq!(s.stale_from(&[1]), None);
     }
 
     #[test]

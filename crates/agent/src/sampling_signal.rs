@@ -635,11 +635,33 @@ pub fn install_handler() -> bool {
     true
 }
 
+/// Experiment counters (WEFT_SAMPLE_EXP=stats): [cpu n, cpu tsc, wall n, wall tsc, recover n, recover tsc].
+pub static STATS_ON: AtomicBool = AtomicBool::new(false);
+pub static STATS: [AtomicU64; 8] = [const { AtomicU64::new(0) }; 8];
+/// Per-sample (sig, walk tsc, arm tsc, total tsc) of the first 8192 samples.
+pub static SAMPLE_LOG: [[AtomicU64; 4]; 8192] = [const { [const { AtomicU64::new(0) }; 4] }; 8192];
+pub static SAMPLE_LOG_N: AtomicUsize = AtomicUsize::new(0);
+static LAST_WALK: AtomicU64 = AtomicU64::new(0);
+static LAST_ARM: AtomicU64 = AtomicU64::new(0);
+
 extern "C" fn on_signal(sig: i32, _info: *mut libc::siginfo_t, uc: *mut c_void) {
     // SAFETY: __errno_location is this thread's errno; restored before returning so
     // the interrupted code sees its own value.
     let errno = unsafe { *libc::__errno_location() };
+    let t0 = clock::now();
     take_sample(sig, uc);
+    if STATS_ON.load(Ordering::Relaxed) {
+        let k = if sig == CPU_SIGNAL { 0 } else { 2 };
+        STATS[k].fetch_add(1, Ordering::Relaxed);
+        STATS[k + 1].fetch_add(clock::now() - t0, Ordering::Relaxed);
+        let i = SAMPLE_LOG_N.fetch_add(1, Ordering::Relaxed);
+        if i < SAMPLE_LOG.len() {
+            SAMPLE_LOG[i][0].store(sig as u64, Ordering::Relaxed);
+            SAMPLE_LOG[i][1].store(LAST_WALK.load(Ordering::Relaxed), Ordering::Relaxed);
+            SAMPLE_LOG[i][2].store(LAST_ARM.load(Ordering::Relaxed), Ordering::Relaxed);
+            SAMPLE_LOG[i][3].store(clock::now() - t0, Ordering::Relaxed);
+        }
+    }
     // SAFETY: as above.
     unsafe { *libc::__errno_location() = errno };
 }
@@ -700,6 +722,7 @@ fn take_sample(sig: i32, uc: *mut c_void) {
                         frames: (*e).frames.as_mut_ptr(),
                     };
                     slot.in_walk.store(true, Ordering::SeqCst);
+                    let tw = clock::now();
                     let faulted = weft_protected_walk(
                         f,
                         &mut trace,
@@ -708,14 +731,44 @@ fn take_sample(sig: i32, uc: *mut c_void) {
                         slot.jump.get() as *mut c_void,
                     ) != 0;
                     slot.in_walk.store(false, Ordering::SeqCst);
+                    LAST_WALK.store(clock::now() - tw, Ordering::Relaxed);
                     if faulted {
                         FAULTS.fetch_add(1, Ordering::Relaxed);
                         trace.num_frames = WALK_FAULTED;
-                    } else if trace.num_frames == UNKNOWN_JAVA
+                    } else if (trace.num_frames == UNKNOWN_JAVA || trace.num_frames > 0)
                         && RECOVER.load(Ordering::Relaxed)
                         && !FAULT_TEST.load(Ordering::Relaxed)
                     {
-                        trace.num_frames = recover(slot, &mut trace, f, uc);
+                        let t0 = clock::now();
+                        let walked = trace.num_frames > 0;
+                        let asgct_caller = if walked && trace.num_frames > 1 {
+                            (*trace.frames.add(1)).method as u64
+                        } else {
+                            0
+                        };
+                        let r = recover(slot, &mut trace, f, uc, walked);
+                        if let Some(n) = r {
+                            // A walk that went through a frame the instructions
+                            // prove half built read its caller from the wrong
+                            // slot (a stale return address): the proven walk, or
+                            // broken.
+                            if walked {
+                                STATS[6].fetch_add(1, Ordering::Relaxed);
+                                let caller = if n > 1 {
+                                    (*trace.frames.add(1)).method as u64
+                                } else {
+                                    0
+                                };
+                                if n <= 0 || caller != asgct_caller {
+                                    STATS[7].fetch_add(1, Ordering::Relaxed);
+                                }
+                            }
+                            trace.num_frames = n;
+                        }
+                        if !walked {
+                            STATS[4].fetch_add(1, Ordering::Relaxed);
+                            STATS[5].fetch_add(clock::now() - t0, Ordering::Relaxed);
+                        }
                     }
                     (*e).num_frames = trace.num_frames;
                     (*e).ts = clock::now();
@@ -745,7 +798,9 @@ fn take_sample(sig: i32, uc: *mut c_void) {
         let fd = slot.fd1.load(Ordering::Acquire) - 1;
         let p = CPU_PERIOD_NS.load(Ordering::Relaxed);
         if fd >= 0 && p > 0 {
+            let ta = clock::now();
             arm(slot, fd, p);
+            LAST_ARM.store(clock::now() - ta, Ordering::Relaxed);
         }
     }
     slot.busy.store(false, Ordering::Release);
@@ -768,6 +823,12 @@ struct Recovery {
     trace: CallTrace,
     walk: Agct,
     code: compiled_code::Ranges,
+    /// The first walk succeeded: only a compiled method's half-built frame
+    /// is looked for (a walk never succeeds from inside a stub).
+    walked: bool,
+    /// The instructions at the PC proved where the return address is (the
+    /// result is then the walk from there, or `unknown_Java`).
+    proved: bool,
 }
 
 /// A walk that failed with `unknown_Java`, taken again: when the PC is in a
@@ -776,7 +837,13 @@ struct Recovery {
 /// on from its caller, with the return address and stack pointer the
 /// instructions say. Else the sample stays `unknown_Java`. The second walk
 /// runs under the same crash protection as the first.
-fn recover(slot: &ThreadSlot, trace: &mut CallTrace, walk: Agct, uc: *mut c_void) -> i32 {
+fn recover(
+    slot: &ThreadSlot,
+    trace: &mut CallTrace,
+    walk: Agct,
+    uc: *mut c_void,
+    walked: bool,
+) -> Option<i32> {
     let mut r = Recovery {
         trace: CallTrace {
             env: trace.env,
@@ -785,6 +852,8 @@ fn recover(slot: &ThreadSlot, trace: &mut CallTrace, walk: Agct, uc: *mut c_void
         },
         walk,
         code: compiled_code::enter(),
+        walked,
+        proved: false,
     };
     slot.in_walk.store(true, Ordering::SeqCst);
     // SAFETY: recover_walk only reads the ucontext, our code table snapshot
@@ -804,9 +873,9 @@ fn recover(slot: &ThreadSlot, trace: &mut CallTrace, walk: Agct, uc: *mut c_void
     compiled_code::leave();
     if faulted {
         FAULTS.fetch_add(1, Ordering::Relaxed);
-        return WALK_FAULTED;
+        return Some(WALK_FAULTED);
     }
-    r.trace.num_frames
+    r.proved.then_some(r.trace.num_frames)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -823,10 +892,16 @@ unsafe extern "C" fn recover_walk(t: *mut CallTrace, depth: i32, uc: *mut c_void
     let pc = g[libc::REG_RIP as usize] as usize;
     let sp = g[libc::REG_RSP as usize] as usize;
     let Some(code) = r.code.find(pc) else {
+        if !r.walked {
+            compiled_code::want_newer();
+        }
         return;
     };
     if code.is_stub() {
-        return from_stub(r, code, depth, uc);
+        if !r.walked {
+            from_stub(r, code, depth, uc);
+        }
+        return;
     }
     // The method's code bytes around the PC, inside its range only.
     let lo = pc.saturating_sub(BEFORE).max(code.start);
@@ -837,6 +912,7 @@ unsafe extern "C" fn recover_walk(t: *mut CallTrace, depth: i32, uc: *mut c_void
     let Some(u) = unwind(before, at, pc - code.start) else {
         return;
     };
+    r.proved = true;
     // Inside the frame the instructions describe, at or above the stack pointer.
     let ra = *((sp + u.return_address_at) as *const usize);
     // The caller must be compiled code we know (a return address into it):
@@ -924,6 +1000,7 @@ unsafe fn from_stub(
     } else {
         return;
     };
+    r.proved = true;
     let mut ctx: libc::ucontext_t = std::ptr::read(uc);
     let cg = &mut ctx.uc_mcontext.gregs;
     cg[libc::REG_RIP as usize] = (ra - 1) as i64;

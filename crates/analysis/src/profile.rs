@@ -141,6 +141,11 @@ pub struct Profile {
     /// Samples whose walk failed (AsyncGetCallTrace error), per mode.
     pub cpu_broken: u64,
     pub wall_broken: u64,
+    /// Samples whose walk is kept only up to where it met a stale caller (a
+    /// weft probe frame above application code: `[broken:stale_caller]` at the
+    /// root end, docs/sampling.md § Stale callers), per mode; not in `*_broken`.
+    pub cpu_partial: u64,
+    pub wall_partial: u64,
     /// CPU samples taken while the thread had no Java frame (in the VM, or native
     /// code outside any Java call): not failed walks.
     pub cpu_not_in_java: u64,
@@ -273,6 +278,17 @@ impl Profile {
         }
     }
 
+    /// Whether a stack was cut short (a broken frame past its leaf).
+    fn is_partial(&self, stack: u32) -> bool {
+        self.stacks.get(&stack).is_some_and(|s| {
+            s.iter().skip(1).any(|f| {
+                self.frames
+                    .get(f)
+                    .is_some_and(|f| f.kind == frame_kind::BROKEN)
+            })
+        })
+    }
+
     fn leaf_kind(&self, stack: u32) -> Option<u8> {
         self.stacks
             .get(&stack)
@@ -317,22 +333,24 @@ impl Profile {
             ..Profile::default()
         };
         p.samples.sort_by_key(|s| (s.thread, s.ts_ns));
-        let kinds: Vec<(Mode, Option<u8>)> = p
+        let kinds: Vec<(Mode, Option<u8>, bool)> = p
             .samples
             .iter()
-            .map(|s| (s.mode, p.leaf_kind(s.stack)))
+            .map(|s| (s.mode, p.leaf_kind(s.stack), p.is_partial(s.stack)))
             .collect();
-        for (mode, kind) in kinds {
+        for (mode, kind, partial) in kinds {
             let broken = kind == Some(frame_kind::BROKEN);
             match mode {
                 Mode::Cpu => {
                     p.cpu_samples += 1;
                     p.cpu_broken += broken as u64;
+                    p.cpu_partial += partial as u64;
                     p.cpu_not_in_java += (kind == Some(frame_kind::NO_JAVA)) as u64;
                 }
                 Mode::Wall => {
                     p.wall_samples += 1;
                     p.wall_broken += broken as u64;
+                    p.wall_partial += partial as u64;
                 }
             }
         }

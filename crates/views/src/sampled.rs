@@ -144,6 +144,8 @@ pub fn profile_json(p: &Profile) -> serde_json::Value {
         "wall_broken": p.wall_broken,
         "cpu_broken_share": p.broken_share(Mode::Cpu),
         "wall_broken_share": p.broken_share(Mode::Wall),
+        "cpu_partial": p.cpu_partial,
+        "wall_partial": p.wall_partial,
         "cpu_not_in_java": p.cpu_not_in_java,
         "task_classes": p.task_classes.iter().map(|c| json!({
             "class": c.class,
