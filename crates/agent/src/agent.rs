@@ -138,18 +138,26 @@ pub fn set_probe_on(jni: Jni, on: bool) {
 /// (= System.identityHashCode), the id from [`class_id_of`]; no Java code runs
 /// unless the class is new to native code.
 pub fn class_and_ident(jni: Jni, o: jobject) -> (u32, u32) {
-    let Some(r) = REFS.get() else { return (0, 0) };
-    if o.is_null() {
+    if o.is_null() || REFS.get().is_none() {
         return (0, 0);
     }
-    let c = class_id_of(jni, o);
+    (class_id_of(jni, o), ident(jni, o))
+}
+
+/// Identity of an object (0 for null): JVMTI GetObjectHashCode
+/// (= System.identityHashCode), through Probe.identOf without JVMTI.
+pub fn ident(jni: Jni, o: jobject) -> u32 {
+    let Some(r) = REFS.get() else { return 0 };
+    if o.is_null() {
+        return 0;
+    }
     let i = match jvmti().map(|t| t.get_object_hash_code(o)) {
         Some(Ok(h)) => h,
         _ => jni
             .call_static_int_method1(r.probe_class as jclass, r.ident_of as jmethodID, o)
             .unwrap_or(0),
     };
-    (c, i as u32)
+    i as u32
 }
 
 /// Class id of an object (0 if unknown): from the native table of ids
@@ -256,7 +264,8 @@ fn probe(id: i32) -> Option<Arc<ProbeInfo>> {
 #[derive(Default)]
 struct PlumbingIds {
     classes: HashMap<u32, &'static PlumbingClass>,
-    fields: HashMap<u32, Option<Vec<usize>>>,
+    /// Shared, so that a look-up on the hot path copies no vector.
+    fields: HashMap<u32, Option<Arc<[usize]>>>,
 }
 static PLUMBING_IDS: RwLock<Option<PlumbingIds>> = RwLock::new(None);
 
@@ -271,7 +280,12 @@ pub fn wraps_task(class_id: u32) -> bool {
 }
 
 /// Field path of plumbing class `class_id` for object `o` (resolved once per class).
-fn plumbing_fields(jni: Jni, class_id: u32, pl: &PlumbingClass, o: jobject) -> Option<Vec<usize>> {
+fn plumbing_fields(
+    jni: Jni,
+    class_id: u32,
+    pl: &PlumbingClass,
+    o: jobject,
+) -> Option<Arc<[usize]>> {
     {
         let g = PLUMBING_IDS.read().unwrap_or_else(|e| e.into_inner());
         if let Some(f) = g.as_ref().and_then(|p| p.fields.get(&class_id)) {
@@ -280,7 +294,7 @@ fn plumbing_fields(jni: Jni, class_id: u32, pl: &PlumbingClass, o: jobject) -> O
     }
     // Resolved outside the lock (JNI); a concurrent duplicate is harmless.
     let c = jni.get_object_class(o);
-    let r = resolve_path(jni, c, pl.inner);
+    let r: Option<Arc<[usize]>> = resolve_path(jni, c, pl.inner).map(Into::into);
     jni.delete_local_ref(c);
     let mut g = PLUMBING_IDS.write().unwrap_or_else(|e| e.into_inner());
     g.get_or_insert_with(PlumbingIds::default)
@@ -302,6 +316,11 @@ fn follow(jni: Jni, mut o: jobject, fields: &[usize]) -> jobject {
 /// Unwraps plumbing objects (a FutureTask's RunnableAdapter, …): the innermost
 /// task, or null if `o` (of class `class_id`) is not plumbing.
 pub fn unwrap(jni: Jni, o: jobject, class_id: u32) -> jobject {
+    unwrap_with_class(jni, o, class_id).0
+}
+
+/// [`unwrap`] with the innermost task's class id (0 with a null task).
+fn unwrap_with_class(jni: Jni, o: jobject, class_id: u32) -> (jobject, u32) {
     let mut cur = o;
     let mut cls = class_id;
     let mut unwrapped = false;
@@ -325,29 +344,36 @@ pub fn unwrap(jni: Jni, o: jobject, class_id: u32) -> jobject {
         cls = class_id_of(jni, cur);
     }
     if unwrapped {
-        cur
+        (cur, cls)
     } else {
-        std::ptr::null_mut()
+        (std::ptr::null_mut(), 0)
     }
 }
 
 /// The inner task of a plumbing execution (null if none).
 pub fn inner(jni: Jni, probe_id: i32, self_: jobject) -> jobject {
+    inner_with_class(jni, probe_id, self_).0
+}
+
+/// [`inner`] with the inner task's class id (0 with a null task): the unwrap looked
+/// it up already (the VirtualThreadStart callback records it).
+pub fn inner_with_class(jni: Jni, probe_id: i32, self_: jobject) -> (jobject, u32) {
+    let none = (std::ptr::null_mut(), 0);
     let Some(p) = probe(probe_id) else {
-        return std::ptr::null_mut();
+        return none;
     };
     let Some(pl) = p.plumbing else {
-        return std::ptr::null_mut();
+        return none;
     };
     if self_.is_null() {
-        return std::ptr::null_mut();
+        return none;
     }
     if pl.inner.is_empty() {
         // A plumbing base class whose subclasses hold the task (JDK 25's
         // ForkJoinTask$InterruptibleTask, plumbing.rs): unwrap by the runtime
         // class; null for classes without an inner task (ThreadPoolExecutor$Worker).
         let cls = class_id_of(jni, self_);
-        return unwrap(jni, self_, cls);
+        return unwrap_with_class(jni, self_, cls);
     }
     let fields = p.fields.get_or_init(|| {
         let c = jni.get_object_class(self_);
@@ -356,16 +382,16 @@ pub fn inner(jni: Jni, probe_id: i32, self_: jobject) -> jobject {
         r
     });
     let Some(fields) = fields else {
-        return std::ptr::null_mut();
+        return none;
     };
     let first = follow(jni, self_, fields);
     if first.is_null() {
-        return first;
+        return none;
     }
     let cls = class_id_of(jni, first);
-    let deeper = unwrap(jni, first, cls);
-    if deeper.is_null() {
-        first
+    let deeper = unwrap_with_class(jni, first, cls);
+    if deeper.0.is_null() {
+        (first, cls)
     } else {
         deeper
     }
@@ -390,6 +416,7 @@ pub fn register_class(jni: Jni, c: jclass, name: &str, hidden: bool, host: jobje
                 .insert(id, pl);
         }
     }
+    crate::vthreads::class_registered(&readable, id);
     if sink::SESSION.load(Ordering::Relaxed) != 0 {
         // An attach session: the next session's trace needs the definition again
         // (Probe keeps the id of a class for good).

@@ -776,6 +776,7 @@ fn changed(outcome: pipeline::Outcome, summary: &weft_classfile::ClassSummary) -
     }
     let class = summary.name.replace('/', ".");
     for p in t.probed {
+        vthreads::probe_defined(&class, &p.method, &p.descriptor, p.kind, p.id);
         sink::emit_global(&Record::ProbeDef {
             id: p.id as u32,
             kind: p.kind,

@@ -169,6 +169,19 @@ pub extern "system" fn Java_weft_Probe_nCreated(
     })
 }
 
+/// What the probes of class `class_id` leave out on a virtual thread
+/// (vthreads::skipped_on_virtual).
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nSkippedOnVirtual(
+    e: *mut JNIEnv,
+    _c: jclass,
+    class_id: jint,
+) -> jint {
+    agent::guard(env(e), "nSkippedOnVirtual", || {
+        Ok(crate::vthreads::skipped_on_virtual(class_id as u32) as jint)
+    })
+}
+
 #[no_mangle]
 pub extern "system" fn Java_weft_Probe_nRegisterClass(
     e: *mut JNIEnv,
@@ -241,6 +254,11 @@ pub fn table() -> Vec<(&'static str, Vec<Native>)> {
                     f!(Java_weft_Probe_nUnwrap),
                 ),
                 ("nWrapsTask", "(I)Z", f!(Java_weft_Probe_nWrapsTask)),
+                (
+                    "nSkippedOnVirtual",
+                    "(I)I",
+                    f!(Java_weft_Probe_nSkippedOnVirtual),
+                ),
                 (
                     "nSubmitBegin",
                     "(IIIIII)V",

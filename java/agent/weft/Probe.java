@@ -34,11 +34,20 @@ public final class Probe {
         final int id;
         final boolean wrapsTask;
         final boolean vtScheduler;
+        /**
+         * What its probes leave out on a virtual thread: 0 nothing; 1 a thread-per-task
+         * executor's wrapper, whose plumbing begin the agent's VirtualThreadStart
+         * callback records (only its end is recorded here, and an execution probe of
+         * its own records nothing); 2 everything (the RunnableAdapter inside it).
+         * crates/agent/src/vthreads.rs.
+         */
+        final int onVirtual;
 
-        ClassInfo(int id, boolean wrapsTask, boolean vtScheduler) {
+        ClassInfo(int id, boolean wrapsTask, boolean vtScheduler, int onVirtual) {
             this.id = id;
             this.wrapsTask = wrapsTask;
             this.vtScheduler = vtScheduler;
+            this.onVirtual = onVirtual;
         }
     }
 
@@ -47,7 +56,8 @@ public final class Probe {
         protected ClassInfo computeValue(Class<?> c) {
             String name = c.getName();
             int id = nRegisterClass(c, name, c.isHidden(), c.getNestHost());
-            return new ClassInfo(id, nWrapsTask(id), name.startsWith(VT_LAMBDA));
+            return new ClassInfo(id, nWrapsTask(id), name.startsWith(VT_LAMBDA),
+                    nSkippedOnVirtual(id));
         }
     };
 
@@ -62,15 +72,34 @@ public final class Probe {
      * calls per virtual thread. Resolved at first use, after VMInit.
      */
     private static final class Carrier {
-        static final Class<?> CLASS = find();
+        static final Class<?> CLASS = bootClass("jdk.internal.misc.CarrierThread");
+    }
 
-        private static Class<?> find() {
-            try {
-                return Class.forName("jdk.internal.misc.CarrierThread", false, null);
-            } catch (Throwable t) {
-                return null;
-            }
+    /** {@code java.lang.VirtualThread} (JDK 21+; null before), resolved at first use. */
+    private static final class Virtual {
+        static final Class<?> CLASS = bootClass("java.lang.VirtualThread");
+    }
+
+    /** A class of the boot loader, or null when this JDK has none of that name. */
+    private static Class<?> bootClass(String name) {
+        try {
+            return Class.forName(name, false, null);
+        } catch (Throwable t) {
+            return null;
         }
+    }
+
+    /** Whether this thread is a virtual thread. */
+    private static boolean onVirtual() {
+        return Thread.currentThread().getClass() == Virtual.CLASS; // null before 21: false
+    }
+
+    /**
+     * What a probe of {@code self} leaves out on this thread ({@link ClassInfo#onVirtual}
+     * on a virtual thread, 0 on others).
+     */
+    private static int skippedOnVirtual(Object self) {
+        return onVirtual() ? IDS.get(self.getClass()).onVirtual : 0;
     }
 
     /** The virtual-thread scheduler's pool, once seen (a racy cache: a miss only re-checks). */
@@ -114,11 +143,13 @@ public final class Probe {
                 case EXECUTION:
                     if (self instanceof Runnable || self instanceof Callable
                             || self instanceof ForkJoinTask) {
-                        nBegin(probe, classIdOf(self), System.identityHashCode(self), 0, 0);
+                        ClassInfo info = IDS.get(self.getClass());
+                        if (info.onVirtual != 0 && onVirtual()) break;
+                        nBegin(probe, info.id, System.identityHashCode(self), 0, 0);
                     }
                     break;
                 case PLUMBING: {
-                    if (onCarrier()) break;
+                    if (onCarrier() || skippedOnVirtual(self) != 0) break;
                     Object inner = nInner(probe, self);
                     if (inner == null) {
                         nBegin(probe, classIdOf(self), System.identityHashCode(self), 0, 0);
@@ -185,11 +216,14 @@ public final class Probe {
                 case EXECUTION:
                     if (self instanceof Runnable || self instanceof Callable
                             || self instanceof ForkJoinTask) {
+                        if (skippedOnVirtual(self) != 0) break;
                         nEnd(probe, System.identityHashCode(self));
                     }
                     break;
                 case PLUMBING:
-                    if (!onCarrier()) nEnd(probe, System.identityHashCode(self));
+                    if (!onCarrier() && skippedOnVirtual(self) != 2) {
+                        nEnd(probe, System.identityHashCode(self));
+                    }
                     break;
                 case LOOP_BODY:
                     nEnd(probe, System.identityHashCode(self));
@@ -252,6 +286,8 @@ public final class Probe {
     private static native Object nUnwrap(Object task, int cls);
 
     private static native boolean nWrapsTask(int classId);
+
+    private static native int nSkippedOnVirtual(int classId);
 
     private static native void nSubmitBegin(int probe, int executorCls, int taskCls, int taskIdent,
             int innerCls, int innerIdent);
