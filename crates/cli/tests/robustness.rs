@@ -1171,6 +1171,19 @@ fn send_signal(pid: u32, sig: &str) {
     assert!(st.success(), "kill -{sig} {pid} failed");
 }
 
+/// Whether this process was started with SIGHUP ignored (`nohup`): its children,
+/// weft among them, inherit that.
+fn sighup_ignored() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("SigIgn:"))
+                .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+        })
+        .is_some_and(|mask| mask & 1 != 0)
+}
+
 fn process_exists(pid: u32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
         && std::fs::read_to_string(format!("/proc/{pid}/stat"))
@@ -1185,6 +1198,11 @@ fn process_exists(pid: u32) -> bool {
 fn signals_to_weft_record_are_forwarded_to_the_jvm() {
     let _serial = serial();
     for sig in ["TERM", "HUP", "INT"] {
+        if sig == "HUP" && sighup_ignored() {
+            // Started under nohup: weft keeps SIGHUP ignored, as the JVM would without
+            // it (child.rs), so there is nothing to forward.
+            continue;
+        }
         let trace = scratch_file(&format!("signal-{sig}.weft"));
         let _ = std::fs::remove_file(&trace);
         let (mut child, jvm, stdout) = start_sleeper(&trace, "60000");
