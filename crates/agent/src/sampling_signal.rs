@@ -731,7 +731,9 @@ fn take_sample(sig: i32, uc: *mut c_void) {
                         slot.jump.get() as *mut c_void,
                     ) != 0;
                     slot.in_walk.store(false, Ordering::SeqCst);
-                    LAST_WALK.store(clock::now() - tw, Ordering::Relaxed);
+                    if STATS_ON.load(Ordering::Relaxed) {
+                        LAST_WALK.store(clock::now() - tw, Ordering::Relaxed);
+                    }
                     if faulted {
                         FAULTS.fetch_add(1, Ordering::Relaxed);
                         trace.num_frames = WALK_FAULTED;
@@ -800,7 +802,9 @@ fn take_sample(sig: i32, uc: *mut c_void) {
         if fd >= 0 && p > 0 {
             let ta = clock::now();
             arm(slot, fd, p);
-            LAST_ARM.store(clock::now() - ta, Ordering::Relaxed);
+            if STATS_ON.load(Ordering::Relaxed) {
+                LAST_ARM.store(clock::now() - ta, Ordering::Relaxed);
+            }
         }
     }
     slot.busy.store(false, Ordering::Release);
