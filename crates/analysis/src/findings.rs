@@ -1544,23 +1544,8 @@ mod tests {
         for k in 0..n {
             tb.submit(MAIN, t0, (C_WORK, k + 1), 5);
             tb.begin(1, t0, P_WORK_RUN, C_WORK, k + 1);
-            tb.recs.push((
-                1,
-                Record::WaitDetail {
-                    class_id: 77,
-                    site: 11,
-                },
-            ));
             let w0 = t0 + (len - wait) / 2 * MS;
-            tb.recs.push((
-                1,
-                Record::WaitBegin {
-                    ts: w0,
-                    kind: weft_trace::wait_kind::PARK,
-                    lock: 0,
-                },
-            ));
-            tb.recs.push((1, Record::WaitEnd { ts: w0 + wait * MS }));
+            tb.wait(1, weft_trace::wait_kind::PARK, 77, 11, w0, w0 + wait * MS);
             tb.end(1, t0 + len * MS, P_WORK_RUN, k + 1);
             t0 += len * MS;
         }
@@ -1618,22 +1603,7 @@ mod tests {
         for k in 0..4_000u64 {
             let t = 1 + (k % 2) as u32;
             let s = 1_000_000 + k * 25_000;
-            tb.recs.push((
-                t,
-                Record::WaitDetail {
-                    class_id: 77,
-                    site: 11,
-                },
-            ));
-            tb.recs.push((
-                t,
-                Record::WaitBegin {
-                    ts: s,
-                    kind: weft_trace::wait_kind::OBJECT_WAIT,
-                    lock: 0,
-                },
-            ));
-            tb.recs.push((t, Record::WaitEnd { ts: s + 20_000 }));
+            tb.wait(t, weft_trace::wait_kind::OBJECT_WAIT, 77, 11, s, s + 20_000);
         }
         tb.thread_end(1, 120_000_000).thread_end(2, 120_000_000);
         tb.global(Record::End { ts: 120_000_001 });
@@ -2080,22 +2050,14 @@ mod tests {
             let e = b + 1_000_000_000 / (n as u64 / 4).max(1) - 20;
             tb.begin(t, b, P_RUN, C_OUTER, i + 1);
             if consumer {
-                tb.recs.push((
+                tb.wait(
                     t,
-                    Record::WaitDetail {
-                        class_id: 0,
-                        site: 4,
-                    },
-                ));
-                tb.recs.push((
-                    t,
-                    Record::WaitBegin {
-                        ts: b + 1_000,
-                        kind: weft_trace::wait_kind::PARK,
-                        lock: 0,
-                    },
-                ));
-                tb.recs.push((t, Record::WaitEnd { ts: b + 1_001_000 }));
+                    weft_trace::wait_kind::PARK,
+                    0,
+                    4,
+                    b + 1_000,
+                    b + 1_001_000,
+                );
             }
             tb.end(t, e, P_RUN, i + 1);
         }

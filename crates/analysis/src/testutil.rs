@@ -174,6 +174,31 @@ impl TB {
         self
     }
 
+    /// A wait of thread `t` from `begin` to `end`, of `kind` (weft_trace::wait_kind), on
+    /// an object of class `class_id` at site `site` (0: not sampled): its `WaitDetail`,
+    /// `WaitBegin` and `WaitEnd`, as the agent writes them.
+    pub fn wait(
+        &mut self,
+        t: u32,
+        kind: u8,
+        class_id: u32,
+        site: u32,
+        begin: u64,
+        end: u64,
+    ) -> &mut Self {
+        self.recs.push((t, Record::WaitDetail { class_id, site }));
+        self.recs.push((
+            t,
+            Record::WaitBegin {
+                ts: begin,
+                kind,
+                lock: 0,
+            },
+        ));
+        self.recs.push((t, Record::WaitEnd { ts: end }));
+        self
+    }
+
     pub fn thread_end(&mut self, t: u32, ts: u64) -> &mut Self {
         self.recs.push((
             t,

@@ -302,28 +302,10 @@ mod tests {
         for t in [1u32, 2] {
             tb.start(t, 0, C_THREAD, (0, 0));
         }
-        let wait = |tb: &mut TB, t: u32, kind: u8, class: u32, site: u32, s: u64, e: u64| {
-            tb.recs.push((
-                t,
-                Record::WaitDetail {
-                    class_id: class,
-                    site,
-                },
-            ));
-            tb.recs.push((
-                t,
-                Record::WaitBegin {
-                    ts: s * MS,
-                    kind,
-                    lock: 0,
-                },
-            ));
-            tb.recs.push((t, Record::WaitEnd { ts: e * MS }));
-        };
-        wait(&mut tb, 1, wait_kind::OBJECT_WAIT, 5, 10, 10, 110);
-        wait(&mut tb, 2, wait_kind::OBJECT_WAIT, 5, 0, 20, 70);
-        wait(&mut tb, 1, wait_kind::PARK, 6, 11, 200, 230);
-        wait(&mut tb, 2, wait_kind::PARK, 0, 0, 300, 310);
+        tb.wait(1, wait_kind::OBJECT_WAIT, 5, 10, 10 * MS, 110 * MS);
+        tb.wait(2, wait_kind::OBJECT_WAIT, 5, 0, 20 * MS, 70 * MS);
+        tb.wait(1, wait_kind::PARK, 6, 11, 200 * MS, 230 * MS);
+        tb.wait(2, wait_kind::PARK, 0, 0, 300 * MS, 310 * MS);
         for t in [1u32, 2] {
             tb.thread_end(t, 1000 * MS);
         }
@@ -371,18 +353,6 @@ mod tests {
         for t in [1u32, 2, 3, 4] {
             tb.start(t, 0, C_THREAD, (0, 0));
         }
-        let wait = |tb: &mut TB, t: u32, site: u32, s: u64| {
-            tb.recs.push((t, Record::WaitDetail { class_id: 5, site }));
-            tb.recs.push((
-                t,
-                Record::WaitBegin {
-                    ts: s * MS,
-                    kind: wait_kind::PARK,
-                    lock: 0,
-                },
-            ));
-            tb.recs.push((t, Record::WaitEnd { ts: (s + 10) * MS }));
-        };
         // Thread 1: sampled at take, then unsampled; thread 2: at the gate, then
         // unsampled; thread 3: at take, at the gate, then unsampled (the gate's);
         // thread 4: never sampled.
@@ -393,7 +363,8 @@ mod tests {
             (4, vec![0]),
         ] {
             for (k, site) in sites.into_iter().enumerate() {
-                wait(&mut tb, t, site, 100 * k as u64 + 10 * t as u64);
+                let s = 100 * k as u64 + 10 * t as u64;
+                tb.wait(t, wait_kind::PARK, 5, site, s * MS, (s + 10) * MS);
             }
         }
         for t in [1u32, 2, 3, 4] {
