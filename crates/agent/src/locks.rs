@@ -163,22 +163,31 @@ fn lookup(jvmti: Jvmti, jni: Jni, obj: jobject, monitor: bool) -> Option<Arc<Ent
         .map(|s| crate::lambda::sig_to_name(&s))
         .unwrap_or_else(|_| "?".into());
     let (role, class) = classify(&name, monitor);
-    let class_ref = jni.new_global_ref(cls) as usize;
-    jni.delete_local_ref(cls);
-    let id = NEXT_LOCK.fetch_add(1, Ordering::Relaxed);
-    let e = Arc::new(Entry {
-        class_ref,
-        id,
-        role,
-        contentions: AtomicU64::new(0),
-    });
-    {
+    let e = {
         let mut g = LOCKS.write().unwrap_or_else(|e| e.into_inner());
-        g.get_or_insert_with(HashMap::new)
-            .entry(ident)
-            .or_default()
-            .push(e.clone());
-    }
+        let same = g.get_or_insert_with(HashMap::new).entry(ident).or_default();
+        // Threads meet a lock's first contention together: the one that got here
+        // first defined it since the look-up above (else one object, two LockDefs).
+        if let Some(found) = same
+            .iter()
+            .find(|e| jni.is_same_object(cls, e.class_ref as jobject))
+        {
+            let found = found.clone();
+            drop(g);
+            jni.delete_local_ref(cls);
+            return Some(found);
+        }
+        let e = Arc::new(Entry {
+            class_ref: jni.new_global_ref(cls) as usize,
+            id: NEXT_LOCK.fetch_add(1, Ordering::Relaxed),
+            role,
+            contentions: AtomicU64::new(0),
+        });
+        same.push(e.clone());
+        e
+    };
+    jni.delete_local_ref(cls);
+    let id = e.id;
     if let Role::Lock(kind) = role {
         sink::emit_global(&Record::LockDef {
             id,
