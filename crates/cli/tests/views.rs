@@ -69,6 +69,11 @@ fn html_report_renders_in_headless_chromium() {
     assert!(attr("data-waits") > 0, "no waits drawn: {tag}");
     // The flame graph of the sampled stacks (the pool run is sampled by default).
     assert!(attr("data-flame") > 0, "flame graph empty: {tag}");
+    // The what-if section draws the recorded run beside its replay (SVG, no script).
+    assert!(
+        dom.contains("<h3>Schedules</h3>") && dom.matches("<svg width=").count() >= 2,
+        "what-if schedules missing"
+    );
     for id in [
         "timeline",
         "granularity",
@@ -76,6 +81,7 @@ fn html_report_renders_in_headless_chromium() {
         "findings",
         "locks",
         "profile",
+        "whatif",
     ] {
         assert!(
             dom.contains(&format!("id=\"{id}\"")),

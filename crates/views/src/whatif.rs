@@ -44,6 +44,10 @@ pub fn whatif_json(w: &WhatIf) -> Value {
         "critical_path": w.critical_path.iter().map(|p| json!({
             "kind": p.kind.as_str(), "target": p.target, "ns": p.ns,
         })).collect::<Vec<_>>(),
+        "schedules": w.schedules.iter().map(|s| json!({
+            "label": s.label, "makespan_ns": s.makespan_ns, "strands": s.strands,
+            "lanes": s.lanes,
+        })).collect::<Vec<_>>(),
         "model": {
             "cores": w.cores,
             "strands": w.strands,
@@ -210,6 +214,102 @@ Estimates are ratios against the simulated run; every one carries its range and 
         }
         h.push_str("</tbody></table><p class=\"muted small\">Verify: make one change, record again, then <code>weft compare before.weft after.weft --edit EDIT</code>.</p>");
     }
+    schedules_html(w, &mut h);
     h.push_str("</section>\n");
     h
+}
+
+/// A lane's label in the gutter: the end of a long name (its class, not its package).
+fn short_label(l: &str) -> String {
+    let n = l.chars().count();
+    if n <= 30 {
+        l.to_string()
+    } else {
+        format!("…{}", l.chars().skip(n - 29).collect::<String>())
+    }
+}
+
+/// The recorded run, its replay and the run after a change, one SVG each on one time
+/// axis (the longest strands of each: `weft_whatif::schedule::MAX_BARS`).
+fn schedules_html(w: &WhatIf, h: &mut String) {
+    use crate::html::esc;
+    const PALETTE: [&str; 10] = [
+        "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+        "#9c755f", "#bab0ac",
+    ];
+    const LANE_PX: f64 = 14.0;
+    const GUTTER_PX: f64 = 190.0;
+    const PLOT_PX: f64 = 760.0;
+    const MAX_LANES: usize = 64;
+    if w.schedules.len() < 2 {
+        return;
+    }
+    let span = w
+        .schedules
+        .iter()
+        .flat_map(|s| s.bars.iter().map(|b| b.end_ns).chain([s.makespan_ns]))
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64;
+    let colour = |class: &str| {
+        let h = class
+            .bytes()
+            .fold(0u32, |a, b| a.wrapping_mul(31).wrapping_add(b as u32));
+        PALETTE[h as usize % PALETTE.len()]
+    };
+    let _ = write!(
+        h,
+        "<h3>Schedules</h3><p class=\"muted small\">The recorded run, the simulator's replay of it, and the run after the change, on one time axis ({} across): each bar is a task or a thread's own code on the thread that ran it (the longest {} of each run; nested runs drawn lower). Hover a bar for its class and times.</p>",
+        esc(&human_ns(span as u64)),
+        weft_whatif::schedule::MAX_BARS
+    );
+    for s in &w.schedules {
+        let lanes = s.lanes.len().min(MAX_LANES);
+        let height = lanes as f64 * LANE_PX + 18.0;
+        let _ = write!(
+            h,
+            "<div class=\"small\"><b>{}</b>: {} ({} strands{})</div><svg width=\"{}\" height=\"{height}\" style=\"font:10px sans-serif\">",
+            esc(&s.label),
+            esc(&human_ns(s.makespan_ns)),
+            s.strands,
+            if s.lanes.len() > MAX_LANES {
+                format!(", first {MAX_LANES} of {} threads", s.lanes.len())
+            } else {
+                String::new()
+            },
+            GUTTER_PX + PLOT_PX + 10.0
+        );
+        for (i, l) in s.lanes.iter().take(lanes).enumerate() {
+            let _ = write!(
+                h,
+                "<text x=\"0\" y=\"{:.1}\">{}</text>",
+                i as f64 * LANE_PX + 11.0,
+                esc(&short_label(l))
+            );
+        }
+        for b in s.bars.iter().filter(|b| (b.lane as usize) < lanes) {
+            let x = GUTTER_PX + b.start_ns as f64 / span * PLOT_PX;
+            let wd = ((b.end_ns - b.start_ns) as f64 / span * PLOT_PX).max(0.5);
+            let d = f64::from(b.depth.min(3));
+            let y = b.lane as f64 * LANE_PX + 1.0 + d * 3.0;
+            let _ = write!(
+                h,
+                "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{wd:.1}\" height=\"{:.1}\" fill=\"{}\"><title>{} {}–{} ({})</title></rect>",
+                LANE_PX - 2.0 - d * 3.0,
+                colour(&b.class),
+                esc(&b.class),
+                esc(&human_ns(b.start_ns)),
+                esc(&human_ns(b.end_ns)),
+                esc(&human_ns(b.end_ns - b.start_ns))
+            );
+        }
+        let axis_y = lanes as f64 * LANE_PX + 2.0;
+        let end_x = GUTTER_PX + s.makespan_ns as f64 / span * PLOT_PX;
+        let _ = write!(
+            h,
+            "<line x1=\"{GUTTER_PX}\" y1=\"{axis_y:.1}\" x2=\"{end_x:.1}\" y2=\"{axis_y:.1}\" stroke=\"#333\"/><text x=\"{end_x:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text></svg>",
+            axis_y + 12.0,
+            esc(&human_ns(s.makespan_ns))
+        );
+    }
 }

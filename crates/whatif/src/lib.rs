@@ -18,12 +18,14 @@ pub mod cpu_share;
 pub mod critical;
 pub mod edit;
 pub mod graph;
+pub mod schedule;
 pub mod search;
 pub mod sim;
 pub mod speedups;
 
 pub use edit::Edit;
 pub use graph::{ExecGraph, Op, Pool, Runs, Strand};
+pub use schedule::{Bar, Schedule};
 pub use search::{estimate, whatif, Confidence, Estimate, WhatIf};
 pub use sim::{simulate, Overlay, SimParams, SimResult};
 

@@ -76,6 +76,9 @@ pub struct WhatIf {
     pub lost_records: u64,
     /// Share of the recorded critical path that is anchored delay (unexplained waits).
     pub critical_path_anchored_share: f64,
+    /// The recorded run, its replay and the run after the first given edit (else the
+    /// top suggestion), to draw side by side.
+    pub schedules: Vec<crate::schedule::Schedule>,
 }
 
 /// Sensitivity variants (WHATIF.md §6.3): join policy, lock grant order, steal seed.
@@ -479,6 +482,7 @@ pub fn whatif(g: &ExecGraph, edits: &[Edit], combine: bool, search: bool) -> Wha
         estimates.push(c);
     }
     let mut suggestions = Vec::new();
+    let mut searched: Vec<Edit> = Vec::new();
     if search {
         for (e, target, sites) in candidates(g) {
             let mut s = estimate(g, &base, std::slice::from_ref(&e), &e.text);
@@ -492,6 +496,7 @@ pub fn whatif(g: &ExecGraph, edits: &[Edit], combine: bool, search: bool) -> Wha
                 e.text
             );
             suggestions.push(s);
+            searched.push(e);
         }
         // Medium and high confidence first (a low one is a lead, not advice), then by
         // the low end of the range.
@@ -523,7 +528,13 @@ pub fn whatif(g: &ExecGraph, edits: &[Edit], combine: bool, search: bool) -> Wha
             classes,
         ));
     }
+    let shown = edits.first().or_else(|| {
+        let top = suggestions.first()?;
+        searched.iter().find(|e| e.text == top.edit)
+    });
+    let schedules = crate::schedule::schedules(g, shown);
     WhatIf {
+        schedules,
         calibration: base.calibration,
         estimates,
         suggestions,

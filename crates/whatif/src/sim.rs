@@ -90,6 +90,20 @@ pub struct SimResult {
     pub peak_busy: Vec<u32>,
     /// End time of each strand (ns), `u64::MAX` when it never ran.
     pub strand_end_ns: Vec<u64>,
+    /// Where each strand ran: its context, start (ns) and nesting depth on that
+    /// context (0: outermost); `None` when it never ran. For the schedule views.
+    pub strand_run: Vec<Option<(u32, u64, u8)>>,
+    /// What each context is: a pool's worker, or the thread of a thread strand.
+    pub contexts: Vec<SimContext>,
+}
+
+/// A simulated context (a thread of the simulated run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SimContext {
+    /// Worker `worker` of pool `pool`.
+    Worker { pool: PoolId, worker: u32 },
+    /// The thread that runs thread strand `strand` (main, a started thread).
+    Thread { strand: StrandId },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -109,6 +123,7 @@ struct Frame {
 }
 
 struct Ctx {
+    what: SimContext,
     stack: Vec<Frame>,
     /// CPU time it may still run in the woken class (set at each wake-up).
     preference: f64,
@@ -189,6 +204,8 @@ struct Sim<'a> {
     ctxs: Vec<Ctx>,
     state: Vec<State>,
     end: Vec<f64>,
+    /// (context, start, depth) of each strand that ran.
+    run: Vec<Option<(u32, f64, u8)>>,
     waiters: Vec<Vec<u32>>,
     locks: Vec<LockState>,
     /// First stripe of each lock in `locks` (split locks have several).
@@ -245,6 +262,7 @@ pub fn simulate(g: &ExecGraph, ov: &Overlay, p: SimParams) -> SimResult {
         ctxs: Vec::new(),
         state: vec![State::NotSpawned; g.strands.len()],
         end: vec![f64::NAN; g.strands.len()],
+        run: vec![None; g.strands.len()],
         waiters: vec![Vec::new(); g.strands.len()],
         locks: (0..nlocks)
             .map(|_| LockState {
@@ -273,6 +291,10 @@ pub fn simulate(g: &ExecGraph, ov: &Overlay, p: SimParams) -> SimResult {
         for w in 0..k {
             let c = s.ctxs.len() as u32;
             s.ctxs.push(Ctx {
+                what: SimContext::Worker {
+                    pool: pi as PoolId,
+                    worker: w,
+                },
                 stack: Vec::new(),
                 preference: 0.0,
                 rest: 0.0,
@@ -319,6 +341,12 @@ pub fn simulate(g: &ExecGraph, ov: &Overlay, p: SimParams) -> SimResult {
                 }
             })
             .collect(),
+        strand_run: s
+            .run
+            .iter()
+            .map(|r| r.map(|(c, t, d)| (c, t.round() as u64, d)))
+            .collect(),
+        contexts: s.ctxs.iter().map(|c| c.what).collect(),
     }
 }
 
@@ -465,6 +493,7 @@ impl Sim<'_> {
     fn new_thread_ctx(&mut self, strand: StrandId) -> u32 {
         let c = self.ctxs.len() as u32;
         self.ctxs.push(Ctx {
+            what: SimContext::Thread { strand },
             stack: Vec::new(),
             preference: 0.0,
             rest: 0.0,
@@ -479,6 +508,8 @@ impl Sim<'_> {
     fn push_frame(&mut self, c: u32, strand: StrandId) {
         let st = &self.g.strands[strand as usize];
         self.state[strand as usize] = State::Running;
+        let depth = self.ctxs[c as usize].stack.len().min(u8::MAX as usize) as u8;
+        self.run[strand as usize] = Some((c, self.now, depth));
         if let (Some(p), true) = (
             self.ctxs[c as usize].pool,
             self.ctxs[c as usize].stack.is_empty(),
