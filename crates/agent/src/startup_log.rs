@@ -65,9 +65,10 @@ pub fn onload_exit() {
         return;
     }
     ONLOAD_EXIT_MONO.store(crate::clock::mono_ns(), Ordering::Relaxed);
+    // A second copy of the agent in the same JVM adds its own (short) OnLoad.
     let d = cpu_now().saturating_sub(ONLOAD_ENTRY_CPU.load(Ordering::Relaxed));
-    PHASE_NS[Phase::OnLoad as usize].store(d, Ordering::Relaxed);
-    PHASE_N[Phase::OnLoad as usize].store(1, Ordering::Relaxed);
+    PHASE_NS[Phase::OnLoad as usize].fetch_add(d, Ordering::Relaxed);
+    PHASE_N[Phase::OnLoad as usize].fetch_add(1, Ordering::Relaxed);
 }
 
 /// A start time for [`phase_end`] / [`hook_end`] (0 when off).
