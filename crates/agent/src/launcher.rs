@@ -82,37 +82,25 @@ mod tests {
     fn code_before_vminit_is_told_from_the_options() {
         let v = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
         let ours = "-agentpath:/x/libweft_agent.so=out=a.weft";
-        // Our agent alone, on the command line or in JAVA_TOOL_OPTIONS.
-        assert!(!loads_code_before_vminit(
-            &v(&format!("java {ours} -cp . Main")),
-            &[]
-        ));
+        // (command line after `java` and our agent, option variables, expected)
+        let cases = [
+            ("-cp . Main", "", false),
+            ("-Djava.security.manager=allow Main", "", false),
+            ("-javaagent:a.jar Main", "", true),
+            ("Main", "-agentlib:jdwp=transport=dt_socket", true),
+            ("-Djava.system.class.loader=a.L Main", "", true),
+            ("-Djava.security.manager=a.S Main", "", true),
+            ("@opts Main", "", true),
+        ];
+        for (args, env, expected) in cases {
+            let args = v(&format!("java {ours} {args}"));
+            assert_eq!(
+                loads_code_before_vminit(&args, &v(env)),
+                expected,
+                "{args:?} {env}"
+            );
+        }
+        // Our agent only in JAVA_TOOL_OPTIONS (a script's JVM, a child JVM).
         assert!(!loads_code_before_vminit(&v("java -cp . Main"), &v(ours)));
-        assert!(!loads_code_before_vminit(
-            &v(&format!("java {ours} -Djava.security.manager=allow Main")),
-            &[]
-        ));
-        // Another agent, here or there.
-        assert!(loads_code_before_vminit(
-            &v(&format!("java {ours} -javaagent:a.jar Main")),
-            &[]
-        ));
-        assert!(loads_code_before_vminit(
-            &v(&format!("java {ours} Main")),
-            &v("-agentlib:jdwp=transport=dt_socket")
-        ));
-        // A custom system class loader or security manager, an argfile.
-        assert!(loads_code_before_vminit(
-            &v(&format!("java {ours} -Djava.system.class.loader=a.L Main")),
-            &[]
-        ));
-        assert!(loads_code_before_vminit(
-            &v(&format!("java {ours} -Djava.security.manager=a.S Main")),
-            &[]
-        ));
-        assert!(loads_code_before_vminit(
-            &v(&format!("java {ours} @opts Main")),
-            &[]
-        ));
     }
 }

@@ -239,29 +239,26 @@ fn propagate_agent_to_children() {
 /// unless the options run code of their own then (another agent, a custom system
 /// class loader or security manager: crates/agent/src/launcher.rs).
 fn hook_at_onload() -> bool {
-    let raw = std::fs::read("/proc/self/cmdline").unwrap_or_default();
-    let args: Vec<String> = raw
-        .split(|b| *b == 0)
-        .filter(|a| !a.is_empty())
-        .map(|a| String::from_utf8_lossy(a).into_owned())
-        .collect();
     let env: Vec<String> = ["JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"]
         .iter()
         .filter_map(std::env::var_os)
         .map(|v| v.to_string_lossy().into_owned())
         .collect();
-    launcher::loads_code_before_vminit(&args, &env)
+    launcher::loads_code_before_vminit(&jvm_args(), &env)
 }
 
-/// This JVM's command line (`/proc/self/cmdline`, arguments joined by spaces).
-fn command_line() -> String {
+/// This JVM's command-line arguments (`/proc/self/cmdline`).
+fn jvm_args() -> Vec<String> {
     let raw = std::fs::read("/proc/self/cmdline").unwrap_or_default();
-    let args: Vec<String> = raw
-        .split(|b| *b == 0)
+    raw.split(|b| *b == 0)
         .filter(|a| !a.is_empty())
         .map(|a| String::from_utf8_lossy(a).into_owned())
-        .collect();
-    let mut line = args.join(" ");
+        .collect()
+}
+
+/// This JVM's command line (arguments joined by spaces).
+fn command_line() -> String {
+    let mut line = jvm_args().join(" ");
     if line.len() > 4096 {
         let mut cut = 4096;
         while !line.is_char_boundary(cut) {
