@@ -69,9 +69,11 @@ fn tsc_is_invariant() -> bool {
 }
 
 /// The clock source and its rate. The TSC rate is measured over the JVM's own
-/// start-up: [`start`] at OnLoad takes the first point (after a ~0.2 ms sanity
-/// check), [`Calibration::ticks_per_sec`] at VMInit the second, ~30 ms later, so
-/// nothing spins for long (a 3 ms busy wait was a fifth of weft's start-up cost).
+/// start-up: [`begin`] at OnLoad's start takes the first point, [`Begun::finish`]
+/// at its end checks the rate over at least ~0.2 ms (OnLoad's own work, so nothing
+/// waits), [`Calibration::ticks_per_sec`] at VMInit takes the second point, ~30 ms
+/// later, so nothing spins for long (a 3 ms busy wait was a fifth of weft's
+/// start-up cost).
 pub struct Calibration {
     pub source: &'static str,
     t0: u64,
@@ -81,32 +83,53 @@ pub struct Calibration {
 }
 
 pub fn start() -> Calibration {
-    let monotonic = Calibration {
-        source: "monotonic",
-        t0: 0,
-        m0: 0,
-        rough: 1e9,
-    };
+    begin().finish()
+}
+
+/// The first point of the calibration, taken early (OnLoad's start): the sanity
+/// check in [`Begun::finish`] then waits only for what is left of its ~0.2 ms,
+/// usually nothing, as OnLoad's other work takes longer.
+pub struct Begun {
+    /// (t0, m0), when the TSC is invariant and starts near zero.
+    point: Option<(u64, u64)>,
+}
+
+pub fn begin() -> Begun {
     if !tsc_is_invariant() {
-        USE_TSC.store(false, Ordering::Relaxed);
-        return monotonic;
+        return Begun { point: None };
     }
     let (t0, m0) = (tsc(), mono_ns());
     // Fork-join events keep a tick in 60 bits (FjProbe: `ts << 4 | kind`); a TSC
     // that starts far from zero (some hypervisors) is not used.
-    if t0 >= 1 << 58 {
-        return monotonic;
+    Begun {
+        point: (t0 < 1 << 58).then_some((t0, m0)),
     }
-    let rough = rate_since(t0, m0, 200_000);
-    if !(1e6..1e11).contains(&rough) {
-        return monotonic;
-    }
-    USE_TSC.store(true, Ordering::Relaxed);
-    Calibration {
-        source: "tsc",
-        t0,
-        m0,
-        rough,
+}
+
+impl Begun {
+    /// Chooses the clock source (the TSC if its rate over at least 0.2 ms is sane).
+    pub fn finish(self) -> Calibration {
+        let monotonic = Calibration {
+            source: "monotonic",
+            t0: 0,
+            m0: 0,
+            rough: 1e9,
+        };
+        let Some((t0, m0)) = self.point else {
+            USE_TSC.store(false, Ordering::Relaxed);
+            return monotonic;
+        };
+        let rough = rate_since(t0, m0, 200_000);
+        if !(1e6..1e11).contains(&rough) {
+            return monotonic;
+        }
+        USE_TSC.store(true, Ordering::Relaxed);
+        Calibration {
+            source: "tsc",
+            t0,
+            m0,
+            rough,
+        }
     }
 }
 

@@ -34,6 +34,7 @@ mod sampling_signal;
 mod schedstat;
 mod single;
 mod sink;
+mod startup_log;
 mod vthreads;
 
 use std::ffi::{c_char, c_void, CStr};
@@ -61,6 +62,8 @@ struct Pending {
 }
 
 static PENDING: Mutex<Option<Pending>> = Mutex::new(None);
+/// The class hook is turned on at VMInit (not at OnLoad): see [`hook_at_onload`].
+static HOOK_AT_VMINIT: AtomicBool = AtomicBool::new(false);
 static HIERARCHY: Mutex<Option<decide::Hierarchy>> = Mutex::new(None);
 /// The window method of option `window=` (set at OnLoad, read by the class hook).
 pub(crate) static WINDOW: std::sync::OnceLock<options::WindowMethod> = std::sync::OnceLock::new();
@@ -172,6 +175,7 @@ pub unsafe extern "system" fn Agent_OnLoad(
     _reserved: *mut c_void,
 ) -> jint {
     std::panic::set_hook(Box::new(|_| {}));
+    startup_log::onload_entry();
     let opt_str = if opts.is_null() {
         None
     } else {
@@ -189,6 +193,7 @@ pub unsafe extern "system" fn Agent_OnLoad(
         let env = unsafe { jni::get_env(vm, jvmti::JVMTI_VERSION_11) };
         on_load(env, opt_str.as_deref())
     });
+    startup_log::onload_exit();
     match result {
         Ok(r) => r,
         Err(_) => {
@@ -224,15 +229,36 @@ fn propagate_agent_to_children() {
     std::env::set_var("JAVA_TOOL_OPTIONS", options);
 }
 
-/// This JVM's command line (`/proc/self/cmdline`, arguments joined by spaces).
-fn command_line() -> String {
+/// Whether the class hook must be on from OnLoad. While it is on, HotSpot reads
+/// every class it takes from the CDS archive back out of the runtime image to
+/// offer it to the hook, also in the primordial phase, when the hook is never
+/// called (~450 classes before VMInit: ~1.5 ms of the main thread's CPU, on every
+/// run). SetEventNotificationMode is refused in the start phase, so the hook goes
+/// on at VMInit instead, and misses the classes of the start phase: on JDK 17, 21
+/// and 25 only `java.lang.invoke` and `jdk.internal` ones, which it skips anyway,
+/// unless the options run code of their own then (another agent, a custom system
+/// class loader or security manager: crates/agent/src/launcher.rs).
+fn hook_at_onload() -> bool {
+    let env: Vec<String> = ["JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"]
+        .iter()
+        .filter_map(std::env::var_os)
+        .map(|v| v.to_string_lossy().into_owned())
+        .collect();
+    launcher::loads_code_before_vminit(&jvm_args(), &env)
+}
+
+/// This JVM's command-line arguments (`/proc/self/cmdline`).
+fn jvm_args() -> Vec<String> {
     let raw = std::fs::read("/proc/self/cmdline").unwrap_or_default();
-    let args: Vec<String> = raw
-        .split(|b| *b == 0)
+    raw.split(|b| *b == 0)
         .filter(|a| !a.is_empty())
         .map(|a| String::from_utf8_lossy(a).into_owned())
-        .collect();
-    let mut line = args.join(" ");
+        .collect()
+}
+
+/// This JVM's command line (arguments joined by spaces).
+fn command_line() -> String {
+    let mut line = jvm_args().join(" ");
     if line.len() > 4096 {
         let mut cut = 4096;
         while !line.is_char_boundary(cut) {
@@ -356,6 +382,10 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
         );
         return JNI_OK;
     }
+    // The clock's first point: its sanity check at the end of OnLoad then has
+    // nothing left to wait for.
+    let clock = clock::begin();
+    HOOK_AT_VMINIT.store(!hook_at_onload(), Ordering::Relaxed);
     propagate_agent_to_children();
     let Some(env) = env else {
         eprintln!("weft: agent disabled: no JVMTI 11 environment");
@@ -404,7 +434,7 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     agent::JDK_MAJOR.store(jdk_major(jvmti), Ordering::Relaxed);
     let _ = agent::JVMTI.set(jvmti);
 
-    let calibration = clock::start();
+    let calibration = clock.finish();
     sink::init(calibration.rough);
     let header = base_header(command.as_deref(), opt_str, &options, &calibration);
     *lock(&PENDING) = Some(Pending {
@@ -424,16 +454,18 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     let lock_events = locks::setup(jvmti, &mut cb);
     sampling::setup(jvmti, &mut cb, opt_str);
     let vthread_events = vthreads::setup(jvmti, agent::JDK_MAJOR.load(Ordering::Relaxed), &mut cb);
-    let events = [
+    let mut events = vec![
         jvmti::EVENT_VM_INIT,
         jvmti::EVENT_VM_DEATH,
         jvmti::EVENT_VM_START,
         jvmti::EVENT_THREAD_START,
         jvmti::EVENT_THREAD_END,
-        jvmti::EVENT_CLASS_FILE_LOAD_HOOK,
         jvmti::EVENT_GC_START,
         jvmti::EVENT_GC_FINISH,
     ];
+    if !HOOK_AT_VMINIT.load(Ordering::Relaxed) {
+        events.push(jvmti::EVENT_CLASS_FILE_LOAD_HOOK);
+    }
     let setup = jvmti
         .set_event_callbacks(&cb)
         .and_then(|_| events.iter().try_for_each(|&e| jvmti.enable_event(e)))
@@ -489,6 +521,7 @@ unsafe extern "system" fn on_vm_start(_t: *mut JvmtiEnvRaw, _env: *mut JNIEnv) {
 }
 
 unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thread: jobject) {
+    let t0 = startup_log::vm_init_entry();
     let jni = jni_of(env);
     guard(jni, "VMInit", || {
         let jni = jni.ok_or("no JNI env")?;
@@ -496,8 +529,15 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         let Some(mut p) = lock(&PENDING).take() else {
             return Ok(());
         };
+        // Before the first class this callback loads (see `hook_at_onload`).
+        if HOOK_AT_VMINIT.load(Ordering::Relaxed) {
+            jvmti
+                .enable_event(jvmti::EVENT_CLASS_FILE_LOAD_HOOK)
+                .map_err(|e| format!("cannot enable the class hook ({e})"))?;
+        }
         sampling::log_phase("VMInit");
         let init = agent::init_refs(jvmti, jni);
+        startup_log::step("VMInit: probe and fork-join classes");
         locks::init(jni);
         // Every helper class (nested ones load lazily) is loaded before our
         // descriptor of the jar they come from is closed.
@@ -509,6 +549,7 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
             }
         }
         close_probe_jar();
+        startup_log::step("VMInit: lock refs and the other probe classes");
         // Loads AQS now if it is not loaded yet (through the hook); if it was
         // loaded before the hook, its slow paths are instrumented by retransformation
         // (crates/agent/src/attach.rs), and the header says whether that worked.
@@ -530,6 +571,7 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
             weft_trace::header_keys::VT_MOUNTS,
             if yield_probe { "yield_probe" } else { "jvmti" }.to_string(),
         );
+        startup_log::step("VMInit: lock classes");
         vm_header(jvmti, jni, &mut p.header, p.clock.ticks_per_sec());
         p.header.set(
             weft_trace::header_keys::LOCKS_AQS_INSTRUMENTED,
@@ -549,6 +591,7 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
             interval: p.options.interval,
         })
         .map_err(|e| format!("cannot start the writer thread: {e}"))?;
+        startup_log::step("VMInit: header and writer");
         init?;
         sink::emit_global(&sink::calibration());
         sink::emit_global(&sink::sample());
@@ -558,11 +601,14 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         if !agent::disabled() {
             agent::set_probe_on(jni, true);
         }
+        startup_log::step("VMInit: main thread and sampler");
         Ok(())
-    })
+    });
+    startup_log::phase_end(startup_log::Phase::VmInit, t0);
 }
 
 unsafe extern "system" fn on_vm_death(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv) {
+    let t0 = startup_log::start();
     let jni = jni_of(env);
     guard(jni, "VMDeath", || {
         if let Some(jni) = jni {
@@ -582,7 +628,9 @@ unsafe extern "system" fn on_vm_death(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv) {
         sink::finish();
         close_probe_jar();
         Ok(())
-    })
+    });
+    startup_log::phase_end(startup_log::Phase::VmDeath, t0);
+    startup_log::report();
 }
 
 /// The current thread's ThreadStart record, and its usage so far (its ThreadEnd
@@ -600,6 +648,7 @@ unsafe extern "system" fn on_thread_start(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv
     if !LIVE.load(Ordering::Relaxed) || !sink::recording() {
         return;
     }
+    let t0 = startup_log::start();
     let jni = jni_of(env);
     guard(jni, "ThreadStart", || {
         let jni = jni.ok_or("no JNI env")?;
@@ -611,7 +660,8 @@ unsafe extern "system" fn on_thread_start(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv
         forkjoin::thread_start(jni);
         sampling::thread_start(env);
         Ok(())
-    })
+    });
+    startup_log::phase_end(startup_log::Phase::ThreadStart, t0);
 }
 
 unsafe extern "system" fn on_thread_end(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, _thread: jobject) {
@@ -619,6 +669,7 @@ unsafe extern "system" fn on_thread_end(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, 
     if !LIVE.load(Ordering::Relaxed) {
         return;
     }
+    let t0 = startup_log::start();
     let jni = jni_of(env);
     guard(jni, "ThreadEnd", || {
         if let Some(jni) = jni {
@@ -630,7 +681,8 @@ unsafe extern "system" fn on_thread_end(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, 
         sink::emit_and_flush(&agent::thread_end_record());
         sink::end_local();
         Ok(())
-    })
+    });
+    startup_log::phase_end(startup_log::Phase::ThreadEnd, t0);
 }
 
 unsafe extern "system" fn on_gc_start(_t: *mut JvmtiEnvRaw) {
@@ -669,6 +721,7 @@ pub(crate) unsafe extern "system" fn on_class_file_load_hook(
     {
         return;
     }
+    let t0 = startup_log::start();
     // Redefinitions: only our own retransformation (attach, or the lock classes at
     // VMInit) instruments; the body-only rewrite of a loaded class.
     let load = if !class_being_redefined.is_null() {
@@ -698,6 +751,7 @@ pub(crate) unsafe extern "system" fn on_class_file_load_hook(
         })
     } else {
         if decide::skip_class(&name) {
+            startup_log::hook_end(t0, false);
             return;
         }
         if class_being_redefined.is_null() {
@@ -707,6 +761,7 @@ pub(crate) unsafe extern "system" fn on_class_file_load_hook(
             Ok(transform(bytes, load, !loader.is_null()))
         })
     };
+    let changed = new_bytes.is_some();
     if let (Some(b), Some(jvmti)) = (new_bytes, agent::jvmti()) {
         if let Ok(p) = jvmti.allocate_copy(&b) {
             // SAFETY: out-pointers passed by JVMTI for this event.
@@ -716,6 +771,7 @@ pub(crate) unsafe extern "system" fn on_class_file_load_hook(
             }
         }
     }
+    startup_log::hook_end(t0, changed);
 }
 
 /// The probe classes of a launched JVM: those only an attach session uses

@@ -450,6 +450,10 @@ fn flush_buffers(s: &Sink, stale_only: bool) {
 /// Hands every buffer to the writer and waits (up to 5 s) until it has written them.
 pub fn finish() {
     let Some(s) = SINK.get() else { return };
+    if lock(&s.rx).is_some() {
+        // No writer was started (VMInit failed before it): nothing would answer.
+        return;
+    }
     flush_buffers(s, false);
     let (ack_tx, ack_rx) = std::sync::mpsc::sync_channel(1);
     let sent = lock(&s.tx).send(Msg::Stop(ack_tx)).is_ok();

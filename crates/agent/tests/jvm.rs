@@ -455,3 +455,52 @@ fn existing_output_gets_a_pid_suffix() {
     assert!(Index::new(&t).ended());
     std::fs::remove_file(&alt[0]).unwrap();
 }
+
+/// `WEFT_STARTUP_LOG=1`: one line of the agent's start-up and exit parts at the end, the
+/// class hook (turned on at VMInit) saw classes and rewrote the fork-join ones, and the
+/// program's output is the same as without the agent.
+#[test]
+fn startup_log_names_the_parts_and_the_hook_rewrites_from_vminit() {
+    let out = out_path("startup-log");
+    let plain = run(None, "demo.Pools", &[]);
+    let traced = java(
+        Some(&format!("out={},nosample", out.display())),
+        "demo.Pools",
+        &[],
+    )
+    .env("WEFT_STARTUP_LOG", "1")
+    .output()
+    .expect("java");
+    assert!(traced.status.success());
+    assert_eq!(plain.stdout, traced.stdout);
+    let stderr = String::from_utf8_lossy(&traced.stderr);
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("weft-startup: onload="))
+        .unwrap_or_else(|| panic!("no startup line in {stderr}"));
+    for part in [
+        "vminit=",
+        "hook=",
+        "threads=",
+        "thread_ends=",
+        "vmdeath=",
+        "process_cpu=",
+    ] {
+        assert!(line.contains(part), "{part} missing: {line}");
+    }
+    // hook=<calls>/<rewritten>/<ms>
+    let hook: Vec<u64> = line
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("hook="))
+        .unwrap()
+        .split('/')
+        .take(2)
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert!(hook[0] > 20 && hook[1] >= 2, "{line}");
+    let t = read_trace(&out).unwrap();
+    assert!(t
+        .records
+        .iter()
+        .any(|(_, r)| matches!(r, Record::FjPush { .. })));
+}
