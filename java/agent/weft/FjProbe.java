@@ -130,10 +130,6 @@ public final class FjProbe {
         long lastTs;
         Class<?> lastCls;
         long lastClsId;
-        /** The push header of lastCls (no flags), for the inlined {@link FjProbe#fork}. */
-        long lastPush;
-        /** -1, or 0 on a virtual-thread carrier (the inlined fork leaves it to forkSlow). */
-        final int fast = Probe.onCarrier() ? 0 : -1;
         int sites = 32;
         /** Open recorded runs (a fork inside a run reuses lastTs). */
         int depth;
@@ -170,7 +166,6 @@ public final class FjProbe {
             if (s != null) {
                 lastCls = s.cls;
                 lastClsId = s.id;
-                lastPush = E_PUSH | (s.id << 8);
             }
         }
 
@@ -180,7 +175,6 @@ public final class FjProbe {
             long id = classId(o);
             lastCls = c;
             lastClsId = id;
-            lastPush = E_PUSH | (id << 8);
             // The first class only: a workload of several classes takes the miss
             // path all along (so C2 keeps it), and a shared field written at every
             // miss would bounce between the workers' caches.
@@ -259,46 +253,9 @@ public final class FjProbe {
         return b;
     }
 
-    /**
-     * Entry of {@code ForkJoinTask.fork()}: a new usage. Not out of line: C2 inlines
-     * this into the program's task code, where a call in the split loop costs the
-     * memory-bound workloads ~10% (BENCHMARKS.md, sessions 10 and 11). Its common case
-     * (a pool worker forking a fresh task of its last class inside a run, room in the
-     * buffer, no site to sample) is the push written here; every other case is
-     * {@link #forkSlow}. The conditions that vary during a run are folded into one
-     * sign test, so that the branch to the slow path is taken while the JIT profiles
-     * (each early buffer flush) and is compiled, not left as a trap that would
-     * deoptimize the program's code when first taken.
-     */
-    public static void fork(Object o) {
-        if (Probe.on && H.OK) {
-            Thread t = Thread.currentThread();
-            if (t instanceof ForkJoinWorkerThread) {
-                Object x = ((FjStubWorker) (Object) t).weft$b;
-                if (x instanceof Buf) {
-                    Buf b = (Buf) x;
-                    FjStubTask s = (FjStubTask) o;
-                    int i = b.n;
-                    // Negative when: no earlier usage (u == 0), room for one long
-                    // without a flush, inside a run (the push takes the run's
-                    // timestamp), no site left to sample, not a carrier thread.
-                    long ok = (s.weft$u - 1) & (i - b.limit) & -b.depth & (b.sites - 1) & b.fast;
-                    if (ok < 0 && o.getClass() == b.lastCls) {
-                        long id = b.idBase | ++b.counter;
-                        s.weft$u = (id << 2) | FORKED;
-                        b.ev[i] = b.lastPush;
-                        b.n = i + 1;
-                        return;
-                    }
-                }
-            }
-        }
-        forkSlow(o);
-    }
-
-    /** Every fork the inlined {@link #fork} does not write itself. */
+    /** Entry of {@code ForkJoinTask.fork()}: a new usage. */
     @FjStubDontInline
-    static void forkSlow(Object o) {
+    public static void fork(Object o) {
         if (!Probe.on || !H.OK) return;
         try {
             if (Probe.onCarrier()) return; // the virtual-thread scheduler's plumbing
