@@ -1,6 +1,6 @@
 //! Class ids of objects seen by native code, without running Java code.
 //!
-//! `Probe.classIdOf` (a `ClassValue`) gives every class its id; asking it from
+//! `Probe.classIdOf` (a lock-free `ClassTable`) gives every class its id; asking it from
 //! native code is a JNI up-call (~0.3-1 µs with its transitions), and the
 //! plumbing unwrap and VirtualThreadStart asked it several times per task. This
 //! table remembers the id of each class under the identity hash of its class

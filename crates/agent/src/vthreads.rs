@@ -287,8 +287,8 @@ static BOUND_FUTURE_CLASS: ClassIds = ClassIds::new();
 /// Class ids of `Executors$RunnableAdapter`.
 static RUNNABLE_ADAPTER_CLASS: ClassIds = ClassIds::new();
 
-/// Every id one class name was registered under. Probe's `ClassValue` can compute a
-/// class's info on two threads at once (two carriers starting their first virtual
+/// Every id one class name was registered under. Probe can compute a class's info
+/// on two threads at once (two carriers starting their first virtual
 /// threads), each registering the class, and the info it keeps need not be the last
 /// registered: keeping one id only, the wrapper's begins were skipped by Probe and
 /// not written here for a whole run (all 100,000 ends unmatched, once in a test run).

@@ -51,15 +51,21 @@ public final class Probe {
         }
     }
 
-    private static final ClassValue<ClassInfo> IDS = new ClassValue<ClassInfo>() {
-        @Override
-        protected ClassInfo computeValue(Class<?> c) {
-            String name = c.getName();
-            int id = nRegisterClass(c, name, c.isHidden(), c.getNestHost());
-            return new ClassInfo(id, nWrapsTask(id), name.startsWith(VT_LAMBDA),
-                    nSkippedOnVirtual(id));
-        }
-    };
+    /** Per-class facts, without a lock (ClassTable says why not a ClassValue). */
+    private static final ClassTable<ClassInfo> IDS = new ClassTable<>();
+
+    /** What the agent knows of class {@code c}, registering it at its first use. */
+    private static ClassInfo info(Class<?> c) {
+        ClassInfo known = IDS.get(c);
+        if (known != null) return known;
+        // Two threads may register a class together: the agent then defines it twice
+        // (same name, two ids; the analysis merges classes by name) and both ids keep
+        // their per-class facts (agent::register_class); the first put is kept here.
+        String name = c.getName();
+        int id = nRegisterClass(c, name, c.isHidden(), c.getNestHost());
+        return IDS.putIfAbsent(c, new ClassInfo(id, nWrapsTask(id), name.startsWith(VT_LAMBDA),
+                nSkippedOnVirtual(id)));
+    }
 
     /** Name prefix of the hidden classes of {@code java.lang.VirtualThread}'s lambdas. */
     private static final String VT_LAMBDA = "java.lang.VirtualThread$$Lambda";
@@ -99,7 +105,7 @@ public final class Probe {
      * on a virtual thread, 0 on others).
      */
     private static int skippedOnVirtual(Object self) {
-        return onVirtual() ? IDS.get(self.getClass()).onVirtual : 0;
+        return onVirtual() ? info(self.getClass()).onVirtual : 0;
     }
 
     /** The virtual-thread scheduler's pool, once seen (a racy cache: a miss only re-checks). */
@@ -143,7 +149,7 @@ public final class Probe {
                 case EXECUTION:
                     if (self instanceof Runnable || self instanceof Callable
                             || self instanceof ForkJoinTask) {
-                        ClassInfo info = IDS.get(self.getClass());
+                        ClassInfo info = info(self.getClass());
                         if (info.onVirtual != 0 && onVirtual()) break;
                         nBegin(probe, info.id, System.identityHashCode(self), 0, 0);
                     }
@@ -167,7 +173,7 @@ public final class Probe {
                         if (arg == null) {
                             nSubmitBegin(probe, classIdOf(self), 0, 0, 0, 0);
                         } else {
-                            ClassInfo argInfo = IDS.get(arg.getClass());
+                            ClassInfo argInfo = info(arg.getClass());
                             if (argInfo.vtScheduler) break;
                             int argCls = argInfo.id;
                             // Only plumbing (FutureTask, adapters) needs the native unwrap.
@@ -259,7 +265,7 @@ public final class Probe {
 
     /** Class id of an object's runtime class (also called by the agent through JNI). */
     static int classIdOf(Object o) {
-        return IDS.get(o.getClass()).id;
+        return info(o.getClass()).id;
     }
 
     /** Identity of an object (called by the agent through JNI). */
