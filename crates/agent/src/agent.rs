@@ -5,7 +5,8 @@
 //! is held (a thread blocked in a JNI call at a safepoint must not hold a lock
 //! a GC callback or another thread needs).
 
-use std::collections::{HashMap, HashSet};
+// Integer keys looked up per task (plumbing classes, site counts): Fx, not SipHash.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
