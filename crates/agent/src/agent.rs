@@ -162,7 +162,8 @@ pub fn ident(jni: Jni, o: jobject) -> u32 {
 }
 
 /// Class id of an object (0 if unknown): from the native table of ids
-/// (class_ids.rs), through Probe.classIdOf the first time a class is seen.
+/// (class_ids.rs), through Probe.classIdOf the first time a class is seen. Leaves a
+/// local reference (the class) to the caller's frame.
 pub fn class_id_of(jni: Jni, o: jobject) -> u32 {
     let Some(r) = REFS.get() else { return 0 };
     if o.is_null() {

@@ -143,7 +143,11 @@ fn note_hit(slot: usize) {
 }
 
 /// Class id of `o` from the table, `slow` (the up-call) on a miss, which is then
-/// remembered. 0 when unknown.
+/// remembered. 0 when unknown. The class's local reference is left to the caller's
+/// frame (every caller is a JNI native or a JVMTI callback, whose frame frees it on
+/// return; the VirtualThreadStart callback makes three look-ups): deleting it cost a
+/// JNI call per look-up. A loop over many objects in one frame should push a local
+/// frame of its own.
 pub fn class_id(jni: Jni, jvmti: Jvmti, o: jobject, slow: impl FnOnce() -> u32) -> u32 {
     let c = jni.get_object_class(o);
     if c.is_null() {
@@ -168,6 +172,5 @@ pub fn class_id(jni: Jni, jvmti: Jvmti, o: jobject, slow: impl FnOnce() -> u32) 
             Err(_) => slow(),
         },
     };
-    jni.delete_local_ref(c);
     id
 }
