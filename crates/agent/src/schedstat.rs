@@ -4,7 +4,8 @@
 //! The kernel keeps both per thread in `/proc/self/task/<tid>/schedstat`
 //! ("on-CPU ns, run-queue ns, time slices"). The writer thread reads every
 //! tracked thread's file at each sampler tick (~1 µs each with the file kept
-//! open), and a thread reads its own once more at its end, so the analyses can
+//! open), and a thread reads its own when it is first seen and once more at its
+//! end, so the analyses can
 //! split wall time into running, runnable and off-CPU without touching the hot
 //! path: nothing here runs in a probe.
 
@@ -20,7 +21,7 @@ use crate::{clock, sink};
 struct Tracked {
     thread: ThreadIndex,
     tid: u32,
-    /// Opened by the writer at its first read; `None` until then.
+    /// Opened at the first read (the thread's own, when it is tracked).
     file: Option<File>,
 }
 
@@ -31,15 +32,21 @@ fn tracked() -> std::sync::MutexGuard<'static, Vec<Tracked>> {
 }
 
 /// Starts tracking the calling OS thread as trace thread `thread` (called once,
-/// when the thread gets its buffer). The file is opened later, by the writer.
+/// when the thread gets its buffer), with a first reading now: the sampler's
+/// readings come ~100 ms apart, and without one at the start a thread's first
+/// interval (all of a short thread's life) read as off-CPU time.
 pub fn track_current(thread: ThreadIndex) {
     // SAFETY: gettid has no preconditions.
     let tid = unsafe { libc::gettid() } as u32;
-    tracked().push(Tracked {
+    let mut entry = Tracked {
         thread,
         tid,
         file: None,
-    });
+    };
+    if let Some(r) = read(&mut entry) {
+        sink::emit_global(&r);
+    }
+    tracked().push(entry);
 }
 
 /// Records the calling thread's final statistics and stops tracking it (at its

@@ -110,6 +110,10 @@ struct Frame {
 
 struct Ctx {
     stack: Vec<Frame>,
+    /// CPU time it may still run in the woken class (set at each wake-up).
+    preference: f64,
+    /// Demand of its current compute op left for the CPU-bound class.
+    rest: f64,
     pool: Option<PoolId>,
     deque: VecDeque<StrandId>,
     /// Index among its pool's workers.
@@ -138,6 +142,27 @@ enum TimerKind {
     Wake,
 }
 
+/// Computing contexts that share the cores left to them equally.
+#[derive(Default)]
+struct CpuClass {
+    vclock: f64,
+    /// (virtual finish, seq, context).
+    running: BinaryHeap<Reverse<(F, u64, u32)>>,
+}
+
+const WOKEN: usize = 0;
+const CPU_BOUND: usize = 1;
+
+/// The scheduler's preference for a thread that wakes up, as CPU time: the
+/// Linux EEVDF base slice (6.6+: 0.75 ms × (1 + log2 of the CPUs, at most 8)).
+/// A thread that slept keeps a positive lag and an earlier deadline and runs ahead
+/// of threads that kept computing for about one slice (docs/whatif.md §Cores:
+/// processor sharing among the program's threads).
+fn wake_preference_ns(cores: u32) -> f64 {
+    let c = cores.clamp(1, 8);
+    750_000.0 * (1 + c.ilog2()) as f64
+}
+
 struct LockState {
     holder: Option<u32>,
     queue: VecDeque<u32>,
@@ -153,8 +178,11 @@ struct Sim<'a> {
     /// had the CPU, which the capacity already accounts for).
     per_hand_off: bool,
     now: f64,
-    vclock: f64,
-    running: BinaryHeap<Reverse<(F, u64, u32)>>,
+    /// Computing contexts in two classes, each with its processor-sharing virtual
+    /// clock: [`WOKEN`] (within their wake-up preference) ahead of [`CPU_BOUND`].
+    classes: [CpuClass; 2],
+    /// CPU time a context may run ahead of CPU-bound ones after a wake-up.
+    wake_preference_ns: f64,
     timers: BinaryHeap<Reverse<(F, u64, u32, TimerKind)>>,
     seq: u64,
     ready: VecDeque<u32>,
@@ -209,8 +237,8 @@ pub fn simulate(g: &ExecGraph, ov: &Overlay, p: SimParams) -> SimResult {
         cores,
         per_hand_off: !(g.cores_effective > 0.0 && g.cores_effective < recorded),
         now: 0.0,
-        vclock: 0.0,
-        running: BinaryHeap::new(),
+        classes: [CpuClass::default(), CpuClass::default()],
+        wake_preference_ns: wake_preference_ns(g.cores),
         timers: BinaryHeap::new(),
         seq: 0,
         ready: VecDeque::new(),
@@ -246,6 +274,8 @@ pub fn simulate(g: &ExecGraph, ov: &Overlay, p: SimParams) -> SimResult {
             let c = s.ctxs.len() as u32;
             s.ctxs.push(Ctx {
                 stack: Vec::new(),
+                preference: 0.0,
+                rest: 0.0,
                 pool: Some(pi as PoolId),
                 deque: VecDeque::new(),
                 worker: w,
@@ -298,23 +328,66 @@ impl Sim<'_> {
         self.timers.push(Reverse((F(at), self.seq, ctx, kind)));
     }
 
-    /// Progress rate of each computing context: processor sharing of the cores.
-    fn rate(&self) -> f64 {
-        let r = self.running.len() as f64;
-        if r <= self.cores {
-            1.0
-        } else {
-            self.cores / r
+    /// Progress rate of each computing context of both classes: the woken ones share
+    /// the cores, the CPU-bound ones share what the woken leave.
+    fn rates(&self) -> [f64; 2] {
+        let share = |n: usize, cores: f64| {
+            if n as f64 <= cores {
+                1.0
+            } else {
+                cores / n as f64
+            }
+        };
+        let woken = self.classes[WOKEN].running.len();
+        let left = (self.cores - (woken as f64).min(self.cores)).max(0.0);
+        [
+            share(woken, self.cores),
+            share(self.classes[CPU_BOUND].running.len(), left),
+        ]
+    }
+
+    /// Moves time to `t`, advancing the processor-sharing virtual clocks.
+    fn advance_to(&mut self, t: f64) {
+        let rates = self.rates();
+        if t > self.now {
+            for (k, r) in rates.iter().enumerate() {
+                self.classes[k].vclock += (t - self.now) * r;
+            }
+            self.now = t;
         }
     }
 
-    /// Moves time to `t`, advancing the processor-sharing virtual clock.
-    fn advance_to(&mut self, t: f64) {
-        let rate = self.rate();
-        if t > self.now {
-            self.vclock += (t - self.now) * rate;
-            self.now = t;
-        }
+    /// When the first computing context of class `k` would finish (None: none, or
+    /// the class gets no core now).
+    fn next_finish(&self, k: usize, rate: f64) -> Option<(f64, usize)> {
+        let Reverse((v, _, _)) = self.classes[k].running.peek()?;
+        (rate > 0.0).then(|| (self.now + (v.0 - self.classes[k].vclock).max(0.0) / rate, k))
+    }
+
+    /// Starts `demand` ns of computing on context `c`: in the woken class for as
+    /// much of it as its wake-up preference covers, the rest CPU-bound.
+    fn start_compute(&mut self, c: u32, demand: f64) {
+        let ctx = &mut self.ctxs[c as usize];
+        let woken = demand.min(ctx.preference);
+        ctx.preference -= woken;
+        ctx.rest = demand - woken;
+        let (k, d) = if woken > 0.0 {
+            (WOKEN, woken)
+        } else {
+            ctx.rest = 0.0;
+            (CPU_BOUND, demand)
+        };
+        self.seq += 1;
+        let class = &mut self.classes[k];
+        class
+            .running
+            .push(Reverse((F(class.vclock + d), self.seq, c)));
+    }
+
+    /// Context `c` was blocked and can run again: it gets the wake-up preference.
+    fn make_ready(&mut self, c: u32) {
+        self.ctxs[c as usize].preference = self.wake_preference_ns;
+        self.ready.push_back(c);
     }
 
     fn run(&mut self) {
@@ -322,29 +395,40 @@ impl Sim<'_> {
             while let Some(c) = self.ready.pop_front() {
                 self.step(c);
             }
-            let tc = self
-                .running
-                .peek()
-                .map(|Reverse((v, _, _))| self.now + (v.0 - self.vclock).max(0.0) / self.rate());
+            let rates = self.rates();
+            let tc = match (
+                self.next_finish(WOKEN, rates[WOKEN]),
+                self.next_finish(CPU_BOUND, rates[CPU_BOUND]),
+            ) {
+                (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
+                (a, b) => a.or(b),
+            };
             let tt = self.timers.peek().map(|Reverse((t, _, _, _))| t.0);
             let take_compute = match (tc, tt) {
                 (None, None) => return,
-                (Some(a), Some(b)) => a <= b,
+                (Some(a), Some(b)) => a.0 <= b,
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
             };
-            if take_compute {
-                let Some(Reverse((v, _, c))) = self.running.pop() else {
+            if let (true, Some((a, k))) = (take_compute, tc) {
+                self.advance_to(a);
+                let Some(Reverse((v, _, c))) = self.classes[k].running.pop() else {
                     return;
                 };
-                let a = tc.unwrap_or(self.now);
-                if a > self.now {
-                    self.now = a;
-                }
                 // The earliest finish is exact: set the virtual clock to it (no drift).
-                self.vclock = self.vclock.max(v.0);
-                self.bump_pc(c);
-                self.ready.push_back(c);
+                self.classes[k].vclock = self.classes[k].vclock.max(v.0);
+                let rest = std::mem::take(&mut self.ctxs[c as usize].rest);
+                if rest > 0.0 {
+                    // Its wake-up preference is used up: the rest of the op CPU-bound.
+                    self.seq += 1;
+                    let class = &mut self.classes[CPU_BOUND];
+                    class
+                        .running
+                        .push(Reverse((F(class.vclock + rest), self.seq, c)));
+                } else {
+                    self.bump_pc(c);
+                    self.ready.push_back(c);
+                }
             } else {
                 let Some(Reverse((t, _, c, kind))) = self.timers.pop() else {
                     return;
@@ -353,9 +437,9 @@ impl Sim<'_> {
                 match kind {
                     TimerKind::DelayEnd => {
                         self.bump_pc(c);
-                        self.ready.push_back(c);
+                        self.make_ready(c);
                     }
-                    TimerKind::Wake => self.ready.push_back(c),
+                    TimerKind::Wake => self.make_ready(c),
                     TimerKind::Start => {
                         let strand = self.starts[c as usize];
                         match self.g.strands[strand as usize].runs {
@@ -382,6 +466,8 @@ impl Sim<'_> {
         let c = self.ctxs.len() as u32;
         self.ctxs.push(Ctx {
             stack: Vec::new(),
+            preference: 0.0,
+            rest: 0.0,
             pool: None,
             deque: VecDeque::new(),
             worker: 0,
@@ -451,9 +537,7 @@ impl Sim<'_> {
                         self.bump_pc(c);
                         continue;
                     }
-                    self.seq += 1;
-                    self.running
-                        .push(Reverse((F(self.vclock + eff), self.seq, c)));
+                    self.start_compute(c, eff);
                     return;
                 }
                 Op::Delay(ns) => {
@@ -623,7 +707,7 @@ impl Sim<'_> {
         if latency > 0.0 {
             self.timer(self.now + latency, c, TimerKind::Wake);
         } else {
-            self.ready.push_back(c);
+            self.make_ready(c);
         }
     }
 
@@ -637,7 +721,7 @@ impl Sim<'_> {
         };
         ls.holder = next;
         if let Some(n) = next {
-            self.ready.push_back(n);
+            self.make_ready(n);
         }
     }
 

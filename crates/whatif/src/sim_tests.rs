@@ -433,3 +433,39 @@ fn a_baseline_that_cannot_finish_gives_no_estimate() {
     assert_eq!(e.gain, None);
     assert!(e.reasons[0].contains("no estimate"), "{:?}", e.reasons);
 }
+
+/// A thread that wakes up runs ahead of CPU-bound threads for its wake-up preference
+/// (1.5 ms on 2 cores), then shares the cores with them (docs/whatif.md §Cores).
+#[test]
+fn a_woken_thread_runs_ahead_of_cpu_bound_ones_for_its_preference() {
+    let mut g = graph(2);
+    let bound: Vec<u32> = (0..2)
+        .map(|_| g.push_strand(strand(Runs::Thread, Some(0), 1), &[Op::Compute(10_000_000)]))
+        .collect();
+    // Sleeps 1 ms, then computes 1 ms: all of it ahead of the two others, on a core
+    // of its own, while they share the other one.
+    let short = g.push_strand(
+        strand(Runs::Thread, Some(0), 2),
+        &[Op::Delay(1_000_000), Op::Compute(1_000_000)],
+    );
+    let r = simulate(&g, &Overlay::identity(&g), SimParams::default());
+    assert_eq!(r.strand_end_ns[short as usize], 2_000_000);
+    // The others: 1 ms at full rate, 1 ms at half, then the remaining 8.5 ms.
+    assert_eq!(r.strand_end_ns[bound[0] as usize], 10_500_000);
+    assert_eq!(r.makespan_ns, 10_500_000);
+
+    // 3 ms after the wake-up: 1.5 ms ahead (until 2.5 ms), then the rest, 1.5 ms,
+    // shared three ways on 2 cores (2/3 each): 2.25 ms more, until 4.75 ms. The
+    // others by then: 1 + 0.75 + 1.5 ms; the 6.75 ms left at full rate: 11.5 ms.
+    let mut g = graph(2);
+    let bound: Vec<u32> = (0..2)
+        .map(|_| g.push_strand(strand(Runs::Thread, Some(0), 1), &[Op::Compute(10_000_000)]))
+        .collect();
+    let long = g.push_strand(
+        strand(Runs::Thread, Some(0), 2),
+        &[Op::Delay(1_000_000), Op::Compute(3_000_000)],
+    );
+    let r = simulate(&g, &Overlay::identity(&g), SimParams::default());
+    assert_eq!(r.strand_end_ns[long as usize], 4_750_000);
+    assert_eq!(r.strand_end_ns[bound[1] as usize], 11_500_000);
+}
