@@ -153,7 +153,7 @@ pub fn class_id(jni: Jni, jvmti: Jvmti, o: jobject, slow: impl FnOnce() -> u32) 
     if c.is_null() {
         return 0;
     }
-    let id = match predicted(jni, c) {
+    match predicted(jni, c) {
         Some(id) => id,
         None => match jvmti.get_object_hash_code(c) {
             Ok(h) => match find(jni, c, h) {
@@ -171,6 +171,5 @@ pub fn class_id(jni: Jni, jvmti: Jvmti, o: jobject, slow: impl FnOnce() -> u32) 
             },
             Err(_) => slow(),
         },
-    };
-    id
+    }
 }

@@ -435,7 +435,11 @@ fn emit(jni: Jni, ts: u64, vt: u64, thread: jobject, event: Event) {
         Event::Start => {
             let task = task_object(jni, thread);
             let (class_id, ident) = agent::class_and_ident(jni, task);
-            (class_id, ident, wrapper_begin(jni, ts, task, class_id, ident))
+            (
+                class_id,
+                ident,
+                wrapper_begin(jni, ts, task, class_id, ident),
+            )
         }
         _ => (0, 0, None),
     };
