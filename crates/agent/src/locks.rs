@@ -1050,15 +1050,20 @@ unsafe extern "system" fn on_monitor_wait(
             });
             let _ = JOINING.try_with(|j| j.set(true));
         }
+        let mut lock = 0;
         if let (Some(jni), Some(jvmti)) = (jni, agent::jvmti()) {
             if let Some(d) = wait_detail(jvmti, jni, object) {
                 sink::emit(&d);
+            }
+            // --lock-detail: the monitor, which its notifies name (MonitorNotify).
+            if crate::monitors::enabled() {
+                lock = monitor_id(jvmti, jni, object).unwrap_or(0);
             }
         }
         sink::emit(&Record::WaitBegin {
             ts,
             kind: wait_kind::OBJECT_WAIT,
-            lock: 0,
+            lock,
         });
         crate::sampling::thread_waits();
         Ok(())

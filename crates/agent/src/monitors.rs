@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use weft_trace::Record;
 
-use crate::jni::{jclass, jobject, JNIEnv, Jni};
+use crate::jni::{jboolean, jclass, jobject, JNIEnv, Jni};
 use crate::{agent, clock, locks, sink};
 
 /// Header key: `on` when the trace has the lock-detail records.
@@ -97,6 +97,37 @@ pub extern "system" fn Java_weft_MonitorProbe_exit(_e: *mut JNIEnv, _c: jclass) 
             .unwrap_or(0);
         if id != 0 && locks::recordable() {
             sink::emit(&Record::MonitorExit { ts });
+        }
+    });
+}
+
+/// `notify()` / `notifyAll()` (`all`) of `lock` returned (the application's call
+/// site calls `weft.MonitorProbe.notify`, which notifies, then calls this): the
+/// waker side of an `Object.wait`'s what-if edge.
+#[no_mangle]
+pub extern "system" fn Java_weft_MonitorProbe_notified(
+    e: *mut JNIEnv,
+    _c: jclass,
+    lock: jobject,
+    all: jboolean,
+) {
+    let ts = clock::now();
+    let _ = std::panic::catch_unwind(|| {
+        if lock.is_null() || !locks::recordable() {
+            return;
+        }
+        // SAFETY: the JVM passes the current thread's JNIEnv to every native method.
+        let jni = unsafe { Jni::from_raw(e) };
+        if let (Some(jni), Some(jvmti)) = (jni, agent::jvmti()) {
+            let id = locks::monitor_id(jvmti, jni, lock).unwrap_or(0);
+            jni.check_clear();
+            if id != 0 {
+                sink::emit(&Record::MonitorNotify {
+                    ts,
+                    lock: id,
+                    all: all != 0,
+                });
+            }
         }
     });
 }

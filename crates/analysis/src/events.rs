@@ -85,6 +85,9 @@ pub enum EventKind {
     MonitorEntered,
     /// `--lock-detail`: the innermost entered monitor was released.
     MonitorExit,
+    /// `--lock-detail`: this thread notified a monitor's waiters: b = lock (LockDef
+    /// id), flag = 1 for `notifyAll`.
+    MonitorNotify,
 }
 
 /// "No value" for an index argument.
@@ -147,7 +150,7 @@ impl Event {
 }
 
 /// Every kind, by its `u8` value (the header byte's low 5 bits).
-const KINDS: [EventKind; 30] = [
+const KINDS: [EventKind; 31] = [
     EventKind::ThreadStart,
     EventKind::ThreadEnd,
     EventKind::TaskBegin,
@@ -178,6 +181,7 @@ const KINDS: [EventKind; 30] = [
     EventKind::MonitorEnter,
     EventKind::MonitorEntered,
     EventKind::MonitorExit,
+    EventKind::MonitorNotify,
 ];
 
 /// The last kind: a new kind must be added to [`KINDS`] (this match stops
@@ -185,8 +189,9 @@ const KINDS: [EventKind; 30] = [
 #[cfg(test)]
 const fn is_last_kind(k: EventKind) -> bool {
     match k {
-        EventKind::MonitorExit => true,
-        EventKind::Unpark
+        EventKind::MonitorNotify => true,
+        EventKind::MonitorExit
+        | EventKind::Unpark
         | EventKind::MonitorEnter
         | EventKind::MonitorEntered
         | EventKind::ThreadStart

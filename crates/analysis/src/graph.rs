@@ -45,6 +45,9 @@ pub enum GraphEdgeKind {
     /// hand-off, a condition signal, a latch count-down, a pool wake-up). Recorded
     /// by agents with the `Unpark` record; none in older traces.
     Unpark,
+    /// `notify()`/`notifyAll()` of a monitor → the end of an `Object.wait` on it
+    /// (`--lock-detail` only: `MonitorNotify`, and the monitor in the wait's `WaitBegin`).
+    Notify,
 }
 
 impl GraphEdgeKind {
@@ -59,6 +62,7 @@ impl GraphEdgeKind {
             GraphEdgeKind::FutureGet => "future_get",
             GraphEdgeKind::LockHandoff => "lock_handoff",
             GraphEdgeKind::Unpark => "unpark",
+            GraphEdgeKind::Notify => "notify",
         }
     }
 }
@@ -83,6 +87,7 @@ pub fn edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ {
         .chain(forkjoin_join_edges(a))
         .chain(lock_handoff_edges(a))
         .chain(unpark_edges(a))
+        .chain(notify_edges(a))
 }
 
 /// Submissions, thread starts and joins, future gets (the task model's edges).
@@ -225,6 +230,61 @@ pub fn unpark_edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ {
                     return Some(GraphEdge {
                         kind: GraphEdgeKind::Unpark,
                         from_thread: waker,
+                        from_ns: ts,
+                        to_thread: evs.thread,
+                        to_ns: e.ts,
+                    });
+                }
+                _ => {}
+            }
+            None
+        })
+    })
+}
+
+/// The notify that ended each `Object.wait` of a known monitor (`--lock-detail`):
+/// the last `notify`/`notifyAll` of that monitor by another thread during the wait.
+/// The waiter returns once it holds the monitor again, after the notifier left it,
+/// so the edge ends at the wait's end. A wait that timed out, or that a notify before
+/// its begin released (impossible: the waiter holds the monitor until it waits), has
+/// none; two waiters woken one by one by two `notify` calls both read the later one
+/// when both calls came before the first of them returned (a notify does not say
+/// which waiter it woke).
+pub fn notify_edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ {
+    // lock -> (time, notifier), by time.
+    let mut notifies: HashMap<u32, Vec<(u64, ThreadIndex)>> = HashMap::default();
+    for evs in &a.model.events {
+        for e in evs.iter() {
+            if e.kind == EventKind::MonitorNotify && e.b != 0 {
+                notifies.entry(e.b).or_default().push((e.ts, evs.thread));
+            }
+        }
+    }
+    for v in notifies.values_mut() {
+        v.sort_unstable();
+    }
+    let notifies = std::rc::Rc::new(notifies);
+    a.model.events.iter().flat_map(move |evs| {
+        let notifies = notifies.clone();
+        let mut wait: Option<(u64, u32)> = None;
+        evs.iter().filter_map(move |e| {
+            match e.kind {
+                EventKind::WaitBegin => {
+                    wait = (e.flag == weft_trace::wait_kind::OBJECT_WAIT && e.b != 0)
+                        .then_some((e.ts, e.b));
+                }
+                EventKind::WaitEnd => {
+                    let (begin, lock) = wait.take()?;
+                    let v = notifies.get(&lock)?;
+                    let upto = v.partition_point(|n| n.0 <= e.ts);
+                    let &(ts, notifier) = v[..upto]
+                        .iter()
+                        .rev()
+                        .take_while(|n| n.0 >= begin)
+                        .find(|n| n.1 != evs.thread)?;
+                    return Some(GraphEdge {
+                        kind: GraphEdgeKind::Notify,
+                        from_thread: notifier,
                         from_ns: ts,
                         to_thread: evs.thread,
                         to_ns: e.ts,
@@ -487,6 +547,53 @@ mod tests {
             .collect();
         assert_eq!(es, vec![(2, 150, 1, 200), (2, 450, 1, 501)]);
         assert!(edges(&a).any(|e| e.kind == GraphEdgeKind::Unpark));
+    }
+
+    #[test]
+    fn notifies_end_the_object_waits_on_their_monitor() {
+        use weft_trace::wait_kind;
+        let mut tb = TB::new();
+        tb.start(1, 0, 0, (0, 0))
+            .start(2, 0, 0, (0, 0))
+            .start(3, 0, 0, (0, 0));
+        let wait = |ts, lock| Record::WaitBegin {
+            ts,
+            kind: wait_kind::OBJECT_WAIT,
+            lock,
+        };
+        let notify = |ts, lock, all| Record::MonitorNotify { ts, lock, all };
+        for (t, r) in [
+            // Thread 1 waits on monitor 7; thread 2 notifies monitor 8 (another), then 7.
+            (1, wait(100, 7)),
+            (2, notify(120, 8, false)),
+            (2, notify(150, 7, false)),
+            (1, Record::WaitEnd { ts: 180 }),
+            // A notifyAll wakes both waiters of monitor 7.
+            (1, wait(200, 7)),
+            (3, wait(210, 7)),
+            (2, notify(250, 7, true)),
+            (1, Record::WaitEnd { ts: 260 }),
+            (3, Record::WaitEnd { ts: 270 }),
+            // A timeout: nobody notified during the wait (the notify came before it).
+            (1, wait(300, 7)),
+            (1, Record::WaitEnd { ts: 400 }),
+            // A wait of an unknown monitor (no --lock-detail): no edge.
+            (1, wait(500, 0)),
+            (2, notify(550, 7, false)),
+            (1, Record::WaitEnd { ts: 600 }),
+        ] {
+            tb.recs.push((t, r));
+        }
+        let a = crate::analyze(&tb.trace());
+        let mut es: Vec<(u32, u64, u32, u64)> = notify_edges(&a)
+            .map(|e| (e.from_thread, e.from_ns, e.to_thread, e.to_ns))
+            .collect();
+        es.sort_unstable();
+        assert_eq!(
+            es,
+            vec![(2, 150, 1, 180), (2, 250, 1, 260), (2, 250, 3, 270)]
+        );
+        assert!(edges(&a).any(|e| e.kind == GraphEdgeKind::Notify));
     }
 
     #[test]

@@ -734,6 +734,10 @@ impl ModelBuilder {
             Record::MonitorExit { ts } => {
                 Some((ev(EventKind::MonitorExit, *ts, 0, 0, 0, 0), false))
             }
+            Record::MonitorNotify { ts, lock, all } => Some((
+                ev(EventKind::MonitorNotify, *ts, 0, *lock, 0, u8::from(*all)),
+                false,
+            )),
         };
         if let Some((mut e, is_fj)) = event {
             if !is_fj && !self.pending_wait_detail.is_empty() {

@@ -120,6 +120,7 @@ const GOTO: u8 = 0xa7;
 const JSR: u8 = 0xa8;
 const JSR_W: u8 = 0xc9;
 const INVOKESTATIC: u8 = 0xb8;
+const INVOKEVIRTUAL: u8 = 0xb6;
 
 /// Whether `op` is one of the return instructions (`ireturn` .. `return`).
 fn is_return(op: u8) -> bool {
@@ -348,11 +349,34 @@ pub(crate) fn invokes_static(
     cp: &ConstantPool<'_>,
     wanted: impl Fn(&[u8], &[u8], &[u8]) -> bool,
 ) -> Result<bool> {
+    invokes(data, attr, cp, INVOKESTATIC, wanted)
+}
+
+/// Whether the body has an `invokevirtual` of a method for which `wanted(class, name,
+/// descriptor)` holds.
+pub(crate) fn invokes_virtual(
+    data: &[u8],
+    attr: &Attr<'_>,
+    cp: &ConstantPool<'_>,
+    wanted: impl Fn(&[u8], &[u8], &[u8]) -> bool,
+) -> Result<bool> {
+    invokes(data, attr, cp, INVOKEVIRTUAL, wanted)
+}
+
+/// Whether the body has an invoke instruction `op` (operand: a member ref) of a method for
+/// which `wanted` holds.
+fn invokes(
+    data: &[u8],
+    attr: &Attr<'_>,
+    cp: &ConstantPool<'_>,
+    op: u8,
+    wanted: impl Fn(&[u8], &[u8], &[u8]) -> bool,
+) -> Result<bool> {
     let (_, _, code, _) = code_of(data, attr)?;
     let mut pc = 0usize;
     while pc < code.len() {
         let len = insn_len(code, pc)?;
-        if code[pc] == INVOKESTATIC {
+        if code[pc] == op {
             let index = u16::from_be_bytes([code[pc + 1], code[pc + 2]]);
             if let Ok((c, n, d)) = cp.member_ref(index) {
                 if wanted(c, n, d) {
@@ -363,6 +387,36 @@ pub(crate) fn invokes_static(
         pc += len;
     }
     Ok(false)
+}
+
+/// In a whole Code attribute (name index, length, body: as `rewrite_body` returns
+/// it), turns each `invokevirtual #i` for which `to(i)` gives a Methodref `#s` into
+/// `invokestatic #s`, in place: the same length, and the same stack effect when `#s`
+/// takes the receiver as its only argument and returns what the call returned, so
+/// no offset, range or stack map frame moves.
+pub(crate) fn redirect_virtual_calls(
+    attr: &mut [u8],
+    to: impl Fn(u16) -> Option<u16>,
+) -> Result<()> {
+    if attr.len() < 14 {
+        return Err(Error::malformed("Code attribute too short"));
+    }
+    let code_len = u32::from_be_bytes([attr[10], attr[11], attr[12], attr[13]]) as usize;
+    let code = attr
+        .get_mut(14..14 + code_len)
+        .ok_or_else(|| Error::malformed("Code attribute shorter than its code"))?;
+    let mut pc = 0usize;
+    while pc < code.len() {
+        let len = insn_len(code, pc)?;
+        if code[pc] == INVOKEVIRTUAL {
+            if let Some(s) = to(u16::from_be_bytes([code[pc + 1], code[pc + 2]])) {
+                code[pc] = INVOKESTATIC;
+                code[pc + 1..pc + 3].copy_from_slice(&s.to_be_bytes());
+            }
+        }
+        pc += len;
+    }
+    Ok(())
 }
 
 /// Whether the body has one of the instructions `ops`.

@@ -10,6 +10,10 @@
 //!   not visible from inside), and `exit()` before each return and in a catch-all handler that
 //!   rethrows: both while the monitor is still held.
 //!
+//! - `invokevirtual notify()` / `notifyAll()` (of any class: Object's are final) becomes
+//!   `invokestatic weft/MonitorProbe.notify(Object)` / `notifyAll(Object)`, in place (same
+//!   length and stack effect), which notifies and then records it (the waker of an `Object.wait`).
+//!
 //! Each replacement sits at the instruction's place in the same exception ranges, branch targets
 //! and stack map frames (code.rs relocates them); the probes take only the object the instruction
 //! already had, so the program's stack, locals and monitors are what they were.
@@ -28,6 +32,15 @@ const INVOKESTATIC: u8 = 0xb8;
 const MONITORENTER: u8 = 0xc2;
 const MONITOREXIT: u8 = 0xc3;
 
+/// `Some(all)` when (name, descriptor) is `notify()` (false) or `notifyAll()` (true).
+fn notify_call(name: &[u8], desc: &[u8]) -> Option<bool> {
+    match (name, desc) {
+        (b"notify", b"()V") => Some(false),
+        (b"notifyAll", b"()V") => Some(true),
+        _ => None,
+    }
+}
+
 /// Instruments every `synchronized` block and method of a class with the monitor probes. Ok(None):
 /// nothing to instrument (or already instrumented). An `Err` (a body the rewriter refuses): the
 /// caller keeps the original bytes.
@@ -37,6 +50,7 @@ pub fn instrument_monitors(class_bytes: &[u8]) -> std::result::Result<Option<Vec
     let mut app = Appender::new(cf.cp.count());
     let probe = mutf8::encode(MONITOR_PROBE_CLASS);
     let mut refs: Option<(u16, u16, u16, u16, Option<u16>)> = None;
+    let mut notify_refs: Option<(u16, u16)> = None;
     let mut new_code: Vec<(usize, usize, Vec<u8>)> = Vec::new();
     for (mi, m) in cf.methods.iter().enumerate() {
         if m.access & (ACC_ABSTRACT | ACC_NATIVE) != 0 {
@@ -59,7 +73,11 @@ pub fn instrument_monitors(class_bytes: &[u8]) -> std::result::Result<Option<Vec
         if synchronized && is_static && cf.major < 49 {
             continue;
         }
+        let notifies =
+            code::invokes_virtual(data, attr, &cf.cp, |_, n, d| notify_call(n, d).is_some())
+                .map_err(ctx)?;
         if !synchronized
+            && !notifies
             && !code::contains_ops(data, attr, &[MONITORENTER, MONITOREXIT]).map_err(ctx)?
         {
             continue;
@@ -127,7 +145,29 @@ pub fn instrument_monitors(class_bytes: &[u8]) -> std::result::Result<Option<Vec
             monitor_enter: &monitor_enter,
             monitor_exit: &monitor_exit,
         };
-        if let Some(bytes) = code::rewrite_body(data, attr, &cf.cp, &edit).map_err(ctx)? {
+        let mut bytes = code::rewrite_body(data, attr, &cf.cp, &edit).map_err(ctx)?;
+        if notifies {
+            let (notify, notify_all) = match notify_refs {
+                Some(r) => r,
+                None => {
+                    let c = app.class(&probe)?;
+                    let r = (
+                        app.method_ref(c, b"notify", b"(Ljava/lang/Object;)V", false)?,
+                        app.method_ref(c, b"notifyAll", b"(Ljava/lang/Object;)V", false)?,
+                    );
+                    notify_refs = Some(r);
+                    r
+                }
+            };
+            let mut b = bytes.unwrap_or_else(|| data[attr.start..attr.end()].to_vec());
+            code::redirect_virtual_calls(&mut b, |i| {
+                let (_, n, d) = cf.cp.member_ref(i).ok()?;
+                notify_call(n, d).map(|all| if all { notify_all } else { notify })
+            })
+            .map_err(ctx)?;
+            bytes = Some(b);
+        }
+        if let Some(bytes) = bytes {
             new_code.push((mi, ai, bytes));
         }
     }

@@ -30,7 +30,7 @@ fn check(release: &str) {
             .join("\n")
     };
     assert!(
-        plain.contains("probe enter=0 entered=0 exit=0 out_of_order=0"),
+        plain.contains("probe enter=0 entered=0 exit=0 notify=0 out_of_order=0"),
         "{plain}"
     );
 
@@ -54,9 +54,10 @@ fn check(release: &str) {
     assert_eq!(program(&out), program(&plain));
     // Blocks: blocks(10) enters 8 times (i = 0..7), nested() 3, throwing() 1, pingPong() 10 on
     // each of 2 threads: 32 `monitorenter`s, each with its `entered`. Methods: recurse(5) 6 calls,
-    // bump() 3, boom() 1: 10 enters without `entered`. Every enter is released once.
+    // bump() 3, boom() 1: 10 enters without `entered`. Every enter is released once. pingPong()
+    // calls notifyAll() 10 times on each thread, inside the monitor.
     assert!(
-        out.contains("probe enter=42 entered=32 exit=42 out_of_order=0"),
+        out.contains("probe enter=42 entered=32 exit=42 notify=20 out_of_order=0"),
         "{out}"
     );
 }

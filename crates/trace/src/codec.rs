@@ -54,6 +54,7 @@ pub(crate) mod tag {
     pub const MONITOR_ENTER: u8 = 101;
     pub const MONITOR_ENTERED: u8 = 102;
     pub const MONITOR_EXIT: u8 = 103;
+    pub const MONITOR_NOTIFY: u8 = 104;
     pub const ATTACH_END: u8 = 120;
     pub const LOCK_DEF: u8 = 60;
     pub const LOCK_BLOCK: u8 = 61;
@@ -493,6 +494,11 @@ fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
         }
         MonitorEntered { ts } => (tag::MONITOR_ENTERED, Some(*ts)),
         MonitorExit { ts } => (tag::MONITOR_EXIT, Some(*ts)),
+        MonitorNotify { ts, lock, all } => {
+            v(out, *lock as u64);
+            v(out, u64::from(*all));
+            (tag::MONITOR_NOTIFY, Some(*ts))
+        }
         Calibration { ts, mono_ns } => {
             v(out, *mono_ns);
             (tag::CALIBRATION, Some(*ts))

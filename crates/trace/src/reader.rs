@@ -891,6 +891,11 @@ pub(crate) fn decode_record(
         },
         tag::MONITOR_ENTERED => MonitorEntered { ts },
         tag::MONITOR_EXIT => MonitorExit { ts },
+        tag::MONITOR_NOTIFY => MonitorNotify {
+            ts,
+            lock: c.u32v()?,
+            all: c.varint()? != 0,
+        },
         tag::CALIBRATION => Calibration {
             ts,
             mono_ns: c.varint()?,

@@ -299,6 +299,15 @@ pub enum Record {
     MonitorExit {
         ts: u64,
     },
+    /// `--lock-detail`: this thread called `notify()` (`all`: `notifyAll()`) on the
+    /// monitor `lock` (LockDef id) and it returned: the what-if graph's wake edge to
+    /// the end of a waiter's `Object.wait` on that monitor (the waiter's `WaitBegin`
+    /// carries the same `lock` under `--lock-detail`).
+    MonitorNotify {
+        ts: u64,
+        lock: u32,
+        all: bool,
+    },
     /// A (ticks, CLOCK_MONOTONIC ns) pair used to convert ticks to ns.
     Calibration {
         ts: u64,
@@ -618,6 +627,7 @@ impl Record {
             | VtPinned { ts, .. }
             | Unpark { ts, .. }
             | MonitorEnter { ts, .. }
+            | MonitorNotify { ts, .. }
             | MonitorEntered { ts }
             | MonitorExit { ts }
             | Calibration { ts, .. }
@@ -687,6 +697,7 @@ impl Record {
             | VtPinned { ts, .. }
             | Unpark { ts, .. }
             | MonitorEnter { ts, .. }
+            | MonitorNotify { ts, .. }
             | MonitorEntered { ts }
             | MonitorExit { ts }
             | Calibration { ts, .. }

@@ -493,6 +493,17 @@ fn whatif_records_round_trip() {
         },
         Record::MonitorExit { ts: 90 },
         Record::MonitorExit { ts: 90 },
+        // --lock-detail: notify and notifyAll of a monitor.
+        Record::MonitorNotify {
+            ts: 95,
+            lock: 1,
+            all: false,
+        },
+        Record::MonitorNotify {
+            ts: 96,
+            lock: u32::MAX,
+            all: true,
+        },
     ];
     let t = round_trip(&identity_clock(), &[], &recs);
     assert_eq!(t.unknown_records, 0);

@@ -547,11 +547,13 @@ pub fn build(a: &Analysis) -> ExecGraph {
             }
         }
     }
-    // Waits an unpark ended (queue hand-offs, condition signals, latches): the
-    // waker's strand signals at the unpark, the waiter's awaits it. Waits nothing
-    // explains (timeouts, Object.wait, parks nobody recorded waking): anchored.
+    // Waits an unpark ended (queue hand-offs, condition signals, latches) or, with
+    // --lock-detail, a notify (Object.wait): the waker's strand signals at the unpark
+    // or notify, the waiter's awaits it. Waits nothing explains (timeouts, parks
+    // nobody recorded waking, Object.wait without --lock-detail): anchored.
     let woken_by: HashMap<(ThreadIndex, u64), (ThreadIndex, u64)> =
         weft_analysis::graph::unpark_edges(a)
+            .chain(weft_analysis::graph::notify_edges(a))
             .map(|e| ((e.to_thread, e.to_ns), (e.from_thread, e.from_ns)))
             .collect();
     let mut sync_ts: Vec<u64> = Vec::new();

@@ -100,7 +100,8 @@ pub struct WaitTotals {
     /// Matched by id to what it waited for (future, fork-join task, thread, lock
     /// hand-off, the unpark that ended a park).
     pub exact_ns: u64,
-    /// The part of `exact_ns` matched through an unpark (`Record::Unpark`).
+    /// The part of `exact_ns` matched through an unpark (`Record::Unpark`) or, with
+    /// `--lock-detail`, a notify (`Record::MonitorNotify`).
     pub unpark_ns: u64,
     /// Nothing matched: kept as a delay of its recorded length.
     pub anchored_ns: u64,

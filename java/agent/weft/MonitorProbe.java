@@ -4,7 +4,8 @@ package weft;
  * The monitor probes of {@code weft record --lock-detail} (docs/whatif.md): the agent rewrites each
  * {@code monitorenter} of an application class into {@code enter(o); monitorenter; entered()},
  * each {@code monitorexit} into {@code monitorexit; exit()}, and a synchronized method's body to
- * call {@code enter(this)} first and {@code exit()} on every way out. The natives never throw into
+ * call {@code enter(this)} first and {@code exit()} on every way out; each {@code notify()} and
+ * {@code notifyAll()} call becomes a call of {@link #notify} or {@link #notifyAll}. The natives never throw into
  * the program and do nothing while the agent is off.
  */
 public final class MonitorProbe {
@@ -18,4 +19,22 @@ public final class MonitorProbe {
 
     /** The innermost entered monitor is released. */
     public static native void exit();
+
+    /**
+     * Replaces an application's {@code lock.notify()} call: notifies (throwing what
+     * {@code notify} throws, before anything is recorded), then records it.
+     */
+    public static void notify(Object lock) {
+        lock.notify();
+        notified(lock, false);
+    }
+
+    /** Replaces an application's {@code lock.notifyAll()} call, as {@link #notify}. */
+    public static void notifyAll(Object lock) {
+        lock.notifyAll();
+        notified(lock, true);
+    }
+
+    /** {@code notify} ({@code all}: {@code notifyAll}) of {@code lock} returned. */
+    private static native void notified(Object lock, boolean all);
 }

@@ -99,9 +99,15 @@ public class Monitors {
         System.out.println("throwing=" + throwing());
         System.out.println("pingPong=" + pingPong());
         System.out.println("free=" + !Thread.holdsLock(LOCK));
+        try {
+            LOCK.notify();
+            System.out.println("notify outside the monitor: returned");
+        } catch (IllegalMonitorStateException e) {
+            System.out.println("notify outside the monitor: IllegalMonitorStateException");
+        }
         Class<?> p = Class.forName("weft.MonitorProbe");
         StringBuilder sb = new StringBuilder("probe");
-        for (String f : new String[] {"ENTER", "ENTERED", "EXIT", "OUT_OF_ORDER"}) {
+        for (String f : new String[] {"ENTER", "ENTERED", "EXIT", "NOTIFY", "OUT_OF_ORDER"}) {
             sb.append(' ').append(f.toLowerCase()).append('=').append(p.getField(f).get(null));
         }
         System.out.println(sb);

@@ -10,6 +10,7 @@ public final class MonitorProbe {
     public static final AtomicInteger ENTER = new AtomicInteger();
     public static final AtomicInteger ENTERED = new AtomicInteger();
     public static final AtomicInteger EXIT = new AtomicInteger();
+    public static final AtomicInteger NOTIFY = new AtomicInteger();
     public static final AtomicInteger OUT_OF_ORDER = new AtomicInteger();
     private static final ThreadLocal<int[]> DEPTH = ThreadLocal.withInitial(() -> new int[1]);
 
@@ -29,5 +30,18 @@ public final class MonitorProbe {
     public static void exit() {
         EXIT.incrementAndGet();
         if (--DEPTH.get()[0] < 0) OUT_OF_ORDER.incrementAndGet();
+    }
+
+    /** Replaces a {@code lock.notify()} call (inside a monitor: depth above 0). */
+    public static void notify(Object lock) {
+        lock.notify();
+        NOTIFY.incrementAndGet();
+        if (DEPTH.get()[0] <= 0) OUT_OF_ORDER.incrementAndGet();
+    }
+
+    public static void notifyAll(Object lock) {
+        lock.notifyAll();
+        NOTIFY.incrementAndGet();
+        if (DEPTH.get()[0] <= 0) OUT_OF_ORDER.incrementAndGet();
     }
 }

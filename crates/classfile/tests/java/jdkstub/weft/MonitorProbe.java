@@ -20,4 +20,14 @@ public final class MonitorProbe {
     public static void exit() {
         calls++;
     }
+
+    public static void notify(Object lock) {
+        lock.notify();
+        calls++;
+    }
+
+    public static void notifyAll(Object lock) {
+        lock.notifyAll();
+        calls++;
+    }
 }
