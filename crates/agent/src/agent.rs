@@ -5,8 +5,11 @@
 //! is held (a thread blocked in a JNI call at a safepoint must not hold a lock
 //! a GC callback or another thread needs).
 
-use std::collections::{HashMap, HashSet};
+// Integer keys looked up per task (plumbing classes, site counts): Fx, not SipHash.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
@@ -161,7 +164,8 @@ pub fn ident(jni: Jni, o: jobject) -> u32 {
 }
 
 /// Class id of an object (0 if unknown): from the native table of ids
-/// (class_ids.rs), through Probe.classIdOf the first time a class is seen.
+/// (class_ids.rs), through Probe.classIdOf the first time a class is seen. Leaves a
+/// local reference (the class) to the caller's frame.
 pub fn class_id_of(jni: Jni, o: jobject) -> u32 {
     let Some(r) = REFS.get() else { return 0 };
     if o.is_null() {
@@ -303,6 +307,90 @@ fn plumbing_fields(
     r
 }
 
+/// How a plumbing object of a probe or a class is unwrapped one step, as this thread
+/// last resolved it. Both facts are fixed once known (a class's plumbing is set when
+/// it is registered, before its id is handed out; a probe's path resolves once), so
+/// each thread keeps its own copy: the unwrap of every executor task and virtual
+/// thread then takes no lock and touches no shared counter (the carriers starting
+/// virtual threads together bounced the tables' lock words between their caches).
+#[derive(Clone)]
+enum Step {
+    /// Nothing to unwrap (not plumbing, no inner task, or a field missing).
+    None,
+    /// A probe on a plumbing base class: unwrap by the object's runtime class.
+    ByClass,
+    /// Follow these jfieldIDs.
+    Fields(Rc<[usize]>),
+}
+
+thread_local! {
+    /// Unwrap steps by class id.
+    static CLASS_STEPS: RefCell<HashMap<u32, Step>> = RefCell::new(HashMap::default());
+    /// First unwrap steps by probe id.
+    static PROBE_STEPS: RefCell<HashMap<i32, Step>> = RefCell::new(HashMap::default());
+}
+
+/// The step `cache` holds under `key`, else `resolve`'s, then kept (JNI runs outside
+/// the borrow).
+fn cached_step<K: std::hash::Hash + Eq + Copy>(
+    cache: &'static std::thread::LocalKey<RefCell<HashMap<K, Step>>>,
+    key: K,
+    resolve: impl FnOnce() -> Step,
+) -> Step {
+    let hit = cache
+        .try_with(|m| m.try_borrow().ok().and_then(|m| m.get(&key).cloned()))
+        .ok()
+        .flatten();
+    if let Some(step) = hit {
+        return step;
+    }
+    let step = resolve();
+    let _ = cache.try_with(|m| {
+        if let Ok(mut m) = m.try_borrow_mut() {
+            m.insert(key, step.clone());
+        }
+    });
+    step
+}
+
+/// The unwrap step from object `o` of class `class_id`.
+fn class_step(jni: Jni, class_id: u32, o: jobject) -> Step {
+    cached_step(&CLASS_STEPS, class_id, || {
+        match plumbing_of(class_id).filter(|pl| !pl.inner.is_empty()) {
+            Some(pl) => match plumbing_fields(jni, class_id, pl, o) {
+                Some(f) => Step::Fields(Rc::from(&f[..])),
+                None => Step::None,
+            },
+            None => Step::None,
+        }
+    })
+}
+
+/// The first unwrap step of plumbing probe `probe_id` from `self_`.
+fn probe_step(jni: Jni, probe_id: i32, self_: jobject) -> Step {
+    cached_step(&PROBE_STEPS, probe_id, || {
+        let Some(p) = probe(probe_id) else {
+            return Step::None;
+        };
+        let Some(pl) = p.plumbing else {
+            return Step::None;
+        };
+        if pl.inner.is_empty() {
+            return Step::ByClass;
+        }
+        let fields = p.fields.get_or_init(|| {
+            let c = jni.get_object_class(self_);
+            let r = resolve_path(jni, c, pl.inner);
+            jni.delete_local_ref(c);
+            r
+        });
+        match fields {
+            Some(f) => Step::Fields(Rc::from(&f[..])),
+            None => Step::None,
+        }
+    })
+}
+
 fn follow(jni: Jni, mut o: jobject, fields: &[usize]) -> jobject {
     for &f in fields {
         if o.is_null() {
@@ -328,11 +416,7 @@ fn unwrap_with_class(jni: Jni, o: jobject, class_id: u32) -> (jobject, u32) {
         if cur.is_null() {
             break;
         }
-        let Some(pl) = plumbing_of(cls) else { break };
-        if pl.inner.is_empty() {
-            break;
-        }
-        let Some(fields) = plumbing_fields(jni, cls, pl, cur) else {
+        let Step::Fields(fields) = class_step(jni, cls, cur) else {
             break;
         };
         let next = follow(jni, cur, &fields);
@@ -359,32 +443,21 @@ pub fn inner(jni: Jni, probe_id: i32, self_: jobject) -> jobject {
 /// it up already (the VirtualThreadStart callback records it).
 pub fn inner_with_class(jni: Jni, probe_id: i32, self_: jobject) -> (jobject, u32) {
     let none = (std::ptr::null_mut(), 0);
-    let Some(p) = probe(probe_id) else {
-        return none;
-    };
-    let Some(pl) = p.plumbing else {
-        return none;
-    };
     if self_.is_null() {
         return none;
     }
-    if pl.inner.is_empty() {
-        // A plumbing base class whose subclasses hold the task (JDK 25's
-        // ForkJoinTask$InterruptibleTask, plumbing.rs): unwrap by the runtime
-        // class; null for classes without an inner task (ThreadPoolExecutor$Worker).
-        let cls = class_id_of(jni, self_);
-        return unwrap_with_class(jni, self_, cls);
-    }
-    let fields = p.fields.get_or_init(|| {
-        let c = jni.get_object_class(self_);
-        let r = resolve_path(jni, c, pl.inner);
-        jni.delete_local_ref(c);
-        r
-    });
-    let Some(fields) = fields else {
-        return none;
+    let fields = match probe_step(jni, probe_id, self_) {
+        Step::None => return none,
+        Step::ByClass => {
+            // A plumbing base class whose subclasses hold the task (JDK 25's
+            // ForkJoinTask$InterruptibleTask, plumbing.rs): unwrap by the runtime
+            // class; null for classes without an inner task (ThreadPoolExecutor$Worker).
+            let cls = class_id_of(jni, self_);
+            return unwrap_with_class(jni, self_, cls);
+        }
+        Step::Fields(f) => f,
     };
-    let first = follow(jni, self_, fields);
+    let first = follow(jni, self_, &fields);
     if first.is_null() {
         return none;
     }

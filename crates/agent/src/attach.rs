@@ -454,7 +454,12 @@ fn find_threads(jvmti: Jvmti, jni: Jni) -> usize {
     };
     let mut found = HashMap::new();
     for t in &threads {
+        // The class look-ups leave their local references to the frame (class_ids.rs).
+        let framed = jni.push_local_frame(8);
         let r = agent::thread_start_record(jvmti, jni, *t);
+        if framed {
+            jni.pop_local_frame();
+        }
         let key = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
         if jvmti.set_thread_local_storage(*t, key).is_ok() {
             found.insert(key, r);

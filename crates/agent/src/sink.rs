@@ -183,13 +183,17 @@ impl Sink {
     }
 
     fn push(&self, buf: &Mutex<Buf>, r: &Record) {
-        let mut b = lock(buf);
+        self.push_locked(&mut lock(buf), r);
+    }
+
+    /// [`Self::push`] with the buffer's lock held.
+    fn push_locked(&self, b: &mut Buf, r: &Record) {
         if b.since == 0 {
             b.since = clock::now().max(1);
         }
         b.enc.push(r);
         if b.enc.len() >= BLOCK_FLUSH_BYTES {
-            self.send(&mut b);
+            self.send(b);
         }
     }
 }
@@ -342,6 +346,24 @@ pub fn emit(r: &Record) {
     let Some(s) = SINK.get() else { return };
     // Pure Rust inside: no JNI while the thread's state is borrowed.
     with_local(|l| s.push(&l.buf, r));
+}
+
+/// Appends the records `make` builds from this thread's index (pure Rust), taking
+/// the thread's buffer lock once: the virtual-thread callbacks took it once for the
+/// carrier's index and again for each record.
+pub fn emit_with_index(make: impl FnOnce(u32) -> (Record, Option<Record>)) {
+    if !recording() {
+        return;
+    }
+    let Some(s) = SINK.get() else { return };
+    with_local(|l| {
+        let mut b = lock(&l.buf);
+        let (first, second) = make(b.enc.thread());
+        s.push_locked(&mut b, &first);
+        if let Some(r) = second {
+            s.push_locked(&mut b, &r);
+        }
+    });
 }
 
 /// Appends a record to a thread state's own block (pure Rust: inside [`with_local`]).

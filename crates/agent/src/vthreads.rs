@@ -262,21 +262,18 @@ fn resolve_task_path(jni: Jni, vthread: jobject) -> Option<[usize; 3]> {
     Some([cont as usize, target as usize, task? as usize])
 }
 
-/// The task a virtual thread runs (a local reference; null if unknown).
+/// The task a virtual thread runs (a local reference, as are the objects on the way,
+/// freed with the callback's frame; null if unknown).
 fn task_object(jni: Jni, vthread: jobject) -> jobject {
     let Some(path) = TASK_PATH.get_or_init(|| resolve_task_path(jni, vthread)) else {
         return std::ptr::null_mut();
     };
     let mut o = vthread;
     for &f in path {
-        let next = jni.get_object_field(o, f as jfieldID);
-        if o != vthread {
-            jni.delete_local_ref(o);
+        o = jni.get_object_field(o, f as jfieldID);
+        if o.is_null() {
+            break;
         }
-        if next.is_null() {
-            return next;
-        }
-        o = next;
     }
     o
 }
@@ -387,11 +384,9 @@ fn wrapper_begin(jni: Jni, ts: u64, task: jobject, class_id: u32, ident: u32) ->
     {
         return None;
     }
+    // `inner` is freed with the callback's frame.
     let (inner, inner_class_id) = agent::inner_with_class(jni, probe, task);
     let inner_ident = agent::ident(jni, inner);
-    if !inner.is_null() {
-        jni.delete_local_ref(inner);
-    }
     Some(Record::TaskBegin {
         ts,
         probe: probe as u32,
@@ -429,37 +424,40 @@ fn record(env: *mut JNIEnv, vt: Vt, what: &str, event: Event) {
 }
 
 /// Emits `event` of the virtual thread `vt` (`thread`: its object, needed for a start).
+/// The local references taken here die with the callback's frame: deleting them one
+/// by one cost a JNI call each.
 fn emit(jni: Jni, ts: u64, vt: u64, thread: jobject, event: Event) {
-    let Some(carrier) = sink::current_thread_index() else {
-        return;
-    };
     if vt == 0 {
         return;
     }
     let _ = MOUNTED.try_with(|m| m.set(matches!(event, Event::Start | Event::Mount)));
-    match event {
+    let (class_id, ident, wrapper) = match event {
         Event::Start => {
             let task = task_object(jni, thread);
             let (class_id, ident) = agent::class_and_ident(jni, task);
-            let wrapper = wrapper_begin(jni, ts, task, class_id, ident);
-            if !task.is_null() {
-                jni.delete_local_ref(task);
-            }
-            sink::emit(&Record::VtStart {
+            (
+                class_id,
+                ident,
+                wrapper_begin(jni, ts, task, class_id, ident),
+            )
+        }
+        _ => (0, 0, None),
+    };
+    sink::emit_with_index(|carrier| {
+        let r = match event {
+            Event::Start => Record::VtStart {
                 ts,
                 vt,
                 carrier,
                 class_id,
                 ident,
-            });
-            if let Some(r) = wrapper {
-                sink::emit(&r);
-            }
-        }
-        Event::End => sink::emit(&Record::VtEnd { ts, vt, carrier }),
-        Event::Mount => sink::emit(&Record::VtMount { ts, vt, carrier }),
-        Event::Unmount => sink::emit(&Record::VtUnmount { ts, vt, carrier }),
-    }
+            },
+            Event::End => Record::VtEnd { ts, vt, carrier },
+            Event::Mount => Record::VtMount { ts, vt, carrier },
+            Event::Unmount => Record::VtUnmount { ts, vt, carrier },
+        };
+        (r, wrapper)
+    });
 }
 
 unsafe extern "system" fn on_start(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thread: jobject) {

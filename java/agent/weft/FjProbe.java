@@ -299,10 +299,13 @@ public final class FjProbe {
     /** Entry of the pool's submission funnel (externalSubmit on 17, poolSubmit on 21+). */
     @FjStubDontInline
     public static void submit(Object pool, Object task) {
-        if (!Probe.on || !H.OK || !(task instanceof ForkJoinTask)) return;
+        if (!Probe.on || !H.OK) return;
         try {
             // A virtual thread (re)scheduled: plumbing, left out by the analysis anyway.
-            if (Probe.isVtScheduler(pool)) return;
+            // Asked before the type test: the scheduler's tasks are of several classes
+            // (execute's and lazySubmit's adapters), and C2's check of that type,
+            // compiled for the first class seen, trapped and recompiled this hook.
+            if (Probe.isVtScheduler(pool) || !(task instanceof ForkJoinTask)) return;
             FjStubTask s = (FjStubTask) task;
             Buf b = buf();
             long prev = s.weft$u >>> 2;
