@@ -140,10 +140,18 @@ fn cpu_shares_match_the_threads_own_cpu_clocks() {
             );
         }
         let wall = export_collapsed(&trace, "wall");
+        // The sleeper runs only to enter and leave its one 3 s sleep: at 1 kHz its CPU
+        // timer can expire there once or twice (its first millisecond of CPU ends where
+        // it ends, seen once in a clean-clone run). A sleeping thread sampled as busy
+        // would have thousands.
+        let in_sleep: u64 = cpu
+            .lines()
+            .filter(|l| l.contains("Splits.nap;java.lang.Thread.sleep"))
+            .filter_map(|l| l.rsplit_once(' ').and_then(|(_, n)| n.parse::<u64>().ok()))
+            .sum();
         assert!(
-            !cpu.lines()
-                .any(|l| l.contains("Splits.nap;java.lang.Thread.sleep")),
-            "{mode}: the sleeping thread has CPU samples in sleep:\n{cpu}"
+            in_sleep <= 3,
+            "{mode}: the sleeping thread has {in_sleep} CPU samples in sleep:\n{cpu}"
         );
         assert!(
             wall.lines().any(|l| l.contains("weft.sampling.Splits.nap")),
