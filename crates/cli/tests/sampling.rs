@@ -105,7 +105,8 @@ fn sampled_shares(collapsed: &str) -> ([u64; 3], [f64; 3]) {
 
 /// Per-method CPU shares within 5 points of the threads' own CPU clocks, on a
 /// steady split and on fixed 20 ms rounds (which a fixed 10 ms period aliases
-/// with); the sleeping thread is in wall samples and not in CPU samples.
+/// with); the sleeping thread is in wall samples, and in CPU samples at most where it
+/// enters or leaves its sleep.
 /// At 1 kHz, so that a few seconds give enough samples on a loaded machine.
 #[test]
 fn cpu_shares_match_the_threads_own_cpu_clocks() {
