@@ -54,19 +54,26 @@ thread_local! {
     static REQUESTED: Cell<u64> = const { Cell::new(0) };
 }
 
+/// The LockDef id of monitor `lock` from a probe native (0: none, or not recording).
+fn recorded_monitor(e: *mut JNIEnv, lock: jobject) -> u32 {
+    if lock.is_null() || !locks::recordable() {
+        return 0;
+    }
+    // SAFETY: the JVM passes the current thread's JNIEnv to every native method.
+    let jni = unsafe { Jni::from_raw(e) };
+    let (Some(jni), Some(jvmti)) = (jni, agent::jvmti()) else {
+        return 0;
+    };
+    let id = locks::monitor_id(jvmti, jni, lock).unwrap_or(0);
+    jni.check_clear();
+    id
+}
+
 #[no_mangle]
 pub extern "system" fn Java_weft_MonitorProbe_enter(e: *mut JNIEnv, _c: jclass, lock: jobject) {
     let ts = clock::now();
     let _ = std::panic::catch_unwind(|| {
-        let mut id = 0;
-        if !lock.is_null() && locks::recordable() {
-            // SAFETY: the JVM passes the current thread's JNIEnv to every native method.
-            let jni = unsafe { Jni::from_raw(e) };
-            if let (Some(jni), Some(jvmti)) = (jni, agent::jvmti()) {
-                id = locks::monitor_id(jvmti, jni, lock).unwrap_or(0);
-                jni.check_clear();
-            }
-        }
+        let id = recorded_monitor(e, lock);
         if id != 0 {
             sink::emit(&Record::MonitorEnter { ts, lock: id });
         }
@@ -113,21 +120,13 @@ pub extern "system" fn Java_weft_MonitorProbe_notified(
 ) {
     let ts = clock::now();
     let _ = std::panic::catch_unwind(|| {
-        if lock.is_null() || !locks::recordable() {
-            return;
-        }
-        // SAFETY: the JVM passes the current thread's JNIEnv to every native method.
-        let jni = unsafe { Jni::from_raw(e) };
-        if let (Some(jni), Some(jvmti)) = (jni, agent::jvmti()) {
-            let id = locks::monitor_id(jvmti, jni, lock).unwrap_or(0);
-            jni.check_clear();
-            if id != 0 {
-                sink::emit(&Record::MonitorNotify {
-                    ts,
-                    lock: id,
-                    all: all != 0,
-                });
-            }
+        let id = recorded_monitor(e, lock);
+        if id != 0 {
+            sink::emit(&Record::MonitorNotify {
+                ts,
+                lock: id,
+                all: all != 0,
+            });
         }
     });
 }

@@ -151,8 +151,14 @@ pub fn whatif_text(w: &WhatIf, top: usize) -> String {
     out
 }
 
+/// Colours of the what-if section (critical path parts, schedule bars by class).
+const PALETTE: [&str; 10] = [
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+    "#9c755f", "#bab0ac",
+];
+
 /// The what-if section of the HTML report: calibration, the critical path's
-/// composition as a bar, and the top suggestions.
+/// composition as a bar, the top suggestions and the schedules.
 pub fn whatif_html(w: &WhatIf) -> String {
     use crate::html::esc;
     let mut h = String::new();
@@ -167,9 +173,6 @@ Estimates are ratios against the simulated run; every one carries its range and 
     );
     let total: u64 = w.critical_path.iter().map(|p| p.ns).sum();
     if total > 0 {
-        const COLOURS: [&str; 6] = [
-            "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
-        ];
         h.push_str("<h3>Critical path</h3><div style=\"display:flex;height:22px;width:100%;border:1px solid #ccc\">");
         for (i, p) in w.critical_path.iter().take(6).enumerate() {
             let pct = p.ns as f64 / total as f64 * 100.0;
@@ -180,7 +183,7 @@ Estimates are ratios against the simulated run; every one carries its range and 
                 esc(&p.target),
                 esc(&human_ns(p.ns)),
                 pct,
-                COLOURS[i % COLOURS.len()]
+                PALETTE[i % PALETTE.len()]
             );
         }
         h.push_str("</div><ul class=\"small\">");
@@ -188,7 +191,7 @@ Estimates are ratios against the simulated run; every one carries its range and 
             let _ = write!(
                 h,
                 "<li><span style=\"color:{}\">■</span> {} {}: {} ({:.1}%)</li>",
-                COLOURS[i % COLOURS.len()],
+                PALETTE[i % PALETTE.len()],
                 p.kind.as_str(),
                 esc(&p.target),
                 esc(&human_ns(p.ns)),
@@ -233,10 +236,6 @@ fn short_label(l: &str) -> String {
 /// axis (the longest strands of each: `weft_whatif::schedule::MAX_BARS`).
 fn schedules_html(w: &WhatIf, h: &mut String) {
     use crate::html::esc;
-    const PALETTE: [&str; 10] = [
-        "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-        "#9c755f", "#bab0ac",
-    ];
     const LANE_PX: f64 = 14.0;
     const GUTTER_PX: f64 = 190.0;
     const PLOT_PX: f64 = 760.0;

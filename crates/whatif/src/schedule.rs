@@ -5,7 +5,7 @@
 
 use crate::edit::Edit;
 use crate::graph::{ExecGraph, Runs};
-use crate::sim::{simulate, Overlay, SimContext, SimParams, SimResult};
+use crate::sim::{simulate_scheduled, Overlay, SimContext, SimParams, SimResult};
 
 /// Most strands drawn per schedule (the longest): a recording can have millions.
 pub const MAX_BARS: usize = 1500;
@@ -58,22 +58,31 @@ pub fn recorded(g: &ExecGraph) -> Schedule {
     threads.sort_unstable();
     threads.dedup();
     let lane = |t: u32| threads.binary_search(&t).unwrap_or(0) as u32;
+    // Each lane's name, in one pass over the strands: a thread's own program names it;
+    // else its first pool (a worker: the graph keeps no thread names).
+    let mut program: Vec<Option<usize>> = vec![None; threads.len()];
+    let mut pool: Vec<Option<u32>> = vec![None; threads.len()];
+    for (i, st) in g.strands.iter().enumerate() {
+        let l = lane(st.thread) as usize;
+        match st.runs {
+            Runs::Thread => {
+                program[l].get_or_insert(i);
+            }
+            Runs::Pool(p) => {
+                pool[l].get_or_insert(p);
+            }
+        }
+    }
     let lanes = threads
         .iter()
-        .map(|&t| {
-            let mut on = g.strands.iter().filter(|s| s.thread == t);
-            if let Some(s) = on.clone().find(|s| s.runs == Runs::Thread) {
-                return g.classes.get(s.class as usize).cloned().unwrap_or_default();
-            }
-            // A pool's worker: named by its pool (the graph keeps no thread names).
-            match on.find_map(|s| match s.runs {
-                Runs::Pool(p) => g.pools.get(p as usize),
-                Runs::Thread => None,
-            }) {
-                Some(p) => format!("{} (thread {t})", p.id),
-                None => format!("thread {t}"),
-            }
-        })
+        .enumerate()
+        .map(
+            |(l, &t)| match (program[l], pool[l].and_then(|p| g.pools.get(p as usize))) {
+                (Some(s), _) => class_of(g, s),
+                (None, Some(p)) => format!("{} (thread {t})", p.id),
+                (None, None) => format!("thread {t}"),
+            },
+        )
         .collect();
     // Depth: strands that began inside another one still running on the same thread.
     let mut order: Vec<usize> = (0..g.strands.len()).collect();
@@ -146,14 +155,14 @@ pub fn simulated(g: &ExecGraph, r: &SimResult, label: &str) -> Schedule {
 /// the edited run finishes in the model).
 pub fn schedules(g: &ExecGraph, edit: Option<&Edit>) -> Vec<Schedule> {
     let mut out = vec![recorded(g)];
-    let replay = simulate(g, &Overlay::identity(g), SimParams::default());
+    let replay = simulate_scheduled(g, &Overlay::identity(g), SimParams::default());
     if replay.deadlock {
         return out;
     }
     out.push(simulated(g, &replay, "replay"));
     if let Some(e) = edit {
         if let Ok((graph, ov)) = e.apply_all(g, std::slice::from_ref(e)) {
-            let r = simulate(&graph, &ov, SimParams::default());
+            let r = simulate_scheduled(&graph, &ov, SimParams::default());
             if !r.deadlock {
                 out.push(simulated(&graph, &r, &format!("after {}", e.text)));
             }
@@ -167,17 +176,13 @@ mod tests {
     use super::*;
     use crate::graph::{Op, Pool, Strand};
 
+    /// A strand recorded on `thread` from `at.0` to `at.1`.
     fn strand(runs: Runs, root: Option<u64>, class: u32, thread: u32, at: (u64, u64)) -> Strand {
         Strand {
-            class,
-            runs,
-            first: 0,
-            len: 0,
-            root_start_ns: root,
+            thread,
             observed_begin_ns: at.0,
             observed_end_ns: at.1,
-            site: None,
-            thread,
+            ..crate::sim_tests::strand(runs, root, class)
         }
     }
 

@@ -91,7 +91,8 @@ pub struct SimResult {
     /// End time of each strand (ns), `u64::MAX` when it never ran.
     pub strand_end_ns: Vec<u64>,
     /// Where each strand ran: its context, start (ns) and nesting depth on that
-    /// context (0: outermost); `None` when it never ran. For the schedule views.
+    /// context (0: outermost); `None` when it never ran. Only from
+    /// [`simulate_scheduled`] (empty otherwise): for the schedule views.
     pub strand_run: Vec<Option<(u32, u64, u8)>>,
     /// What each context is: a pool's worker, or the thread of a thread strand.
     pub contexts: Vec<SimContext>,
@@ -204,7 +205,7 @@ struct Sim<'a> {
     ctxs: Vec<Ctx>,
     state: Vec<State>,
     end: Vec<f64>,
-    /// (context, start, depth) of each strand that ran.
+    /// (context, start, depth) of each strand that ran; empty when not kept.
     run: Vec<Option<(u32, f64, u8)>>,
     waiters: Vec<Vec<u32>>,
     locks: Vec<LockState>,
@@ -224,6 +225,16 @@ struct Sim<'a> {
 
 /// Runs mode S on the graph with an overlay.
 pub fn simulate(g: &ExecGraph, ov: &Overlay, p: SimParams) -> SimResult {
+    run_mode_s(g, ov, p, false)
+}
+
+/// [`simulate`], keeping where and when each strand ran (`SimResult::strand_run`)
+/// for the schedule views; the estimates do not need it.
+pub fn simulate_scheduled(g: &ExecGraph, ov: &Overlay, p: SimParams) -> SimResult {
+    run_mode_s(g, ov, p, true)
+}
+
+fn run_mode_s(g: &ExecGraph, ov: &Overlay, p: SimParams, keep_runs: bool) -> SimResult {
     // The capacity the program got; `cores:N` gives N CPUs, of which a loaded
     // machine still gives it no more than it got (its share does not grow).
     let recorded = g.cores.max(1) as f64;
@@ -262,7 +273,11 @@ pub fn simulate(g: &ExecGraph, ov: &Overlay, p: SimParams) -> SimResult {
         ctxs: Vec::new(),
         state: vec![State::NotSpawned; g.strands.len()],
         end: vec![f64::NAN; g.strands.len()],
-        run: vec![None; g.strands.len()],
+        run: if keep_runs {
+            vec![None; g.strands.len()]
+        } else {
+            Vec::new()
+        },
         waiters: vec![Vec::new(); g.strands.len()],
         locks: (0..nlocks)
             .map(|_| LockState {
@@ -397,19 +412,22 @@ impl Sim<'_> {
     fn start_compute(&mut self, c: u32, demand: f64) {
         let ctx = &mut self.ctxs[c as usize];
         let woken = demand.min(ctx.preference);
-        ctx.preference -= woken;
-        ctx.rest = demand - woken;
-        let (k, d) = if woken > 0.0 {
-            (WOKEN, woken)
+        if woken > 0.0 {
+            ctx.preference -= woken;
+            ctx.rest = demand - woken;
+            self.compute_in(WOKEN, c, woken);
         } else {
-            ctx.rest = 0.0;
-            (CPU_BOUND, demand)
-        };
+            self.compute_in(CPU_BOUND, c, demand);
+        }
+    }
+
+    /// Context `c` computes `demand` ns in CPU class `k`.
+    fn compute_in(&mut self, k: usize, c: u32, demand: f64) {
         self.seq += 1;
         let class = &mut self.classes[k];
         class
             .running
-            .push(Reverse((F(class.vclock + d), self.seq, c)));
+            .push(Reverse((F(class.vclock + demand), self.seq, c)));
     }
 
     /// Context `c` was blocked and can run again: it gets the wake-up preference.
@@ -448,11 +466,7 @@ impl Sim<'_> {
                 let rest = std::mem::take(&mut self.ctxs[c as usize].rest);
                 if rest > 0.0 {
                     // Its wake-up preference is used up: the rest of the op CPU-bound.
-                    self.seq += 1;
-                    let class = &mut self.classes[CPU_BOUND];
-                    class
-                        .running
-                        .push(Reverse((F(class.vclock + rest), self.seq, c)));
+                    self.compute_in(CPU_BOUND, c, rest);
                 } else {
                     self.bump_pc(c);
                     self.ready.push_back(c);
@@ -508,8 +522,10 @@ impl Sim<'_> {
     fn push_frame(&mut self, c: u32, strand: StrandId) {
         let st = &self.g.strands[strand as usize];
         self.state[strand as usize] = State::Running;
-        let depth = self.ctxs[c as usize].stack.len().min(u8::MAX as usize) as u8;
-        self.run[strand as usize] = Some((c, self.now, depth));
+        if let Some(r) = self.run.get_mut(strand as usize) {
+            let depth = self.ctxs[c as usize].stack.len().min(u8::MAX as usize) as u8;
+            *r = Some((c, self.now, depth));
+        }
         if let (Some(p), true) = (
             self.ctxs[c as usize].pool,
             self.ctxs[c as usize].stack.is_empty(),

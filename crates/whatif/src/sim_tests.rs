@@ -3,7 +3,7 @@
 use crate::graph::{ExecGraph, Lock, Op, Pool, Runs, Strand};
 use crate::sim::{simulate, LockMode, Overlay, SimParams};
 
-fn strand(runs: Runs, root: Option<u64>, class: u32) -> Strand {
+pub(crate) fn strand(runs: Runs, root: Option<u64>, class: u32) -> Strand {
     Strand {
         class,
         runs,
@@ -438,34 +438,28 @@ fn a_baseline_that_cannot_finish_gives_no_estimate() {
 /// (1.5 ms on 2 cores), then shares the cores with them (docs/whatif.md §Cores).
 #[test]
 fn a_woken_thread_runs_ahead_of_cpu_bound_ones_for_its_preference() {
-    let mut g = graph(2);
-    let bound: Vec<u32> = (0..2)
-        .map(|_| g.push_strand(strand(Runs::Thread, Some(0), 1), &[Op::Compute(10_000_000)]))
-        .collect();
-    // Sleeps 1 ms, then computes 1 ms: all of it ahead of the two others, on a core
-    // of its own, while they share the other one.
-    let short = g.push_strand(
-        strand(Runs::Thread, Some(0), 2),
-        &[Op::Delay(1_000_000), Op::Compute(1_000_000)],
-    );
-    let r = simulate(&g, &Overlay::identity(&g), SimParams::default());
-    assert_eq!(r.strand_end_ns[short as usize], 2_000_000);
-    // The others: 1 ms at full rate, 1 ms at half, then the remaining 8.5 ms.
-    assert_eq!(r.strand_end_ns[bound[0] as usize], 10_500_000);
-    assert_eq!(r.makespan_ns, 10_500_000);
-
+    // Two threads computing 10 ms from the start and a third that sleeps 1 ms, then
+    // computes `after` ns; the ends of a bound thread and of the sleeper.
+    let run = |after: u64| {
+        let mut g = graph(2);
+        let bound = g.push_strand(strand(Runs::Thread, Some(0), 1), &[Op::Compute(10_000_000)]);
+        g.push_strand(strand(Runs::Thread, Some(0), 1), &[Op::Compute(10_000_000)]);
+        let sleeper = g.push_strand(
+            strand(Runs::Thread, Some(0), 2),
+            &[Op::Delay(1_000_000), Op::Compute(after)],
+        );
+        let r = simulate(&g, &Overlay::identity(&g), SimParams::default());
+        (
+            r.strand_end_ns[bound as usize],
+            r.strand_end_ns[sleeper as usize],
+            r.makespan_ns,
+        )
+    };
+    // Computes 1 ms: all of it ahead of the two others, on a core of its own, while
+    // they share the other one: 1 ms at full rate, 1 ms at half, then 8.5 ms.
+    assert_eq!(run(1_000_000), (10_500_000, 2_000_000, 10_500_000));
     // 3 ms after the wake-up: 1.5 ms ahead (until 2.5 ms), then the rest, 1.5 ms,
     // shared three ways on 2 cores (2/3 each): 2.25 ms more, until 4.75 ms. The
     // others by then: 1 + 0.75 + 1.5 ms; the 6.75 ms left at full rate: 11.5 ms.
-    let mut g = graph(2);
-    let bound: Vec<u32> = (0..2)
-        .map(|_| g.push_strand(strand(Runs::Thread, Some(0), 1), &[Op::Compute(10_000_000)]))
-        .collect();
-    let long = g.push_strand(
-        strand(Runs::Thread, Some(0), 2),
-        &[Op::Delay(1_000_000), Op::Compute(3_000_000)],
-    );
-    let r = simulate(&g, &Overlay::identity(&g), SimParams::default());
-    assert_eq!(r.strand_end_ns[long as usize], 4_750_000);
-    assert_eq!(r.strand_end_ns[bound[1] as usize], 11_500_000);
+    assert_eq!(run(3_000_000), (11_500_000, 4_750_000, 11_500_000));
 }
