@@ -349,7 +349,13 @@ public final class FjProbe {
             long[] e = b.ev;
             int i = b.n;
             int jd = b.jd - 1;
-            if (i == b.jmark && usage != 0 && e[b.jpos + 1] == usage && jd >= 0 && jd < 64) {
+            // Zero iff this run is the inline run of the join that just began (its
+            // task, nesting < 64; jpos -1 reads e[0]). One branch: as a chain of &&,
+            // the test "that task is not the one run here" was first taken late in a
+            // run (a join helping with another task), an uncommon trap that
+            // deoptimized this hook and had C2 compile it again (bench/fj_jit).
+            long other = (i ^ b.jmark) | (jd >>> 6) | ((usage - 1) >>> 63) | (e[b.jpos + 1] ^ usage);
+            if (other == 0) {
                 // Run inline by the join that just began (most joins): its Join
                 // becomes this Run (same layout, same usage, same instant: only the
                 // kind changes), and the join records nothing more unless it still
