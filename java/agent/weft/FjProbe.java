@@ -68,6 +68,7 @@ public final class FjProbe {
     }
 
     private static final ThreadLocal<Buf> TL = new ThreadLocal<>();
+    private static final Class<?> WORKER = ForkJoinWorkerThread.class;
     /** Every live buffer. Lock-free (as is the index counter): a monitor here would be
      * contended when workers end together, and show in the program's lock report. */
     private static final ConcurrentLinkedQueue<Buf> ALL = new ConcurrentLinkedQueue<>();
@@ -222,7 +223,11 @@ public final class FjProbe {
 
     private static Buf buf() {
         Thread t = Thread.currentThread();
-        if (t instanceof ForkJoinWorkerThread) {
+        // Not `instanceof`: C2 compiles that from its type profile (the workers' class
+        // only) into a class check that trapped at each call from another thread (the
+        // main thread waiting for its invoke: up to 5 deoptimizations of the hooks it is
+        // inlined in, until recompiled); isInstance is a plain subtype test.
+        if (WORKER.isInstance(t)) {
             Buf b = (Buf) ((FjStubWorker) (Object) t).weft$b;
             if (b == null) b = newBuf((ForkJoinWorkerThread) t);
             return b;
@@ -278,11 +283,18 @@ public final class FjProbe {
             }
             e[i] = h;
             b.n = k;
-            if (b.sites > 0) site(b, o, id);
-            check(b);
+            // One test for both (a site left to take, a buffer to flush): taken in every
+            // thread's first forks and at the warm-up flushes, so C2 compiles both ways;
+            // `sites > 0` alone trapped when a thread started late.
+            if (((-b.sites) | (b.limit - k)) < 0) forkSites(b, o, id);
         } catch (Throwable t) {
             Probe.fail(t);
         }
+    }
+
+    private static void forkSites(Buf b, Object o, long id) {
+        if (b.sites > 0) site(b, o, id);
+        check(b);
     }
 
     static void site(Buf b, Object o, long id) {
