@@ -601,9 +601,7 @@ static SITE_COUNTS: [[AtomicU64; COUNTED_CLASSES]; 3] =
     [const { [const { AtomicU64::new(0) }; COUNTED_CLASSES] }; 3];
 
 fn site_count(kind: SiteKind, class_id: u32) -> Option<&'static AtomicU64> {
-    SITE_COUNTS
-        .get(kind as usize - 1)?
-        .get(class_id as usize)
+    SITE_COUNTS.get(kind as usize - 1)?.get(class_id as usize)
 }
 
 fn with_sites<R>(f: impl FnOnce(&mut Sites) -> R) -> R {
