@@ -10,7 +10,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use weft_trace::{LossReason, ProbeKind, Record, GLOBAL_THREAD};
@@ -513,6 +513,9 @@ pub fn emit_known_classes() {
 /// A new attach session writes a new trace: its sites are defined and numbered anew.
 pub fn new_session() {
     *lock(&SITES) = None;
+    for c in SITE_COUNTS.iter().flatten() {
+        c.store(0, Ordering::Relaxed);
+    }
 }
 
 // ---------------------------------------------------------------- threads
@@ -589,6 +592,18 @@ struct Sites {
 
 static SITES: Mutex<Option<Sites>> = Mutex::new(None);
 
+/// Class ids below this count their sampled sites in [`SITE_COUNTS`].
+const COUNTED_CLASSES: usize = 1 << 14;
+/// How many sites of (kind, class id) were asked for, by kind then class id: the
+/// decision "not this one" (all but 16 + 1 in 512) takes no lock. Per executor task
+/// the submitter asked twice (created, submitted), each time under the sites' lock.
+static SITE_COUNTS: [[AtomicU64; COUNTED_CLASSES]; 3] =
+    [const { [const { AtomicU64::new(0) }; COUNTED_CLASSES] }; 3];
+
+fn site_count(kind: SiteKind, class_id: u32) -> Option<&'static AtomicU64> {
+    SITE_COUNTS.get(kind as usize - 1)?.get(class_id as usize)
+}
+
 fn with_sites<R>(f: impl FnOnce(&mut Sites) -> R) -> R {
     let mut g = lock(&SITES);
     f(g.get_or_insert_with(Sites::default))
@@ -658,12 +673,15 @@ fn frame_string(jvmti: Jvmti, jni: Jni, m: jmethodID, bci: i64) -> String {
 pub fn capture_site(jni: Jni, kind: SiteKind, class_id: u32, obj: jobject) -> u32 {
     let Some(jvmti) = jvmti() else { return 0 };
     let Some(refs) = REFS.get() else { return 0 };
-    let take = with_sites(|s| {
-        let n = s.counts.entry((kind as u8, class_id)).or_insert(0);
-        *n += 1;
-        *n <= 16 || *n % 512 == 0
-    });
-    if !take {
+    let n = match site_count(kind, class_id) {
+        Some(c) => c.fetch_add(1, Ordering::Relaxed) + 1,
+        None => with_sites(|s| {
+            let n = s.counts.entry((kind as u8, class_id)).or_insert(0);
+            *n += 1;
+            *n
+        }),
+    };
+    if !(n <= 16 || n % 512 == 0) {
         return 0;
     }
     let Ok(frames) = jvmti.get_stack_trace_current(SITE_FRAMES + 12) else {

@@ -57,7 +57,12 @@ public final class Probe {
     /** What the agent knows of class {@code c}, registering it at its first use. */
     private static ClassInfo info(Class<?> c) {
         ClassInfo known = IDS.get(c);
-        if (known != null) return known;
+        return known != null ? known : register(c);
+    }
+
+    /** Registers class {@code c} at its first use (out of line: once per class). */
+    @FjStubDontInline
+    private static ClassInfo register(Class<?> c) {
         // Two threads may register a class together: the agent then defines it twice
         // (same name, two ids; the analysis merges classes by name) and both ids keep
         // their per-class facts (agent::register_class); the first put is kept here.
@@ -142,58 +147,32 @@ public final class Probe {
 
     private Probe() {}
 
+    /*
+     * enter/exit are small dispatchers C2 inlines into each instrumented method, where
+     * the probe id is a constant: the switch folds to one call of the kind's method.
+     * Those are @DontInline (FjStubDontInline): inlined, the shared body of every kind
+     * doubled the size of the compiled JDK methods around it (C2 time), and a branch
+     * or a type first seen late deoptimized and recompiled every caller.
+     */
+
     public static void enter(int probe, Object self, Object arg) {
         if (!on) return;
         try {
             switch ((probe >>> 24) & 0xF) {
                 case EXECUTION:
-                    if (self instanceof Runnable || self instanceof Callable
-                            || self instanceof ForkJoinTask) {
-                        ClassInfo info = info(self.getClass());
-                        if (info.onVirtual != 0 && onVirtual()) break;
-                        nBegin(probe, info.id, System.identityHashCode(self), 0, 0);
-                    }
+                    enterExecution(probe, self);
                     break;
-                case PLUMBING: {
-                    if (onCarrier() || skippedOnVirtual(self) != 0) break;
-                    Object inner = nInner(probe, self);
-                    if (inner == null) {
-                        nBegin(probe, classIdOf(self), System.identityHashCode(self), 0, 0);
-                    } else {
-                        nBegin(probe, classIdOf(self), System.identityHashCode(self),
-                                classIdOf(inner), System.identityHashCode(inner));
-                    }
+                case PLUMBING:
+                    enterPlumbing(probe, self);
                     break;
-                }
                 case SUBMISSION:
-                    // Only the outermost submission on a thread is recorded (submit
-                    // calling execute is plumbing); the depth is kept here, not in
-                    // native code, so that leaving a submission costs no JNI call.
-                    if (self instanceof Executor && SUBMIT_DEPTH.get()[0]++ == 0) {
-                        if (arg == null) {
-                            nSubmitBegin(probe, classIdOf(self), 0, 0, 0, 0);
-                        } else {
-                            ClassInfo argInfo = info(arg.getClass());
-                            if (argInfo.vtScheduler) break;
-                            int argCls = argInfo.id;
-                            // Only plumbing (FutureTask, adapters) needs the native unwrap.
-                            Object inner = argInfo.wrapsTask ? nUnwrap(arg, argCls) : null;
-                            if (inner == null) {
-                                nSubmitBegin(probe, classIdOf(self), argCls,
-                                        System.identityHashCode(arg), 0, 0);
-                            } else {
-                                nSubmitBegin(probe, classIdOf(self), argCls,
-                                        System.identityHashCode(arg), classIdOf(inner),
-                                        System.identityHashCode(inner));
-                            }
-                        }
-                    }
+                    enterSubmission(probe, self, arg);
                     break;
                 case LOOP_BODY:
-                    nBegin(probe, classIdOf(self), System.identityHashCode(self), 0, 0);
+                    enterLoopBody(probe, self);
                     break;
                 case JOIN:
-                    nJoinBegin(probe, classIdOf(self), System.identityHashCode(self));
+                    enterJoin(probe, self);
                     break;
                 case LOCK:
                     nLockBegin(probe, self, arg);
@@ -206,39 +185,78 @@ public final class Probe {
         }
     }
 
-    public static void exit(int probe, Object self) {
-        if (!on) {
-            // The probes went off (an attach session ended) inside a submission:
-            // its depth must still come down, or the next session misses this
-            // thread's submissions.
-            if (((probe >>> 24) & 0xF) == SUBMISSION && self instanceof Executor) {
-                int[] depth = SUBMIT_DEPTH.get();
-                if (depth[0] > 0) depth[0]--;
-            }
+    @FjStubDontInline
+    private static void enterExecution(int probe, Object self) {
+        if (self instanceof Runnable || self instanceof Callable || self instanceof ForkJoinTask) {
+            ClassInfo info = info(self.getClass());
+            if (info.onVirtual != 0 && onVirtual()) return;
+            nBegin(probe, info.id, System.identityHashCode(self), 0, 0);
+        }
+    }
+
+    @FjStubDontInline
+    private static void enterPlumbing(int probe, Object self) {
+        if (onCarrier() || skippedOnVirtual(self) != 0) return;
+        Object inner = nInner(probe, self);
+        if (inner == null) {
+            nBegin(probe, classIdOf(self), System.identityHashCode(self), 0, 0);
+        } else {
+            nBegin(probe, classIdOf(self), System.identityHashCode(self),
+                    classIdOf(inner), System.identityHashCode(inner));
+        }
+    }
+
+    @FjStubDontInline
+    private static void enterSubmission(int probe, Object self, Object arg) {
+        // Only the outermost submission on a thread is recorded (submit calling
+        // execute is plumbing); the depth is kept here, not in native code, so that
+        // leaving a submission costs no JNI call.
+        if (!(self instanceof Executor) || SUBMIT_DEPTH.get()[0]++ != 0) return;
+        if (arg == null) {
+            nSubmitBegin(probe, classIdOf(self), 0, 0, 0, 0);
             return;
         }
+        ClassInfo argInfo = info(arg.getClass());
+        if (argInfo.vtScheduler) return;
+        int argCls = argInfo.id;
+        // Only plumbing (FutureTask, adapters) needs the native unwrap.
+        Object inner = argInfo.wrapsTask ? nUnwrap(arg, argCls) : null;
+        if (inner == null) {
+            nSubmitBegin(probe, classIdOf(self), argCls, System.identityHashCode(arg), 0, 0);
+        } else {
+            nSubmitBegin(probe, classIdOf(self), argCls, System.identityHashCode(arg),
+                    classIdOf(inner), System.identityHashCode(inner));
+        }
+    }
+
+    @FjStubDontInline
+    private static void enterLoopBody(int probe, Object self) {
+        nBegin(probe, classIdOf(self), System.identityHashCode(self), 0, 0);
+    }
+
+    @FjStubDontInline
+    private static void enterJoin(int probe, Object self) {
+        nJoinBegin(probe, classIdOf(self), System.identityHashCode(self));
+    }
+
+    public static void exit(int probe, Object self) {
         try {
+            if (!on) {
+                exitOff(probe, self);
+                return;
+            }
             switch ((probe >>> 24) & 0xF) {
                 case EXECUTION:
-                    if (self instanceof Runnable || self instanceof Callable
-                            || self instanceof ForkJoinTask) {
-                        if (skippedOnVirtual(self) != 0) break;
-                        nEnd(probe, System.identityHashCode(self));
-                    }
+                    exitExecution(probe, self);
                     break;
                 case PLUMBING:
-                    if (!onCarrier() && skippedOnVirtual(self) != 2) {
-                        nEnd(probe, System.identityHashCode(self));
-                    }
+                    exitPlumbing(probe, self);
                     break;
                 case LOOP_BODY:
                     nEnd(probe, System.identityHashCode(self));
                     break;
                 case SUBMISSION:
-                    if (self instanceof Executor) {
-                        int[] depth = SUBMIT_DEPTH.get();
-                        if (depth[0] > 0) depth[0]--;
-                    }
+                    exitSubmission(self);
                     break;
                 case JOIN:
                     nJoinEnd(probe);
@@ -254,6 +272,39 @@ public final class Probe {
         }
     }
 
+    /**
+     * The probes went off (an attach session ended) inside a submission: its depth
+     * must still come down, or the next session misses this thread's submissions.
+     */
+    @FjStubDontInline
+    private static void exitOff(int probe, Object self) {
+        if (((probe >>> 24) & 0xF) == SUBMISSION) exitSubmission(self);
+    }
+
+    @FjStubDontInline
+    private static void exitExecution(int probe, Object self) {
+        if (self instanceof Runnable || self instanceof Callable || self instanceof ForkJoinTask) {
+            if (skippedOnVirtual(self) != 0) return;
+            nEnd(probe, System.identityHashCode(self));
+        }
+    }
+
+    @FjStubDontInline
+    private static void exitPlumbing(int probe, Object self) {
+        if (!onCarrier() && skippedOnVirtual(self) != 2) {
+            nEnd(probe, System.identityHashCode(self));
+        }
+    }
+
+    @FjStubDontInline
+    private static void exitSubmission(Object self) {
+        if (self instanceof Executor) {
+            int[] depth = SUBMIT_DEPTH.get();
+            if (depth[0] > 0) depth[0]--;
+        }
+    }
+
+    @FjStubDontInline
     public static void created(int probe, Object self) {
         if (!on) return;
         try {
