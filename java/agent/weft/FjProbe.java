@@ -43,6 +43,10 @@ public final class FjProbe {
     static final long F_TS = 32;
 
     static final long FORKED = 1;
+    /** Buf.jpos when no JoinBegin is open in the buffer: low enough that `n == jpos + 5`
+     * (joinEnd's test for a Join, Run, RunEnd just written) never holds without a
+     * separate `jpos >= 0` branch, whose rare side trapped. */
+    static final int NO_JOIN = -8;
 
     static final int SIZE = 8192;
     private static final int LIMIT = SIZE - 16;
@@ -142,8 +146,9 @@ public final class FjProbe {
         int jd;
         long jb;
         long[] jbx;
-        /** Index of the last JoinBegin, and n right after it (-1: none in the buffer). */
-        int jpos = -1;
+        /** Index of the last JoinBegin (NO_JOIN: none in the buffer), and n right after
+         * it (-1: none). */
+        int jpos = NO_JOIN;
         int jmark = -1;
         /** Open joins (depth < 64) whose task runs or ran inline: their Join event
          * became the run's Run event (bit d). */
@@ -185,7 +190,7 @@ public final class FjProbe {
 
         void flush() {
             limit = ++flushes < WARM ? 64 : LIMIT;
-            jpos = -1;
+            jpos = NO_JOIN;
             jmark = -1;
             emark = -1;
             if (n > 0) {
@@ -362,11 +367,13 @@ public final class FjProbe {
             int i = b.n;
             int jd = b.jd - 1;
             // Zero iff this run is the inline run of the join that just began (its
-            // task, nesting < 64; jpos -1 reads e[0]). One branch: as a chain of &&,
-            // the test "that task is not the one run here" was first taken late in a
-            // run (a join helping with another task), an uncommon trap that
-            // deoptimized this hook and had C2 compile it again (bench/fj_jit).
-            long other = (i ^ b.jmark) | (jd >>> 6) | ((usage - 1) >>> 63) | (e[b.jpos + 1] ^ usage);
+            // task, nesting < 64; the mask keeps NO_JOIN in bounds). One branch: as a
+            // chain of &&, the test "that task is not the one run here" was first
+            // taken late in a run (a join helping with another task), an uncommon
+            // trap that deoptimized this hook and had C2 compile it again
+            // (bench/fj_jit).
+            long other = (i ^ b.jmark) | (jd >>> 6) | ((usage - 1) >>> 63)
+                    | (e[(b.jpos + 1) & (SIZE - 1)] ^ usage);
             if (other == 0) {
                 // Run inline by the join that just began (most joins): its Join
                 // becomes this Run (same layout, same usage, same instant: only the
@@ -374,7 +381,7 @@ public final class FjProbe {
                 // waits after the run.
                 e[b.jpos] = (e[b.jpos] & ~15L) | E_RUN;
                 b.ji |= 1L << jd;
-                b.jpos = -1;
+                b.jpos = NO_JOIN;
                 b.jmark = -1;
                 b.depth++;
                 return;
@@ -517,19 +524,19 @@ public final class FjProbe {
                 e[i + 1] = ((FjStubTask) o).weft$u >>> 2;
                 e[i + 2] = (ts << 4) | E_JOINE;
                 b.n = i + 3;
-                b.jpos = -1;
+                b.jpos = NO_JOIN;
                 b.jmark = -1;
                 check(b);
                 return;
             }
             int j = b.jpos;
-            if (j >= 0 && i == j + 5 && dropInline(b, j)) return;
+            if (i == j + 5 && dropInline(b, j)) return;
             long[] e = b.ev;
             // The join ended by running its task here: it ended when that run did.
             long ts = i == b.emark && b.lastEnded == o ? b.lastTs : (b.lastTs = now());
             e[i] = (ts << 4) | E_JOINE;
             b.n = i + 1;
-            b.jpos = -1;
+            b.jpos = NO_JOIN;
             b.jmark = -1;
             check(b);
         } catch (Throwable t) {
@@ -549,7 +556,7 @@ public final class FjProbe {
         e[j + 1] = e[j + 3];
         e[j + 2] = e[j + 4];
         b.n = j + 3;
-        b.jpos = -1;
+        b.jpos = NO_JOIN;
         b.jmark = -1;
         return true;
     }
