@@ -68,6 +68,7 @@ fn main() {
             holds_chained: 0,
             holds_assumed: 0,
             holds_recorded: 0,
+            handoff_ns: 0,
         }],
         wake_ns: 10_000,
         ..ExecGraph::default()

@@ -28,8 +28,10 @@ enum Mark {
     Release(u32),
     /// A submit, fork or thread start (a point).
     Spawn(StrandId),
-    /// Blocked acquiring a lock from `start` to `end`.
-    Blocked(u32),
+    /// Blocked acquiring a lock from `start` to `end`; with the time from the
+    /// previous holder's release to `end` when the lock was handed over (a recorded
+    /// section's hand-off latency), else 0.
+    Blocked(u32, u64),
     /// Waited for a strand (a get, a join, an inline run of a forked task).
     Await(StrandId),
     /// Waited, and nothing recorded says for what: kept as a delay (anchored).
@@ -46,7 +48,7 @@ impl Mark {
         match self {
             Mark::Release(_) | Mark::Signal(_) => 0,
             Mark::Spawn(_) => 1,
-            Mark::Blocked(_) => 2,
+            Mark::Blocked(..) => 2,
             Mark::Await(_) | Mark::AwaitSignal(_) => 3,
             Mark::Anchored => 4,
         }
@@ -450,6 +452,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
             holds_chained: 0,
             holds_assumed: 0,
             holds_recorded: 0,
+            handoff_ns: 0,
         });
     }
     let mut lock_index: HashMap<u32, u32> = locks
@@ -458,7 +461,10 @@ pub fn build(a: &Analysis) -> ExecGraph {
         .enumerate()
         .map(|(i, l)| (l.lock, i as u32))
         .collect();
-    for sec in weft_analysis::graph::monitor_sections(m) {
+    let sections = weft_analysis::graph::monitor_sections(m);
+    let handoffs = monitor_handoffs(&sections);
+    let mut handoffs_of: Vec<Vec<u64>> = Vec::new();
+    for (sec, &handoff) in sections.iter().zip(&handoffs) {
         let li = *lock_index.entry(sec.lock).or_insert_with(|| {
             let (class, ident) = m
                 .lock_defs
@@ -471,16 +477,21 @@ pub fn build(a: &Analysis) -> ExecGraph {
                 holds_chained: 0,
                 holds_assumed: 0,
                 holds_recorded: 0,
+                handoff_ns: 0,
             });
             (g.locks.len() - 1) as u32
         });
         g.locks[li as usize].holds_recorded += 1;
+        if handoff > 0 {
+            handoffs_of.resize(handoffs_of.len().max(li as usize + 1), Vec::new());
+            handoffs_of[li as usize].push(handoff);
+        }
         if put(
             &mut marks,
             sec.thread,
             sec.requested_ns,
             sec.acquired_ns,
-            Mark::Blocked(li),
+            Mark::Blocked(li, handoff),
         ) {
             if let Some(s) = innermost(sec.thread, sec.acquired_ns) {
                 let e = sec.released_ns.min(g.strands[s as usize].observed_end_ns);
@@ -491,6 +502,10 @@ pub fn build(a: &Analysis) -> ExecGraph {
                 });
             }
         }
+    }
+    for (li, mut v) in handoffs_of.into_iter().enumerate() {
+        v.sort_unstable();
+        g.locks[li].handoff_ns = v.get(v.len() / 2).copied().unwrap_or(0);
     }
     // Contended acquisitions of the other locks: each holds until the next waiter's
     // hand-off when that waiter was already waiting, else for the lock's median such hold.
@@ -533,7 +548,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
                 b.thread,
                 b.start_ns,
                 b.end_ns,
-                Mark::Blocked(li as u32),
+                Mark::Blocked(li as u32, 0),
             ) {
                 // The release goes to the strand that acquired, clamped to its end.
                 if let Some(s) = innermost(b.thread, b.end_ns) {
@@ -705,9 +720,14 @@ pub fn build(a: &Analysis) -> ExecGraph {
                     g.waits.unpark_ns += waited;
                     cursor = cursor.max(d.end.min(st.observed_end_ns));
                 }
-                Mark::Blocked(l) => {
+                Mark::Blocked(l, handoff) => {
                     held.push(l);
                     all_ops.push(Op::Acquire(l));
+                    if handoff > 0 {
+                        // In op order: sorted.
+                        g.acquire_handoff_ns
+                            .push(((all_ops.len() - 1) as u32, handoff));
+                    }
                     g.waits.exact_ns += d.end.saturating_sub(d.start);
                     cursor = cursor.max(d.end.min(st.observed_end_ns));
                 }
@@ -853,6 +873,30 @@ pub fn build(a: &Analysis) -> ExecGraph {
     g
 }
 
+/// Per recorded section (same order), its hand-off latency: the time from the
+/// release of the section acquired just before it on the same lock (by another
+/// thread, while this one was waiting: between its request and its acquisition)
+/// to its acquisition; 0 otherwise (the lock was free, or taken after a spin).
+/// Only the previous holder counts: a thread can be preempted between its
+/// monitorexit and the probe's timestamp, so a release can be recorded after the
+/// next acquisition; an earlier release would then count a whole hold as latency.
+fn monitor_handoffs(sections: &[weft_analysis::graph::MonitorSection]) -> Vec<u64> {
+    let mut order: Vec<usize> = (0..sections.len()).collect();
+    order.sort_unstable_by_key(|&i| (sections[i].lock, sections[i].acquired_ns, i));
+    let mut out = vec![0; sections.len()];
+    for w in order.windows(2) {
+        let (prev, cur) = (&sections[w[0]], &sections[w[1]]);
+        if prev.lock == cur.lock
+            && prev.thread != cur.thread
+            && prev.released_ns >= cur.requested_ns
+            && prev.released_ns <= cur.acquired_ns
+        {
+            out[w[1]] = cur.acquired_ns - prev.released_ns;
+        }
+    }
+    out
+}
+
 /// Whether the program's threads were kept off the CPUs by other work: their mean
 /// run-queue wait per time slice, over their schedstat readings, is at least
 /// [`LOADED_RUNQ_DELAY_NS`]. Without readings (or time slices) it cannot tell and
@@ -872,7 +916,8 @@ fn waited_a_scheduler_slice<'a>(threads: impl Iterator<Item = &'a [SchedPoint]>)
 
 #[cfg(test)]
 mod tests {
-    use super::{pool_name, waited_a_scheduler_slice};
+    use super::{monitor_handoffs, pool_name, waited_a_scheduler_slice};
+    use weft_analysis::graph::MonitorSection;
     use weft_analysis::SchedPoint;
 
     fn points(runq_per_slice_ns: u64, slices: u64) -> Vec<SchedPoint> {
@@ -895,6 +940,29 @@ mod tests {
     /// A lock hand-off every ~100 µs on an idle machine: 4,000 wake-ups of ~40 µs
     /// each in the run queue (a CPU factor of ~0.65) is not capacity denied; the
     /// same run beside busy processes waits milliseconds per slice.
+    #[test]
+    fn a_hand_off_is_measured_from_the_previous_holders_release() {
+        let sec = |thread, requested_ns, acquired_ns, released_ns| MonitorSection {
+            thread,
+            lock: 1,
+            requested_ns,
+            acquired_ns,
+            released_ns,
+        };
+        let s = [
+            // Thread 0 holds 0..100. Thread 1 waits from 10, acquires at 130: 30.
+            sec(0, 0, 0, 100),
+            sec(1, 10, 130, 200),
+            // Thread 0 asks at 150; thread 1's release is recorded after
+            // thread 0's acquisition (a late exit probe): no measurable hand-off,
+            // not thread 0's own earlier release either.
+            sec(0, 150, 190, 260),
+            // Thread 2 asks at 300, after the last release: the lock was free.
+            sec(2, 300, 301, 320),
+        ];
+        assert_eq!(monitor_handoffs(&s), vec![0, 30, 0, 0]);
+    }
+
     #[test]
     fn hand_off_wake_ups_are_not_a_loaded_machine() {
         let idle = [points(40_000, 4_000), points(35_000, 4_000)];

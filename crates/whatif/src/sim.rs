@@ -758,6 +758,9 @@ impl Sim<'_> {
         }
     }
 
+    /// Releases a lock stripe: the next waiter holds it from now and runs after the
+    /// hand-off latency its acquisition took when recorded (docs/whatif.md
+    /// §Latencies; the lock's median on a loaded recording), none when it had none.
     fn release(&mut self, stripe: u32) {
         let fifo = self.p.lock_fifo;
         let ls = &mut self.locks[stripe as usize];
@@ -767,9 +770,25 @@ impl Sim<'_> {
             ls.queue.pop_back()
         };
         ls.holder = next;
-        if let Some(n) = next {
+        let Some(n) = next else { return };
+        let Some(f) = self.ctxs[n as usize].stack.last() else {
             self.make_ready(n);
-        }
+            return;
+        };
+        // The waiter is at its Acquire op. One that was not handed the lock when
+        // recorded (it found the lock free, or spun until it was) takes it at once:
+        // its wait here comes from the simulated order, not from a wake-up.
+        let ns = match (
+            self.g.ops.get(f.pc as usize),
+            recorded(&self.g.acquire_handoff_ns, f.pc),
+        ) {
+            (Some(&Op::Acquire(_)), Some(ns)) if self.per_hand_off => ns,
+            (Some(&Op::Acquire(l)), Some(_)) => {
+                self.g.locks.get(l as usize).map_or(0, |k| k.handoff_ns)
+            }
+            _ => 0,
+        };
+        self.wake(n, ns as f64 * self.p.latency_scale);
     }
 
     fn finish(&mut self, c: u32, strand: StrandId) {

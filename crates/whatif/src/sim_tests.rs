@@ -117,6 +117,7 @@ fn lock_graph(k: usize, n: usize, o: u64, h: u64) -> ExecGraph {
         holds_chained: 0,
         holds_assumed: 0,
         holds_recorded: 0,
+        handoff_ns: 0,
     });
     let mut body = Vec::new();
     for _ in 0..n {
@@ -168,6 +169,33 @@ fn a_split_lock_is_between_removed_and_one_lock() {
     ov.lock_mode[0] = LockMode::Split(4);
     let t = simulate(&g, &ov, SimParams::default()).makespan_ns;
     assert!((400..1210).contains(&t), "{t}");
+}
+
+#[test]
+fn a_waiter_handed_a_lock_runs_after_its_recorded_hand_off() {
+    // 2 threads × 2 × (o 10, h 30) on 2 cores; ops 0..7 are A's, 8..15 B's. Recorded
+    // hand-offs (release of the holder to acquisition): B's first acquisition (op 9)
+    // 7, A's second (op 5) 4; B's second (op 13) found the lock free when recorded:
+    // no hand-off latency, even where it waits here. The lock's median is 6.
+    let mut g = lock_graph(2, 2, 10, 30);
+    g.acquire_handoff_ns = vec![(5, 4), (9, 7)];
+    g.locks[0].handoff_ns = 6;
+    // A holds 10..40; B handed it at 40, runs at 47, holds to 77; A (asked at 50)
+    // runs at 81, holds to 111; B (asked at 87) takes it at once: 111..141.
+    assert_eq!(run(&g), 141);
+    // Without hand-off latencies: 130 (A 10..40, B 40..70, A 70..100, B 100..130).
+    let mut plain = g.clone();
+    plain.acquire_handoff_ns.clear();
+    assert_eq!(run(&plain), 130);
+    // Removing the lock removes the hand-offs too: 2 × (10 + 30) = 80.
+    let mut ov = Overlay::identity(&g);
+    ov.lock_mode[0] = LockMode::Removed;
+    assert_eq!(simulate(&g, &ov, SimParams::default()).makespan_ns, 80);
+    // Recorded on a loaded machine (3 CPUs of which it got 2): the recorded
+    // hand-offs take the lock's median (6), op 13 still none: 130 + 6 + 6 = 142.
+    g.cores = 3;
+    g.cores_effective = 2.0;
+    assert_eq!(run(&g), 142);
 }
 
 /// fib-like fork-join: a node forks two children and joins them; leaves compute.
