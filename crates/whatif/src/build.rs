@@ -785,21 +785,51 @@ pub fn build(a: &Analysis) -> ExecGraph {
         .collect();
     let (mut cpu_sum, mut wall_sum) = (0f64, 0u64);
     let mut unmeasured: Vec<usize> = Vec::new();
+    let contention = Contention::new(&compute_walls, g.cores.max(1));
+    let mut stalls: Vec<(u32, u64)> = Vec::new();
     for (s, &(first, len)) in firsts.iter().enumerate() {
         let t = g.strands[s].thread;
         let iv = shares.get(&t);
+        // Inside a recorded critical section (--lock-detail): its exit probe can
+        // be preempted between the monitorexit and its timestamp (by the waiter the
+        // exit woke), so the hold's recorded end holds off-CPU time that was after
+        // the release: no stall there.
+        let mut in_section = 0u32;
         for i in first as usize..(first + len) as usize {
-            let Op::Compute(n) = all_ops[i] else { continue };
+            let recorded_lock = |l: u32| {
+                g.locks
+                    .get(l as usize)
+                    .is_some_and(|k| k.holds_recorded > 0)
+            };
+            let n = match all_ops[i] {
+                Op::Compute(n) => n,
+                Op::Acquire(l) if recorded_lock(l) => {
+                    in_section += 1;
+                    continue;
+                }
+                Op::Release(l) if recorded_lock(l) => {
+                    in_section = in_section.saturating_sub(1);
+                    continue;
+                }
+                _ => continue,
+            };
             let from = op_begin[i] + t0;
-            let k = iv
-                .and_then(|iv| share_over(iv, from, from + n))
-                .or_else(|| thread_factor.get(&t).copied());
+            let measured_share = iv.and_then(|iv| share_over(iv, from, from + n));
+            let k = measured_share.or_else(|| thread_factor.get(&t).copied());
             match k {
                 Some(k) => {
                     let d = n as f64 * k;
                     cpu_sum += d;
                     wall_sum += n;
                     all_ops[i] = Op::Compute(d.round() as u64);
+                    // Off-CPU time in the op beyond what sharing the cores with the
+                    // program's other computing threads explains (docs/whatif.md
+                    // §Durations: stalls). Only from schedstat readings: a thread
+                    // with its CPU time at its end only has no run-queue time.
+                    let stall = (n as f64 - d) - contention.loss(from, from + n);
+                    if stall >= 1.0 && in_section == 0 && measured_share.is_some() {
+                        stalls.push((i as u32, stall.round() as u64));
+                    }
                 }
                 None => unmeasured.push(i),
             }
@@ -858,6 +888,11 @@ pub fn build(a: &Analysis) -> ExecGraph {
         }
         g.cpu_share = mean_factor;
     }
+    // On a loaded recording the off-CPU time is other processes' time slices, which
+    // the reduced capacity accounts for.
+    if g.cores_effective >= g.cores as f64 {
+        g.compute_stall_ns = stalls;
+    }
     for (s, &(first, len)) in firsts.iter().enumerate() {
         let st = &mut g.strands[s];
         st.first = first;
@@ -871,6 +906,62 @@ pub fn build(a: &Analysis) -> ExecGraph {
     g.ops = all_ops;
     g.op_begin = op_begin;
     g
+}
+
+/// How many of the program's threads were in a compute op over time (their recorded
+/// walls), as the time a computing thread waits for a core when the cores are
+/// shared equally: `(1 − P/n)` of each ns where `n > P` compute.
+struct Contention {
+    /// Boundaries of constant `n`, with the integral of `(1 − P/n)+` up to each.
+    at: Vec<u64>,
+    integral: Vec<f64>,
+}
+
+impl Contention {
+    fn new(walls: &[(ThreadIndex, u64, u64)], cores: u32) -> Contention {
+        let mut ev: Vec<(u64, i32)> = walls
+            .iter()
+            .filter(|w| w.2 > w.1)
+            .flat_map(|&(_, b, e)| [(b, 1), (e, -1)])
+            .collect();
+        ev.sort_unstable();
+        let (mut at, mut integral) = (Vec::with_capacity(ev.len()), Vec::with_capacity(ev.len()));
+        let (mut n, mut acc, mut last) = (0i32, 0f64, 0u64);
+        for (t, d) in ev {
+            if n as u32 > cores {
+                acc += (t - last) as f64 * (1.0 - cores as f64 / n as f64);
+            }
+            if at.last() == Some(&t) {
+                *integral.last_mut().unwrap_or(&mut 0.0) = acc;
+            } else {
+                at.push(t);
+                integral.push(acc);
+            }
+            n += d;
+            last = t;
+        }
+        Contention { at, integral }
+    }
+
+    /// The integral at `t` (linear between boundaries).
+    fn at(&self, t: u64) -> f64 {
+        let i = self.at.partition_point(|&x| x <= t);
+        if i == 0 {
+            return 0.0;
+        }
+        let (t0, v0) = (self.at[i - 1], self.integral[i - 1]);
+        match (self.at.get(i), self.integral.get(i)) {
+            (Some(&t1), Some(&v1)) if t1 > t0 => {
+                v0 + (v1 - v0) * (t - t0) as f64 / (t1 - t0) as f64
+            }
+            _ => v0,
+        }
+    }
+
+    /// Time a thread computing over `[a, b)` waited for a core under equal sharing.
+    fn loss(&self, a: u64, b: u64) -> f64 {
+        (self.at(b) - self.at(a)).max(0.0)
+    }
 }
 
 /// Per recorded section (same order), its hand-off latency: the time from the
@@ -916,7 +1007,7 @@ fn waited_a_scheduler_slice<'a>(threads: impl Iterator<Item = &'a [SchedPoint]>)
 
 #[cfg(test)]
 mod tests {
-    use super::{monitor_handoffs, pool_name, waited_a_scheduler_slice};
+    use super::{monitor_handoffs, pool_name, waited_a_scheduler_slice, Contention};
     use weft_analysis::graph::MonitorSection;
     use weft_analysis::SchedPoint;
 
@@ -940,6 +1031,21 @@ mod tests {
     /// A lock hand-off every ~100 µs on an idle machine: 4,000 wake-ups of ~40 µs
     /// each in the run queue (a CPU factor of ~0.65) is not capacity denied; the
     /// same run beside busy processes waits milliseconds per slice.
+    #[test]
+    fn contention_is_the_equal_share_of_the_cores_the_computing_threads_lacked() {
+        // 2 cores; threads 1 and 2 compute over 0..100, thread 3 over 50..150: three
+        // compute over 50..100, each a third of the time without a core.
+        let c = Contention::new(&[(1, 0, 100), (2, 0, 100), (3, 50, 150)], 2);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(close(c.loss(0, 100), 50.0 / 3.0), "{}", c.loss(0, 100));
+        assert!(close(c.loss(50, 75), 25.0 / 3.0));
+        assert!(close(c.loss(100, 150), 0.0));
+        assert!(close(c.loss(0, 50), 0.0));
+        // On 3 cores nobody waits.
+        let c = Contention::new(&[(1, 0, 100), (2, 0, 100), (3, 50, 150)], 3);
+        assert!(close(c.loss(0, 150), 0.0));
+    }
+
     #[test]
     fn a_hand_off_is_measured_from_the_previous_holders_release() {
         let sec = |thread, requested_ns, acquired_ns, released_ns| MonitorSection {
@@ -1143,7 +1249,8 @@ mod tests {
             thread,
             on_cpu_ns,
             runq_ns,
-            timeslices: 1,
+            // Many short slices: hand-off wake-ups, not a loaded machine.
+            timeslices: 1 + ts / 10,
         };
         let records = vec![
             (
@@ -1196,5 +1303,14 @@ mod tests {
             })
             .sum();
         assert_eq!(cpu, 50, "{ops:?}");
+        // The 10 of run-queue time inside main's compute (its 60 of wall hold 50
+        // of CPU; the waker computed beside it, on enough cores): stalls of its two
+        // ops (walls 10 and 50), in proportion.
+        let first = g.strands[main].first;
+        assert_eq!(
+            g.compute_stall_ns,
+            vec![(first, 2), (first + 2, 8)],
+            "{ops:?}"
+        );
     }
 }

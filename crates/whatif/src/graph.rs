@@ -161,6 +161,12 @@ pub struct ExecGraph {
     /// this acquisition, ns), by index. Other acquisitions that block in a
     /// simulation take their lock's [`Lock::handoff_ns`].
     pub acquire_handoff_ns: Vec<(u32, u64)>,
+    /// Per [`Op::Compute`] that was off the CPU longer than sharing the cores with
+    /// the program's other computing threads explains: (its index in `ops`, that
+    /// excess, ns), by index (docs/whatif.md §Durations: stalls). The simulator
+    /// keeps the op's context off the cores that long after it computed. Empty
+    /// for a loaded recording.
+    pub compute_stall_ns: Vec<(u32, u64)>,
     /// Records the agent lost in the window.
     pub lost_records: u64,
     /// Site frames (`Class.method:line`), indexed by `Strand::site`.

@@ -156,6 +156,8 @@ enum TimerKind {
     Start,
     /// A blocked or idle context becomes ready (after a wake-up latency).
     Wake,
+    /// A context's stall after a compute op ends.
+    StallEnd,
 }
 
 /// Computing contexts that share the cores left to them equally.
@@ -468,8 +470,7 @@ impl Sim<'_> {
                     // Its wake-up preference is used up: the rest of the op CPU-bound.
                     self.compute_in(CPU_BOUND, c, rest);
                 } else {
-                    self.bump_pc(c);
-                    self.ready.push_back(c);
+                    self.computed(c);
                 }
             } else {
                 let Some(Reverse((t, _, c, kind))) = self.timers.pop() else {
@@ -482,6 +483,11 @@ impl Sim<'_> {
                         self.make_ready(c);
                     }
                     TimerKind::Wake => self.make_ready(c),
+                    // Off the CPU without having slept: no wake-up preference.
+                    TimerKind::StallEnd => {
+                        self.bump_pc(c);
+                        self.ready.push_back(c);
+                    }
                     TimerKind::Start => {
                         let strand = self.starts[c as usize];
                         match self.g.strands[strand as usize].runs {
@@ -494,6 +500,22 @@ impl Sim<'_> {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// Context `c` has computed its op: it goes on, after the op's recorded stall
+    /// (off the CPU beyond sharing the cores, `ExecGraph::compute_stall_ns`).
+    fn computed(&mut self, c: u32) {
+        let stall = self.ctxs[c as usize]
+            .stack
+            .last()
+            .and_then(|f| recorded(&self.g.compute_stall_ns, f.pc));
+        match stall {
+            Some(ns) if ns > 0 => self.timer(self.now + ns as f64, c, TimerKind::StallEnd),
+            _ => {
+                self.bump_pc(c);
+                self.ready.push_back(c);
             }
         }
     }

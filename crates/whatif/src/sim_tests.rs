@@ -198,6 +198,39 @@ fn a_waiter_handed_a_lock_runs_after_its_recorded_hand_off() {
     assert_eq!(run(&g), 142);
 }
 
+#[test]
+fn a_stall_after_a_compute_op_holds_no_core_and_gives_no_wake_up_preference() {
+    // On 1 core: A computes 100, is off the CPU 50 (its recorded stall), computes
+    // 100; B (if any) computes `b`. Returns (A's end, makespan).
+    let run_ab = |b: Option<u64>, ov: Option<f64>| {
+        let mut g = graph(1);
+        let a = g.push_strand(
+            strand(Runs::Thread, None, 1),
+            &[Op::Compute(100), Op::Compute(100)],
+        );
+        g.compute_stall_ns = vec![(g.strands[a as usize].first, 50)];
+        let mut main = vec![Op::Spawn(a)];
+        if let Some(w) = b {
+            let b = g.push_strand(strand(Runs::Thread, None, 2), &[Op::Compute(w)]);
+            main.extend([Op::Spawn(b), Op::Await(b)]);
+        }
+        main.push(Op::Await(a));
+        g.push_strand(strand(Runs::Thread, Some(0), 0), &main);
+        let mut o = Overlay::identity(&g);
+        o.class_factor[1] = ov.unwrap_or(1.0);
+        let r = simulate(&g, &o, SimParams::default());
+        (r.strand_end_ns[a as usize], r.makespan_ns)
+    };
+    assert_eq!(run_ab(None, None), (250, 250));
+    // Beside B (300) they share the core (A's first 100 done at 200, B's too); B
+    // alone during A's stall (150 done at 250); then they share again, A CPU-bound
+    // (no wake-up preference): A ends at 450, B at 500.
+    assert_eq!(run_ab(Some(300), None), (450, 500));
+    // A 50% faster keeps its stall: its 50 shared by 100, stalled to 150 (B: 100
+    // done), its next 50 shared by 250 (B: 150 done), B alone to 400.
+    assert_eq!(run_ab(Some(300), Some(0.5)), (250, 400));
+}
+
 /// fib-like fork-join: a node forks two children and joins them; leaves compute.
 fn fj_tree(g: &mut ExecGraph, depth: u32, leaf: u64) -> u32 {
     if depth == 0 {
