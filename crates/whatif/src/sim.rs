@@ -805,7 +805,7 @@ impl Sim<'_> {
             recorded(&self.g.acquire_handoff_ns, f.pc),
         ) {
             (Some(&Op::Acquire(_)), Some(ns)) if self.per_hand_off => ns,
-            (Some(&Op::Acquire(l)), _) => {
+            (Some(&Op::Acquire(l)), Some(_)) => {
                 self.g.locks.get(l as usize).map_or(0, |k| k.handoff_ns)
             }
             _ => 0,
