@@ -505,14 +505,19 @@ impl Sim<'_> {
     }
 
     /// Context `c` has computed its op: it goes on, after the op's recorded stall
-    /// (off the CPU beyond sharing the cores, `ExecGraph::compute_stall_ns`).
+    /// (off the CPU beyond sharing the cores, `ExecGraph::compute_stall_ns`), scaled
+    /// with the latencies in the sensitivity runs (whether a stall shrinks with its op's
+    /// compute under an edit is not known: the range covers ×0.5 and ×2).
     fn computed(&mut self, c: u32) {
         let stall = self.ctxs[c as usize]
             .stack
             .last()
             .and_then(|f| recorded(&self.g.compute_stall_ns, f.pc));
         match stall {
-            Some(ns) if ns > 0 => self.timer(self.now + ns as f64, c, TimerKind::StallEnd),
+            Some(ns) if ns > 0 => {
+                let at = self.now + ns as f64 * self.p.latency_scale;
+                self.timer(at, c, TimerKind::StallEnd)
+            }
             _ => {
                 self.bump_pc(c);
                 self.ready.push_back(c);

@@ -229,6 +229,18 @@ fn a_stall_after_a_compute_op_holds_no_core_and_gives_no_wake_up_preference() {
     // A 50% faster keeps its stall: its 50 shared by 100, stalled to 150 (B: 100
     // done), its next 50 shared by 250 (B: 150 done), B alone to 400.
     assert_eq!(run_ab(Some(300), Some(0.5)), (250, 400));
+    // The sensitivity runs scale stalls with the latencies: ×2 gives A alone 300.
+    let mut g = graph(1);
+    let a = g.push_strand(
+        strand(Runs::Thread, Some(0), 1),
+        &[Op::Compute(100), Op::Compute(100)],
+    );
+    g.compute_stall_ns = vec![(g.strands[a as usize].first, 50)];
+    let p = SimParams {
+        latency_scale: 2.0,
+        ..SimParams::default()
+    };
+    assert_eq!(simulate(&g, &Overlay::identity(&g), p).makespan_ns, 300);
 }
 
 /// fib-like fork-join: a node forks two children and joins them; leaves compute.
