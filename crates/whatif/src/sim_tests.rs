@@ -487,6 +487,14 @@ fn a_refined_leaf_that_unparks_its_joiner_is_still_refined() {
         simulate(&refined, &ov, SimParams::default()).makespan_ns,
         500
     );
+    // With a stall of 200 after its compute: 1200; the halves stall 100 each: 600.
+    g.compute_stall_ns = vec![(g.strands[leaf as usize].first, 200)];
+    assert_eq!(run(&g), 1200);
+    let (refined, ov) = edit.apply(&g).expect("applies");
+    assert_eq!(
+        simulate(&refined, &ov, SimParams::default()).makespan_ns,
+        600
+    );
 }
 
 #[test]
