@@ -931,11 +931,12 @@ impl Contention {
             if n as u32 > cores {
                 acc += (t - last) as f64 * (1.0 - cores as f64 / n as f64);
             }
-            if at.last() == Some(&t) {
-                *integral.last_mut().unwrap_or(&mut 0.0) = acc;
-            } else {
-                at.push(t);
-                integral.push(acc);
+            match integral.last_mut() {
+                Some(v) if at.last() == Some(&t) => *v = acc,
+                _ => {
+                    at.push(t);
+                    integral.push(acc);
+                }
             }
             n += d;
             last = t;
