@@ -1,6 +1,7 @@
 //! Simulator speed (bench/whatif/speed.sh): builds a synthetic graph of N ops
 //! (fork-join trees on a pool of 2, executor tasks awaited by main, a contended
-//! lock) and times one simulation. `cargo run --release -p weft-whatif --example sim_speed -- 10000000`
+//! lock; a stall after every compute op and a hand-off on every acquisition) and
+//! times one simulation. `cargo run --release -p weft-whatif --example sim_speed -- 10000000`
 
 use std::time::Instant;
 
@@ -68,6 +69,7 @@ fn main() {
             holds_chained: 0,
             holds_assumed: 0,
             holds_recorded: 0,
+            handoff_ns: 0,
         }],
         wake_ns: 10_000,
         ..ExecGraph::default()
@@ -97,6 +99,15 @@ fn main() {
     let mut m = strand(Runs::Thread, 0);
     m.root_start_ns = Some(0);
     g.push_strand(m, &main_ops);
+    // As a recording with schedstat and --lock-detail gives them at worst: a stall
+    // after every compute op and a hand-off latency on every acquisition.
+    for (i, op) in g.ops.iter().enumerate() {
+        match op {
+            Op::Compute(_) => g.compute_stall_ns.push((i as u32, 100)),
+            Op::Acquire(_) => g.acquire_handoff_ns.push((i as u32, 1_000)),
+            _ => {}
+        }
+    }
     let built = t.elapsed();
     let t = Instant::now();
     let r = simulate(&g, &Overlay::identity(&g), SimParams::default());

@@ -28,8 +28,10 @@ enum Mark {
     Release(u32),
     /// A submit, fork or thread start (a point).
     Spawn(StrandId),
-    /// Blocked acquiring a lock from `start` to `end`.
-    Blocked(u32),
+    /// Blocked acquiring a lock from `start` to `end`; with the time from the
+    /// previous holder's release to `end` when the lock was handed over (a recorded
+    /// section's hand-off latency), else 0.
+    Blocked(u32, u64),
     /// Waited for a strand (a get, a join, an inline run of a forked task).
     Await(StrandId),
     /// Waited, and nothing recorded says for what: kept as a delay (anchored).
@@ -46,7 +48,7 @@ impl Mark {
         match self {
             Mark::Release(_) | Mark::Signal(_) => 0,
             Mark::Spawn(_) => 1,
-            Mark::Blocked(_) => 2,
+            Mark::Blocked(..) => 2,
             Mark::Await(_) | Mark::AwaitSignal(_) => 3,
             Mark::Anchored => 4,
         }
@@ -450,6 +452,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
             holds_chained: 0,
             holds_assumed: 0,
             holds_recorded: 0,
+            handoff_ns: 0,
         });
     }
     let mut lock_index: HashMap<u32, u32> = locks
@@ -458,7 +461,10 @@ pub fn build(a: &Analysis) -> ExecGraph {
         .enumerate()
         .map(|(i, l)| (l.lock, i as u32))
         .collect();
-    for sec in weft_analysis::graph::monitor_sections(m) {
+    let sections = weft_analysis::graph::monitor_sections(m);
+    let handoffs = monitor_handoffs(&sections);
+    let mut handoffs_of: Vec<Vec<u64>> = Vec::new();
+    for (sec, &handoff) in sections.iter().zip(&handoffs) {
         let li = *lock_index.entry(sec.lock).or_insert_with(|| {
             let (class, ident) = m
                 .lock_defs
@@ -471,16 +477,21 @@ pub fn build(a: &Analysis) -> ExecGraph {
                 holds_chained: 0,
                 holds_assumed: 0,
                 holds_recorded: 0,
+                handoff_ns: 0,
             });
             (g.locks.len() - 1) as u32
         });
         g.locks[li as usize].holds_recorded += 1;
+        if handoff > 0 {
+            handoffs_of.resize(handoffs_of.len().max(li as usize + 1), Vec::new());
+            handoffs_of[li as usize].push(handoff);
+        }
         if put(
             &mut marks,
             sec.thread,
             sec.requested_ns,
             sec.acquired_ns,
-            Mark::Blocked(li),
+            Mark::Blocked(li, handoff),
         ) {
             if let Some(s) = innermost(sec.thread, sec.acquired_ns) {
                 let e = sec.released_ns.min(g.strands[s as usize].observed_end_ns);
@@ -491,6 +502,10 @@ pub fn build(a: &Analysis) -> ExecGraph {
                 });
             }
         }
+    }
+    for (li, mut v) in handoffs_of.into_iter().enumerate() {
+        v.sort_unstable();
+        g.locks[li].handoff_ns = v.get(v.len() / 2).copied().unwrap_or(0);
     }
     // Contended acquisitions of the other locks: each holds until the next waiter's
     // hand-off when that waiter was already waiting, else for the lock's median such hold.
@@ -533,7 +548,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
                 b.thread,
                 b.start_ns,
                 b.end_ns,
-                Mark::Blocked(li as u32),
+                Mark::Blocked(li as u32, 0),
             ) {
                 // The release goes to the strand that acquired, clamped to its end.
                 if let Some(s) = innermost(b.thread, b.end_ns) {
@@ -705,9 +720,14 @@ pub fn build(a: &Analysis) -> ExecGraph {
                     g.waits.unpark_ns += waited;
                     cursor = cursor.max(d.end.min(st.observed_end_ns));
                 }
-                Mark::Blocked(l) => {
+                Mark::Blocked(l, handoff) => {
                     held.push(l);
                     all_ops.push(Op::Acquire(l));
+                    if handoff > 0 {
+                        // In op order: sorted.
+                        g.acquire_handoff_ns
+                            .push(((all_ops.len() - 1) as u32, handoff));
+                    }
                     g.waits.exact_ns += d.end.saturating_sub(d.start);
                     cursor = cursor.max(d.end.min(st.observed_end_ns));
                 }
@@ -765,21 +785,51 @@ pub fn build(a: &Analysis) -> ExecGraph {
         .collect();
     let (mut cpu_sum, mut wall_sum) = (0f64, 0u64);
     let mut unmeasured: Vec<usize> = Vec::new();
+    let contention = Contention::new(&compute_walls, g.cores.max(1));
+    let mut stalls: Vec<(u32, u64)> = Vec::new();
     for (s, &(first, len)) in firsts.iter().enumerate() {
         let t = g.strands[s].thread;
         let iv = shares.get(&t);
+        // Inside a recorded critical section (--lock-detail): its exit probe can
+        // be preempted between the monitorexit and its timestamp (by the waiter the
+        // exit woke), so the hold's recorded end holds off-CPU time that was after
+        // the release: no stall there.
+        let mut in_section = 0u32;
         for i in first as usize..(first + len) as usize {
-            let Op::Compute(n) = all_ops[i] else { continue };
+            let recorded_lock = |l: u32| {
+                g.locks
+                    .get(l as usize)
+                    .is_some_and(|k| k.holds_recorded > 0)
+            };
+            let n = match all_ops[i] {
+                Op::Compute(n) => n,
+                Op::Acquire(l) if recorded_lock(l) => {
+                    in_section += 1;
+                    continue;
+                }
+                Op::Release(l) if recorded_lock(l) => {
+                    in_section = in_section.saturating_sub(1);
+                    continue;
+                }
+                _ => continue,
+            };
             let from = op_begin[i] + t0;
-            let k = iv
-                .and_then(|iv| share_over(iv, from, from + n))
-                .or_else(|| thread_factor.get(&t).copied());
+            let measured_share = iv.and_then(|iv| share_over(iv, from, from + n));
+            let k = measured_share.or_else(|| thread_factor.get(&t).copied());
             match k {
                 Some(k) => {
                     let d = n as f64 * k;
                     cpu_sum += d;
                     wall_sum += n;
                     all_ops[i] = Op::Compute(d.round() as u64);
+                    // Off-CPU time in the op beyond what sharing the cores with the
+                    // program's other computing threads explains (docs/whatif.md
+                    // §Durations: stalls). Only from schedstat readings: a thread
+                    // with its CPU time at its end only has no run-queue time.
+                    let stall = (n as f64 - d) - contention.loss(from, from + n);
+                    if stall >= 1.0 && in_section == 0 && measured_share.is_some() {
+                        stalls.push((i as u32, stall.round() as u64));
+                    }
                 }
                 None => unmeasured.push(i),
             }
@@ -838,6 +888,11 @@ pub fn build(a: &Analysis) -> ExecGraph {
         }
         g.cpu_share = mean_factor;
     }
+    // On a loaded recording the off-CPU time is other processes' time slices, which
+    // the reduced capacity accounts for.
+    if g.cores_effective >= g.cores as f64 {
+        g.compute_stall_ns = stalls;
+    }
     for (s, &(first, len)) in firsts.iter().enumerate() {
         let st = &mut g.strands[s];
         st.first = first;
@@ -851,6 +906,87 @@ pub fn build(a: &Analysis) -> ExecGraph {
     g.ops = all_ops;
     g.op_begin = op_begin;
     g
+}
+
+/// How many of the program's threads were in a compute op over time (their recorded
+/// walls), as the time a computing thread waits for a core when the cores are
+/// shared equally: `(1 − P/n)` of each ns where `n > P` compute.
+struct Contention {
+    /// Boundaries of constant `n`, with the integral of `(1 − P/n)+` up to each.
+    at: Vec<u64>,
+    integral: Vec<f64>,
+}
+
+impl Contention {
+    fn new(walls: &[(ThreadIndex, u64, u64)], cores: u32) -> Contention {
+        let mut ev: Vec<(u64, i32)> = walls
+            .iter()
+            .filter(|w| w.2 > w.1)
+            .flat_map(|&(_, b, e)| [(b, 1), (e, -1)])
+            .collect();
+        ev.sort_unstable();
+        let (mut at, mut integral) = (Vec::with_capacity(ev.len()), Vec::with_capacity(ev.len()));
+        let (mut n, mut acc, mut last) = (0i32, 0f64, 0u64);
+        for (t, d) in ev {
+            if n as u32 > cores {
+                acc += (t - last) as f64 * (1.0 - cores as f64 / n as f64);
+            }
+            match integral.last_mut() {
+                Some(v) if at.last() == Some(&t) => *v = acc,
+                _ => {
+                    at.push(t);
+                    integral.push(acc);
+                }
+            }
+            n += d;
+            last = t;
+        }
+        Contention { at, integral }
+    }
+
+    /// The integral at `t` (linear between boundaries).
+    fn at(&self, t: u64) -> f64 {
+        let i = self.at.partition_point(|&x| x <= t);
+        if i == 0 {
+            return 0.0;
+        }
+        let (t0, v0) = (self.at[i - 1], self.integral[i - 1]);
+        match (self.at.get(i), self.integral.get(i)) {
+            (Some(&t1), Some(&v1)) if t1 > t0 => {
+                v0 + (v1 - v0) * (t - t0) as f64 / (t1 - t0) as f64
+            }
+            _ => v0,
+        }
+    }
+
+    /// Time a thread computing over `[a, b)` waited for a core under equal sharing.
+    fn loss(&self, a: u64, b: u64) -> f64 {
+        (self.at(b) - self.at(a)).max(0.0)
+    }
+}
+
+/// Per recorded section (same order), its hand-off latency: the time from the
+/// release of the section acquired just before it on the same lock (by another
+/// thread, while this one was waiting: between its request and its acquisition)
+/// to its acquisition; 0 otherwise (the lock was free, or taken after a spin).
+/// Only the previous holder counts: a thread can be preempted between its
+/// monitorexit and the probe's timestamp, so a release can be recorded after the
+/// next acquisition; an earlier release would then count a whole hold as latency.
+fn monitor_handoffs(sections: &[weft_analysis::graph::MonitorSection]) -> Vec<u64> {
+    let mut order: Vec<usize> = (0..sections.len()).collect();
+    order.sort_unstable_by_key(|&i| (sections[i].lock, sections[i].acquired_ns, i));
+    let mut out = vec![0; sections.len()];
+    for w in order.windows(2) {
+        let (prev, cur) = (&sections[w[0]], &sections[w[1]]);
+        if prev.lock == cur.lock
+            && prev.thread != cur.thread
+            && prev.released_ns >= cur.requested_ns
+            && prev.released_ns <= cur.acquired_ns
+        {
+            out[w[1]] = cur.acquired_ns - prev.released_ns;
+        }
+    }
+    out
 }
 
 /// Whether the program's threads were kept off the CPUs by other work: their mean
@@ -872,7 +1008,8 @@ fn waited_a_scheduler_slice<'a>(threads: impl Iterator<Item = &'a [SchedPoint]>)
 
 #[cfg(test)]
 mod tests {
-    use super::{pool_name, waited_a_scheduler_slice};
+    use super::{monitor_handoffs, pool_name, waited_a_scheduler_slice, Contention};
+    use weft_analysis::graph::MonitorSection;
     use weft_analysis::SchedPoint;
 
     fn points(runq_per_slice_ns: u64, slices: u64) -> Vec<SchedPoint> {
@@ -895,6 +1032,44 @@ mod tests {
     /// A lock hand-off every ~100 µs on an idle machine: 4,000 wake-ups of ~40 µs
     /// each in the run queue (a CPU factor of ~0.65) is not capacity denied; the
     /// same run beside busy processes waits milliseconds per slice.
+    #[test]
+    fn contention_is_the_equal_share_of_the_cores_the_computing_threads_lacked() {
+        // 2 cores; threads 1 and 2 compute over 0..100, thread 3 over 50..150: three
+        // compute over 50..100, each a third of the time without a core.
+        let c = Contention::new(&[(1, 0, 100), (2, 0, 100), (3, 50, 150)], 2);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(close(c.loss(0, 100), 50.0 / 3.0), "{}", c.loss(0, 100));
+        assert!(close(c.loss(50, 75), 25.0 / 3.0));
+        assert!(close(c.loss(100, 150), 0.0));
+        assert!(close(c.loss(0, 50), 0.0));
+        // On 3 cores nobody waits.
+        let c = Contention::new(&[(1, 0, 100), (2, 0, 100), (3, 50, 150)], 3);
+        assert!(close(c.loss(0, 150), 0.0));
+    }
+
+    #[test]
+    fn a_hand_off_is_measured_from_the_previous_holders_release() {
+        let sec = |thread, requested_ns, acquired_ns, released_ns| MonitorSection {
+            thread,
+            lock: 1,
+            requested_ns,
+            acquired_ns,
+            released_ns,
+        };
+        let s = [
+            // Thread 0 holds 0..100. Thread 1 waits from 10, acquires at 130: 30.
+            sec(0, 0, 0, 100),
+            sec(1, 10, 130, 200),
+            // Thread 0 asks at 150; thread 1's release is recorded after
+            // thread 0's acquisition (a late exit probe): no measurable hand-off,
+            // not thread 0's own earlier release either.
+            sec(0, 150, 190, 260),
+            // Thread 2 asks at 300, after the last release: the lock was free.
+            sec(2, 300, 301, 320),
+        ];
+        assert_eq!(monitor_handoffs(&s), vec![0, 30, 0, 0]);
+    }
+
     #[test]
     fn hand_off_wake_ups_are_not_a_loaded_machine() {
         let idle = [points(40_000, 4_000), points(35_000, 4_000)];
@@ -1075,7 +1250,8 @@ mod tests {
             thread,
             on_cpu_ns,
             runq_ns,
-            timeslices: 1,
+            // Many short slices: hand-off wake-ups, not a loaded machine.
+            timeslices: 1 + ts / 10,
         };
         let records = vec![
             (
@@ -1128,5 +1304,14 @@ mod tests {
             })
             .sum();
         assert_eq!(cpu, 50, "{ops:?}");
+        // The 10 of run-queue time inside main's compute (its 60 of wall hold 50
+        // of CPU; the waker computed beside it, on enough cores): stalls of its two
+        // ops (walls 10 and 50), in proportion.
+        let first = g.strands[main].first;
+        assert_eq!(
+            g.compute_stall_ns,
+            vec![(first, 2), (first + 2, 8)],
+            "{ops:?}"
+        );
     }
 }

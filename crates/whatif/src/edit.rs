@@ -349,8 +349,19 @@ fn refine(g: &ExecGraph, class: u32, levels: u32) -> ExecGraph {
             .iter()
             .map(|o| if let Op::Compute(n) = o { *n } else { 0 })
             .sum();
+        // Its stalls (docs/whatif.md §Durations) go to the synthesised leaves, in
+        // proportion to their compute.
+        let st = &g.strands[s as usize];
+        let stall: u64 = (st.first..st.first + st.len)
+            .filter_map(|i| {
+                g.compute_stall_ns
+                    .binary_search_by_key(&i, |x| x.0)
+                    .ok()
+                    .map(|j| g.compute_stall_ns[j].1)
+            })
+            .sum();
         let proto = g.strands[s as usize].clone();
-        let mut ops = subtree(&mut out, &proto, work, levels);
+        let mut ops = subtree(&mut out, &proto, (work, stall), levels);
         // Its unparks go at the end of the refined tree (they are the completion's).
         ops.extend(g.ops_of(s).iter().filter(|o| matches!(o, Op::Signal(_))));
         let st = &mut out.strands[s as usize];
@@ -363,15 +374,24 @@ fn refine(g: &ExecGraph, class: u32, levels: u32) -> ExecGraph {
     out
 }
 
-fn subtree(g: &mut ExecGraph, proto: &Strand, work: u64, levels: u32) -> Vec<Op> {
+/// The ops of a synthesised node over `(compute, stall)`; its synthesised leaves'
+/// stalls are added to the graph's (appended ops: the list stays sorted).
+fn subtree(g: &mut ExecGraph, proto: &Strand, (work, stall): (u64, u64), levels: u32) -> Vec<Op> {
     if levels == 0 {
         return vec![Op::Compute(work)];
     }
-    let half = work / 2;
+    let half = (work / 2, stall / 2);
     let mut kids = [0; 2];
-    for (k, w) in [half, work - half].into_iter().enumerate() {
+    for (k, w) in [half, (work - half.0, stall - half.1)]
+        .into_iter()
+        .enumerate()
+    {
         let ops = subtree(g, proto, w, levels - 1);
         kids[k] = g.push_strand(proto.clone(), &ops);
+        if levels == 1 && w.1 > 0 {
+            let first = g.strands[kids[k] as usize].first;
+            g.compute_stall_ns.push((first, w.1));
+        }
     }
     vec![
         Op::Spawn(kids[0]),

@@ -92,6 +92,11 @@ pub struct Lock {
     pub holds_assumed: u64,
     /// Critical sections recorded by `--lock-detail` (request, acquisition, release).
     pub holds_recorded: u64,
+    /// Median hand-off latency of its recorded sections (release of the holder to
+    /// the acquisition of a waiter that was already waiting), ns; 0 without
+    /// `--lock-detail` (an inferred hold ends at the next acquisition: the hand-off
+    /// is inside it).
+    pub handoff_ns: u64,
 }
 
 /// Resolution class of a recorded wait (WHATIF.md §1.7): how its end was explained.
@@ -151,6 +156,17 @@ pub struct ExecGraph {
     /// from its submission to its begin, ns), by strand. Others take the pool's
     /// [`Pool::pickup_ns`].
     pub task_pickup_ns: Vec<(StrandId, u64)>,
+    /// Per [`Op::Acquire`] of a recorded section (`--lock-detail`) that was handed
+    /// the lock: (its index in `ops`, the time from the previous holder's release to
+    /// this acquisition, ns), by index. Other acquisitions that block in a
+    /// simulation take their lock's [`Lock::handoff_ns`].
+    pub acquire_handoff_ns: Vec<(u32, u64)>,
+    /// Per [`Op::Compute`] that was off the CPU longer than sharing the cores with
+    /// the program's other computing threads explains: (its index in `ops`, that
+    /// excess, ns), by index (docs/whatif.md §Durations: stalls). The simulator
+    /// keeps the op's context off the cores that long after it computed. Empty
+    /// for a loaded recording.
+    pub compute_stall_ns: Vec<(u32, u64)>,
     /// Records the agent lost in the window.
     pub lost_records: u64,
     /// Site frames (`Class.method:line`), indexed by `Strand::site`.

@@ -156,6 +156,8 @@ enum TimerKind {
     Start,
     /// A blocked or idle context becomes ready (after a wake-up latency).
     Wake,
+    /// A context's stall after a compute op ends.
+    StallEnd,
 }
 
 /// Computing contexts that share the cores left to them equally.
@@ -468,8 +470,7 @@ impl Sim<'_> {
                     // Its wake-up preference is used up: the rest of the op CPU-bound.
                     self.compute_in(CPU_BOUND, c, rest);
                 } else {
-                    self.bump_pc(c);
-                    self.ready.push_back(c);
+                    self.computed(c);
                 }
             } else {
                 let Some(Reverse((t, _, c, kind))) = self.timers.pop() else {
@@ -482,6 +483,11 @@ impl Sim<'_> {
                         self.make_ready(c);
                     }
                     TimerKind::Wake => self.make_ready(c),
+                    // Off the CPU without having slept: no wake-up preference.
+                    TimerKind::StallEnd => {
+                        self.bump_pc(c);
+                        self.ready.push_back(c);
+                    }
                     TimerKind::Start => {
                         let strand = self.starts[c as usize];
                         match self.g.strands[strand as usize].runs {
@@ -494,6 +500,27 @@ impl Sim<'_> {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// Context `c` has computed its op: it goes on, after the op's recorded stall
+    /// (off the CPU beyond sharing the cores, `ExecGraph::compute_stall_ns`), scaled
+    /// with the latencies in the sensitivity runs (whether a stall shrinks with its op's
+    /// compute under an edit is not known: the range covers ×0.5 and ×2).
+    fn computed(&mut self, c: u32) {
+        let stall = self.ctxs[c as usize]
+            .stack
+            .last()
+            .and_then(|f| recorded(&self.g.compute_stall_ns, f.pc));
+        match stall {
+            Some(ns) if ns > 0 => {
+                let at = self.now + ns as f64 * self.p.latency_scale;
+                self.timer(at, c, TimerKind::StallEnd)
+            }
+            _ => {
+                self.bump_pc(c);
+                self.ready.push_back(c);
             }
         }
     }
@@ -758,6 +785,9 @@ impl Sim<'_> {
         }
     }
 
+    /// Releases a lock stripe: the next waiter holds it from now and runs after the
+    /// hand-off latency its acquisition took when recorded (docs/whatif.md
+    /// §Latencies; the lock's median on a loaded recording), none when it had none.
     fn release(&mut self, stripe: u32) {
         let fifo = self.p.lock_fifo;
         let ls = &mut self.locks[stripe as usize];
@@ -767,9 +797,25 @@ impl Sim<'_> {
             ls.queue.pop_back()
         };
         ls.holder = next;
-        if let Some(n) = next {
+        let Some(n) = next else { return };
+        let Some(f) = self.ctxs[n as usize].stack.last() else {
             self.make_ready(n);
-        }
+            return;
+        };
+        // The waiter is at its Acquire op. One that was not handed the lock when
+        // recorded (it found the lock free, or spun until it was) takes it at once:
+        // its wait here comes from the simulated order, not from a wake-up.
+        let ns = match (
+            self.g.ops.get(f.pc as usize),
+            recorded(&self.g.acquire_handoff_ns, f.pc),
+        ) {
+            (Some(&Op::Acquire(_)), Some(ns)) if self.per_hand_off => ns,
+            (Some(&Op::Acquire(l)), Some(_)) => {
+                self.g.locks.get(l as usize).map_or(0, |k| k.handoff_ns)
+            }
+            _ => 0,
+        };
+        self.wake(n, ns as f64 * self.p.latency_scale);
     }
 
     fn finish(&mut self, c: u32, strand: StrandId) {

@@ -117,6 +117,7 @@ fn lock_graph(k: usize, n: usize, o: u64, h: u64) -> ExecGraph {
         holds_chained: 0,
         holds_assumed: 0,
         holds_recorded: 0,
+        handoff_ns: 0,
     });
     let mut body = Vec::new();
     for _ in 0..n {
@@ -168,6 +169,78 @@ fn a_split_lock_is_between_removed_and_one_lock() {
     ov.lock_mode[0] = LockMode::Split(4);
     let t = simulate(&g, &ov, SimParams::default()).makespan_ns;
     assert!((400..1210).contains(&t), "{t}");
+}
+
+#[test]
+fn a_waiter_handed_a_lock_runs_after_its_recorded_hand_off() {
+    // 2 threads × 2 × (o 10, h 30) on 2 cores; ops 0..7 are A's, 8..15 B's. Recorded
+    // hand-offs (release of the holder to acquisition): B's first acquisition (op 9)
+    // 7, A's second (op 5) 4; B's second (op 13) found the lock free when recorded:
+    // no hand-off latency, even where it waits here. The lock's median is 6.
+    let mut g = lock_graph(2, 2, 10, 30);
+    g.acquire_handoff_ns = vec![(5, 4), (9, 7)];
+    g.locks[0].handoff_ns = 6;
+    // A holds 10..40; B handed it at 40, runs at 47, holds to 77; A (asked at 50)
+    // runs at 81, holds to 111; B (asked at 87) takes it at once: 111..141.
+    assert_eq!(run(&g), 141);
+    // Without hand-off latencies: 130 (A 10..40, B 40..70, A 70..100, B 100..130).
+    let mut plain = g.clone();
+    plain.acquire_handoff_ns.clear();
+    assert_eq!(run(&plain), 130);
+    // Removing the lock removes the hand-offs too: 2 × (10 + 30) = 80.
+    let mut ov = Overlay::identity(&g);
+    ov.lock_mode[0] = LockMode::Removed;
+    assert_eq!(simulate(&g, &ov, SimParams::default()).makespan_ns, 80);
+    // Recorded on a loaded machine (3 CPUs of which it got 2): the recorded
+    // hand-offs take the lock's median (6), op 13 still none: 130 + 6 + 6 = 142.
+    g.cores = 3;
+    g.cores_effective = 2.0;
+    assert_eq!(run(&g), 142);
+}
+
+#[test]
+fn a_stall_after_a_compute_op_holds_no_core_and_gives_no_wake_up_preference() {
+    // On 1 core: A computes 100, is off the CPU 50 (its recorded stall), computes
+    // 100; B (if any) computes `b`. Returns (A's end, makespan).
+    let run_ab = |b: Option<u64>, ov: Option<f64>| {
+        let mut g = graph(1);
+        let a = g.push_strand(
+            strand(Runs::Thread, None, 1),
+            &[Op::Compute(100), Op::Compute(100)],
+        );
+        g.compute_stall_ns = vec![(g.strands[a as usize].first, 50)];
+        let mut main = vec![Op::Spawn(a)];
+        if let Some(w) = b {
+            let b = g.push_strand(strand(Runs::Thread, None, 2), &[Op::Compute(w)]);
+            main.extend([Op::Spawn(b), Op::Await(b)]);
+        }
+        main.push(Op::Await(a));
+        g.push_strand(strand(Runs::Thread, Some(0), 0), &main);
+        let mut o = Overlay::identity(&g);
+        o.class_factor[1] = ov.unwrap_or(1.0);
+        let r = simulate(&g, &o, SimParams::default());
+        (r.strand_end_ns[a as usize], r.makespan_ns)
+    };
+    assert_eq!(run_ab(None, None), (250, 250));
+    // Beside B (300) they share the core (A's first 100 done at 200, B's too); B
+    // alone during A's stall (150 done at 250); then they share again, A CPU-bound
+    // (no wake-up preference): A ends at 450, B at 500.
+    assert_eq!(run_ab(Some(300), None), (450, 500));
+    // A 50% faster keeps its stall: its 50 shared by 100, stalled to 150 (B: 100
+    // done), its next 50 shared by 250 (B: 150 done), B alone to 400.
+    assert_eq!(run_ab(Some(300), Some(0.5)), (250, 400));
+    // The sensitivity runs scale stalls with the latencies: ×2 gives A alone 300.
+    let mut g = graph(1);
+    let a = g.push_strand(
+        strand(Runs::Thread, Some(0), 1),
+        &[Op::Compute(100), Op::Compute(100)],
+    );
+    g.compute_stall_ns = vec![(g.strands[a as usize].first, 50)];
+    let p = SimParams {
+        latency_scale: 2.0,
+        ..SimParams::default()
+    };
+    assert_eq!(simulate(&g, &Overlay::identity(&g), p).makespan_ns, 300);
 }
 
 /// fib-like fork-join: a node forks two children and joins them; leaves compute.
@@ -413,6 +486,14 @@ fn a_refined_leaf_that_unparks_its_joiner_is_still_refined() {
     assert_eq!(
         simulate(&refined, &ov, SimParams::default()).makespan_ns,
         500
+    );
+    // With a stall of 200 after its compute: 1200; the halves stall 100 each: 600.
+    g.compute_stall_ns = vec![(g.strands[leaf as usize].first, 200)];
+    assert_eq!(run(&g), 1200);
+    let (refined, ov) = edit.apply(&g).expect("applies");
+    assert_eq!(
+        simulate(&refined, &ov, SimParams::default()).makespan_ns,
+        600
     );
 }
 

@@ -589,6 +589,7 @@ mod tests {
                 holds_chained: 0,
                 holds_assumed: 0,
                 holds_recorded: 0,
+                handoff_ns: 0,
             }],
             ..ExecGraph::default()
         };
