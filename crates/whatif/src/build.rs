@@ -787,6 +787,11 @@ pub fn build(a: &Analysis) -> ExecGraph {
     let mut unmeasured: Vec<usize> = Vec::new();
     let contention = Contention::new(&compute_walls, g.cores.max(1));
     let mut stalls: Vec<(u32, u64)> = Vec::new();
+    let recorded_lock = |l: u32| {
+        g.locks
+            .get(l as usize)
+            .is_some_and(|k| k.holds_recorded > 0)
+    };
     for (s, &(first, len)) in firsts.iter().enumerate() {
         let t = g.strands[s].thread;
         let iv = shares.get(&t);
@@ -796,11 +801,6 @@ pub fn build(a: &Analysis) -> ExecGraph {
         // the release: no stall there.
         let mut in_section = 0u32;
         for i in first as usize..(first + len) as usize {
-            let recorded_lock = |l: u32| {
-                g.locks
-                    .get(l as usize)
-                    .is_some_and(|k| k.holds_recorded > 0)
-            };
             let n = match all_ops[i] {
                 Op::Compute(n) => n,
                 Op::Acquire(l) if recorded_lock(l) => {
@@ -1029,9 +1029,6 @@ mod tests {
         ]
     }
 
-    /// A lock hand-off every ~100 µs on an idle machine: 4,000 wake-ups of ~40 µs
-    /// each in the run queue (a CPU factor of ~0.65) is not capacity denied; the
-    /// same run beside busy processes waits milliseconds per slice.
     #[test]
     fn contention_is_the_equal_share_of_the_cores_the_computing_threads_lacked() {
         // 2 cores; threads 1 and 2 compute over 0..100, thread 3 over 50..150: three
@@ -1070,6 +1067,9 @@ mod tests {
         assert_eq!(monitor_handoffs(&s), vec![0, 30, 0, 0]);
     }
 
+    /// A lock hand-off every ~100 µs on an idle machine: 4,000 wake-ups of ~40 µs
+    /// each in the run queue (a CPU factor of ~0.65) is not capacity denied; the
+    /// same run beside busy processes waits milliseconds per slice.
     #[test]
     fn hand_off_wake_ups_are_not_a_loaded_machine() {
         let idle = [points(40_000, 4_000), points(35_000, 4_000)];

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use crate::graph::{ExecGraph, Op, Runs, Strand, StrandId};
+use crate::graph::{recorded, ExecGraph, Op, Runs, Strand, StrandId};
 use crate::sim::{LockMode, Overlay};
 
 /// What an edit changes.
@@ -353,12 +353,7 @@ fn refine(g: &ExecGraph, class: u32, levels: u32) -> ExecGraph {
         // proportion to their compute.
         let st = &g.strands[s as usize];
         let stall: u64 = (st.first..st.first + st.len)
-            .filter_map(|i| {
-                g.compute_stall_ns
-                    .binary_search_by_key(&i, |x| x.0)
-                    .ok()
-                    .map(|j| g.compute_stall_ns[j].1)
-            })
+            .filter_map(|i| recorded(&g.compute_stall_ns, i))
             .sum();
         let proto = g.strands[s as usize].clone();
         let mut ops = subtree(&mut out, &proto, (work, stall), levels);

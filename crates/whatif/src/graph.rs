@@ -214,3 +214,11 @@ impl ExecGraph {
         self.sites.get(site as usize).map(String::as_str)
     }
 }
+
+/// The value recorded for `key` in a list of (key, value) sorted by key (the graph's
+/// per-op and per-strand latencies and stalls).
+pub(crate) fn recorded(list: &[(u32, u64)], key: u32) -> Option<u64> {
+    list.binary_search_by_key(&key, |x| x.0)
+        .ok()
+        .map(|i| list[i].1)
+}

@@ -6,7 +6,7 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, VecDeque};
 
-use crate::graph::{ExecGraph, LockId, Op, PoolId, Runs, StrandId};
+use crate::graph::{recorded, ExecGraph, LockId, Op, PoolId, Runs, StrandId};
 
 /// How a lock behaves under an edit.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -484,10 +484,7 @@ impl Sim<'_> {
                     }
                     TimerKind::Wake => self.make_ready(c),
                     // Off the CPU without having slept: no wake-up preference.
-                    TimerKind::StallEnd => {
-                        self.bump_pc(c);
-                        self.ready.push_back(c);
-                    }
+                    TimerKind::StallEnd => self.go_on(c),
                     TimerKind::Start => {
                         let strand = self.starts[c as usize];
                         match self.g.strands[strand as usize].runs {
@@ -518,11 +515,14 @@ impl Sim<'_> {
                 let at = self.now + ns as f64 * self.p.latency_scale;
                 self.timer(at, c, TimerKind::StallEnd)
             }
-            _ => {
-                self.bump_pc(c);
-                self.ready.push_back(c);
-            }
+            _ => self.go_on(c),
         }
+    }
+
+    /// Context `c` goes on with its next op (ready, without a wake-up preference).
+    fn go_on(&mut self, c: u32) {
+        self.bump_pc(c);
+        self.ready.push_back(c);
     }
 
     fn bump_pc(&mut self, c: u32) {
@@ -876,13 +876,6 @@ impl Sim<'_> {
                     .and_then(|v| self.ctxs[v as usize].deque.pop_front())
             })
     }
-}
-
-/// The recorded latency of `key` in a list sorted by key.
-fn recorded(list: &[(u32, u64)], key: u32) -> Option<u64> {
-    list.binary_search_by_key(&key, |x| x.0)
-        .ok()
-        .map(|i| list[i].1)
 }
 
 /// A small deterministic hash (splitmix64).
