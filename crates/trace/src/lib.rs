@@ -7,6 +7,8 @@
 //! `docs/trace-format.md`; keep the two in step.
 
 mod codec;
+#[cfg(test)]
+mod codec_golden;
 mod damage;
 pub mod fjevents;
 mod reader;
