@@ -4,7 +4,7 @@
 //! decoded here into trace records (tags 27–35) in batches.
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use weft_classfile::{ClassSummary, FieldRequest, Hooks};
 use weft_trace::ProbeKind;
@@ -13,7 +13,7 @@ use crate::agent::{self, SiteKind};
 use crate::decide::Wrap;
 use crate::jni::{jboolean, jclass, jint, jlong, jmethodID, jobject, JNIEnv, Jni};
 use crate::jvmti::Jvmti;
-use crate::sink::{self, Buf};
+use crate::sink::{self, ThreadBuf};
 
 /// Probe kind code of fork-join probes (bits 24..27); the sub-kind is in bits 20..23.
 pub const KIND_CODE: u8 = 11;
@@ -362,7 +362,7 @@ fn env(e: *mut JNIEnv) -> Option<Jni> {
 /// Per FjProbe buffer: the trace buffer of its thread and the buffer's index
 /// (usage ids are `index << 40 | n`; the reader counts the pushes).
 struct Handle {
-    buf: Arc<Mutex<Buf>>,
+    buf: Arc<ThreadBuf>,
     index: u32,
 }
 

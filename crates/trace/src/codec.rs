@@ -69,6 +69,7 @@ pub(crate) mod tag {
     pub const THREAD_SEEN: u8 = 83;
 }
 
+#[inline]
 pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
@@ -123,7 +124,6 @@ pub fn encode_file_header(header: &Header) -> Vec<u8> {
 pub struct BlockEncoder {
     thread: u32,
     buf: Vec<u8>,
-    scratch: Vec<u8>,
     last_ts: u64,
     records: u64,
     first_ts: Option<u64>,
@@ -136,7 +136,6 @@ impl BlockEncoder {
         let mut enc = BlockEncoder {
             thread,
             buf: Vec::with_capacity(capacity.max(64)),
-            scratch: Vec::with_capacity(64),
             last_ts: 0,
             records: 0,
             first_ts: None,
@@ -177,8 +176,29 @@ impl BlockEncoder {
         self.records == 0
     }
 
+    /// Appends `record`, encoded straight into the block (no scratch copy).
+    #[inline]
     pub fn push(&mut self, record: &Record) {
-        let (tag, ts) = encode_payload(record, &mut self.scratch);
+        // The largest fixed-size record (Submit) takes 47 bytes: one check of the
+        // capacity here, none that grows the block in the varints below.
+        self.buf.reserve(64);
+        let at = self.encode(record);
+        let n = self.buf.len() - at - 1;
+        if n < 0x80 {
+            self.buf[at] = n as u8;
+        } else {
+            // Rare (strings, long stacks): the length takes more than its one byte.
+            let mut len = Vec::with_capacity(4);
+            put_varint(&mut len, n as u64);
+            self.buf.splice(at..at + 1, len);
+        }
+        self.records += 1;
+    }
+
+    /// Writes a record's tag, its time delta, and a one-byte placeholder for its
+    /// payload's length; returns the placeholder's offset.
+    #[inline(always)]
+    fn head(&mut self, tag: u8, ts: Option<u64>) -> usize {
         match ts {
             Some(ts) => {
                 self.buf.push(tag | HAS_TS);
@@ -190,9 +210,8 @@ impl BlockEncoder {
             }
             None => self.buf.push(tag),
         }
-        put_varint(&mut self.buf, self.scratch.len() as u64);
-        self.buf.extend_from_slice(&self.scratch);
-        self.records += 1;
+        self.buf.push(0);
+        self.buf.len() - 1
     }
 
     /// Appends a batch of fork-join events of buffer `index` (tag 36): `words`
@@ -227,400 +246,485 @@ impl BlockEncoder {
     }
 }
 
-/// Writes the payload of `record` into `out` (cleared first); returns its tag and time.
-fn encode_payload(record: &Record, out: &mut Vec<u8>) -> (u8, Option<u64>) {
-    use Record::*;
-    out.clear();
-    let v = |out: &mut Vec<u8>, x: u64| put_varint(out, x);
-    match record {
-        ClassDef { id, name } => {
-            v(out, *id as u64);
-            put_str(out, name);
-            (tag::CLASS_DEF, None)
-        }
-        ProbeDef {
-            id,
-            kind,
-            class,
-            method,
-            descriptor,
-        } => {
-            v(out, *id as u64);
-            out.push(kind.code());
-            put_str(out, class);
-            put_str(out, method);
-            put_str(out, descriptor);
-            (tag::PROBE_DEF, None)
-        }
-        SiteDef { id, frames } => {
-            v(out, *id as u64);
-            v(out, frames.len() as u64);
-            for f in frames {
-                put_str(out, f);
+impl BlockEncoder {
+    /// Writes `record` (head, length, payload) at the end of the block; returns the
+    /// offset of its one-byte length placeholder.
+    #[inline(always)]
+    fn encode(&mut self, record: &Record) -> usize {
+        use Record::*;
+        let v = |out: &mut Vec<u8>, x: u64| put_varint(out, x);
+        match record {
+            ClassDef { id, name } => {
+                let at = self.head(tag::CLASS_DEF, None);
+                let out = &mut self.buf;
+                v(out, *id as u64);
+                put_str(out, name);
+                at
             }
-            (tag::SITE_DEF, None)
-        }
-        ThreadStart {
-            ts,
-            name,
-            java_id,
-            os_tid,
-            daemon,
-            class_id,
-            target_class_id,
-            target_ident,
-            ident,
-        } => {
-            put_str(out, name);
-            v(out, *java_id);
-            v(out, *os_tid as u64);
-            out.push(*daemon as u8);
-            v(out, *class_id as u64);
-            v(out, *target_class_id as u64);
-            v(out, *target_ident as u64);
-            v(out, *ident as u64);
-            (tag::THREAD_START, Some(*ts))
-        }
-        ThreadEnd {
-            ts,
-            cpu_ns,
-            voluntary_cs,
-            involuntary_cs,
-        } => {
-            v(out, *cpu_ns);
-            v(out, *voluntary_cs);
-            v(out, *involuntary_cs);
-            (tag::THREAD_END, Some(*ts))
-        }
-        TaskBegin {
-            ts,
-            probe,
-            class_id,
-            ident,
-            inner_class_id,
-            inner_ident,
-        } => {
-            v(out, *probe as u64);
-            v(out, *class_id as u64);
-            v(out, *ident as u64);
-            v(out, *inner_class_id as u64);
-            v(out, *inner_ident as u64);
-            (tag::TASK_BEGIN, Some(*ts))
-        }
-        TaskEnd { ts, probe, ident } => {
-            v(out, *probe as u64);
-            v(out, *ident as u64);
-            (tag::TASK_END, Some(*ts))
-        }
-        Submit {
-            ts,
-            probe,
-            executor_class_id,
-            task_class_id,
-            task_ident,
-            inner_class_id,
-            inner_ident,
-            site,
-        } => {
-            v(out, *probe as u64);
-            v(out, *executor_class_id as u64);
-            v(out, *task_class_id as u64);
-            v(out, *task_ident as u64);
-            v(out, *inner_class_id as u64);
-            v(out, *inner_ident as u64);
-            v(out, *site as u64);
-            (tag::SUBMIT, Some(*ts))
-        }
-        Created {
-            ts,
-            class_id,
-            ident,
-            site,
-        } => {
-            v(out, *class_id as u64);
-            v(out, *ident as u64);
-            v(out, *site as u64);
-            (tag::CREATED, Some(*ts))
-        }
-        Fork {
-            ts,
-            class_id,
-            ident,
-            site,
-        } => {
-            v(out, *class_id as u64);
-            v(out, *ident as u64);
-            v(out, *site as u64);
-            (tag::FORK, Some(*ts))
-        }
-        JoinBegin {
-            ts,
-            probe,
-            target_class_id,
-            target_ident,
-        } => {
-            v(out, *probe as u64);
-            v(out, *target_class_id as u64);
-            v(out, *target_ident as u64);
-            (tag::JOIN_BEGIN, Some(*ts))
-        }
-        JoinEnd { ts, probe } => {
-            v(out, *probe as u64);
-            (tag::JOIN_END, Some(*ts))
-        }
-        FjPush {
-            ts,
-            usage,
-            prev,
-            class_id,
-            external,
-            ident,
-            pool,
-        } => {
-            v(out, *usage);
-            v(out, *prev);
-            v(out, *class_id as u64);
-            out.push(*external as u8);
-            v(out, *ident as u64);
-            v(out, *pool as u64);
-            (tag::FJ_PUSH, Some(*ts))
-        }
-        FjRunBegin {
-            ts,
-            usage,
-            class_id,
-        } => {
-            v(out, *usage);
-            v(out, *class_id as u64);
-            (tag::FJ_RUN_BEGIN, Some(*ts))
-        }
-        FjRunEnd { ts } => (tag::FJ_RUN_END, Some(*ts)),
-        FjCancel { ts, usage } => {
-            v(out, *usage);
-            (tag::FJ_CANCEL, Some(*ts))
-        }
-        FjReinit { ts, usage } => {
-            v(out, *usage);
-            (tag::FJ_REINIT, Some(*ts))
-        }
-        FjJoinBegin { ts, usage } => {
-            v(out, *usage);
-            (tag::FJ_JOIN_BEGIN, Some(*ts))
-        }
-        FjJoinEnd { ts } => (tag::FJ_JOIN_END, Some(*ts)),
-        FjSite { usage, site } => {
-            v(out, *usage);
-            v(out, *site as u64);
-            (tag::FJ_SITE, None)
-        }
-        FjWorker {
-            pool,
-            class_id,
-            parallelism,
-        } => {
-            v(out, *pool as u64);
-            v(out, *class_id as u64);
-            v(out, *parallelism as u64);
-            (tag::FJ_WORKER, None)
-        }
-        GcStart { ts } => (tag::GC_START, Some(*ts)),
-        GcEnd { ts } => (tag::GC_END, Some(*ts)),
-        Sample {
-            ts,
-            process_cpu_ns,
-            voluntary_cs,
-            involuntary_cs,
-            live_threads,
-        } => {
-            v(out, *process_cpu_ns);
-            v(out, *voluntary_cs);
-            v(out, *involuntary_cs);
-            v(out, *live_threads as u64);
-            (tag::SAMPLE, Some(*ts))
-        }
-        ThreadSched {
-            ts,
-            thread,
-            on_cpu_ns,
-            runq_ns,
-            timeslices,
-        } => {
-            v(out, *thread as u64);
-            v(out, *on_cpu_ns);
-            v(out, *runq_ns);
-            v(out, *timeslices);
-            (tag::THREAD_SCHED, Some(*ts))
-        }
-        VtStart {
-            ts,
-            vt,
-            carrier,
-            class_id,
-            ident,
-        } => {
-            v(out, *vt);
-            v(out, *carrier as u64);
-            v(out, *class_id as u64);
-            v(out, *ident as u64);
-            (tag::VT_START, Some(*ts))
-        }
-        VtEnd { ts, vt, carrier } => {
-            v(out, *vt);
-            v(out, *carrier as u64);
-            (tag::VT_END, Some(*ts))
-        }
-        VtMount { ts, vt, carrier } => {
-            v(out, *vt);
-            v(out, *carrier as u64);
-            (tag::VT_MOUNT, Some(*ts))
-        }
-        VtUnmount { ts, vt, carrier } => {
-            v(out, *vt);
-            v(out, *carrier as u64);
-            (tag::VT_UNMOUNT, Some(*ts))
-        }
-        VtPinned { ts, site } => {
-            v(out, *site as u64);
-            (tag::VT_PINNED, Some(*ts))
-        }
-        Unpark { ts, target, ns } => {
-            v(out, *target);
-            v(out, *ns);
-            (tag::UNPARK, Some(*ts))
-        }
-        MonitorEnter { ts, lock } => {
-            v(out, *lock as u64);
-            (tag::MONITOR_ENTER, Some(*ts))
-        }
-        MonitorEntered { ts } => (tag::MONITOR_ENTERED, Some(*ts)),
-        MonitorExit { ts } => (tag::MONITOR_EXIT, Some(*ts)),
-        MonitorNotify { ts, lock, all } => {
-            v(out, *lock as u64);
-            v(out, u64::from(*all));
-            (tag::MONITOR_NOTIFY, Some(*ts))
-        }
-        Calibration { ts, mono_ns } => {
-            v(out, *mono_ns);
-            (tag::CALIBRATION, Some(*ts))
-        }
-        Loss {
-            thread,
-            from_ts,
-            to_ts,
-            records,
-            reason,
-        } => {
-            v(out, *thread as u64);
-            v(out, to_ts.saturating_sub(*from_ts));
-            v(out, *records);
-            out.push(reason.code());
-            (tag::LOSS, Some(*from_ts))
-        }
-        End { ts } => (tag::END, Some(*ts)),
-        AttachEnd {
-            ts,
-            classes,
-            probed_during,
-            probed_after,
-            shape_before,
-            shape_after,
-        } => {
-            v(out, *classes as u64);
-            v(out, *probed_during as u64);
-            v(out, *probed_after as u64);
-            v(out, *shape_before);
-            v(out, *shape_after);
-            (tag::ATTACH_END, Some(*ts))
-        }
-        LockDef {
-            id,
-            kind,
-            class,
-            ident,
-        } => {
-            v(out, *id as u64);
-            out.push(*kind);
-            put_str(out, class);
-            v(out, *ident as u64);
-            (tag::LOCK_DEF, None)
-        }
-        LockBlock {
-            ts,
-            lock,
-            flags,
-            owner,
-            site,
-        } => {
-            v(out, *lock as u64);
-            out.push(*flags);
-            v(out, *owner);
-            v(out, *site as u64);
-            (tag::LOCK_BLOCK, Some(*ts))
-        }
-        LockAcquired { ts, lock, parked } => {
-            v(out, *lock as u64);
-            out.push(*parked as u8);
-            (tag::LOCK_ACQUIRED, Some(*ts))
-        }
-        WaitBegin { ts, kind, lock } => {
-            out.push(*kind);
-            v(out, *lock as u64);
-            (tag::WAIT_BEGIN, Some(*ts))
-        }
-        WaitEnd { ts } => (tag::WAIT_END, Some(*ts)),
-        WaitDetail { class_id, site } => {
-            v(out, *class_id as u64);
-            v(out, *site as u64);
-            (tag::WAIT_DETAIL, None)
-        }
-        AppStart { ts } => (tag::APP_START, Some(*ts)),
-        FrameDef {
-            id,
-            kind,
-            line,
-            class,
-            method,
-        } => {
-            v(out, *id as u64);
-            out.push(*kind);
-            v(out, zigzag(*line as i64));
-            put_str(out, class);
-            put_str(out, method);
-            (tag::FRAME_DEF, None)
-        }
-        StackDef { id, frames } => {
-            v(out, *id as u64);
-            v(out, frames.len() as u64);
-            for f in frames {
-                v(out, *f as u64);
+            ProbeDef {
+                id,
+                kind,
+                class,
+                method,
+                descriptor,
+            } => {
+                let at = self.head(tag::PROBE_DEF, None);
+                let out = &mut self.buf;
+                v(out, *id as u64);
+                out.push(kind.code());
+                put_str(out, class);
+                put_str(out, method);
+                put_str(out, descriptor);
+                at
             }
-            (tag::STACK_DEF, None)
+            SiteDef { id, frames } => {
+                let at = self.head(tag::SITE_DEF, None);
+                let out = &mut self.buf;
+                v(out, *id as u64);
+                v(out, frames.len() as u64);
+                for f in frames {
+                    put_str(out, f);
+                }
+                at
+            }
+            ThreadStart {
+                ts,
+                name,
+                java_id,
+                os_tid,
+                daemon,
+                class_id,
+                target_class_id,
+                target_ident,
+                ident,
+            } => {
+                let at = self.head(tag::THREAD_START, Some(*ts));
+                let out = &mut self.buf;
+                put_str(out, name);
+                v(out, *java_id);
+                v(out, *os_tid as u64);
+                out.push(*daemon as u8);
+                v(out, *class_id as u64);
+                v(out, *target_class_id as u64);
+                v(out, *target_ident as u64);
+                v(out, *ident as u64);
+                at
+            }
+            ThreadEnd {
+                ts,
+                cpu_ns,
+                voluntary_cs,
+                involuntary_cs,
+            } => {
+                let at = self.head(tag::THREAD_END, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *cpu_ns);
+                v(out, *voluntary_cs);
+                v(out, *involuntary_cs);
+                at
+            }
+            TaskBegin {
+                ts,
+                probe,
+                class_id,
+                ident,
+                inner_class_id,
+                inner_ident,
+            } => {
+                let at = self.head(tag::TASK_BEGIN, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *probe as u64);
+                v(out, *class_id as u64);
+                v(out, *ident as u64);
+                v(out, *inner_class_id as u64);
+                v(out, *inner_ident as u64);
+                at
+            }
+            TaskEnd { ts, probe, ident } => {
+                let at = self.head(tag::TASK_END, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *probe as u64);
+                v(out, *ident as u64);
+                at
+            }
+            Submit {
+                ts,
+                probe,
+                executor_class_id,
+                task_class_id,
+                task_ident,
+                inner_class_id,
+                inner_ident,
+                site,
+            } => {
+                let at = self.head(tag::SUBMIT, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *probe as u64);
+                v(out, *executor_class_id as u64);
+                v(out, *task_class_id as u64);
+                v(out, *task_ident as u64);
+                v(out, *inner_class_id as u64);
+                v(out, *inner_ident as u64);
+                v(out, *site as u64);
+                at
+            }
+            Created {
+                ts,
+                class_id,
+                ident,
+                site,
+            } => {
+                let at = self.head(tag::CREATED, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *class_id as u64);
+                v(out, *ident as u64);
+                v(out, *site as u64);
+                at
+            }
+            Fork {
+                ts,
+                class_id,
+                ident,
+                site,
+            } => {
+                let at = self.head(tag::FORK, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *class_id as u64);
+                v(out, *ident as u64);
+                v(out, *site as u64);
+                at
+            }
+            JoinBegin {
+                ts,
+                probe,
+                target_class_id,
+                target_ident,
+            } => {
+                let at = self.head(tag::JOIN_BEGIN, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *probe as u64);
+                v(out, *target_class_id as u64);
+                v(out, *target_ident as u64);
+                at
+            }
+            JoinEnd { ts, probe } => {
+                let at = self.head(tag::JOIN_END, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *probe as u64);
+                at
+            }
+            FjPush {
+                ts,
+                usage,
+                prev,
+                class_id,
+                external,
+                ident,
+                pool,
+            } => {
+                let at = self.head(tag::FJ_PUSH, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *usage);
+                v(out, *prev);
+                v(out, *class_id as u64);
+                out.push(*external as u8);
+                v(out, *ident as u64);
+                v(out, *pool as u64);
+                at
+            }
+            FjRunBegin {
+                ts,
+                usage,
+                class_id,
+            } => {
+                let at = self.head(tag::FJ_RUN_BEGIN, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *usage);
+                v(out, *class_id as u64);
+                at
+            }
+            FjRunEnd { ts } => self.head(tag::FJ_RUN_END, Some(*ts)),
+            FjCancel { ts, usage } => {
+                let at = self.head(tag::FJ_CANCEL, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *usage);
+                at
+            }
+            FjReinit { ts, usage } => {
+                let at = self.head(tag::FJ_REINIT, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *usage);
+                at
+            }
+            FjJoinBegin { ts, usage } => {
+                let at = self.head(tag::FJ_JOIN_BEGIN, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *usage);
+                at
+            }
+            FjJoinEnd { ts } => self.head(tag::FJ_JOIN_END, Some(*ts)),
+            FjSite { usage, site } => {
+                let at = self.head(tag::FJ_SITE, None);
+                let out = &mut self.buf;
+                v(out, *usage);
+                v(out, *site as u64);
+                at
+            }
+            FjWorker {
+                pool,
+                class_id,
+                parallelism,
+            } => {
+                let at = self.head(tag::FJ_WORKER, None);
+                let out = &mut self.buf;
+                v(out, *pool as u64);
+                v(out, *class_id as u64);
+                v(out, *parallelism as u64);
+                at
+            }
+            GcStart { ts } => self.head(tag::GC_START, Some(*ts)),
+            GcEnd { ts } => self.head(tag::GC_END, Some(*ts)),
+            Sample {
+                ts,
+                process_cpu_ns,
+                voluntary_cs,
+                involuntary_cs,
+                live_threads,
+            } => {
+                let at = self.head(tag::SAMPLE, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *process_cpu_ns);
+                v(out, *voluntary_cs);
+                v(out, *involuntary_cs);
+                v(out, *live_threads as u64);
+                at
+            }
+            ThreadSched {
+                ts,
+                thread,
+                on_cpu_ns,
+                runq_ns,
+                timeslices,
+            } => {
+                let at = self.head(tag::THREAD_SCHED, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *thread as u64);
+                v(out, *on_cpu_ns);
+                v(out, *runq_ns);
+                v(out, *timeslices);
+                at
+            }
+            VtStart {
+                ts,
+                vt,
+                carrier,
+                class_id,
+                ident,
+            } => {
+                let at = self.head(tag::VT_START, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *vt);
+                v(out, *carrier as u64);
+                v(out, *class_id as u64);
+                v(out, *ident as u64);
+                at
+            }
+            VtEnd { ts, vt, carrier } => {
+                let at = self.head(tag::VT_END, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *vt);
+                v(out, *carrier as u64);
+                at
+            }
+            VtMount { ts, vt, carrier } => {
+                let at = self.head(tag::VT_MOUNT, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *vt);
+                v(out, *carrier as u64);
+                at
+            }
+            VtUnmount { ts, vt, carrier } => {
+                let at = self.head(tag::VT_UNMOUNT, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *vt);
+                v(out, *carrier as u64);
+                at
+            }
+            VtPinned { ts, site } => {
+                let at = self.head(tag::VT_PINNED, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *site as u64);
+                at
+            }
+            Unpark { ts, target, ns } => {
+                let at = self.head(tag::UNPARK, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *target);
+                v(out, *ns);
+                at
+            }
+            MonitorEnter { ts, lock } => {
+                let at = self.head(tag::MONITOR_ENTER, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *lock as u64);
+                at
+            }
+            MonitorEntered { ts } => self.head(tag::MONITOR_ENTERED, Some(*ts)),
+            MonitorExit { ts } => self.head(tag::MONITOR_EXIT, Some(*ts)),
+            MonitorNotify { ts, lock, all } => {
+                let at = self.head(tag::MONITOR_NOTIFY, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *lock as u64);
+                v(out, u64::from(*all));
+                at
+            }
+            Calibration { ts, mono_ns } => {
+                let at = self.head(tag::CALIBRATION, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *mono_ns);
+                at
+            }
+            Loss {
+                thread,
+                from_ts,
+                to_ts,
+                records,
+                reason,
+            } => {
+                let at = self.head(tag::LOSS, Some(*from_ts));
+                let out = &mut self.buf;
+                v(out, *thread as u64);
+                v(out, to_ts.saturating_sub(*from_ts));
+                v(out, *records);
+                out.push(reason.code());
+                at
+            }
+            End { ts } => self.head(tag::END, Some(*ts)),
+            AttachEnd {
+                ts,
+                classes,
+                probed_during,
+                probed_after,
+                shape_before,
+                shape_after,
+            } => {
+                let at = self.head(tag::ATTACH_END, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *classes as u64);
+                v(out, *probed_during as u64);
+                v(out, *probed_after as u64);
+                v(out, *shape_before);
+                v(out, *shape_after);
+                at
+            }
+            LockDef {
+                id,
+                kind,
+                class,
+                ident,
+            } => {
+                let at = self.head(tag::LOCK_DEF, None);
+                let out = &mut self.buf;
+                v(out, *id as u64);
+                out.push(*kind);
+                put_str(out, class);
+                v(out, *ident as u64);
+                at
+            }
+            LockBlock {
+                ts,
+                lock,
+                flags,
+                owner,
+                site,
+            } => {
+                let at = self.head(tag::LOCK_BLOCK, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *lock as u64);
+                out.push(*flags);
+                v(out, *owner);
+                v(out, *site as u64);
+                at
+            }
+            LockAcquired { ts, lock, parked } => {
+                let at = self.head(tag::LOCK_ACQUIRED, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *lock as u64);
+                out.push(*parked as u8);
+                at
+            }
+            WaitBegin { ts, kind, lock } => {
+                let at = self.head(tag::WAIT_BEGIN, Some(*ts));
+                let out = &mut self.buf;
+                out.push(*kind);
+                v(out, *lock as u64);
+                at
+            }
+            WaitEnd { ts } => self.head(tag::WAIT_END, Some(*ts)),
+            WaitDetail { class_id, site } => {
+                let at = self.head(tag::WAIT_DETAIL, None);
+                let out = &mut self.buf;
+                v(out, *class_id as u64);
+                v(out, *site as u64);
+                at
+            }
+            AppStart { ts } => self.head(tag::APP_START, Some(*ts)),
+            FrameDef {
+                id,
+                kind,
+                line,
+                class,
+                method,
+            } => {
+                let at = self.head(tag::FRAME_DEF, None);
+                let out = &mut self.buf;
+                v(out, *id as u64);
+                out.push(*kind);
+                v(out, zigzag(*line as i64));
+                put_str(out, class);
+                put_str(out, method);
+                at
+            }
+            StackDef { id, frames } => {
+                let at = self.head(tag::STACK_DEF, None);
+                let out = &mut self.buf;
+                v(out, *id as u64);
+                v(out, frames.len() as u64);
+                for f in frames {
+                    v(out, *f as u64);
+                }
+                at
+            }
+            StackSample {
+                ts,
+                thread,
+                stack,
+                mode_state,
+            } => {
+                let at = self.head(tag::STACK_SAMPLE, Some(*ts));
+                let out = &mut self.buf;
+                v(out, *thread as u64);
+                v(out, *stack as u64);
+                out.push(*mode_state);
+                at
+            }
+            ThreadSeen {
+                ts,
+                name,
+                java_id,
+                os_tid,
+                daemon,
+            } => {
+                let at = self.head(tag::THREAD_SEEN, Some(*ts));
+                let out = &mut self.buf;
+                put_str(out, name);
+                v(out, *java_id);
+                v(out, *os_tid as u64);
+                out.push(*daemon as u8);
+                at
+            }
+            WindowEnter { ts } => self.head(tag::WINDOW_ENTER, Some(*ts)),
+            WindowExit { ts } => self.head(tag::WINDOW_EXIT, Some(*ts)),
         }
-        StackSample {
-            ts,
-            thread,
-            stack,
-            mode_state,
-        } => {
-            v(out, *thread as u64);
-            v(out, *stack as u64);
-            out.push(*mode_state);
-            (tag::STACK_SAMPLE, Some(*ts))
-        }
-        ThreadSeen {
-            ts,
-            name,
-            java_id,
-            os_tid,
-            daemon,
-        } => {
-            put_str(out, name);
-            v(out, *java_id);
-            v(out, *os_tid as u64);
-            out.push(*daemon as u8);
-            (tag::THREAD_SEEN, Some(*ts))
-        }
-        WindowEnter { ts } => (tag::WINDOW_ENTER, Some(*ts)),
-        WindowExit { ts } => (tag::WINDOW_EXIT, Some(*ts)),
     }
 }
