@@ -95,6 +95,40 @@ pub extern "system" fn Java_weft_Probe_nUnwrap(
     .0
 }
 
+/// One step of the unwrap of plumbing probe `probe`'s object (agent::first_step).
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nFirst(
+    e: *mut JNIEnv,
+    _c: jclass,
+    probe: jint,
+    self_: jobject,
+) -> jobject {
+    let Some(jni) = env(e) else {
+        return std::ptr::null_mut();
+    };
+    agent::guard(Some(jni), "nFirst", || {
+        Ok(Ptr(agent::first_step(jni, probe, self_)))
+    })
+    .0
+}
+
+/// One step of the unwrap of a plumbing object of class `cls` (agent::step).
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nStep(
+    e: *mut JNIEnv,
+    _c: jclass,
+    o: jobject,
+    cls: jint,
+) -> jobject {
+    let Some(jni) = env(e) else {
+        return std::ptr::null_mut();
+    };
+    agent::guard(Some(jni), "nStep", || {
+        Ok(Ptr(agent::step(jni, o, cls as u32)))
+    })
+    .0
+}
+
 struct Ptr(jobject);
 impl Default for Ptr {
     fn default() -> Self {
@@ -252,6 +286,16 @@ pub fn table() -> Vec<(&'static str, Vec<Native>)> {
                     "nUnwrap",
                     "(Ljava/lang/Object;I)Ljava/lang/Object;",
                     f!(Java_weft_Probe_nUnwrap),
+                ),
+                (
+                    "nFirst",
+                    "(ILjava/lang/Object;)Ljava/lang/Object;",
+                    f!(Java_weft_Probe_nFirst),
+                ),
+                (
+                    "nStep",
+                    "(Ljava/lang/Object;I)Ljava/lang/Object;",
+                    f!(Java_weft_Probe_nStep),
                 ),
                 ("nWrapsTask", "(I)Z", f!(Java_weft_Probe_nWrapsTask)),
                 (

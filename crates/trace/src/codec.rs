@@ -124,8 +124,14 @@ pub fn encode_file_header(header: &Header) -> Vec<u8> {
 pub struct BlockEncoder {
     thread: u32,
     buf: Vec<u8>,
-    last_ts: u64,
+    times: Times,
     records: u64,
+}
+
+/// The block's timestamps: the delta base and the first one (for loss records).
+#[derive(Clone, Copy)]
+struct Times {
+    last_ts: u64,
     first_ts: Option<u64>,
 }
 
@@ -136,9 +142,11 @@ impl BlockEncoder {
         let mut enc = BlockEncoder {
             thread,
             buf: Vec::with_capacity(capacity.max(64)),
-            last_ts: 0,
+            times: Times {
+                last_ts: 0,
+                first_ts: None,
+            },
             records: 0,
-            first_ts: None,
         };
         enc.reset();
         enc
@@ -148,9 +156,11 @@ impl BlockEncoder {
         self.buf.clear();
         self.buf.extend_from_slice(&[0u8; BLOCK_HEADER]);
         put_varint(&mut self.buf, self.thread as u64);
-        self.last_ts = 0;
+        self.times = Times {
+            last_ts: 0,
+            first_ts: None,
+        };
         self.records = 0;
-        self.first_ts = None;
     }
 
     pub fn thread(&self) -> u32 {
@@ -164,7 +174,7 @@ impl BlockEncoder {
 
     /// First and last timestamps in the current block (for loss records).
     pub fn time_range(&self) -> Option<(u64, u64)> {
-        self.first_ts.map(|f| (f, self.last_ts))
+        self.times.first_ts.map(|f| (f, self.times.last_ts))
     }
 
     /// Encoded size of the current block so far.
@@ -176,42 +186,42 @@ impl BlockEncoder {
         self.records == 0
     }
 
-    /// Appends `record`, encoded straight into the block (no scratch copy).
+    /// Appends `record`, encoded straight into the block (no scratch copy): into a
+    /// zeroed window of [`FAST_WINDOW`] bytes at its end, where a byte costs a store
+    /// and an index compare (a `Vec::push` per byte also stored the length each
+    /// time). A record that does not fit (names, stacks) is encoded again through
+    /// `Vec` pushes.
     #[inline]
     pub fn push(&mut self, record: &Record) {
-        // The largest fixed-size record (Submit) takes 47 bytes: one check of the
-        // capacity here, none that grows the block in the varints below.
-        self.buf.reserve(64);
-        let at = self.encode(record);
-        let n = self.buf.len() - at - 1;
-        if n < 0x80 {
-            self.buf[at] = n as u8;
+        let start = self.buf.len();
+        let saved = self.times;
+        self.buf.resize(start + FAST_WINDOW, 0);
+        let mut w = Window {
+            buf: &mut self.buf[start..],
+            n: 0,
+            full: false,
+        };
+        let at = encode(&mut w, &mut self.times, record);
+        let (n, full) = (w.n, w.full);
+        // In the window the payload's length fits its one-byte placeholder (< 128).
+        if !full && n - at - 1 < 0x80 {
+            self.buf[start + at] = (n - at - 1) as u8;
+            self.buf.truncate(start + n);
         } else {
-            // Rare (strings, long stacks): the length takes more than its one byte.
-            let mut len = Vec::with_capacity(4);
-            put_varint(&mut len, n as u64);
-            self.buf.splice(at..at + 1, len);
+            self.buf.truncate(start);
+            self.times = saved;
+            let at = encode(&mut self.buf, &mut self.times, record);
+            let n = self.buf.len() - at - 1;
+            if n < 0x80 {
+                self.buf[at] = n as u8;
+            } else {
+                // The length takes more than its one byte.
+                let mut len = Vec::with_capacity(4);
+                put_varint(&mut len, n as u64);
+                self.buf.splice(at..at + 1, len);
+            }
         }
         self.records += 1;
-    }
-
-    /// Writes a record's tag, its time delta, and a one-byte placeholder for its
-    /// payload's length; returns the placeholder's offset.
-    #[inline(always)]
-    fn head(&mut self, tag: u8, ts: Option<u64>) -> usize {
-        match ts {
-            Some(ts) => {
-                self.buf.push(tag | HAS_TS);
-                put_varint(&mut self.buf, zigzag(ts.wrapping_sub(self.last_ts) as i64));
-                self.last_ts = ts;
-                if self.first_ts.is_none() {
-                    self.first_ts = Some(ts);
-                }
-            }
-            None => self.buf.push(tag),
-        }
-        self.buf.push(0);
-        self.buf.len() - 1
     }
 
     /// Appends a batch of fork-join events of buffer `index` (tag 36): `words`
@@ -246,485 +256,534 @@ impl BlockEncoder {
     }
 }
 
-impl BlockEncoder {
-    /// Writes `record` (head, length, payload) at the end of the block; returns the
-    /// offset of its one-byte length placeholder.
+/// Bytes of the block's end a record is first encoded into (the largest record
+/// without names or lists takes 48).
+const FAST_WINDOW: usize = 64;
+
+/// Where a record is encoded: the block itself (`Vec<u8>`) or its [`Window`].
+trait Put {
+    fn byte(&mut self, b: u8);
+    fn bytes(&mut self, b: &[u8]);
+    /// Bytes written so far.
+    fn pos(&self) -> usize;
+}
+
+impl Put for Vec<u8> {
     #[inline(always)]
-    fn encode(&mut self, record: &Record) -> usize {
-        use Record::*;
-        let v = |out: &mut Vec<u8>, x: u64| put_varint(out, x);
-        match record {
-            ClassDef { id, name } => {
-                let at = self.head(tag::CLASS_DEF, None);
-                let out = &mut self.buf;
-                v(out, *id as u64);
-                put_str(out, name);
-                at
+    fn byte(&mut self, b: u8) {
+        self.push(b);
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.extend_from_slice(b);
+    }
+    #[inline(always)]
+    fn pos(&self) -> usize {
+        self.len()
+    }
+}
+
+/// A fixed window at the end of the block; `full` when a record did not fit.
+struct Window<'a> {
+    buf: &'a mut [u8],
+    n: usize,
+    full: bool,
+}
+
+impl Put for Window<'_> {
+    #[inline(always)]
+    fn byte(&mut self, b: u8) {
+        match self.buf.get_mut(self.n) {
+            Some(slot) => {
+                *slot = b;
+                self.n += 1;
             }
-            ProbeDef {
-                id,
-                kind,
-                class,
-                method,
-                descriptor,
-            } => {
-                let at = self.head(tag::PROBE_DEF, None);
-                let out = &mut self.buf;
-                v(out, *id as u64);
-                out.push(kind.code());
-                put_str(out, class);
-                put_str(out, method);
-                put_str(out, descriptor);
-                at
-            }
-            SiteDef { id, frames } => {
-                let at = self.head(tag::SITE_DEF, None);
-                let out = &mut self.buf;
-                v(out, *id as u64);
-                v(out, frames.len() as u64);
-                for f in frames {
-                    put_str(out, f);
-                }
-                at
-            }
-            ThreadStart {
-                ts,
-                name,
-                java_id,
-                os_tid,
-                daemon,
-                class_id,
-                target_class_id,
-                target_ident,
-                ident,
-            } => {
-                let at = self.head(tag::THREAD_START, Some(*ts));
-                let out = &mut self.buf;
-                put_str(out, name);
-                v(out, *java_id);
-                v(out, *os_tid as u64);
-                out.push(*daemon as u8);
-                v(out, *class_id as u64);
-                v(out, *target_class_id as u64);
-                v(out, *target_ident as u64);
-                v(out, *ident as u64);
-                at
-            }
-            ThreadEnd {
-                ts,
-                cpu_ns,
-                voluntary_cs,
-                involuntary_cs,
-            } => {
-                let at = self.head(tag::THREAD_END, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *cpu_ns);
-                v(out, *voluntary_cs);
-                v(out, *involuntary_cs);
-                at
-            }
-            TaskBegin {
-                ts,
-                probe,
-                class_id,
-                ident,
-                inner_class_id,
-                inner_ident,
-            } => {
-                let at = self.head(tag::TASK_BEGIN, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *probe as u64);
-                v(out, *class_id as u64);
-                v(out, *ident as u64);
-                v(out, *inner_class_id as u64);
-                v(out, *inner_ident as u64);
-                at
-            }
-            TaskEnd { ts, probe, ident } => {
-                let at = self.head(tag::TASK_END, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *probe as u64);
-                v(out, *ident as u64);
-                at
-            }
-            Submit {
-                ts,
-                probe,
-                executor_class_id,
-                task_class_id,
-                task_ident,
-                inner_class_id,
-                inner_ident,
-                site,
-            } => {
-                let at = self.head(tag::SUBMIT, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *probe as u64);
-                v(out, *executor_class_id as u64);
-                v(out, *task_class_id as u64);
-                v(out, *task_ident as u64);
-                v(out, *inner_class_id as u64);
-                v(out, *inner_ident as u64);
-                v(out, *site as u64);
-                at
-            }
-            Created {
-                ts,
-                class_id,
-                ident,
-                site,
-            } => {
-                let at = self.head(tag::CREATED, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *class_id as u64);
-                v(out, *ident as u64);
-                v(out, *site as u64);
-                at
-            }
-            Fork {
-                ts,
-                class_id,
-                ident,
-                site,
-            } => {
-                let at = self.head(tag::FORK, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *class_id as u64);
-                v(out, *ident as u64);
-                v(out, *site as u64);
-                at
-            }
-            JoinBegin {
-                ts,
-                probe,
-                target_class_id,
-                target_ident,
-            } => {
-                let at = self.head(tag::JOIN_BEGIN, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *probe as u64);
-                v(out, *target_class_id as u64);
-                v(out, *target_ident as u64);
-                at
-            }
-            JoinEnd { ts, probe } => {
-                let at = self.head(tag::JOIN_END, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *probe as u64);
-                at
-            }
-            FjPush {
-                ts,
-                usage,
-                prev,
-                class_id,
-                external,
-                ident,
-                pool,
-            } => {
-                let at = self.head(tag::FJ_PUSH, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *usage);
-                v(out, *prev);
-                v(out, *class_id as u64);
-                out.push(*external as u8);
-                v(out, *ident as u64);
-                v(out, *pool as u64);
-                at
-            }
-            FjRunBegin {
-                ts,
-                usage,
-                class_id,
-            } => {
-                let at = self.head(tag::FJ_RUN_BEGIN, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *usage);
-                v(out, *class_id as u64);
-                at
-            }
-            FjRunEnd { ts } => self.head(tag::FJ_RUN_END, Some(*ts)),
-            FjCancel { ts, usage } => {
-                let at = self.head(tag::FJ_CANCEL, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *usage);
-                at
-            }
-            FjReinit { ts, usage } => {
-                let at = self.head(tag::FJ_REINIT, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *usage);
-                at
-            }
-            FjJoinBegin { ts, usage } => {
-                let at = self.head(tag::FJ_JOIN_BEGIN, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *usage);
-                at
-            }
-            FjJoinEnd { ts } => self.head(tag::FJ_JOIN_END, Some(*ts)),
-            FjSite { usage, site } => {
-                let at = self.head(tag::FJ_SITE, None);
-                let out = &mut self.buf;
-                v(out, *usage);
-                v(out, *site as u64);
-                at
-            }
-            FjWorker {
-                pool,
-                class_id,
-                parallelism,
-            } => {
-                let at = self.head(tag::FJ_WORKER, None);
-                let out = &mut self.buf;
-                v(out, *pool as u64);
-                v(out, *class_id as u64);
-                v(out, *parallelism as u64);
-                at
-            }
-            GcStart { ts } => self.head(tag::GC_START, Some(*ts)),
-            GcEnd { ts } => self.head(tag::GC_END, Some(*ts)),
-            Sample {
-                ts,
-                process_cpu_ns,
-                voluntary_cs,
-                involuntary_cs,
-                live_threads,
-            } => {
-                let at = self.head(tag::SAMPLE, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *process_cpu_ns);
-                v(out, *voluntary_cs);
-                v(out, *involuntary_cs);
-                v(out, *live_threads as u64);
-                at
-            }
-            ThreadSched {
-                ts,
-                thread,
-                on_cpu_ns,
-                runq_ns,
-                timeslices,
-            } => {
-                let at = self.head(tag::THREAD_SCHED, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *thread as u64);
-                v(out, *on_cpu_ns);
-                v(out, *runq_ns);
-                v(out, *timeslices);
-                at
-            }
-            VtStart {
-                ts,
-                vt,
-                carrier,
-                class_id,
-                ident,
-            } => {
-                let at = self.head(tag::VT_START, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *vt);
-                v(out, *carrier as u64);
-                v(out, *class_id as u64);
-                v(out, *ident as u64);
-                at
-            }
-            VtEnd { ts, vt, carrier } => {
-                let at = self.head(tag::VT_END, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *vt);
-                v(out, *carrier as u64);
-                at
-            }
-            VtMount { ts, vt, carrier } => {
-                let at = self.head(tag::VT_MOUNT, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *vt);
-                v(out, *carrier as u64);
-                at
-            }
-            VtUnmount { ts, vt, carrier } => {
-                let at = self.head(tag::VT_UNMOUNT, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *vt);
-                v(out, *carrier as u64);
-                at
-            }
-            VtPinned { ts, site } => {
-                let at = self.head(tag::VT_PINNED, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *site as u64);
-                at
-            }
-            Unpark { ts, target, ns } => {
-                let at = self.head(tag::UNPARK, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *target);
-                v(out, *ns);
-                at
-            }
-            MonitorEnter { ts, lock } => {
-                let at = self.head(tag::MONITOR_ENTER, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *lock as u64);
-                at
-            }
-            MonitorEntered { ts } => self.head(tag::MONITOR_ENTERED, Some(*ts)),
-            MonitorExit { ts } => self.head(tag::MONITOR_EXIT, Some(*ts)),
-            MonitorNotify { ts, lock, all } => {
-                let at = self.head(tag::MONITOR_NOTIFY, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *lock as u64);
-                v(out, u64::from(*all));
-                at
-            }
-            Calibration { ts, mono_ns } => {
-                let at = self.head(tag::CALIBRATION, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *mono_ns);
-                at
-            }
-            Loss {
-                thread,
-                from_ts,
-                to_ts,
-                records,
-                reason,
-            } => {
-                let at = self.head(tag::LOSS, Some(*from_ts));
-                let out = &mut self.buf;
-                v(out, *thread as u64);
-                v(out, to_ts.saturating_sub(*from_ts));
-                v(out, *records);
-                out.push(reason.code());
-                at
-            }
-            End { ts } => self.head(tag::END, Some(*ts)),
-            AttachEnd {
-                ts,
-                classes,
-                probed_during,
-                probed_after,
-                shape_before,
-                shape_after,
-            } => {
-                let at = self.head(tag::ATTACH_END, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *classes as u64);
-                v(out, *probed_during as u64);
-                v(out, *probed_after as u64);
-                v(out, *shape_before);
-                v(out, *shape_after);
-                at
-            }
-            LockDef {
-                id,
-                kind,
-                class,
-                ident,
-            } => {
-                let at = self.head(tag::LOCK_DEF, None);
-                let out = &mut self.buf;
-                v(out, *id as u64);
-                out.push(*kind);
-                put_str(out, class);
-                v(out, *ident as u64);
-                at
-            }
-            LockBlock {
-                ts,
-                lock,
-                flags,
-                owner,
-                site,
-            } => {
-                let at = self.head(tag::LOCK_BLOCK, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *lock as u64);
-                out.push(*flags);
-                v(out, *owner);
-                v(out, *site as u64);
-                at
-            }
-            LockAcquired { ts, lock, parked } => {
-                let at = self.head(tag::LOCK_ACQUIRED, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *lock as u64);
-                out.push(*parked as u8);
-                at
-            }
-            WaitBegin { ts, kind, lock } => {
-                let at = self.head(tag::WAIT_BEGIN, Some(*ts));
-                let out = &mut self.buf;
-                out.push(*kind);
-                v(out, *lock as u64);
-                at
-            }
-            WaitEnd { ts } => self.head(tag::WAIT_END, Some(*ts)),
-            WaitDetail { class_id, site } => {
-                let at = self.head(tag::WAIT_DETAIL, None);
-                let out = &mut self.buf;
-                v(out, *class_id as u64);
-                v(out, *site as u64);
-                at
-            }
-            AppStart { ts } => self.head(tag::APP_START, Some(*ts)),
-            FrameDef {
-                id,
-                kind,
-                line,
-                class,
-                method,
-            } => {
-                let at = self.head(tag::FRAME_DEF, None);
-                let out = &mut self.buf;
-                v(out, *id as u64);
-                out.push(*kind);
-                v(out, zigzag(*line as i64));
-                put_str(out, class);
-                put_str(out, method);
-                at
-            }
-            StackDef { id, frames } => {
-                let at = self.head(tag::STACK_DEF, None);
-                let out = &mut self.buf;
-                v(out, *id as u64);
-                v(out, frames.len() as u64);
-                for f in frames {
-                    v(out, *f as u64);
-                }
-                at
-            }
-            StackSample {
-                ts,
-                thread,
-                stack,
-                mode_state,
-            } => {
-                let at = self.head(tag::STACK_SAMPLE, Some(*ts));
-                let out = &mut self.buf;
-                v(out, *thread as u64);
-                v(out, *stack as u64);
-                out.push(*mode_state);
-                at
-            }
-            ThreadSeen {
-                ts,
-                name,
-                java_id,
-                os_tid,
-                daemon,
-            } => {
-                let at = self.head(tag::THREAD_SEEN, Some(*ts));
-                let out = &mut self.buf;
-                put_str(out, name);
-                v(out, *java_id);
-                v(out, *os_tid as u64);
-                out.push(*daemon as u8);
-                at
-            }
-            WindowEnter { ts } => self.head(tag::WINDOW_ENTER, Some(*ts)),
-            WindowExit { ts } => self.head(tag::WINDOW_EXIT, Some(*ts)),
+            None => self.full = true,
         }
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        match self.buf.get_mut(self.n..self.n + b.len()) {
+            Some(dst) => {
+                dst.copy_from_slice(b);
+                self.n += b.len();
+            }
+            None => self.full = true,
+        }
+    }
+    #[inline(always)]
+    fn pos(&self) -> usize {
+        self.n
+    }
+}
+
+#[inline(always)]
+fn varint<W: Put>(w: &mut W, mut v: u64) {
+    while v >= 0x80 {
+        w.byte((v as u8) | 0x80);
+        v >>= 7;
+    }
+    w.byte(v as u8);
+}
+
+fn string<W: Put>(w: &mut W, s: &str) {
+    varint(w, s.len() as u64);
+    w.bytes(s.as_bytes());
+}
+
+/// Writes a record's tag, its time delta, and a one-byte placeholder for its
+/// payload's length; returns the placeholder's offset.
+#[inline(always)]
+fn head<W: Put>(w: &mut W, t: &mut Times, tag: u8, ts: Option<u64>) -> usize {
+    match ts {
+        Some(ts) => {
+            w.byte(tag | HAS_TS);
+            varint(w, zigzag(ts.wrapping_sub(t.last_ts) as i64));
+            t.last_ts = ts;
+            if t.first_ts.is_none() {
+                t.first_ts = Some(ts);
+            }
+        }
+        None => w.byte(tag),
+    }
+    w.byte(0);
+    w.pos() - 1
+}
+
+/// Writes `record` (head, length placeholder, payload) into `out`; returns the
+/// offset of the placeholder.
+#[inline(always)]
+fn encode<W: Put>(out: &mut W, t: &mut Times, record: &Record) -> usize {
+    use Record::*;
+    let v = |out: &mut W, x: u64| varint(out, x);
+    match record {
+        ClassDef { id, name } => {
+            let at = head(out, t, tag::CLASS_DEF, None);
+            v(out, *id as u64);
+            string(out, name);
+            at
+        }
+        ProbeDef {
+            id,
+            kind,
+            class,
+            method,
+            descriptor,
+        } => {
+            let at = head(out, t, tag::PROBE_DEF, None);
+            v(out, *id as u64);
+            out.byte(kind.code());
+            string(out, class);
+            string(out, method);
+            string(out, descriptor);
+            at
+        }
+        SiteDef { id, frames } => {
+            let at = head(out, t, tag::SITE_DEF, None);
+            v(out, *id as u64);
+            v(out, frames.len() as u64);
+            for f in frames {
+                string(out, f);
+            }
+            at
+        }
+        ThreadStart {
+            ts,
+            name,
+            java_id,
+            os_tid,
+            daemon,
+            class_id,
+            target_class_id,
+            target_ident,
+            ident,
+        } => {
+            let at = head(out, t, tag::THREAD_START, Some(*ts));
+            string(out, name);
+            v(out, *java_id);
+            v(out, *os_tid as u64);
+            out.byte(*daemon as u8);
+            v(out, *class_id as u64);
+            v(out, *target_class_id as u64);
+            v(out, *target_ident as u64);
+            v(out, *ident as u64);
+            at
+        }
+        ThreadEnd {
+            ts,
+            cpu_ns,
+            voluntary_cs,
+            involuntary_cs,
+        } => {
+            let at = head(out, t, tag::THREAD_END, Some(*ts));
+            v(out, *cpu_ns);
+            v(out, *voluntary_cs);
+            v(out, *involuntary_cs);
+            at
+        }
+        TaskBegin {
+            ts,
+            probe,
+            class_id,
+            ident,
+            inner_class_id,
+            inner_ident,
+        } => {
+            let at = head(out, t, tag::TASK_BEGIN, Some(*ts));
+            v(out, *probe as u64);
+            v(out, *class_id as u64);
+            v(out, *ident as u64);
+            v(out, *inner_class_id as u64);
+            v(out, *inner_ident as u64);
+            at
+        }
+        TaskEnd { ts, probe, ident } => {
+            let at = head(out, t, tag::TASK_END, Some(*ts));
+            v(out, *probe as u64);
+            v(out, *ident as u64);
+            at
+        }
+        Submit {
+            ts,
+            probe,
+            executor_class_id,
+            task_class_id,
+            task_ident,
+            inner_class_id,
+            inner_ident,
+            site,
+        } => {
+            let at = head(out, t, tag::SUBMIT, Some(*ts));
+            v(out, *probe as u64);
+            v(out, *executor_class_id as u64);
+            v(out, *task_class_id as u64);
+            v(out, *task_ident as u64);
+            v(out, *inner_class_id as u64);
+            v(out, *inner_ident as u64);
+            v(out, *site as u64);
+            at
+        }
+        Created {
+            ts,
+            class_id,
+            ident,
+            site,
+        } => {
+            let at = head(out, t, tag::CREATED, Some(*ts));
+            v(out, *class_id as u64);
+            v(out, *ident as u64);
+            v(out, *site as u64);
+            at
+        }
+        Fork {
+            ts,
+            class_id,
+            ident,
+            site,
+        } => {
+            let at = head(out, t, tag::FORK, Some(*ts));
+            v(out, *class_id as u64);
+            v(out, *ident as u64);
+            v(out, *site as u64);
+            at
+        }
+        JoinBegin {
+            ts,
+            probe,
+            target_class_id,
+            target_ident,
+        } => {
+            let at = head(out, t, tag::JOIN_BEGIN, Some(*ts));
+            v(out, *probe as u64);
+            v(out, *target_class_id as u64);
+            v(out, *target_ident as u64);
+            at
+        }
+        JoinEnd { ts, probe } => {
+            let at = head(out, t, tag::JOIN_END, Some(*ts));
+            v(out, *probe as u64);
+            at
+        }
+        FjPush {
+            ts,
+            usage,
+            prev,
+            class_id,
+            external,
+            ident,
+            pool,
+        } => {
+            let at = head(out, t, tag::FJ_PUSH, Some(*ts));
+            v(out, *usage);
+            v(out, *prev);
+            v(out, *class_id as u64);
+            out.byte(*external as u8);
+            v(out, *ident as u64);
+            v(out, *pool as u64);
+            at
+        }
+        FjRunBegin {
+            ts,
+            usage,
+            class_id,
+        } => {
+            let at = head(out, t, tag::FJ_RUN_BEGIN, Some(*ts));
+            v(out, *usage);
+            v(out, *class_id as u64);
+            at
+        }
+        FjRunEnd { ts } => head(out, t, tag::FJ_RUN_END, Some(*ts)),
+        FjCancel { ts, usage } => {
+            let at = head(out, t, tag::FJ_CANCEL, Some(*ts));
+            v(out, *usage);
+            at
+        }
+        FjReinit { ts, usage } => {
+            let at = head(out, t, tag::FJ_REINIT, Some(*ts));
+            v(out, *usage);
+            at
+        }
+        FjJoinBegin { ts, usage } => {
+            let at = head(out, t, tag::FJ_JOIN_BEGIN, Some(*ts));
+            v(out, *usage);
+            at
+        }
+        FjJoinEnd { ts } => head(out, t, tag::FJ_JOIN_END, Some(*ts)),
+        FjSite { usage, site } => {
+            let at = head(out, t, tag::FJ_SITE, None);
+            v(out, *usage);
+            v(out, *site as u64);
+            at
+        }
+        FjWorker {
+            pool,
+            class_id,
+            parallelism,
+        } => {
+            let at = head(out, t, tag::FJ_WORKER, None);
+            v(out, *pool as u64);
+            v(out, *class_id as u64);
+            v(out, *parallelism as u64);
+            at
+        }
+        GcStart { ts } => head(out, t, tag::GC_START, Some(*ts)),
+        GcEnd { ts } => head(out, t, tag::GC_END, Some(*ts)),
+        Sample {
+            ts,
+            process_cpu_ns,
+            voluntary_cs,
+            involuntary_cs,
+            live_threads,
+        } => {
+            let at = head(out, t, tag::SAMPLE, Some(*ts));
+            v(out, *process_cpu_ns);
+            v(out, *voluntary_cs);
+            v(out, *involuntary_cs);
+            v(out, *live_threads as u64);
+            at
+        }
+        ThreadSched {
+            ts,
+            thread,
+            on_cpu_ns,
+            runq_ns,
+            timeslices,
+        } => {
+            let at = head(out, t, tag::THREAD_SCHED, Some(*ts));
+            v(out, *thread as u64);
+            v(out, *on_cpu_ns);
+            v(out, *runq_ns);
+            v(out, *timeslices);
+            at
+        }
+        VtStart {
+            ts,
+            vt,
+            carrier,
+            class_id,
+            ident,
+        } => {
+            let at = head(out, t, tag::VT_START, Some(*ts));
+            v(out, *vt);
+            v(out, *carrier as u64);
+            v(out, *class_id as u64);
+            v(out, *ident as u64);
+            at
+        }
+        VtEnd { ts, vt, carrier } => {
+            let at = head(out, t, tag::VT_END, Some(*ts));
+            v(out, *vt);
+            v(out, *carrier as u64);
+            at
+        }
+        VtMount { ts, vt, carrier } => {
+            let at = head(out, t, tag::VT_MOUNT, Some(*ts));
+            v(out, *vt);
+            v(out, *carrier as u64);
+            at
+        }
+        VtUnmount { ts, vt, carrier } => {
+            let at = head(out, t, tag::VT_UNMOUNT, Some(*ts));
+            v(out, *vt);
+            v(out, *carrier as u64);
+            at
+        }
+        VtPinned { ts, site } => {
+            let at = head(out, t, tag::VT_PINNED, Some(*ts));
+            v(out, *site as u64);
+            at
+        }
+        Unpark { ts, target, ns } => {
+            let at = head(out, t, tag::UNPARK, Some(*ts));
+            v(out, *target);
+            v(out, *ns);
+            at
+        }
+        MonitorEnter { ts, lock } => {
+            let at = head(out, t, tag::MONITOR_ENTER, Some(*ts));
+            v(out, *lock as u64);
+            at
+        }
+        MonitorEntered { ts } => head(out, t, tag::MONITOR_ENTERED, Some(*ts)),
+        MonitorExit { ts } => head(out, t, tag::MONITOR_EXIT, Some(*ts)),
+        MonitorNotify { ts, lock, all } => {
+            let at = head(out, t, tag::MONITOR_NOTIFY, Some(*ts));
+            v(out, *lock as u64);
+            v(out, u64::from(*all));
+            at
+        }
+        Calibration { ts, mono_ns } => {
+            let at = head(out, t, tag::CALIBRATION, Some(*ts));
+            v(out, *mono_ns);
+            at
+        }
+        Loss {
+            thread,
+            from_ts,
+            to_ts,
+            records,
+            reason,
+        } => {
+            let at = head(out, t, tag::LOSS, Some(*from_ts));
+            v(out, *thread as u64);
+            v(out, to_ts.saturating_sub(*from_ts));
+            v(out, *records);
+            out.byte(reason.code());
+            at
+        }
+        End { ts } => head(out, t, tag::END, Some(*ts)),
+        AttachEnd {
+            ts,
+            classes,
+            probed_during,
+            probed_after,
+            shape_before,
+            shape_after,
+        } => {
+            let at = head(out, t, tag::ATTACH_END, Some(*ts));
+            v(out, *classes as u64);
+            v(out, *probed_during as u64);
+            v(out, *probed_after as u64);
+            v(out, *shape_before);
+            v(out, *shape_after);
+            at
+        }
+        LockDef {
+            id,
+            kind,
+            class,
+            ident,
+        } => {
+            let at = head(out, t, tag::LOCK_DEF, None);
+            v(out, *id as u64);
+            out.byte(*kind);
+            string(out, class);
+            v(out, *ident as u64);
+            at
+        }
+        LockBlock {
+            ts,
+            lock,
+            flags,
+            owner,
+            site,
+        } => {
+            let at = head(out, t, tag::LOCK_BLOCK, Some(*ts));
+            v(out, *lock as u64);
+            out.byte(*flags);
+            v(out, *owner);
+            v(out, *site as u64);
+            at
+        }
+        LockAcquired { ts, lock, parked } => {
+            let at = head(out, t, tag::LOCK_ACQUIRED, Some(*ts));
+            v(out, *lock as u64);
+            out.byte(*parked as u8);
+            at
+        }
+        WaitBegin { ts, kind, lock } => {
+            let at = head(out, t, tag::WAIT_BEGIN, Some(*ts));
+            out.byte(*kind);
+            v(out, *lock as u64);
+            at
+        }
+        WaitEnd { ts } => head(out, t, tag::WAIT_END, Some(*ts)),
+        WaitDetail { class_id, site } => {
+            let at = head(out, t, tag::WAIT_DETAIL, None);
+            v(out, *class_id as u64);
+            v(out, *site as u64);
+            at
+        }
+        AppStart { ts } => head(out, t, tag::APP_START, Some(*ts)),
+        FrameDef {
+            id,
+            kind,
+            line,
+            class,
+            method,
+        } => {
+            let at = head(out, t, tag::FRAME_DEF, None);
+            v(out, *id as u64);
+            out.byte(*kind);
+            v(out, zigzag(*line as i64));
+            string(out, class);
+            string(out, method);
+            at
+        }
+        StackDef { id, frames } => {
+            let at = head(out, t, tag::STACK_DEF, None);
+            v(out, *id as u64);
+            v(out, frames.len() as u64);
+            for f in frames {
+                v(out, *f as u64);
+            }
+            at
+        }
+        StackSample {
+            ts,
+            thread,
+            stack,
+            mode_state,
+        } => {
+            let at = head(out, t, tag::STACK_SAMPLE, Some(*ts));
+            v(out, *thread as u64);
+            v(out, *stack as u64);
+            out.byte(*mode_state);
+            at
+        }
+        ThreadSeen {
+            ts,
+            name,
+            java_id,
+            os_tid,
+            daemon,
+        } => {
+            let at = head(out, t, tag::THREAD_SEEN, Some(*ts));
+            string(out, name);
+            v(out, *java_id);
+            v(out, *os_tid as u64);
+            out.byte(*daemon as u8);
+            at
+        }
+        WindowEnter { ts } => head(out, t, tag::WINDOW_ENTER, Some(*ts)),
+        WindowExit { ts } => head(out, t, tag::WINDOW_EXIT, Some(*ts)),
     }
 }

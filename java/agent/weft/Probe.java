@@ -197,7 +197,7 @@ public final class Probe {
     @FjStubDontInline
     private static void enterPlumbing(int probe, Object self) {
         if (onCarrier() || skippedOnVirtual(self) != 0) return;
-        Object inner = nInner(probe, self);
+        Object inner = inner(probe, self);
         if (inner == null) {
             nBegin(probe, classIdOf(self), System.identityHashCode(self), 0, 0);
         } else {
@@ -220,7 +220,7 @@ public final class Probe {
         if (argInfo.vtScheduler) return;
         int argCls = argInfo.id;
         // Only plumbing (FutureTask, adapters) needs the native unwrap.
-        Object inner = argInfo.wrapsTask ? nUnwrap(arg, argCls) : null;
+        Object inner = argInfo.wrapsTask ? unwrap(arg, argInfo) : null;
         if (inner == null) {
             nSubmitBegin(probe, classIdOf(self), argCls, System.identityHashCode(arg), 0, 0);
         } else {
@@ -319,6 +319,33 @@ public final class Probe {
         return info(o.getClass()).id;
     }
 
+    /**
+     * The task inside the object of plumbing probe {@code probe} (null: none). Unwrapped
+     * here, one native step per level, so that each level's class comes from this
+     * class's table: the native unwrap ({@code nInner}) asked each level's class
+     * through JNI (GetObjectClass and IsSameObject, each a thread-state transition).
+     */
+    private static Object inner(int probe, Object self) {
+        Object first = nFirst(probe, self);
+        if (first == null) return null;
+        // self: the probe's class holds its task in subclasses, unwrapped by runtime class
+        if (first == self) return unwrap(self, info(self.getClass()));
+        Object deeper = unwrap(first, info(first.getClass()));
+        return deeper != null ? deeper : first;
+    }
+
+    /** The innermost task inside object {@code o} of class {@code c} (null if it wraps none). */
+    private static Object unwrap(Object o, ClassInfo c) {
+        Object found = null;
+        for (int i = 0; i < 4 && c.wrapsTask; i++) {
+            Object next = nStep(o, c.id);
+            if (next == null) break;
+            found = o = next;
+            c = info(o.getClass());
+        }
+        return found;
+    }
+
     /** Identity of an object (called by the agent through JNI). */
     static int identOf(Object o) {
         return System.identityHashCode(o);
@@ -341,6 +368,10 @@ public final class Probe {
     private static native Object nInner(int probe, Object self);
 
     private static native Object nUnwrap(Object task, int cls);
+
+    private static native Object nFirst(int probe, Object self);
+
+    private static native Object nStep(Object o, int cls);
 
     private static native boolean nWrapsTask(int classId);
 
