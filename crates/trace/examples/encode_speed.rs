@@ -1,6 +1,6 @@
 //! ns per record of the block encoder, for the records of an executor task
 //! (TaskBegin, TaskEnd, Submit, Created, JoinBegin, JoinEnd) with realistic
-//! values: `cargo run --release -p weft-trace --example encode_speed`.
+//! values: `cargo run --release -p weft-trace --example encode_speed [hot] [ROUNDS]`.
 //! BENCHMARKS.md, "Session 13".
 
 use std::hint::black_box;
@@ -10,9 +10,11 @@ use weft_trace::{BlockEncoder, Record};
 
 fn main() {
     let rounds: usize = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
+        .skip(1)
+        .find_map(|a| a.parse().ok())
         .unwrap_or(2_000_000);
+    let hot = std::env::args().any(|a| a == "hot");
+    let mut spare: Option<Vec<u8>> = None;
     let mut enc = BlockEncoder::new(5, 36 * 1024);
     let mut best = f64::MAX;
     for _ in 0..7 {
@@ -67,12 +69,22 @@ fn main() {
             }
             records += batch.len() as u64;
             if enc.len() >= 32 * 1024 {
-                black_box(enc.take_block());
+                // Reusing the written block keeps the memory in cache (`hot`); a new
+                // block each time is what a thread's block is in the agent (cold).
+                let block = enc.take_block_reusing(spare.take());
+                if hot {
+                    spare = Some(black_box(block));
+                } else {
+                    drop(black_box(block));
+                }
             }
             ts += 70_000;
         }
         let ns = t0.elapsed().as_nanos() as f64 / records as f64;
         best = best.min(ns);
     }
-    println!("encode ns/record (best of 7): {best:.2}");
+    println!(
+        "encode ns/record (best of 7, {} blocks): {best:.2}",
+        if hot { "reused" } else { "new" }
+    );
 }

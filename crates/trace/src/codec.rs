@@ -263,6 +263,14 @@ const FAST_WINDOW: usize = 64;
 /// Where a record is encoded: the block itself (`Vec<u8>`) or its [`Window`].
 trait Put {
     fn byte(&mut self, b: u8);
+    #[inline(always)]
+    fn varint(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.byte((v as u8) | 0x80);
+            v >>= 7;
+        }
+        self.byte(v as u8);
+    }
     fn bytes(&mut self, b: &[u8]);
     /// Bytes written so far.
     fn pos(&self) -> usize;
@@ -309,6 +317,22 @@ impl Put for Window<'_> {
             None => self.full = true,
         }
     }
+    /// One room check for the varint's up to 10 bytes, not one per byte.
+    #[inline(always)]
+    fn varint(&mut self, mut v: u64) {
+        let Some(dst) = self.buf.get_mut(self.n..self.n + 10) else {
+            self.full = true;
+            return;
+        };
+        let mut i = 0;
+        while v >= 0x80 && i < 9 {
+            dst[i] = (v as u8) | 0x80;
+            v >>= 7;
+            i += 1;
+        }
+        dst[i] = v as u8;
+        self.n += i + 1;
+    }
     #[inline(always)]
     fn pos(&self) -> usize {
         self.n
@@ -316,12 +340,8 @@ impl Put for Window<'_> {
 }
 
 #[inline(always)]
-fn varint<W: Put>(w: &mut W, mut v: u64) {
-    while v >= 0x80 {
-        w.byte((v as u8) | 0x80);
-        v >>= 7;
-    }
-    w.byte(v as u8);
+fn varint<W: Put>(w: &mut W, v: u64) {
+    w.varint(v);
 }
 
 fn string<W: Put>(w: &mut W, s: &str) {
