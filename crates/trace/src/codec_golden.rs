@@ -373,7 +373,7 @@ pub(crate) fn encode_corpus(records: &[Record], per_block: usize) -> Vec<u8> {
         let mut enc = BlockEncoder::new(thread, 256);
         for r in chunk {
             enc.push(r);
-            if g.next() % 16 == 0 {
+            if g.next().is_multiple_of(16) {
                 let words: Vec<u8> = (0..(g.next() % 40) * 8).map(|_| g.u8()).collect();
                 enc.push_fj_events(g.u32(), &words);
             }
