@@ -57,13 +57,7 @@ pub extern "system" fn Java_weft_Probe_nInner(
     probe: jint,
     self_: jobject,
 ) -> jobject {
-    let Some(jni) = env(e) else {
-        return std::ptr::null_mut();
-    };
-    agent::guard(Some(jni), "nInner", || {
-        Ok(Ptr(agent::inner(jni, probe, self_)))
-    })
-    .0
+    object_native(e, "nInner", |jni| agent::inner(jni, probe, self_))
 }
 
 /// Whether objects of class `class_id` are plumbing that wraps a task (so that
@@ -86,13 +80,7 @@ pub extern "system" fn Java_weft_Probe_nUnwrap(
     task: jobject,
     cls: jint,
 ) -> jobject {
-    let Some(jni) = env(e) else {
-        return std::ptr::null_mut();
-    };
-    agent::guard(Some(jni), "nUnwrap", || {
-        Ok(Ptr(agent::unwrap(jni, task, cls as u32)))
-    })
-    .0
+    object_native(e, "nUnwrap", |jni| agent::unwrap(jni, task, cls as u32))
 }
 
 /// One step of the unwrap of plumbing probe `probe`'s object (agent::first_step).
@@ -103,13 +91,7 @@ pub extern "system" fn Java_weft_Probe_nFirst(
     probe: jint,
     self_: jobject,
 ) -> jobject {
-    let Some(jni) = env(e) else {
-        return std::ptr::null_mut();
-    };
-    agent::guard(Some(jni), "nFirst", || {
-        Ok(Ptr(agent::first_step(jni, probe, self_)))
-    })
-    .0
+    object_native(e, "nFirst", |jni| agent::first_step(jni, probe, self_))
 }
 
 /// One step of the unwrap of a plumbing object of class `cls` (agent::step).
@@ -120,13 +102,15 @@ pub extern "system" fn Java_weft_Probe_nStep(
     o: jobject,
     cls: jint,
 ) -> jobject {
+    object_native(e, "nStep", |jni| agent::step(jni, o, cls as u32))
+}
+
+/// The body of a native that returns an object (null when the agent fails).
+fn object_native(e: *mut JNIEnv, what: &str, f: impl FnOnce(Jni) -> jobject) -> jobject {
     let Some(jni) = env(e) else {
         return std::ptr::null_mut();
     };
-    agent::guard(Some(jni), "nStep", || {
-        Ok(Ptr(agent::step(jni, o, cls as u32)))
-    })
-    .0
+    agent::guard(Some(jni), what, || Ok(Ptr(f(jni)))).0
 }
 
 struct Ptr(jobject);
