@@ -158,6 +158,17 @@ fn claimer_fence() {
     }
 }
 
+/// A flag (`busy`, `claimed`) cleared when dropped, also when unwinding from a panic
+/// the agent's guard catches: a flag left set would stall the other side.
+struct ClearOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for ClearOnDrop<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
 impl ThreadBuf {
     fn new(thread: u32) -> ThreadBuf {
         ThreadBuf {
@@ -188,11 +199,10 @@ impl ThreadBuf {
             // thread) is not in an unlocked access.
             return self.access(unsafe { &mut *self.buf.get() }, f);
         }
+        let _busy = ClearOnDrop(&self.busy);
         // SAFETY: `busy` is set and no claim was visible after the fence: a claimer
         // that comes now sees `busy` and waits (ThreadBuf's protocol).
-        let r = self.access(unsafe { &mut *self.buf.get() }, f);
-        self.busy.store(false, Ordering::Release);
-        r
+        self.access(unsafe { &mut *self.buf.get() }, f)
     }
 
     /// Runs `f` on the buffer from any thread, waiting for the owner to leave an
@@ -225,11 +235,10 @@ impl ThreadBuf {
                 std::thread::sleep(Duration::from_micros(100));
             }
         }
+        let _claimed = ClearOnDrop(&self.claimed);
         // SAFETY: under `lock`, the owner seen out of its unlocked access after the
-        // fences, and `claimed` keeps it out until it is cleared below.
-        let r = self.access(unsafe { &mut *self.buf.get() }, f);
-        self.claimed.store(false, Ordering::Release);
-        Some(r)
+        // fences, and `claimed` keeps it out until `_claimed` clears it.
+        Some(self.access(unsafe { &mut *self.buf.get() }, f))
     }
 
     #[inline(always)]
@@ -906,6 +915,24 @@ mod tests {
         let taken = taker.join().unwrap();
         let left = buf.owned(|b| b.enc.records());
         assert_eq!(own + taken + left, pushed);
+    }
+
+    /// A panic inside an access (caught by the agent's guard) leaves neither side's
+    /// flag set: the next claim and the owner's next access go through at once.
+    #[test]
+    fn a_panic_inside_an_access_releases_the_buffer() {
+        let buf = ThreadBuf::new(4);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            buf.owned(|_| panic!("owner"));
+        }));
+        assert!(r.is_err());
+        assert_eq!(buf.claim(false, |b| b.enc.records()), Some(0));
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            buf.claim(true, |_| panic!("claimer"));
+        }));
+        assert!(r.is_err());
+        assert!(!buf.claimed.load(Ordering::Relaxed) && !buf.busy.load(Ordering::Relaxed));
+        assert_eq!(buf.owned(|b| b.enc.records()), 0);
     }
 
     #[test]
