@@ -113,7 +113,11 @@ pub fn follow(major: u32, retransform: impl FnOnce() -> bool) -> bool {
 fn virtual_thread_wraps(major: u32) -> Vec<weft_classfile::WrapRequest> {
     const O: &str = "(Ljava/lang/Object;)V";
     const OO: &str = "(Ljava/lang/Object;Ljava/lang/Object;)V";
-    let wrap = |name: &str, descriptor: &str, pass_arg0, enter: Option<(&str, &str)>, exit: Option<&str>| {
+    let wrap = |name: &str,
+                descriptor: &str,
+                pass_arg0,
+                enter: Option<(&str, &str)>,
+                exit: Option<&str>| {
         weft_classfile::WrapRequest {
             name: name.into(),
             descriptor: descriptor.into(),
@@ -134,7 +138,13 @@ fn virtual_thread_wraps(major: u32) -> Vec<weft_classfile::WrapRequest> {
         Some("end"),
     )];
     if major < 24 {
-        wraps.push(wrap("yieldContinuation", "()Z", false, Some(("unmount", O)), Some("mount")));
+        wraps.push(wrap(
+            "yieldContinuation",
+            "()Z",
+            false,
+            Some(("unmount", O)),
+            Some("mount"),
+        ));
     } else {
         wraps.push(wrap("mount", "()V", false, None, Some("mount")));
         wraps.push(wrap("unmount", "()V", false, Some(("unmount", O)), None));

@@ -198,6 +198,28 @@ fn check_common(major: u32, size: &Size, truth: &Value, report: &Value) {
     );
 }
 
+/// The Pinners contend `VirtualTasks.LOCK` (a monitor) while its holder sleeps: the
+/// lock analysis counts the virtual threads' blocking on it. weft asks for no JVMTI
+/// virtual-thread capability (vthreads.rs): the JVM's monitor events still come for
+/// virtual threads, on 21 (pinned) and 25 (unmounted).
+fn check_virtual_threads_monitor_contention(major: u32, report: &Value) {
+    let locks = report["locks"]["locks"].as_array().expect("locks");
+    let lock = locks
+        .iter()
+        .find(|l| l["kind"] == "monitor" && l["class"] == "java.lang.Object")
+        .unwrap_or_else(|| panic!("JDK {major}: no contended monitor of class Object: {locks:?}"));
+    assert!(
+        lock["contended"].as_u64().unwrap_or(0) >= 1,
+        "JDK {major}: {lock}"
+    );
+    let by_virtual = lock["blocked_ns_per_thread"]
+        .as_array()
+        .expect("blocked_ns_per_thread")
+        .iter()
+        .any(|t| t["thread"].as_str().unwrap_or("").starts_with("virtual-"));
+    assert!(by_virtual, "JDK {major}: no virtual thread blocked: {lock}");
+}
+
 #[test]
 fn virtual_threads_on_jdk_21_and_their_pinning() {
     let _g = serial();
@@ -224,6 +246,21 @@ fn virtual_threads_on_jdk_21_and_their_pinning() {
         park["blocked_ns"].as_u64().unwrap_or(0) >= PINNERS * SLEEP_MS * 1_000_000 * 9 / 10,
         "{park}"
     );
+    // ... and the Pinners that waited for the monitor meanwhile were pinned too.
+    let monitor = vt["pinned"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| {
+            p["how"] == "monitor"
+                && p["site"]
+                    .as_str()
+                    .unwrap_or("")
+                    .starts_with("weft.workloads.VirtualTasks$Pinner.run:")
+        })
+        .unwrap_or_else(|| panic!("no pinned monitor wait at Pinner.run: {vt}"));
+    assert!(monitor["count"].as_u64().unwrap_or(0) >= 1, "{monitor}");
+    check_virtual_threads_monitor_contention(21, &report);
     let finding = report["findings"]
         .as_array()
         .unwrap()
@@ -255,6 +292,7 @@ fn virtual_threads_on_jdk_25_where_synchronized_no_longer_pins() {
             .all(|p| p["how"] != "park"),
         "{vt}"
     );
+    check_virtual_threads_monitor_contention(25, &report);
 }
 
 /// 100,000 tasks on `newVirtualThreadPerTaskExecutor()` and 10,000
