@@ -547,8 +547,14 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         // Loads AQS now if it is not loaded yet (through the hook); if it was
         // loaded before the hook, its slow paths are instrumented by retransformation
         // (crates/agent/src/attach.rs), and the header says whether that worked.
-        if let Some(c) = jni.find_class(AQS) {
-            jni.delete_local_ref(c);
+        // FutureTask too: a thread-per-task executor's wrappers are recorded by the
+        // virtual thread's start hook only once `FutureTask.run`'s probe is defined
+        // (vthreads::skipped_on_virtual), and its RunnableAdapter, made before the
+        // first FutureTask, would otherwise be recorded by Probe for the whole run.
+        for class in [AQS, "java/util/concurrent/FutureTask"] {
+            if let Some(c) = jni.find_class(class) {
+                jni.delete_local_ref(c);
+            }
         }
         if !AQS_SEEN.load(Ordering::Relaxed) && attach::instrument_loaded_lock_classes(jni) {
             AQS_SEEN.store(true, Ordering::Relaxed);
