@@ -29,27 +29,37 @@ public final class VtProbe {
     }
 
     public static void end(Object vthread) {
-        if (!Probe.on) return;
-        try {
-            nEnd(((Thread) vthread).getId());
-        } catch (Throwable t) {
-            Probe.fail(t);
-        }
+        event(END, vthread);
     }
 
     public static void unmount(Object vthread) {
-        if (!Probe.on) return;
-        try {
-            nUnmount(((Thread) vthread).getId());
-        } catch (Throwable t) {
-            Probe.fail(t);
-        }
+        event(UNMOUNT, vthread);
     }
 
     public static void mount(Object vthread) {
+        event(MOUNT, vthread);
+    }
+
+    private static final int END = 0;
+    private static final int UNMOUNT = 1;
+    private static final int MOUNT = 2;
+
+    /** One of the hooks that only name the thread ({@code what} is a constant where inlined). */
+    private static void event(int what, Object vthread) {
         if (!Probe.on) return;
         try {
-            nMount(((Thread) vthread).getId());
+            long tid = ((Thread) vthread).getId();
+            switch (what) {
+                case END:
+                    nEnd(tid);
+                    break;
+                case UNMOUNT:
+                    nUnmount(tid);
+                    break;
+                default:
+                    nMount(tid);
+                    break;
+            }
         } catch (Throwable t) {
             Probe.fail(t);
         }
