@@ -14,7 +14,8 @@
 //! (entered mounted at the thread's start, with its task; left at its end) and,
 //! on JDK 21-23, `yieldContinuation` (the only place a virtual thread leaves its
 //! carrier there: park, sleep, `Thread.yield`), on 24+ `mount`/`unmount` (around
-//! every stretch on a carrier, also those a monitor ends inside the JVM). The
+//! every stretch on a carrier, also those a monitor ends inside the JVM; the final
+//! unmount, after `run` returned, records nothing). The
 //! JVMTI route (VirtualThreadStart/End, the Mount/Unmount extension events)
 //! needs `can_support_virtual_threads`, and with it the JVM creates and frees a
 //! JvmtiThreadState per virtual thread under a global lock, which cost more
@@ -36,6 +37,10 @@ use crate::sink;
 thread_local! {
     /// A virtual thread is mounted on this (carrier) thread.
     static MOUNTED: Cell<bool> = const { Cell::new(false) };
+    /// The virtual thread that ended last on this carrier, until its final unmount
+    /// (JDK 24+: `unmount()` runs after `run` returned), which records nothing: its
+    /// `VtEnd` said it.
+    static ENDED: Cell<u64> = const { Cell::new(0) };
 }
 
 /// Whether the current OS thread is running a virtual thread.
@@ -361,6 +366,15 @@ fn emit(jni: Jni, ts: u64, vt: u64, event: Event) {
         return;
     }
     let _ = MOUNTED.try_with(|m| m.set(matches!(event, Event::Start(_) | Event::Mount)));
+    let final_unmount = ENDED
+        .try_with(|e| {
+            let ended = e.replace(if matches!(event, Event::End) { vt } else { 0 });
+            matches!(event, Event::Unmount) && ended == vt
+        })
+        .unwrap_or(false);
+    if final_unmount {
+        return;
+    }
     let wrapper = match event {
         Event::Start(s) => wrapper_begin(jni, ts, s.task, s.class_id, s.ident),
         _ => None,

@@ -142,12 +142,22 @@ fn check_no_scheduler_records(major: u32, trace: &std::path::Path, virtual_threa
     // Mounts come from weft's hooks in VirtualThread, not from the JVM's events. JDK
     // 21: the hook of yieldContinuation, so only a yield (a Started thread's sleep, a
     // Pinner's pinned park) has a VtMount, not every first mount. 25: the hooks of
-    // mount/unmount (unmounts from inside the JVM need them), one per stretch.
+    // mount/unmount (unmounts from inside the JVM need them), a VtMount per stretch.
     let mounts = t
         .records
         .iter()
         .filter(|(_, r)| matches!(r, Record::VtMount { .. }))
         .count() as u64;
+    let unmounts = t
+        .records
+        .iter()
+        .filter(|(_, r)| matches!(r, Record::VtUnmount { .. }))
+        .count() as u64;
+    // A thread's last unmount records nothing (its VtEnd says it): only yields do.
+    assert!(
+        unmounts < virtual_threads,
+        "JDK {major}: {unmounts} VtUnmount records"
+    );
     let how = t.header.get(weft_trace::header_keys::VT_MOUNTS);
     if major == 21 {
         assert_eq!(how, Some("yield_probe"), "JDK {major}");
