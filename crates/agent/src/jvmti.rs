@@ -18,9 +18,6 @@ pub const EVENT_CLASS_FILE_LOAD_HOOK: jint = 54;
 pub const EVENT_VM_START: jint = 57;
 pub const EVENT_GC_START: jint = 81;
 pub const EVENT_GC_FINISH: jint = 82;
-/// JDK 21+ (with `can_support_virtual_threads`).
-pub const EVENT_VIRTUAL_THREAD_START: jint = 87;
-pub const EVENT_VIRTUAL_THREAD_END: jint = 88;
 
 #[repr(C)]
 pub struct JvmtiEnvRaw {
@@ -41,8 +38,6 @@ mod slot {
     pub const GET_BYTECODES: usize = 74;
     pub const GET_STACK_TRACE: usize = 103;
     pub const SET_EVENT_CALLBACKS: usize = 121;
-    pub const GET_EXTENSION_EVENTS: usize = 124;
-    pub const SET_EXTENSION_EVENT_CALLBACK: usize = 125;
     pub const GET_SYSTEM_PROPERTY: usize = 130;
     pub const ADD_CAPABILITIES: usize = 141;
     pub const GET_CONSTANT_POOL: usize = 145;
@@ -59,8 +54,6 @@ pub mod cap {
     pub const CAN_GENERATE_MONITOR_EVENTS: u32 = 28;
     pub const CAN_GENERATE_GARBAGE_COLLECTION_EVENTS: u32 = 31;
     pub const CAN_GET_CONSTANT_POOL: u32 = 35;
-    /// JDK 21+.
-    pub const CAN_SUPPORT_VIRTUAL_THREADS: u32 = 44;
     /// What both a launched agent and an attach session ask for (classes, sites,
     /// locks, GC).
     pub const RECORDING: [u32; 6] = [
@@ -86,25 +79,6 @@ struct ThreadInfoRaw {
     context_class_loader: jobject,
 }
 
-/// jvmtiParamInfo (only `name` is JVMTI-allocated).
-#[repr(C)]
-struct ParamInfo {
-    name: *mut c_char,
-    kind: jint,
-    base_type: jint,
-    null_ok: u8,
-}
-
-/// jvmtiExtensionEventInfo.
-#[repr(C)]
-struct ExtensionEventInfo {
-    extension_event_index: jint,
-    id: *mut c_char,
-    short_description: *mut c_char,
-    param_count: jint,
-    params: *mut ParamInfo,
-}
-
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct FrameInfo {
@@ -120,7 +94,8 @@ struct LineNumberEntry {
 }
 
 /// jvmtiEventCallbacks: one pointer per event 50..=88 (87 and 88, the virtual
-/// thread events, exist since JDK 21; older JVMs copy only the size they know).
+/// thread events, exist since JDK 21, weft uses neither: vthreads.rs; older JVMs
+/// copy only the size they know).
 #[repr(C)]
 pub struct Callbacks(pub [*const c_void; 39]);
 
@@ -209,53 +184,6 @@ impl Jvmti {
             f(self.0, mode, event, std::ptr::null_mut())
         };
         check(r)
-    }
-
-    /// The index of the extension event named `id` (e.g.
-    /// `com.sun.hotspot.events.VirtualThreadMount`), if this JVM has it.
-    pub fn extension_event_index(self, id: &str) -> Option<jint> {
-        let f = tfn!(
-            self,
-            slot::GET_EXTENSION_EVENTS,
-            fn(*mut jint, *mut *mut ExtensionEventInfo)
-        );
-        let mut count: jint = 0;
-        let mut infos: *mut ExtensionEventInfo = std::ptr::null_mut();
-        // SAFETY: valid out-pointers for the count and the JVMTI-allocated array.
-        check(unsafe { f(self.0, &mut count, &mut infos) }).ok()?;
-        let mut found = None;
-        for i in 0..count.max(0) as usize {
-            // SAFETY: `infos` holds `count` entries allocated by JVMTI.
-            let info = unsafe { &*infos.add(i) };
-            let name = self.take_string(info.id);
-            self.deallocate(info.short_description);
-            for p in 0..info.param_count.max(0) as usize {
-                // SAFETY: `params` holds `param_count` entries allocated by JVMTI.
-                self.deallocate(unsafe { (*info.params.add(p)).name });
-            }
-            self.deallocate(info.params);
-            if name.as_deref() == Some(id) {
-                found = Some(info.extension_event_index);
-            }
-        }
-        self.deallocate(infos);
-        found
-    }
-
-    /// Sets the callback of an extension event (see [`Self::extension_event_index`]);
-    /// the event is then enabled with [`Self::enable_event`].
-    pub fn set_extension_event_callback(
-        self,
-        index: jint,
-        callback: *const c_void,
-    ) -> JvmtiResult<()> {
-        let f = tfn!(
-            self,
-            slot::SET_EXTENSION_EVENT_CALLBACK,
-            fn(jint, *const c_void)
-        );
-        // SAFETY: `callback` is an extern "system" fn with the event's signature.
-        check(unsafe { f(self.0, index, callback) })
     }
 
     /// Turns off the JVM's `jni+resolve` log output (JVMTI_VERBOSE_JNI = 4).

@@ -453,7 +453,6 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     set_common_callbacks(&mut cb);
     let lock_events = locks::setup(jvmti, &mut cb);
     sampling::setup(jvmti, &mut cb, opt_str);
-    let vthread_events = vthreads::setup(jvmti, agent::JDK_MAJOR.load(Ordering::Relaxed), &mut cb);
     let mut events = vec![
         jvmti::EVENT_VM_INIT,
         jvmti::EVENT_VM_DEATH,
@@ -469,12 +468,7 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
     let setup = jvmti
         .set_event_callbacks(&cb)
         .and_then(|_| events.iter().try_for_each(|&e| jvmti.enable_event(e)))
-        .and_then(|_| lock_events.iter().try_for_each(|&e| jvmti.enable_event(e)))
-        .and_then(|_| {
-            vthread_events
-                .iter()
-                .try_for_each(|&e| jvmti.enable_event(e))
-        });
+        .and_then(|_| lock_events.iter().try_for_each(|&e| jvmti.enable_event(e)));
     if let Err(e) = setup {
         sink::set_recording(false);
         close_probe_jar();
@@ -553,24 +547,31 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         // Loads AQS now if it is not loaded yet (through the hook); if it was
         // loaded before the hook, its slow paths are instrumented by retransformation
         // (crates/agent/src/attach.rs), and the header says whether that worked.
-        if let Some(c) = jni.find_class(AQS) {
-            jni.delete_local_ref(c);
+        // FutureTask too: a thread-per-task executor's wrappers are recorded by the
+        // virtual thread's start hook only once `FutureTask.run`'s probe is defined
+        // (vthreads::skipped_on_virtual), and its RunnableAdapter, made before the
+        // first FutureTask, would otherwise be recorded by Probe for the whole run.
+        for class in [AQS, "java/util/concurrent/FutureTask"] {
+            if let Some(c) = jni.find_class(class) {
+                jni.delete_local_ref(c);
+            }
         }
         if !AQS_SEEN.load(Ordering::Relaxed) && attach::instrument_loaded_lock_classes(jni) {
             AQS_SEEN.store(true, Ordering::Relaxed);
         }
-        // VirtualThread is loaded before any class hook: its mount hooks go in by
-        // retransformation too (JDK 21-23, vthreads.rs).
+        // VirtualThread is loaded before any class hook: its start/end and mount
+        // hooks go in by retransformation too (JDK 21+, vthreads.rs).
         let major = agent::JDK_MAJOR.load(Ordering::Relaxed);
-        let yield_probe = vthreads::yield_probe_possible(major)
-            && vthreads::follow_mounts_by_probe(jvmti, || {
-                attach::retransform_loaded(jni, &[vthreads::VIRTUAL_THREAD])
-                    .contains(vthreads::VIRTUAL_THREAD)
-            });
-        p.header.set(
-            weft_trace::header_keys::VT_MOUNTS,
-            if yield_probe { "yield_probe" } else { "jvmti" }.to_string(),
-        );
+        let vt_hooks = vthreads::follow(major, || {
+            attach::retransform_loaded(jni, &[vthreads::VIRTUAL_THREAD])
+                .contains(vthreads::VIRTUAL_THREAD)
+        });
+        if vt_hooks {
+            p.header.set(
+                weft_trace::header_keys::VT_MOUNTS,
+                vthreads::mounts_how(major).to_string(),
+            );
+        }
         startup_log::step("VMInit: lock classes");
         vm_header(jvmti, jni, &mut p.header, p.clock.ticks_per_sec());
         p.header.set(
@@ -745,9 +746,9 @@ pub(crate) unsafe extern "system" fn on_class_file_load_hook(
         )
     };
     let new_bytes = if name == vthreads::VIRTUAL_THREAD {
-        // JDK 21-23, at VMInit only: the mount hooks (vthreads.rs).
+        // JDK 21+, at VMInit only: the start/end and mount hooks (vthreads.rs).
         guard(jni_of(env), "ClassFileLoadHook", || {
-            Ok(vthreads::instrument_yield(bytes))
+            Ok(vthreads::instrument_virtual_thread(bytes))
         })
     } else {
         if decide::skip_class(&name) {

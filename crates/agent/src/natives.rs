@@ -339,6 +339,12 @@ pub fn table() -> Vec<(&'static str, Vec<Native>)> {
         (
             "weft/VtProbe",
             vec![
+                (
+                    "nStart",
+                    "(JLjava/lang/Object;II)V",
+                    f!(vthreads::Java_weft_VtProbe_nStart),
+                ),
+                ("nEnd", "(J)V", f!(vthreads::Java_weft_VtProbe_nEnd)),
                 ("nUnmount", "(J)V", f!(vthreads::Java_weft_VtProbe_nUnmount)),
                 ("nMount", "(J)V", f!(vthreads::Java_weft_VtProbe_nMount)),
             ],

@@ -494,9 +494,11 @@ fn thread_cpu_time_never_exceeds_its_lifetime() {
 fn full_disk_stops_recording_and_the_program_goes_on() {
     let trace = scratch_file("full-disk.weft");
     let argv = java_argv("fj.Fibonacci", &["32", "10", "2"]);
-    // 64 KiB: a few blocks fit, the fork-join batches of 46,368 tasks do not.
+    // 128 blocks of 512 bytes (dash; 1 KiB with bash): the in-memory probe jar
+    // (~35 KB, also under this limit: at 64 blocks it no longer fit) and a few blocks
+    // of the trace fit, the fork-join batches of 46,368 tasks (~1.5 MB) do not.
     let script = format!(
-        "ulimit -f 64; exec \"$0\" record -o {} -- {}",
+        "ulimit -f 128; exec \"$0\" record -o {} -- {}",
         trace.display(),
         argv.join(" ")
     );

@@ -88,7 +88,8 @@ pub mod header_keys {
     /// instrument it: j.u.c. lock contention is then not attributed to its lock.
     pub const LOCKS_AQS_INSTRUMENTED: &str = "locks.aqs_instrumented";
     /// How virtual-thread mounts are followed: `yield_probe` (a probe on
-    /// `VirtualThread.yieldContinuation`, JDK 21-23) or `jvmti` (the JVM's events).
+    /// `VirtualThread.yieldContinuation`, JDK 21-23), `mount_probe` (probes on its
+    /// `mount`/`unmount`, JDK 24+) or `jvmti` (the JVM's events, earlier traces).
     pub const VT_MOUNTS: &str = "vthreads.mounts";
     /// The unit of the fork-join records' `ts`: "ticks" (the clock of every other
     /// record); absent in traces before it (then CLOCK_MONOTONIC ns, converted with

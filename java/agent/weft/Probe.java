@@ -4,6 +4,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The hot path of the weft agent. Instrumented methods call {@link #enter},
@@ -137,6 +138,36 @@ public final class Probe {
         return false;
     }
 
+    /**
+     * The virtual-thread scheduler's executors a submission probe met (its fork-join
+     * pool at each start, its timers at each sleep): their submissions record nothing,
+     * so they skip the depth below (a ThreadLocal look-up going in and out, and a
+     * ThreadLocal map for every virtual thread that sleeps). Filled once per executor,
+     * by compare-and-set, never emptied: an executor is in it from the first entry that
+     * skipped the depth, so the matching exit skips it too.
+     */
+    private static final AtomicReferenceArray<Object> VT_EXECUTORS = new AtomicReferenceArray<>(8);
+
+    /** Whether {@code self} is one of {@link #VT_EXECUTORS}. */
+    private static boolean isVtExecutor(Object self) {
+        for (int i = 0; i < VT_EXECUTORS.length(); i++) {
+            Object o = VT_EXECUTORS.get(i);
+            if (o == self) return true;
+            if (o == null) return false;
+        }
+        return false;
+    }
+
+    /** Adds {@code self} to {@link #VT_EXECUTORS}; false when there is no room left. */
+    private static boolean addVtExecutor(Object self) {
+        for (int i = 0; i < VT_EXECUTORS.length(); i++) {
+            if (VT_EXECUTORS.compareAndSet(i, null, self) || VT_EXECUTORS.get(i) == self) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Per-thread nesting depth of submission methods. */
     private static final ThreadLocal<int[]> SUBMIT_DEPTH = new ThreadLocal<int[]>() {
         @Override
@@ -211,12 +242,14 @@ public final class Probe {
         // Only the outermost submission on a thread is recorded (submit calling
         // execute is plumbing); the depth is kept here, not in native code, so that
         // leaving a submission costs no JNI call.
-        if (!(self instanceof Executor) || SUBMIT_DEPTH.get()[0]++ != 0) return;
-        if (arg == null) {
+        if (!(self instanceof Executor) || isVtExecutor(self)) return;
+        ClassInfo argInfo = arg == null ? null : info(arg.getClass());
+        if (argInfo != null && argInfo.vtScheduler && addVtExecutor(self)) return;
+        if (SUBMIT_DEPTH.get()[0]++ != 0) return;
+        if (argInfo == null) {
             nSubmitBegin(probe, classIdOf(self), 0, 0, 0, 0);
             return;
         }
-        ClassInfo argInfo = info(arg.getClass());
         if (argInfo.vtScheduler) return;
         int argCls = argInfo.id;
         // Only plumbing (FutureTask, adapters) needs the native unwrap.
@@ -298,7 +331,7 @@ public final class Probe {
 
     @FjStubDontInline
     private static void exitSubmission(Object self) {
-        if (self instanceof Executor) {
+        if (self instanceof Executor && !isVtExecutor(self)) {
             int[] depth = SUBMIT_DEPTH.get();
             if (depth[0] > 0) depth[0]--;
         }

@@ -1,33 +1,74 @@
 package weft;
 
 /**
- * Hooks of {@code VirtualThread.yieldContinuation} on JDK 21-23 (the one place a
- * virtual thread leaves and re-enters a carrier there): {@link #unmount} runs on
- * the carrier it leaves, {@link #mount} on the carrier it comes back on. They
- * replace the JVM's mount/unmount notifications, which the JVM also posts at each
- * thread's first mount and last unmount (crates/agent/src/vthreads.rs). Nothing
- * here may throw into the program.
+ * Hooks of {@code java.lang.VirtualThread} (JDK 21+), added at VMInit: {@link #start}
+ * and {@link #end} around {@code run(Runnable)} (the thread's life on its carriers,
+ * entered mounted, its task the argument); {@link #unmount} and {@link #mount} around
+ * {@code yieldContinuation} on JDK 21-23 (the one place a virtual thread leaves and
+ * re-enters a carrier there), around {@code unmount()} / after {@code mount()} on 24+
+ * (every stretch on a carrier, also those a monitor ends inside the JVM). They replace
+ * the JVMTI virtual-thread events (crates/agent/src/vthreads.rs says why). They run
+ * on the carrier inside the JDK's mount transitions: nothing here may throw into the
+ * program or block.
  */
 public final class VtProbe {
     private VtProbe() {}
 
-    public static void unmount(Object vthread) {
+    public static void start(Object vthread, Object task) {
         if (!Probe.on) return;
         try {
-            nUnmount(((Thread) vthread).getId());
+            long tid = ((Thread) vthread).getId();
+            if (task == null) {
+                nStart(tid, null, 0, 0);
+            } else {
+                nStart(tid, task, Probe.classIdOf(task), System.identityHashCode(task));
+            }
         } catch (Throwable t) {
             Probe.fail(t);
         }
     }
 
+    public static void end(Object vthread) {
+        event(END, vthread);
+    }
+
+    public static void unmount(Object vthread) {
+        event(UNMOUNT, vthread);
+    }
+
     public static void mount(Object vthread) {
+        event(MOUNT, vthread);
+    }
+
+    private static final int END = 0;
+    private static final int UNMOUNT = 1;
+    private static final int MOUNT = 2;
+
+    /** One of the hooks that only name the thread ({@code what} is a constant where inlined). */
+    private static void event(int what, Object vthread) {
         if (!Probe.on) return;
         try {
-            nMount(((Thread) vthread).getId());
+            long tid = ((Thread) vthread).getId();
+            switch (what) {
+                case END:
+                    nEnd(tid);
+                    break;
+                case UNMOUNT:
+                    nUnmount(tid);
+                    break;
+                default:
+                    nMount(tid);
+                    break;
+            }
         } catch (Throwable t) {
             Probe.fail(t);
         }
     }
+
+    /** {@code task}: the thread's Runnable, read by the agent only for a thread-per-task wrapper. */
+    private static native void nStart(long tid, Object task, int cls, int ident);
+
+    private static native void nEnd(long tid);
 
     private static native void nUnmount(long tid);
 
