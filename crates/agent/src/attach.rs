@@ -325,6 +325,7 @@ fn start(vm: *mut JavaVM, jni: Jni, opt_str: &str, options: options::Options) ->
     let calibration = clock::start();
     if first {
         sink::init(calibration.rough);
+        sink::asymmetric();
         agent::init_refs(jvmti, jni).map_err(|e| (code::INTERNAL, e))?;
         locks::init(jni);
     } else {

@@ -436,6 +436,7 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
 
     let calibration = clock.finish();
     sink::init(calibration.rough);
+    sink::register_in_background();
     let header = base_header(command.as_deref(), opt_str, &options, &calibration);
     *lock(&PENDING) = Some(Pending {
         file,
@@ -586,6 +587,7 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
             );
             return Ok(());
         }
+        sink::settle_fence_mode();
         sink::start_writer(sink::WriterConfig {
             file: p.file,
             path: p.path,

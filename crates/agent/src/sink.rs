@@ -101,7 +101,9 @@ pub struct ThreadBuf {
 unsafe impl Sync for ThreadBuf {}
 
 /// Whether the owner's side of the [`ThreadBuf`] protocol may be a compiler fence
-/// (membarrier registered at [`init`]). Fixed before any buffer exists.
+/// (membarrier registered). Unset, both sides use full fences; it is set once, when
+/// no claim can be in progress ([`settle_fence_mode`] at VMInit, [`asymmetric`] at
+/// an attach's start), so every claim after it sees the mode owners may use.
 static ASYMMETRIC: OnceLock<bool> = OnceLock::new();
 
 fn register_membarrier() -> bool {
@@ -129,8 +131,38 @@ const MEMBARRIER_CMD_QUERY: libc::c_long = 0;
 const MEMBARRIER_CMD_PRIVATE_EXPEDITED: libc::c_long = 1 << 3;
 const MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED: libc::c_long = 1 << 4;
 
-fn asymmetric() -> bool {
+/// Registers for membarrier now and fixes the fence mode (an attach session: its
+/// thread is not the program's, so the registration's wait does not delay it).
+pub fn asymmetric() -> bool {
     *ASYMMETRIC.get_or_init(register_membarrier)
+}
+
+/// The membarrier registration started by [`register_in_background`]: 0 running,
+/// 1 registered, 2 not available.
+static REGISTRATION: AtomicU32 = AtomicU32::new(0);
+
+/// Starts the membarrier registration on a thread of its own (at OnLoad). It
+/// waits for an RCU grace period when the process has several threads (10–22 ms
+/// measured here, no CPU): on the main thread that was wall time added to every run.
+/// Until [`settle_fence_mode`] both sides use full fences.
+pub fn register_in_background() {
+    let spawned = std::thread::Builder::new()
+        .name("weft-membarrier".into())
+        .spawn(|| {
+            let ok = register_membarrier();
+            REGISTRATION.store(if ok { 1 } else { 2 }, Ordering::SeqCst);
+        });
+    if spawned.is_err() {
+        REGISTRATION.store(2, Ordering::SeqCst);
+    }
+}
+
+/// Fixes the fence mode (at VMInit, before the writer starts and before any
+/// other thread can claim a buffer, so no claim straddles the switch): the
+/// asymmetric one only if the background registration has finished by now, else
+/// full fences for the whole run (never a wait here).
+pub fn settle_fence_mode() {
+    let _ = ASYMMETRIC.set(REGISTRATION.load(Ordering::SeqCst) == 1);
 }
 
 /// The owner's fence between setting `busy` and reading `claimed`.
@@ -289,7 +321,6 @@ pub fn set_recording(on: bool) {
 
 /// Creates the sink (at OnLoad). Blocks queue up until [`start_writer`].
 pub fn init(ticks_per_sec: f64) {
-    asymmetric();
     let (tx, rx) = channel();
     let _ = SINK.set(Sink {
         tx: Mutex::new(tx),
