@@ -402,12 +402,7 @@ fn follow(jni: Jni, mut o: jobject, fields: &[usize]) -> jobject {
 }
 
 /// Unwraps plumbing objects (a FutureTask's RunnableAdapter, …): the innermost
-/// task, or null if `o` (of class `class_id`) is not plumbing.
-pub fn unwrap(jni: Jni, o: jobject, class_id: u32) -> jobject {
-    unwrap_with_class(jni, o, class_id).0
-}
-
-/// [`unwrap`] with the innermost task's class id (0 with a null task).
+/// task and its class id, or (null, 0) if `o` (of class `class_id`) is not plumbing.
 fn unwrap_with_class(jni: Jni, o: jobject, class_id: u32) -> (jobject, u32) {
     let mut cur = o;
     let mut cls = class_id;
@@ -461,13 +456,8 @@ pub fn step(jni: Jni, o: jobject, class_id: u32) -> jobject {
     }
 }
 
-/// The inner task of a plumbing execution (null if none).
-pub fn inner(jni: Jni, probe_id: i32, self_: jobject) -> jobject {
-    inner_with_class(jni, probe_id, self_).0
-}
-
-/// [`inner`] with the inner task's class id (0 with a null task): the unwrap looked
-/// it up already (the VirtualThreadStart callback records it).
+/// The inner task of a plumbing execution (null if none) with its class id (0 with a
+/// null task): the unwrap looked it up already (the virtual-thread start hook records it).
 pub fn inner_with_class(jni: Jni, probe_id: i32, self_: jobject) -> (jobject, u32) {
     let none = (std::ptr::null_mut(), 0);
     if self_.is_null() {

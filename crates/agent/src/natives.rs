@@ -50,18 +50,8 @@ pub extern "system" fn Java_weft_Probe_nEnd(e: *mut JNIEnv, _c: jclass, probe: j
     })
 }
 
-#[no_mangle]
-pub extern "system" fn Java_weft_Probe_nInner(
-    e: *mut JNIEnv,
-    _c: jclass,
-    probe: jint,
-    self_: jobject,
-) -> jobject {
-    object_native(e, "nInner", |jni| agent::inner(jni, probe, self_))
-}
-
 /// Whether objects of class `class_id` are plumbing that wraps a task (so that
-/// `nUnwrap` is worth a call).
+/// the unwrap in Java is worth it).
 #[no_mangle]
 pub extern "system" fn Java_weft_Probe_nWrapsTask(
     e: *mut JNIEnv,
@@ -71,16 +61,6 @@ pub extern "system" fn Java_weft_Probe_nWrapsTask(
     agent::guard(env(e), "nWrapsTask", || {
         Ok(agent::wraps_task(class_id as u32) as jboolean)
     })
-}
-
-#[no_mangle]
-pub extern "system" fn Java_weft_Probe_nUnwrap(
-    e: *mut JNIEnv,
-    _c: jclass,
-    task: jobject,
-    cls: jint,
-) -> jobject {
-    object_native(e, "nUnwrap", |jni| agent::unwrap(jni, task, cls as u32))
 }
 
 /// One step of the unwrap of plumbing probe `probe`'s object (agent::first_step).
@@ -261,16 +241,6 @@ pub fn table() -> Vec<(&'static str, Vec<Native>)> {
             vec![
                 ("nBegin", "(IIIII)V", f!(Java_weft_Probe_nBegin)),
                 ("nEnd", "(II)V", f!(Java_weft_Probe_nEnd)),
-                (
-                    "nInner",
-                    "(ILjava/lang/Object;)Ljava/lang/Object;",
-                    f!(Java_weft_Probe_nInner),
-                ),
-                (
-                    "nUnwrap",
-                    "(Ljava/lang/Object;I)Ljava/lang/Object;",
-                    f!(Java_weft_Probe_nUnwrap),
-                ),
                 (
                     "nFirst",
                     "(ILjava/lang/Object;)Ljava/lang/Object;",

@@ -72,7 +72,7 @@ const SINCE_21: &[PlumbingClass] = &[PlumbingClass {
 /// non-common pool wraps the task in a subclass of the abstract (also
 /// `RunnableExecuteAction` and `AdaptedInterruptibleCallable`, in COMMON)
 /// `ForkJoinTask$InterruptibleTask`, whose final `exec()`/`run()` run it: the
-/// probes go on InterruptibleTask (no inner field of its own: `agent::inner`
+/// probes go on InterruptibleTask (no inner field of its own: `agent::inner_with_class`
 /// then unwraps by the runtime class), and the subclasses, which have no
 /// exec/run of their own, name their inner task here.
 const SINCE_25: &[PlumbingClass] = &[

@@ -355,7 +355,7 @@ public final class Probe {
     /**
      * The task inside the object of plumbing probe {@code probe} (null: none). Unwrapped
      * here, one native step per level, so that each level's class comes from this
-     * class's table: the native unwrap ({@code nInner}) asked each level's class
+     * class's table: a native unwrap asked each level's class
      * through JNI (GetObjectClass and IsSameObject, each a thread-state transition).
      */
     private static Object inner(int probe, Object self) {
@@ -397,10 +397,6 @@ public final class Probe {
     private static native void nBegin(int probe, int cls, int ident, int innerCls, int innerIdent);
 
     private static native void nEnd(int probe, int ident);
-
-    private static native Object nInner(int probe, Object self);
-
-    private static native Object nUnwrap(Object task, int cls);
 
     private static native Object nFirst(int probe, Object self);
 
