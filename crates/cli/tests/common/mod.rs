@@ -476,7 +476,13 @@ pub fn compare(truth: &Value, report: &Value) -> Vec<String> {
                     // times once had p50 414 µs for 300 µs of work): below
                     // FEW_EXECUTIONS the fastest one is checked, as preemption only
                     // adds time.
-                    let few = row["executions"].as_u64().unwrap_or(0) < FEW_EXECUTIONS;
+                    // A virtual thread's self time is its mounted time, and weft has no
+                    // run-queue reading per mount (time_split is empty): a carrier preempted
+                    // under load stretches it unmeasured (p50 221-223 us for 200 us of spin
+                    // in 2 of 30 runs beside another test run): its fastest one is checked too.
+                    let unsplit_virtual = row["kind"] == "virtual-thread" && kept_off == 0;
+                    let few =
+                        row["executions"].as_u64().unwrap_or(0) < FEW_EXECUTIONS || unsplit_virtual;
                     let (what, typical) = if few { ("min", min) } else { ("p50", p50) };
                     if (typical as f64) < lo || (typical as f64) > hi {
                         p.push(format!(
