@@ -702,17 +702,18 @@ fn flush_buffers(s: &Sink, stale_only: bool) {
         reg.clone()
     };
     let limit = clock::now().saturating_sub(STALE_MS * s.ticks_per_ms.load(Ordering::Relaxed));
+    let hand_over = |g: &mut Buf| {
+        if !g.enc.is_empty() && (!stale_only || g.since <= limit) {
+            s.send(g);
+        }
+    };
     for b in bufs {
         // A buffer's `since` is set with its first record: an empty one is not claimed.
         let since = b.since.load(Ordering::Relaxed);
         if since == 0 || (stale_only && since > limit) {
             continue;
         }
-        b.claim(!stale_only, |g| {
-            if !g.enc.is_empty() && (!stale_only || g.since <= limit) {
-                s.send(g);
-            }
-        });
+        b.claim(!stale_only, hand_over);
     }
     let global = if stale_only {
         s.global.try_lock().ok()
@@ -720,9 +721,7 @@ fn flush_buffers(s: &Sink, stale_only: bool) {
         Some(lock(&s.global))
     };
     if let Some(mut g) = global {
-        if !g.enc.is_empty() && (!stale_only || g.since <= limit) {
-            s.send(&mut g);
-        }
+        hand_over(&mut g);
     }
 }
 

@@ -70,12 +70,8 @@ pub(crate) mod tag {
 }
 
 #[inline]
-pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
+pub(crate) fn put_varint(out: &mut Vec<u8>, v: u64) {
+    out.varint(v);
 }
 
 fn varint_len(v: u64) -> usize {
@@ -91,8 +87,7 @@ pub(crate) fn unzigzag(v: u64) -> i64 {
 }
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
-    put_varint(out, s.len() as u64);
-    out.extend_from_slice(s.as_bytes());
+    string(out, s);
 }
 
 /// CRC-32 of a payload: detects torn or corrupted blocks.
@@ -339,13 +334,8 @@ impl Put for Window<'_> {
     }
 }
 
-#[inline(always)]
-fn varint<W: Put>(w: &mut W, v: u64) {
-    w.varint(v);
-}
-
 fn string<W: Put>(w: &mut W, s: &str) {
-    varint(w, s.len() as u64);
+    w.varint(s.len() as u64);
     w.bytes(s.as_bytes());
 }
 
@@ -356,7 +346,7 @@ fn head<W: Put>(w: &mut W, t: &mut Times, tag: u8, ts: Option<u64>) -> usize {
     match ts {
         Some(ts) => {
             w.byte(tag | HAS_TS);
-            varint(w, zigzag(ts.wrapping_sub(t.last_ts) as i64));
+            w.varint(zigzag(ts.wrapping_sub(t.last_ts) as i64));
             t.last_ts = ts;
             if t.first_ts.is_none() {
                 t.first_ts = Some(ts);
@@ -373,7 +363,7 @@ fn head<W: Put>(w: &mut W, t: &mut Times, tag: u8, ts: Option<u64>) -> usize {
 #[inline(always)]
 fn encode<W: Put>(out: &mut W, t: &mut Times, record: &Record) -> usize {
     use Record::*;
-    let v = |out: &mut W, x: u64| varint(out, x);
+    let v = |out: &mut W, x: u64| out.varint(x);
     match record {
         ClassDef { id, name } => {
             let at = head(out, t, tag::CLASS_DEF, None);
