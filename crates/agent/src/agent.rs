@@ -598,6 +598,8 @@ pub enum SiteKind {
     Submit = 1,
     Created = 2,
     Fork = 3,
+    /// A `Thread.start()` (thread_starts.rs): the site is its caller.
+    ThreadStart = 4,
 }
 
 #[derive(Default)]
@@ -719,7 +721,8 @@ pub fn capture_site(jni: Jni, kind: SiteKind, class_id: u32, obj: jobject) -> u3
         i += 1;
     }
     match kind {
-        SiteKind::Submit | SiteKind::Fork => i += 1, // the instrumented method itself
+        // the instrumented method itself
+        SiteKind::Submit | SiteKind::Fork | SiteKind::ThreadStart => i += 1,
         SiteKind::Created => {
             let oc = if obj.is_null() {
                 std::ptr::null_mut()

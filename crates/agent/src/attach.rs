@@ -811,7 +811,20 @@ pub fn retransform_loaded(jni: Jni, names: &[&str]) -> HashSet<String> {
 /// ~20 ms of CPU in every JDK 21+ run, programs without virtual threads included.
 /// A class not loaded yet is loaded by FindClass (it passes the class hook then).
 fn loaded_without_init(jvmti: Jvmti, jni: Jni, names: &[&str]) -> Vec<usize> {
-    let mut found: Vec<Option<usize>> = vec![None; names.len()];
+    let mut found: Vec<Option<usize>> = names
+        .iter()
+        .map(|&n| {
+            // Initialized before any agent code runs: FindClass changes nothing, and
+            // spares the walk below (GetLoadedClasses makes a local reference per
+            // loaded class, ~500 at VMInit, which -Xcheck:jni warns about on JDK 17).
+            (n == crate::thread_starts::THREAD)
+                .then(|| jni.find_class(n).map(|c| c as usize))
+                .flatten()
+        })
+        .collect();
+    if found.iter().all(Option::is_some) {
+        return found.into_iter().flatten().collect();
+    }
     for c in jvmti.get_loaded_classes().unwrap_or_default() {
         let slot = internal_name(jvmti, c)
             .and_then(|n| names.iter().position(|&want| want == n))

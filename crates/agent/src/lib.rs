@@ -35,6 +35,7 @@ mod schedstat;
 mod single;
 mod sink;
 mod startup_log;
+mod thread_starts;
 mod vthreads;
 
 use std::ffi::{c_char, c_void, CStr};
@@ -562,11 +563,25 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         }
         // VirtualThread is loaded before any class hook: its start/end and mount
         // hooks go in by retransformation too (JDK 21+, vthreads.rs).
+        // Thread too (its start hook, thread_starts.rs), in the same retransformation.
         let major = agent::JDK_MAJOR.load(Ordering::Relaxed);
-        let vt_hooks = vthreads::follow(major, || {
-            attach::retransform_loaded(jni, &[vthreads::VIRTUAL_THREAD])
-                .contains(vthreads::VIRTUAL_THREAD)
+        let (vt_hooks, thread_hooked) = thread_starts::during(|| {
+            let mut thread_hooked = false;
+            let vt_hooks = vthreads::follow(major, || {
+                let changed = attach::retransform_loaded(
+                    jni,
+                    &[vthreads::VIRTUAL_THREAD, thread_starts::THREAD],
+                );
+                thread_hooked = changed.contains(thread_starts::THREAD);
+                changed.contains(vthreads::VIRTUAL_THREAD)
+            });
+            if major < 21 {
+                thread_hooked = attach::retransform_loaded(jni, &[thread_starts::THREAD])
+                    .contains(thread_starts::THREAD);
+            }
+            (vt_hooks, thread_hooked)
         });
+        thread_starts::report(thread_hooked);
         if vt_hooks {
             p.header.set(
                 weft_trace::header_keys::VT_MOUNTS,
@@ -751,6 +766,11 @@ pub(crate) unsafe extern "system" fn on_class_file_load_hook(
         // JDK 21+, at VMInit only: the start/end and mount hooks (vthreads.rs).
         guard(jni_of(env), "ClassFileLoadHook", || {
             Ok(vthreads::instrument_virtual_thread(bytes))
+        })
+    } else if name == thread_starts::THREAD {
+        // At VMInit only: the hook of `Thread.start()` (thread_starts.rs).
+        guard(jni_of(env), "ClassFileLoadHook", || {
+            Ok(thread_starts::instrument_thread(bytes))
         })
     } else {
         if decide::skip_class(&name) {

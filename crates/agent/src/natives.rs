@@ -151,20 +151,46 @@ pub extern "system" fn Java_weft_Probe_nCreated(
     let ts = clock::now();
     let Some(jni) = env(e) else { return };
     agent::guard(Some(jni), "nCreated", || {
+        // Each constructor of a class hierarchy probes the same object: the first only.
         let key = (cls as u32, ident as u32);
         let dup = sink::with_local(|l| std::mem::replace(&mut l.last_created, key) == key);
-        if dup != Some(false) || !sink::recording() {
-            return Ok(());
+        if dup == Some(false) {
+            emit_created(jni, ts, SiteKind::Created, (cls, ident), self_);
         }
-        let site = agent::capture_site(jni, SiteKind::Created, cls as u32, self_);
-        sink::emit(&Record::Created {
-            ts,
-            class_id: cls as u32,
-            ident: ident as u32,
-            site,
-        });
         Ok(())
     })
+}
+
+/// `Thread.start()` of `thread` (Probe.threadStart): recorded as the Thread object's
+/// creation by the starting thread, its site the caller of `start` (thread_starts.rs).
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nThreadStart(
+    e: *mut JNIEnv,
+    _c: jclass,
+    thread: jobject,
+    cls: jint,
+    ident: jint,
+) {
+    let ts = clock::now();
+    let Some(jni) = env(e) else { return };
+    agent::guard(Some(jni), "nThreadStart", || {
+        emit_created(jni, ts, SiteKind::ThreadStart, (cls, ident), thread);
+        Ok(())
+    })
+}
+
+/// A `Created` record of `obj` (class id, identity), its site sampled as `kind`.
+fn emit_created(jni: Jni, ts: u64, kind: SiteKind, (cls, ident): (jint, jint), obj: jobject) {
+    if !sink::recording() {
+        return;
+    }
+    let site = agent::capture_site(jni, kind, cls as u32, obj);
+    sink::emit(&Record::Created {
+        ts,
+        class_id: cls as u32,
+        ident: ident as u32,
+        site,
+    });
 }
 
 /// What the probes of class `class_id` leave out on a virtual thread
@@ -266,6 +292,11 @@ pub fn table() -> Vec<(&'static str, Vec<Native>)> {
                     "nCreated",
                     "(Ljava/lang/Object;II)V",
                     f!(Java_weft_Probe_nCreated),
+                ),
+                (
+                    "nThreadStart",
+                    "(Ljava/lang/Object;II)V",
+                    f!(Java_weft_Probe_nThreadStart),
                 ),
                 (
                     "nRegisterClass",

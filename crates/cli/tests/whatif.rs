@@ -385,3 +385,47 @@ fn lock_detail_makes_a_spun_lock_bound_run_a_lock_edit() {
     let p = whatif_json(&plain, &[]);
     assert_eq!(p["whatif"]["model"]["lock_sections"]["recorded"], 0);
 }
+
+/// Threads started two at a time and joined by main (workloads/Threads.java): the
+/// recorded critical path goes back from each pair to main, which started it, and so
+/// through every pair, the lambdas' too (before their `Thread.start()` was recorded,
+/// a lambda's thread had no starting thread and the path stopped at its start, as an
+/// unexplained "delay start" of most of the run).
+#[test]
+fn a_lambda_thread_is_started_by_the_thread_that_called_start() {
+    let _serial = serial();
+    let trace = scratch_file("whatif-threads.weft");
+    let _ = std::fs::remove_file(&trace);
+    let rec = run_recorded(&trace, &[], "Threads", &["50"]);
+    assert!(rec.status.success(), "{}", rec.describe());
+    let w = whatif_json(&trace.display().to_string(), &[]);
+    let path = w["whatif"]["critical_path"]
+        .as_array()
+        .expect("critical_path");
+    let computed = |class: &str| {
+        path.iter().any(|p| {
+            p["kind"] == "compute" && p["target"].as_str().is_some_and(|t| t.contains(class))
+        })
+    };
+    for class in [
+        "Threads$Spinner",
+        "Threads$Target",
+        "Threads$$Lambda",
+        "Threads$Named",
+    ] {
+        assert!(
+            computed(class),
+            "{class} not on the critical path: {path:?}"
+        );
+    }
+    let observed = w["whatif"]["calibration"]["observed_ns"]
+        .as_f64()
+        .expect("observed_ns");
+    let unexplained: f64 = path
+        .iter()
+        .filter(|p| p["kind"] == "delay" && p["target"] == "start")
+        .filter_map(|p| p["ns"].as_f64())
+        .sum();
+    assert!(unexplained < observed / 10.0, "{path:?}");
+    let _ = std::fs::remove_file(&trace);
+}

@@ -9,6 +9,8 @@ use weft_analysis::{human_ns, Analysis, TaskClassStats};
 
 /// Widest class name column before names are shortened from the left.
 const MAX_CLASS_WIDTH: usize = 48;
+/// Threads listed by name in the text report (the rest are summed on one line).
+const THREAD_ROWS: usize = 50;
 
 /// Width of a class-name column: its longest name, between 5 and MAX_CLASS_WIDTH.
 fn class_column_width<'a>(names: impl Iterator<Item = &'a str>) -> usize {
@@ -257,7 +259,18 @@ pub fn report_text(a: &Analysis) -> String {
         lpad("lifetime", 9),
         lpad("cpu", 9)
     );
-    for t in m.threads.values().filter(|t| !t.virtual_thread) {
+    // A program that starts thousands of threads (a thread per task) would bury the
+    // report: past THREAD_ROWS, the threads with the most CPU are listed (in start
+    // order) and the rest summed on one line; the JSON lists every thread.
+    let platform: Vec<_> = m.threads.values().filter(|t| !t.virtual_thread).collect();
+    let shown: std::collections::HashSet<u32> = if platform.len() > THREAD_ROWS + 10 {
+        let mut by_cpu = platform.clone();
+        by_cpu.sort_by_key(|t| std::cmp::Reverse(t.cpu_ns.unwrap_or(0)));
+        by_cpu.iter().take(THREAD_ROWS).map(|t| t.index).collect()
+    } else {
+        platform.iter().map(|t| t.index).collect()
+    };
+    for t in platform.iter().filter(|t| shown.contains(&t.index)) {
         let start = t.start_ns.unwrap_or(t.first_ns);
         let end = t.end_ns.unwrap_or(m.duration_ns.max(t.last_ns));
         let life = human_ns(end.saturating_sub(start));
@@ -273,6 +286,20 @@ pub fn report_text(a: &Analysis) -> String {
             lpad(&human_ns(start), 9),
             lpad(&life, 9),
             lpad(&t.cpu_ns.map_or("-".into(), human_ns), 9)
+        );
+    }
+
+    if shown.len() < platform.len() {
+        let rest: Vec<_> = platform
+            .iter()
+            .filter(|t| !shown.contains(&t.index))
+            .collect();
+        let cpu: u64 = rest.iter().filter_map(|t| t.cpu_ns).sum();
+        let _ = writeln!(
+            out,
+            "  … {} more threads ({} of CPU in all; `weft report --json` lists every thread)",
+            rest.len(),
+            human_ns(cpu)
         );
     }
 

@@ -347,6 +347,22 @@ public final class Probe {
         }
     }
 
+    /**
+     * Entry hook of {@code Thread.start()} (added at VMInit: crates/agent/src/thread_starts.rs):
+     * the thread's start as its creation by this thread, so that a thread whose object and
+     * Runnable have no constructor probe (a lambda, {@code new Thread(..)} itself) still has
+     * the thread that started it (the what-if graph's spawn edge, the report's site).
+     */
+    @FjStubDontInline
+    public static void threadStart(Object thread) {
+        if (!on) return;
+        try {
+            nThreadStart(thread, classIdOf(thread), System.identityHashCode(thread));
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
     /** Class id of an object's runtime class (also called by the agent through JNI). */
     static int classIdOf(Object o) {
         return info(o.getClass()).id;
@@ -412,6 +428,8 @@ public final class Probe {
 
 
     private static native void nCreated(Object self, int cls, int ident);
+
+    private static native void nThreadStart(Object thread, int cls, int ident);
 
     private static native int nRegisterClass(Class<?> c, String name, boolean hidden, Class<?> nestHost);
 
