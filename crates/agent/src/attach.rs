@@ -361,7 +361,7 @@ fn start(vm: *mut JavaVM, jni: Jni, opt_str: &str, options: options::Options) ->
         .iter()
         .map(|&c| shape_digest(jvmti, c))
         .collect();
-    let changed = retransform(jvmti, &loaded.classes);
+    let changed = crate::thread_starts::during(|| retransform(jvmti, &loaded.classes));
     let shape_before = loaded
         .names
         .iter()
@@ -525,10 +525,12 @@ fn candidates(jvmti: Jvmti, jni: Jni) -> Loaded {
             jni.delete_local_ref(i);
         }
         supers.push((name.clone(), sup));
-        let wanted = !decide::skip_class(&name)
-            && !name.contains(".0x") // hidden classes (lambdas): never modifiable
-            && (window.as_deref() == Some(name.as_str())
-                || roots.iter().any(|&r| jni.is_assignable_from(c, r)))
+        // Thread for its start hook (thread_starts.rs), as at a launch's VMInit.
+        let wanted = (name == crate::thread_starts::THREAD
+            || !decide::skip_class(&name)
+                && !name.contains(".0x") // hidden classes (lambdas): never modifiable
+                && (window.as_deref() == Some(name.as_str())
+                    || roots.iter().any(|&r| jni.is_assignable_from(c, r))))
             && jvmti.is_modifiable_class(c);
         if wanted {
             out.classes.push(c as usize);

@@ -33,7 +33,12 @@ fn main() {
             g.ops_of(i as u32)
                 .iter()
                 .zip(&g.op_begin[s.first as usize..])
-                .take(12)
+                .take(
+                    std::env::var("OPS")
+                        .ok()
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(12)
+                )
                 .collect::<Vec<_>>()
         );
     }
