@@ -433,6 +433,65 @@ thread_local! {
     static JOINING: Cell<bool> = const { Cell::new(false) };
 }
 
+/// A virtual thread's part of the per-thread state above, taken from its carrier
+/// when it unmounts and given to the carrier it mounts on next (vthreads.rs). The
+/// state is the Java thread's, and a virtual thread blocked in an acquire resumes on
+/// any carrier: kept per carrier, the acquire's end found another thread's state (no
+/// `LockAcquired`) and the first carrier kept a depth that swallowed every later
+/// acquire on it (300 virtual threads queued on one `ReentrantLock`: 2 contended
+/// acquisitions recorded, "no contended lock" reported).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct TravellingState {
+    session: u32,
+    depth: u32,
+    current: Current,
+    parked: bool,
+    monitor: u32,
+    joining: bool,
+}
+
+impl TravellingState {
+    const IDLE: TravellingState = TravellingState {
+        session: 0,
+        depth: 0,
+        current: Current::None,
+        parked: false,
+        monitor: 0,
+        joining: false,
+    };
+}
+
+/// Takes this carrier's lock state as the mounted virtual thread's, leaving the
+/// carrier idle; None when there is nothing in progress (the common case).
+pub fn take_for_unmount() -> Option<TravellingState> {
+    let depth = ACQUIRE_DEPTH.try_with(|d| d.get()).ok()?;
+    let monitor = MONITOR.try_with(|m| m.get()).ok()?;
+    let joining = JOINING.try_with(|j| j.get()).ok()?;
+    if depth == 0 && monitor == 0 && !joining {
+        return None;
+    }
+    let state = TravellingState {
+        session: LOCK_SESSION.try_with(|s| s.replace(0)).ok()?,
+        depth: ACQUIRE_DEPTH.try_with(|d| d.replace(0)).ok()?,
+        current: CURRENT.try_with(|c| c.replace(Current::None)).ok()?,
+        // Unmounting inside an acquire is its park.
+        parked: PARKED.try_with(|p| p.replace(false)).ok()? || depth > 0,
+        monitor: MONITOR.try_with(|m| m.replace(0)).ok()?,
+        joining: JOINING.try_with(|j| j.replace(false)).ok()?,
+    };
+    (state != TravellingState::IDLE).then_some(state)
+}
+
+/// Gives this carrier the state a virtual thread took along ([`take_for_unmount`]).
+pub fn give_at_mount(state: TravellingState) {
+    let _ = LOCK_SESSION.try_with(|s| s.set(state.session));
+    let _ = ACQUIRE_DEPTH.try_with(|d| d.set(state.depth));
+    let _ = CURRENT.try_with(|c| c.set(state.current));
+    let _ = PARKED.try_with(|p| p.set(state.parked));
+    let _ = MONITOR.try_with(|m| m.set(state.monitor));
+    let _ = JOINING.try_with(|j| j.set(state.joining));
+}
+
 fn busy_enter() -> bool {
     BUSY.try_with(|b| !b.replace(true)).unwrap_or(false)
 }

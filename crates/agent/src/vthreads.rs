@@ -25,14 +25,16 @@
 //! by the hook).
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use weft_trace::{ProbeKind, Record};
 
 use crate::agent::{self, LIVE};
-use crate::clock;
 use crate::jni::{jclass, jint, jlong, jobject, JNIEnv, Jni};
 use crate::sink;
+use crate::{clock, lock, locks};
 
 thread_local! {
     /// A virtual thread is mounted on this (carrier) thread.
@@ -360,6 +362,40 @@ fn record(env: *mut JNIEnv, vt: jlong, what: &str, event: Event) {
     })
 }
 
+/// Lock states virtual threads took along while unmounted (locks::TravellingState),
+/// by thread id; `CARRIED` counts them, so that a mount looks up nothing when none is.
+static CARRIED_STATES: Mutex<Option<HashMap<u64, locks::TravellingState>>> = Mutex::new(None);
+static CARRIED: AtomicUsize = AtomicUsize::new(0);
+
+/// Moves the lock state in progress (an acquire that parked, a contended monitor
+/// enter, a join) from the carrier a virtual thread leaves to the one it mounts on.
+fn carry_lock_state(vt: u64, event: Event) {
+    match event {
+        Event::Unmount => {
+            if let Some(state) = locks::take_for_unmount() {
+                let mut m = lock(&CARRIED_STATES);
+                if m.get_or_insert_with(HashMap::new)
+                    .insert(vt, state)
+                    .is_none()
+                {
+                    CARRIED.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+        Event::Mount | Event::Start(_) => {
+            if CARRIED.load(Ordering::Relaxed) == 0 {
+                return;
+            }
+            let state = lock(&CARRIED_STATES).as_mut().and_then(|m| m.remove(&vt));
+            if let Some(state) = state {
+                CARRIED.fetch_sub(1, Ordering::Relaxed);
+                locks::give_at_mount(state);
+            }
+        }
+        Event::End => {}
+    }
+}
+
 /// Emits `event` of the virtual thread `vt`.
 fn emit(jni: Jni, ts: u64, vt: u64, event: Event) {
     if vt == 0 {
@@ -375,6 +411,7 @@ fn emit(jni: Jni, ts: u64, vt: u64, event: Event) {
     if final_unmount {
         return;
     }
+    carry_lock_state(vt, event);
     let wrapper = match event {
         Event::Start(s) => wrapper_begin(jni, ts, s.task, s.class_id, s.ident),
         _ => None,

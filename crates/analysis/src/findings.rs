@@ -475,6 +475,14 @@ const KNOWN_WAITS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Each blocked thread blocked once, and the waiters were let in together (a lazy
+/// initialisation or a start-up step they waited for once), rather than one after
+/// another (a queue of threads, such as virtual threads with one task each, taking
+/// the lock in turn).
+fn one_off(g: &LockGroup) -> bool {
+    g.slow_acquisitions <= g.threads as u64 && g.release_spread_ns * 2 <= g.max_blocked_ns
+}
+
 /// What to change for a contended lock group, in words.
 fn lock_advice(g: &LockGroup, at: &str) -> String {
     let concurrent = if g.class.contains("Map") || g.class.contains("Hashtable") {
@@ -623,8 +631,10 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 )
             }
             // Each blocked thread blocked once (Sunflow's lazy `tesselate`): the others
-            // waited once for work done under the lock, not for a lock held often.
-            (None, ..) if g.slow_acquisitions <= g.threads as u64 => format!(
+            // waited once for work done under the lock, not for a lock held often. Not
+            // when the holders are as many as the waiters: threads (virtual threads, one
+            // task each) queued on a lock each of them held in turn.
+            (None, ..) if one_off(g) => format!(
                 "A one-off wait, not a lock taken often: the blocked thread waited for work \
                  another thread did once under the lock (a lazy initialisation, a start-up or \
                  shutdown step). If {} matters, do that work before the threads need it, or \
@@ -642,7 +652,7 @@ fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 "1 thread blocked there, once, for {}{holder}",
                 human_ns(g.max_blocked_ns)
             )
-        } else if g.slow_acquisitions <= g.threads as u64 {
+        } else if one_off(g) {
             format!(
                 "{} blocked there, once each (longest {}){holder}",
                 count(g.threads as u64, "thread"),

@@ -30,6 +30,8 @@ pub struct LockGroup {
     pub slow_acquisitions: u64,
     pub blocked_ns: u64,
     pub max_blocked_ns: u64,
+    /// The largest `LockStats::release_spread_ns` of its instances.
+    pub release_spread_ns: u64,
     pub shared_blocked_ns: u64,
     /// (thread, blocked ns), largest first.
     pub blocked_per_thread: Vec<(String, u64)>,
@@ -121,6 +123,7 @@ pub fn group(la: &LockAnalysis) -> Vec<LockGroup> {
                 slow_acquisitions: 0,
                 blocked_ns: 0,
                 max_blocked_ns: 0,
+                release_spread_ns: 0,
                 shared_blocked_ns: 0,
                 blocked_per_thread: Vec::new(),
                 owners: Vec::new(),
@@ -133,6 +136,7 @@ pub fn group(la: &LockAnalysis) -> Vec<LockGroup> {
                 g.slow_acquisitions += l.slow_acquisitions;
                 g.blocked_ns += l.blocked_ns;
                 g.max_blocked_ns = g.max_blocked_ns.max(l.max_blocked_ns);
+                g.release_spread_ns = g.release_spread_ns.max(l.release_spread_ns);
                 g.shared_blocked_ns += l.shared_blocked_ns;
                 for &(s, c) in &l.phases {
                     *phases.entry(s).or_default() += c;
@@ -188,6 +192,7 @@ mod tests {
             slow_acquisitions: 2,
             blocked_ns: blocked,
             max_blocked_ns: blocked,
+            release_spread_ns: 0,
             shared_blocked_ns: 0,
             blocked_per_thread: vec![(format!("t{}", i % 2), blocked)],
             sites: site.map(|s| vec![(s.to_string(), 1)]).unwrap_or_default(),

@@ -70,6 +70,10 @@ pub struct LockStats {
     pub slow_acquisitions: u64,
     pub blocked_ns: u64,
     pub max_blocked_ns: u64,
+    /// From the first blocked period's end to the last one's: ~0 when every waiter was
+    /// let in at one release (a one-off: a lazy initialisation), about the longest wait
+    /// when they went in one after another (a queue).
+    pub release_spread_ns: u64,
     /// Blocked time on the shared (read) side, for read-write and stamped locks.
     pub shared_blocked_ns: u64,
     /// (thread name, blocked ns), largest first.
@@ -344,6 +348,8 @@ struct Acc {
     slow: u64,
     blocked: u64,
     max_blocked: u64,
+    /// Earliest and latest end of a blocked period.
+    ends: Option<(u64, u64)>,
     shared: u64,
     per_thread: HashMap<ThreadIndex, u64>,
     sites: HashMap<u32, u64>,
@@ -442,6 +448,11 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
         spread(&mut a.per_interval, interval, s, e.min(end), true);
         a.blocked += d;
         a.max_blocked = a.max_blocked.max(d);
+        let end = e.max(s);
+        a.ends = Some(
+            a.ends
+                .map_or((end, end), |(lo, hi)| (lo.min(end), hi.max(end))),
+        );
         a.slow += 1;
         if parked {
             a.contended += 1;
@@ -632,6 +643,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
             slow_acquisitions: a.slow,
             blocked_ns: a.blocked,
             max_blocked_ns: a.max_blocked,
+            release_spread_ns: a.ends.map_or(0, |(lo, hi)| hi - lo),
             shared_blocked_ns: a.shared,
             blocked_per_thread: ranked(per_thread),
             sites: ranked(sites),

@@ -122,7 +122,17 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
                         blocks.push((from, e.ts, site_name(model, site, None), "park"));
                     }
                 }
-                EventKind::LockBlock if lock_pins => lock_begin = Some((e.ts, e.b, e.c)),
+                // A contended `synchronized` (a monitor) pins; a j.u.c. lock parks
+                // and unmounts (its LockBlock/LockAcquired pair spans the unmount).
+                EventKind::LockBlock
+                    if lock_pins
+                        && model
+                            .lock_defs
+                            .get(&e.b)
+                            .is_none_or(|d| d.kind == weft_trace::lock_kind::MONITOR) =>
+                {
+                    lock_begin = Some((e.ts, e.b, e.c))
+                }
                 EventKind::LockAcquired if lock_pins => {
                     if let Some((from, lock, site)) = lock_begin.take() {
                         blocks.push((from, e.ts, site_name(model, site, Some(lock)), "monitor"));

@@ -358,3 +358,54 @@ fn jdk_17_runs_have_no_virtual_thread_section_content() {
     let report = report_json(&trace);
     assert_eq!(report["virtual_threads"]["count"], 0);
 }
+
+/// Virtual threads queued on a `ReentrantLock` (workloads/VirtualLock.java: 200 tasks
+/// each sleeping 1 ms inside it): a waiting virtual thread parks and unmounts inside
+/// the acquire and resumes on any carrier, so the acquire's state travels with it
+/// (before, kept per carrier, 2 of ~199 contended acquisitions were recorded and the
+/// report said "no contended lock"). The lock is the top finding, advised as a queue
+/// (not a one-off), and never reported as pinning (it is not `synchronized`).
+#[test]
+fn virtual_threads_queued_on_a_reentrant_lock() {
+    for major in [21, 25] {
+        let _serial = serial();
+        let trace = scratch_file(&format!("vt-lock-{major}.weft"));
+        let mut c = command(weft());
+        c.arg("record")
+            .arg("-o")
+            .arg(&trace)
+            .arg("--")
+            .arg(java(major))
+            .args(["-cp", &classes().display().to_string()])
+            .args(["weft.workloads.VirtualLock", "200", "1"]);
+        let r = run(c);
+        assert_no_panic(&r, "weft record");
+        assert!(r.status.success(), "JDK {major}: {}", r.describe());
+        let report = report_json(&trace);
+        let lock = report["locks"]["locks"]
+            .as_array()
+            .and_then(|v| {
+                v.iter()
+                    .find(|l| l["class"] == "java.util.concurrent.locks.ReentrantLock")
+            })
+            .unwrap_or_else(|| panic!("JDK {major}: no ReentrantLock in {}", report["locks"]));
+        let contended = lock["contended"].as_u64().unwrap_or(0);
+        assert!(
+            contended >= 100,
+            "JDK {major}: {contended} contended of 200: {lock}"
+        );
+        let findings = report["findings"].as_array().expect("findings");
+        let top = findings.first().expect("a finding");
+        assert_eq!(top["kind"], "lock_contention", "JDK {major}: {top}");
+        let text = top["message"].as_str().unwrap_or_default();
+        assert!(!text.contains("one-off"), "JDK {major}: {text}");
+        assert!(
+            report["virtual_threads"]["pinned"]
+                .as_array()
+                .is_none_or(|v| v.is_empty()),
+            "JDK {major}: {}",
+            report["virtual_threads"]
+        );
+        let _ = std::fs::remove_file(&trace);
+    }
+}
