@@ -13,6 +13,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The class whose `start()` gets the hook.
 pub const THREAD: &str = "java/lang/Thread";
+/// `Thread.start(ThreadContainer)` (JDK 21+).
+const IN_CONTAINER: &str = "(Ljdk/internal/vm/ThreadContainer;)V";
 
 /// The VMInit retransformation of `Thread` is in progress: the class hook
 /// instruments it ([`instrument_thread`]).
@@ -40,22 +42,35 @@ pub fn instrument_thread(bytes: &[u8]) -> Option<Vec<u8>> {
     if !WANTED.load(Ordering::SeqCst) {
         return None;
     }
+    // JDK 21+ also starts threads through `start(ThreadContainer)` (executors' workers,
+    // via their thread container), a copy of `start()`'s body that does not call it.
+    let wrap = |descriptor: &str| weft_classfile::WrapRequest {
+        name: "start".into(),
+        descriptor: descriptor.into(),
+        probe_id: 0,
+        pass_arg0: false,
+        hooks: Some(weft_classfile::Hooks {
+            class: "weft/Probe".into(),
+            enter: Some(("threadStart".into(), "(Ljava/lang/Object;)V".into())),
+            exit: None,
+        }),
+    };
+    let mut wraps = vec![wrap("()V")];
+    if weft_classfile::summarize(bytes)
+        .ok()?
+        .methods
+        .iter()
+        .any(|m| m.name == "start" && m.descriptor == IN_CONTAINER)
+    {
+        wraps.push(wrap(IN_CONTAINER));
+    }
+    let wanted = wraps.len();
     let what = weft_classfile::Instrumentation {
-        wraps: vec![weft_classfile::WrapRequest {
-            name: "start".into(),
-            descriptor: "()V".into(),
-            probe_id: 0,
-            pass_arg0: false,
-            hooks: Some(weft_classfile::Hooks {
-                class: "weft/Probe".into(),
-                enter: Some(("threadStart".into(), "(Ljava/lang/Object;)V".into())),
-                exit: None,
-            }),
-        }],
+        wraps,
         constructor_probe: None,
     };
     let r = weft_classfile::instrument(bytes, &what).ok()?;
-    if r.wrapped.len() != 1 {
+    if r.wrapped.len() != wanted {
         return None;
     }
     crate::attach::note_loaded_change(THREAD);

@@ -409,3 +409,33 @@ fn virtual_threads_queued_on_a_reentrant_lock() {
         let _ = std::fs::remove_file(&trace);
     }
 }
+
+/// On JDK 21+ an executor starts its workers through `Thread.start(ThreadContainer)`,
+/// a copy of `start()` that does not call it: both are hooked, so a pool's workers
+/// have their starting thread there too (`ExecutorBench`'s 2 workers and the JDK's
+/// cleaner thread; before, none of them on 21 and 25: 0 start edges, 4 unresolved).
+#[test]
+fn threads_started_through_a_thread_container_have_their_starter() {
+    for major in [21, 25] {
+        let _serial = serial();
+        let trace = scratch_file(&format!("container-start-{major}.weft"));
+        let mut c = command(weft());
+        c.arg("record")
+            .arg("--no-sample")
+            .arg("-o")
+            .arg(&trace)
+            .arg("--")
+            .arg(java(major))
+            .args(["-cp", &classes().display().to_string()])
+            .args(["weft.workloads.ExecutorBench", "200", "20", "2"]);
+        let r = run(c);
+        assert_no_panic(&r, "weft record");
+        assert!(r.status.success(), "JDK {major}: {}", r.describe());
+        let edges = &report_json(&trace)["tasks"]["edges"];
+        assert!(
+            edges["thread_start"].as_u64().unwrap_or(0) >= 2,
+            "JDK {major}: {edges}"
+        );
+        let _ = std::fs::remove_file(&trace);
+    }
+}
