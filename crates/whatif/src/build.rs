@@ -83,6 +83,10 @@ pub fn pool_name(thread_name: &str) -> String {
 }
 
 /// Builds the execution graph of a trace and its analysis.
+/// Longest time from a virtual thread's end to the unpark its carrier makes for it
+/// (its joiner's wake-up, in `afterDone` right after the unmount).
+const VT_END_WAKE_NS: u64 = 1_000_000;
+
 pub fn build(a: &Analysis) -> ExecGraph {
     let m = &a.model;
     let execs = &a.tasks.executions;
@@ -580,13 +584,37 @@ pub fn build(a: &Analysis) -> ExecGraph {
             .chain(weft_analysis::graph::notify_edges(a))
             .map(|e| ((e.to_thread, e.to_ns), (e.from_thread, e.from_ns)))
             .collect();
+    // A virtual thread's end wakes its joiners from its carrier, after it unmounted
+    // (`Thread.join` on it waits on a latch the carrier counts down): the wake-up is
+    // the end of the virtual thread that last left that carrier, just before.
+    let mut ended_on: HashMap<ThreadIndex, Vec<(u64, ThreadIndex)>> = HashMap::default();
+    for ev in m
+        .events
+        .iter()
+        .filter(|e| weft_trace::is_virtual_thread(e.thread))
+    {
+        if let Some(e) = ev.iter().find(|e| e.kind == EventKind::VtEnd) {
+            ended_on.entry(e.c).or_default().push((e.ts, ev.thread));
+        }
+    }
+    for v in ended_on.values_mut() {
+        v.sort_unstable();
+    }
+    let vt_ended_before = |carrier: ThreadIndex, ts: u64| -> Option<(ThreadIndex, u64)> {
+        let v = ended_on.get(&carrier)?;
+        let &(end, vt) = v[..v.partition_point(|x| x.0 <= ts)].last()?;
+        (ts - end <= VT_END_WAKE_NS).then_some((vt, end))
+    };
     let mut sync_ts: Vec<u64> = Vec::new();
     for w in &locks.wait_intervals {
         let sync = sync_ts.len() as u32;
-        let signalled = woken_by
-            .get(&(w.thread, w.end_ns))
-            .copied()
-            .filter(|&(t, ts)| put(&mut marks, t, ts, ts, Mark::Signal(sync)));
+        let signalled = woken_by.get(&(w.thread, w.end_ns)).and_then(|&(t, ts)| {
+            if put(&mut marks, t, ts, ts, Mark::Signal(sync)) {
+                return Some((t, ts));
+            }
+            let (vt, end) = vt_ended_before(t, ts)?;
+            put(&mut marks, vt, end, end, Mark::Signal(sync)).then_some((vt, end))
+        });
         if let Some((_, ts)) = signalled {
             sync_ts.push(ts);
             put(
