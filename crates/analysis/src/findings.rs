@@ -143,6 +143,8 @@ pub enum FindingKind {
     ForkJoinJoinBlocking,
     /// Virtual threads blocked while pinned to their carrier.
     VirtualThreadPinned,
+    /// Threads each blocked until the end on a lock another of them holds.
+    Deadlock,
 }
 
 impl FindingKind {
@@ -162,6 +164,7 @@ impl FindingKind {
             FindingKind::ForkJoinLowParallelism => "fj_low_parallelism",
             FindingKind::ForkJoinJoinBlocking => "fj_join_blocking",
             FindingKind::VirtualThreadPinned => "virtual_thread_pinned",
+            FindingKind::Deadlock => "deadlock",
         }
     }
 
@@ -182,6 +185,7 @@ impl FindingKind {
             FindingKind::ForkJoinLowParallelism => "fork-join: low parallelism",
             FindingKind::ForkJoinJoinBlocking => "fork-join: join blocking",
             FindingKind::VirtualThreadPinned => "virtual thread pinned",
+            FindingKind::Deadlock => "deadlock",
         }
     }
 
@@ -271,7 +275,8 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     let mut out = Vec::new();
     trace_findings(i.model, i.tasks, &mut out);
     let mut costed = Vec::new();
-    lock_findings(i, &mut costed);
+    let deadlocked = deadlock_findings(i, &mut costed);
+    lock_findings(i, &deadlocked, &mut costed);
     wait_findings(i, &mut costed);
     wait_group_findings(i, &mut costed);
     granularity_findings(i, &mut costed);
@@ -528,9 +533,106 @@ fn lock_advice(g: &LockGroup, at: &str) -> String {
     )
 }
 
-fn lock_findings(i: &Inputs, out: &mut Vec<Finding>) {
+/// Threads that each stayed blocked, until their last record, on a lock another of
+/// them held: a cycle of the wait-for graph (holders as the agent read them when the
+/// contention began). One finding per cycle; the locks in cycles are returned, so that
+/// their contention is not also advised as a slow critical section.
+fn deadlock_findings(i: &Inputs, out: &mut Vec<Finding>) -> std::collections::HashSet<usize> {
+    let la = i.locks;
+    let name = |t: weft_trace::ThreadIndex| {
+        i.model
+            .threads
+            .get(&t)
+            .map_or_else(|| format!("thread #{t}"), |x| x.display_name())
+    };
+    // Each thread's last unresolved block, by thread name (holders are named).
+    let mut stuck: BTreeMap<String, &crate::locks::BlockedInterval> = BTreeMap::new();
+    for b in la
+        .blocked
+        .iter()
+        .filter(|b| b.unresolved && b.owner.is_some())
+    {
+        stuck.insert(name(b.thread), b);
+    }
+    let mut in_cycles = std::collections::HashSet::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for start in stuck.keys() {
+        // Follow holders from `start`; a cycle through `start` is reported from its
+        // smallest name only.
+        let mut chain = vec![start.clone()];
+        let mut cur = start.clone();
+        let closed = loop {
+            let Some(owner) = stuck.get(&cur).and_then(|b| b.owner.clone()) else {
+                break false;
+            };
+            if owner == *start {
+                break true;
+            }
+            if chain.contains(&owner) || chain.len() > stuck.len() {
+                break false;
+            }
+            chain.push(owner.clone());
+            cur = owner;
+        };
+        if !closed || chain.iter().min() != Some(start) || !seen.insert(start.clone()) {
+            continue;
+        }
+        let blocks: Vec<&crate::locks::BlockedInterval> =
+            chain.iter().filter_map(|t| stuck.get(t).copied()).collect();
+        in_cycles.extend(blocks.iter().map(|b| b.lock));
+        let cost: u64 = blocks.iter().map(|b| b.end_ns - b.start_ns).sum();
+        let since = blocks.iter().map(|b| b.start_ns).max().unwrap_or(0);
+        let parts: Vec<String> = blocks
+            .iter()
+            .map(|b| {
+                format!(
+                    "`{}` waits{} for `{}` held by `{}`",
+                    name(b.thread),
+                    b.site
+                        .as_deref()
+                        .map_or(String::new(), |s| format!(" at {s}")),
+                    la.locks[b.lock].id,
+                    b.owner.as_deref().unwrap_or("?")
+                )
+            })
+            .collect();
+        let who = match chain.as_slice() {
+            [a, b] => format!("`{a}` and `{b}` wait for each other"),
+            many => format!("{} threads wait for each other in a cycle", many.len()),
+        };
+        out.push(Finding {
+            kind: FindingKind::Deadlock,
+            class: Some(la.locks[blocks[0].lock].class.clone()),
+            message: format!(
+                "A deadlock: {who} from {} to the end of the recording: {}. Take these locks \
+                 in one order everywhere (or one at a time), or acquire with a timeout \
+                 (`tryLock`) and back off.",
+                human_ns(since),
+                parts.join("; ")
+            ),
+            fields: vec![
+                ("threads", FieldValue::Int(chain.len() as u64)),
+                ("since_ns", FieldValue::Int(since)),
+            ],
+            cost_ns: cost,
+            site: blocks[0].site.clone(),
+            stack: Vec::new(),
+        });
+    }
+    in_cycles
+}
+
+fn lock_findings(
+    i: &Inputs,
+    deadlocked: &std::collections::HashSet<usize>,
+    out: &mut Vec<Finding>,
+) {
     let la = i.locks;
     for g in i.lock_groups {
+        // Its contention is the deadlock's, said once there.
+        if !g.locks.is_empty() && g.locks.iter().all(|l| deadlocked.contains(l)) {
+            continue;
+        }
         // The sliding peak, not the aligned intervals' maximum: a burst split by an
         // interval boundary must not fall under the threshold (Clojure's `locking`).
         let phase_hit = g.peak_csp >= LOCK_MIN_PHASE_CSP;
@@ -1875,6 +1977,60 @@ mod tests {
         )
         .message;
         assert!(m.contains("ConcurrentHashMap"), "{m}");
+    }
+
+    /// Two threads each blocked to the end on a lock the other holds: one deadlock
+    /// finding naming both, and no lock-contention advice for those locks.
+    #[test]
+    fn two_threads_blocked_on_each_others_locks_are_a_deadlock() {
+        const MS: u64 = 1_000_000;
+        let mut tb = TB::new();
+        for (id, class) in [(1, "demo.A"), (2, "demo.B")] {
+            tb.recs.push((
+                weft_trace::GLOBAL_THREAD,
+                Record::LockDef {
+                    id,
+                    kind: weft_trace::lock_kind::MONITOR,
+                    class: class.into(),
+                    ident: 0x100 + id,
+                },
+            ));
+        }
+        for t in [1, 2] {
+            tb.start(t, 0, C_THREAD, (0, 0));
+        }
+        // worker-1 (java id 11) waits for demo.A, held by worker-2 (java id 12); and back.
+        for (t, lock, owner) in [(1, 1, 12), (2, 2, 11)] {
+            tb.recs.push((
+                t,
+                Record::LockBlock {
+                    ts: 100 * MS,
+                    lock,
+                    flags: 0,
+                    owner,
+                    site: 0,
+                },
+            ));
+        }
+        tb.thread_end(1, 1000 * MS).thread_end(2, 1000 * MS);
+        tb.global(Record::End { ts: 1001 * MS });
+        let f = findings(&tb);
+        let d: Vec<_> = f
+            .iter()
+            .filter(|f| f.kind == FindingKind::Deadlock)
+            .collect();
+        assert_eq!(d.len(), 1, "{f:?}");
+        let m = &d[0].message;
+        assert!(
+            m.contains("`worker-1` and `worker-2` wait for each other"),
+            "{m}"
+        );
+        assert!(m.contains("demo.A@101") && m.contains("demo.B@102"), "{m}");
+        assert_eq!(d[0].cost_ns, 2 * 900 * MS);
+        assert!(
+            !f.iter().any(|f| f.kind == FindingKind::LockContention),
+            "{f:?}"
+        );
     }
 
     /// Each blocked thread blocked once (a lazy initialisation): said as a one-off,

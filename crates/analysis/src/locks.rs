@@ -123,6 +123,9 @@ pub struct BlockedInterval {
     pub shared: bool,
     /// A j.u.c. slow path that parked (monitors: always); else resolved by a retry.
     pub parked: bool,
+    /// Never acquired: still blocked at the thread's last record (a deadlock, or a
+    /// recording stopped while it waited).
+    pub unresolved: bool,
 }
 
 /// One wait that is not a lock acquisition (`WaitBegin`..`WaitEnd`).
@@ -429,7 +432,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
     }
     let mut open: HashMap<ThreadIndex, Open> = HashMap::new();
     // (thread, lock id, start, end, flags, owner, site, parked)
-    type RawBlock = (ThreadIndex, u32, u64, u64, u8, u64, u32, bool);
+    type RawBlock = (ThreadIndex, u32, u64, u64, u8, u64, u32, bool, bool);
     let mut raw_blocks: Vec<RawBlock> = Vec::new();
     let mut wait_intervals: Vec<WaitInterval> = Vec::new();
     // (class id, site id) of each wait interval, for the wait groups.
@@ -438,8 +441,19 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
                            th: ThreadIndex,
                            (lock, s, flags, owner, site): (u32, u64, u8, u64, u32),
                            e: u64,
-                           parked: bool| {
-        raw_blocks.push((th, lock, s, e.max(s), flags, owner, site, parked));
+                           parked: bool,
+                           unresolved: bool| {
+        raw_blocks.push((
+            th,
+            lock,
+            s,
+            e.max(s),
+            flags,
+            owner,
+            site,
+            parked,
+            unresolved,
+        ));
         let a = locks.entry(lock).or_default();
         if a.per_interval.is_empty() {
             a.per_interval = vec![0; n];
@@ -495,7 +509,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
                 EventKind::LockBlock => {
                     let (lock, flags, owner, site) = (&e.b, &e.flag, &e.a, &e.c);
                     if let Some(b) = o.block.take() {
-                        close_block(&mut locks, *th, b, *ts, false);
+                        close_block(&mut locks, *th, b, *ts, false, false);
                     }
                     o.block = Some((*lock, *ts, *flags, *owner, *site));
                     let a = locks.entry(*lock).or_default();
@@ -514,7 +528,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
                                 .get(&b.0)
                                 .and_then(|a| a.def.as_ref())
                                 .is_some_and(|d| d.0 == lock_kind::MONITOR);
-                        close_block(&mut locks, *th, b, *ts, p);
+                        close_block(&mut locks, *th, b, *ts, p, false);
                     }
                 }
                 EventKind::WaitBegin => {
@@ -554,7 +568,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
     for (th, o) in open {
         let (tstart, tend) = counted.get(&th).copied().unwrap_or((0, end));
         if let Some(b) = o.block {
-            close_block(&mut locks, th, b, tend.max(b.1), true);
+            close_block(&mut locks, th, b, tend.max(b.1), true, true);
         }
         if let Some((k, s, class, site)) = o.wait {
             spread(&mut running, interval, s.max(tstart), tend.min(end), false);
@@ -749,18 +763,21 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
         .collect();
     out.blocked = raw_blocks
         .into_iter()
-        .filter_map(|(thread, lock, s, e, flags, owner, site, parked)| {
-            Some(BlockedInterval {
-                thread,
-                lock: *index_of.get(&lock)?,
-                start_ns: s,
-                end_ns: e,
-                owner: (owner != 0).then(|| owner_name(owner)),
-                site: (site != 0).then(|| site_name(site)).flatten(),
-                shared: flags & lock_flags::SHARED != 0,
-                parked,
-            })
-        })
+        .filter_map(
+            |(thread, lock, s, e, flags, owner, site, parked, unresolved)| {
+                Some(BlockedInterval {
+                    thread,
+                    lock: *index_of.get(&lock)?,
+                    start_ns: s,
+                    end_ns: e,
+                    owner: (owner != 0).then(|| owner_name(owner)),
+                    site: (site != 0).then(|| site_name(site)).flatten(),
+                    shared: flags & lock_flags::SHARED != 0,
+                    parked,
+                    unresolved,
+                })
+            },
+        )
         .collect();
     out.blocked
         .sort_by_key(|b| (b.start_ns, b.thread, b.end_ns));
@@ -919,6 +936,7 @@ mod tests {
                 site: None,
                 shared: false,
                 parked: true,
+                unresolved: false,
             }]
         );
         assert_eq!(
