@@ -36,7 +36,7 @@ pub fn report(hooked: bool) {
     }
 }
 
-/// The class hook's part for `java/lang/Thread`: the start hook during [`follow`],
+/// The class hook's part for `java/lang/Thread`: the start hook during [`during`],
 /// else unchanged.
 pub fn instrument_thread(bytes: &[u8]) -> Option<Vec<u8>> {
     if !WANTED.load(Ordering::SeqCst) {
