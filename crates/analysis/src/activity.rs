@@ -17,7 +17,6 @@ use std::collections::BTreeMap;
 
 use weft_trace::ThreadIndex;
 
-use crate::events::EventKind;
 use crate::locks::LockAnalysis;
 use crate::model::Model;
 use crate::tasks::{Distribution, TaskAnalysis, TaskKind};
@@ -218,36 +217,19 @@ pub fn cpu_checkpoints(model: &Model) -> (CpuCheckpoints, &'static str) {
 }
 
 /// The split for every reported execution, from the model's per-thread CPU times.
-pub fn analyze(model: &Model, tasks: &TaskAnalysis, locks: &LockAnalysis) -> ActivityAnalysis {
+/// The split with the model's CPU checkpoints; `unmounted`: each virtual thread's
+/// stretches unmounted (`VirtualThreadAnalysis::unmounted`), not its executions' self
+/// time, so not split either. Without them a virtual-thread task class's "running"
+/// upper bound was its wall time, unmounted waits included ("≤1513 s" over 20,000
+/// virtual threads of a 0.6 s run).
+pub fn analyze(
+    model: &Model,
+    tasks: &TaskAnalysis,
+    locks: &LockAnalysis,
+    unmounted: &BTreeMap<ThreadIndex, Vec<(u64, u64)>>,
+) -> ActivityAnalysis {
     let (cpu, source) = cpu_checkpoints(model);
-    analyze_unmounted(tasks, locks, &cpu, source, &unmounted_stretches(model))
-}
-
-/// Each virtual thread's stretches unmounted (from a `VtUnmount` to its next mount):
-/// not its executions' self time (tasks.rs), so not split here either. Without this a
-/// virtual-thread task class's "running" upper bound was its wall time, unmounted
-/// waits included ("≤1513 s" over 20,000 virtual threads of a 0.6 s run).
-fn unmounted_stretches(model: &Model) -> BTreeMap<ThreadIndex, Vec<(u64, u64)>> {
-    let mut out: BTreeMap<ThreadIndex, Vec<(u64, u64)>> = BTreeMap::new();
-    for ev in model
-        .events
-        .iter()
-        .filter(|e| weft_trace::is_virtual_thread(e.thread))
-    {
-        let mut from: Option<u64> = None;
-        for e in ev.iter() {
-            match e.kind {
-                EventKind::VtUnmount => from = Some(e.ts),
-                EventKind::VtMount | EventKind::VtStart | EventKind::VtEnd => {
-                    if let Some(f) = from.take().filter(|&f| e.ts > f) {
-                        out.entry(ev.thread).or_default().push((f, e.ts));
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    out
+    analyze_unmounted(tasks, locks, &cpu, source, unmounted)
 }
 
 /// `segs` (disjoint, by time) without the parts inside `holes` (disjoint, by time).

@@ -131,7 +131,7 @@ pub fn analyze_model_staged(
         let side = s.spawn(|| {
             let profile = profile::Profile::build(&model, &tasks, &locks);
             let lock_groups = lock_groups::group(&locks);
-            let activity = activity::analyze(&model, &tasks, &locks);
+            let activity = activity::analyze(&model, &tasks, &locks, &virtual_threads.unmounted);
             (profile, lock_groups, activity)
         });
         let forkjoin = forkjoin::analyze_taking_slots(&model, slots);

@@ -53,6 +53,10 @@ pub struct VirtualThreadAnalysis {
     /// them were on a different carrier than it left.
     pub remounts: u64,
     pub carrier_changes: u64,
+    /// Each virtual thread's stretches unmounted (from a `VtUnmount` to its next
+    /// mount), by time: not its executions' self time. The time split (activity.rs)
+    /// leaves them out and the what-if graph takes them as waits.
+    pub unmounted: BTreeMap<ThreadIndex, Vec<(u64, u64)>>,
     /// Pinning sites, most blocked time first.
     pub pinned: Vec<PinnedSite>,
     /// Pinned blocking inside weft's own helper classes (`weft.Probe` registering
@@ -98,6 +102,12 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
                 EventKind::VtStart | EventKind::VtMount => {
                     if let Some(from) = unmounted_at.take() {
                         out.unmounted_ns += e.ts.saturating_sub(from);
+                        if e.ts > from {
+                            out.unmounted
+                                .entry(ev.thread)
+                                .or_default()
+                                .push((from, e.ts));
+                        }
                         out.remounts += 1;
                         if left_carrier.is_some_and(|c| c != e.c) {
                             out.carrier_changes += 1;

@@ -635,24 +635,9 @@ pub fn build(a: &Analysis) -> ExecGraph {
     // ~0.1 s simulated to 480 s for 0.6 s recorded. The unmounted stretch also holds
     // the wait for a free carrier after the wake-up, which the simulator's core
     // sharing adds again (docs/whatif.md §Virtual threads).
-    for ev in m
-        .events
-        .iter()
-        .filter(|e| weft_trace::is_virtual_thread(e.thread))
-    {
-        let mut unmounted_at: Option<u64> = None;
-        for e in ev.iter() {
-            match e.kind {
-                EventKind::VtUnmount => unmounted_at = Some(e.ts),
-                EventKind::VtMount | EventKind::VtStart | EventKind::VtEnd => {
-                    if let Some(from) = unmounted_at.take() {
-                        if e.ts > from {
-                            put(&mut marks, ev.thread, from, e.ts, Mark::Unmounted);
-                        }
-                    }
-                }
-                _ => {}
-            }
+    for (&vt, stretches) in &a.virtual_threads.unmounted {
+        for &(from, to) in stretches {
+            put(&mut marks, vt, from, to, Mark::Unmounted);
         }
     }
 
