@@ -440,7 +440,7 @@ thread_local! {
 /// `LockAcquired`) and the first carrier kept a depth that swallowed every later
 /// acquire on it (300 virtual threads queued on one `ReentrantLock`: 2 contended
 /// acquisitions recorded, "no contended lock" reported).
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 pub struct TravellingState {
     session: u32,
     depth: u32,
@@ -448,17 +448,6 @@ pub struct TravellingState {
     parked: bool,
     monitor: u32,
     joining: bool,
-}
-
-impl TravellingState {
-    const IDLE: TravellingState = TravellingState {
-        session: 0,
-        depth: 0,
-        current: Current::None,
-        parked: false,
-        monitor: 0,
-        joining: false,
-    };
 }
 
 /// Takes this carrier's lock state as the mounted virtual thread's, leaving the
@@ -479,7 +468,7 @@ pub fn take_for_unmount() -> Option<TravellingState> {
         monitor: MONITOR.try_with(|m| m.replace(0)).ok()?,
         joining: JOINING.try_with(|j| j.replace(false)).ok()?,
     };
-    (state != TravellingState::IDLE).then_some(state)
+    Some(state)
 }
 
 /// Gives this carrier the state a virtual thread took along ([`take_for_unmount`]).

@@ -555,7 +555,6 @@ fn deadlock_findings(i: &Inputs, out: &mut Vec<Finding>) -> std::collections::Ha
         stuck.insert(name(b.thread), b);
     }
     let mut in_cycles = std::collections::HashSet::new();
-    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     for start in stuck.keys() {
         // Follow holders from `start`; a cycle through `start` is reported from its
         // smallest name only.
@@ -574,7 +573,7 @@ fn deadlock_findings(i: &Inputs, out: &mut Vec<Finding>) -> std::collections::Ha
             chain.push(owner.clone());
             cur = owner;
         };
-        if !closed || chain.iter().min() != Some(start) || !seen.insert(start.clone()) {
+        if !closed || chain.iter().min() != Some(start) {
             continue;
         }
         let blocks: Vec<&crate::locks::BlockedInterval> =
