@@ -75,6 +75,7 @@ fn rename_stubs(bytes: &[u8]) -> Vec<u8> {
             "Lweft/FjStubDontInline;",
             "Ljdk/internal/vm/annotation/DontInline;",
         ),
+        ("Lweft/FjStubHidden;", "Ljdk/internal/vm/annotation/Hidden;"),
     ];
     let mut out = bytes.to_vec();
     for (from, to) in MAP {

@@ -62,6 +62,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub struct JavaRefs {
     probe_class: usize,
     on_field: usize,
+    /// `Probe.runProbe` (crates/classfile/src/task_calls.rs).
+    run_probe_field: Option<usize>,
     class_id_of: usize,
     ident_of: usize,
     thread_get_id: Option<usize>,
@@ -93,6 +95,9 @@ pub fn init_refs(jvmti: Jvmti, jni: Jni) -> Result<(), String> {
     let on_field = jni
         .get_static_field_id(probe, "on", "Z")
         .ok_or("weft/Probe.on missing")?;
+    let run_probe_field = jni
+        .get_static_field_id(probe, "runProbe", "I")
+        .map(|f| f as usize);
     let class_id_of = jni
         .get_static_method_id(probe, "classIdOf", "(Ljava/lang/Object;)I")
         .ok_or("weft/Probe.classIdOf missing")?;
@@ -122,6 +127,7 @@ pub fn init_refs(jvmti: Jvmti, jni: Jni) -> Result<(), String> {
     let _ = REFS.set(JavaRefs {
         probe_class: jni.new_global_ref(probe) as usize,
         on_field: on_field as usize,
+        run_probe_field,
         class_id_of: class_id_of as usize,
         ident_of: ident_of as usize,
         thread_get_id,
@@ -129,6 +135,30 @@ pub fn init_refs(jvmti: Jvmti, jni: Jni) -> Result<(), String> {
         probe_methods,
     });
     Ok(())
+}
+
+/// The probe id of the redirected `Runnable.run()` calls, allocated once.
+static RUN_TASK_PROBE: OnceLock<Option<i32>> = OnceLock::new();
+
+/// Defines the execution probe of `Probe.runTask` in this trace (its `ProbeDef`: an
+/// execution of `java.lang.Runnable.run`, whatever class runs) and gives its id to Java.
+/// Called before the probes go on.
+pub fn start_run_task_probe(jni: Jni) {
+    let Some(r) = REFS.get() else { return };
+    let Some(field) = r.run_probe_field else {
+        return;
+    };
+    let Some(id) = *RUN_TASK_PROBE.get_or_init(|| new_probe(ProbeKind::Execution, None)) else {
+        return;
+    };
+    sink::emit_global(&Record::ProbeDef {
+        id: id as u32,
+        kind: ProbeKind::Execution,
+        class: "java.lang.Runnable".into(),
+        method: "run".into(),
+        descriptor: "()V".into(),
+    });
+    jni.set_static_int_field(r.probe_class as jclass, field as jfieldID, id);
 }
 
 pub fn set_probe_on(jni: Jni, on: bool) {
@@ -665,6 +695,9 @@ fn intern_site(frames: Vec<Arc<str>>) -> u32 {
 /// Frames kept per site.
 const SITE_FRAMES: usize = 4;
 
+/// Frames between a thread's start and the code that asked for it, left out of its site.
+const THREAD_START_PLUMBING: &[&str] = &["java.lang.System$", "jdk.internal.vm."];
+
 fn frame_string(jvmti: Jvmti, jni: Jni, m: jmethodID, bci: i64) -> String {
     let (name, _) = jvmti.get_method_name(m).unwrap_or_default();
     let class = match jvmti.get_method_declaring_class(m) {
@@ -722,7 +755,21 @@ pub fn capture_site(jni: Jni, kind: SiteKind, class_id: u32, obj: jobject) -> u3
     }
     match kind {
         // the instrumented method itself
-        SiteKind::Submit | SiteKind::Fork | SiteKind::ThreadStart => i += 1,
+        SiteKind::Submit | SiteKind::Fork => i += 1,
+        SiteKind::ThreadStart => {
+            i += 1;
+            // JDK 21+ starts a pool's threads through `Thread.start(ThreadContainer)`,
+            // called by `JavaLangAccess.start` (`java.lang.System$2`) from a thread
+            // container (`jdk.internal.vm.SharedThreadContainer.start`): the site is
+            // their caller (`ThreadPoolExecutor.addWorker`), as on 17.
+            while i < frames.len()
+                && THREAD_START_PLUMBING
+                    .iter()
+                    .any(|p| cached_frame(jvmti, jni, &frames[i]).starts_with(p))
+            {
+                i += 1;
+            }
+        }
         SiteKind::Created => {
             let oc = if obj.is_null() {
                 std::ptr::null_mut()

@@ -436,6 +436,7 @@ fn start(vm: *mut JavaVM, jni: Jni, opt_str: &str, options: options::Options) ->
     sink::emit_global(&sink::sample());
     LIVE.store(true, Ordering::SeqCst);
     crate::forkjoin::late_begin(jni);
+    agent::start_run_task_probe(jni);
     agent::set_probe_on(jni, true);
     if !options.quiet {
         eprintln!(

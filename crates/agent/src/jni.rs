@@ -57,6 +57,7 @@ mod slot {
     pub const CALL_STATIC_INT_METHOD_A: usize = 131;
     pub const GET_STATIC_FIELD_ID: usize = 144;
     pub const SET_STATIC_BOOLEAN_FIELD: usize = 155;
+    pub const SET_STATIC_INT_FIELD: usize = 159;
     pub const NEW_STRING_UTF: usize = 167;
     pub const GET_STRING_UTF_CHARS: usize = 169;
     pub const RELEASE_STRING_UTF_CHARS: usize = 170;
@@ -257,6 +258,16 @@ impl Jni {
         );
         // SAFETY: valid env; `fid` is a static boolean field of `c`.
         unsafe { f(self.0, c, fid, v as jboolean) }
+    }
+
+    pub fn set_static_int_field(self, c: jclass, fid: jfieldID, v: i32) {
+        let f = jfn!(
+            self,
+            slot::SET_STATIC_INT_FIELD,
+            fn(jclass, jfieldID, jint) -> ()
+        );
+        // SAFETY: valid env; `fid` is a static int field of `c`.
+        unsafe { f(self.0, c, fid, v) }
     }
 
     /// Calls a `long` instance method without arguments; None if it threw.

@@ -617,6 +617,7 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         LIVE.store(true, Ordering::SeqCst);
         sampling::start(jvmti, jni, env);
         if !agent::disabled() {
+            agent::start_run_task_probe(jni);
             agent::set_probe_on(jni, true);
         }
         startup_log::step("VMInit: main thread and sampler");

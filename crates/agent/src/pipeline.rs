@@ -29,6 +29,19 @@ pub struct Transformed {
     pub fields_added: bool,
 }
 
+impl Transformed {
+    /// New bytes with no probe of their own (fields added, or calls redirected).
+    fn bytes_only(bytes: Vec<u8>, fields_added: bool) -> Transformed {
+        Transformed {
+            bytes,
+            probed: Vec::new(),
+            creation: None,
+            constructors: 0,
+            fields_added,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub enum Outcome {
     /// Skipped by name, or nothing to instrument: loaded unchanged.
@@ -85,6 +98,54 @@ pub fn transform(
     if decide::skip_class(&summary.name) {
         return Outcome::Unchanged;
     }
+    let outcome = transform_methods(bytes, summary, major, load, decide_with);
+    let Some(scope) = run_call_scope(&summary.name) else {
+        return outcome;
+    };
+    // The `Runnable.run()` calls (task_calls.rs) on what the wraps made. A class the
+    // rewriter refuses keeps its bytes; one it cannot redirect keeps its wraps.
+    match outcome {
+        Outcome::Unchanged => match weft_classfile::redirect_runnable_runs(bytes, scope) {
+            Ok(Some(b)) => Outcome::Changed(Transformed::bytes_only(b, false)),
+            _ => Outcome::Unchanged,
+        },
+        Outcome::Changed(mut t) => {
+            if let Ok(Some(b)) = weft_classfile::redirect_runnable_runs(&t.bytes, scope) {
+                t.bytes = b;
+            }
+            Outcome::Changed(t)
+        }
+        rejected @ Outcome::Rejected(_) => rejected,
+    }
+}
+
+/// Where a class's `Runnable.run()` calls go through `weft/Probe.runTask` (docs/task-model.md
+/// §Lambdas): every method of the program's classes (libraries included: their executors run
+/// lambdas too), and the worker loop of `ThreadPoolExecutor` (a lambda given to `execute` is
+/// queued as it is). Other JDK classes run lambdas inside plumbing weft already follows.
+/// None: no call is redirected; Some(None): all methods.
+fn run_call_scope(class: &str) -> Option<Option<(&'static str, &'static str)>> {
+    const JDK: &[&str] = &["java/", "javax/", "jdk/", "sun/", "com/sun/"];
+    if class == "java/util/concurrent/ThreadPoolExecutor" {
+        Some(Some((
+            "runWorker",
+            "(Ljava/util/concurrent/ThreadPoolExecutor$Worker;)V",
+        )))
+    } else if JDK.iter().any(|p| class.starts_with(p)) {
+        None
+    } else {
+        Some(None)
+    }
+}
+
+/// [`transform`]'s method wraps, constructor probe and fork-join fields.
+fn transform_methods(
+    bytes: &[u8],
+    summary: &ClassSummary,
+    major: u32,
+    load: Load,
+    decide_with: impl FnOnce(&ClassSummary, bool) -> decide::Decision,
+) -> Outcome {
     let pl = plumbing::find(major, &summary.name);
     let mut decision = decide_with(summary, pl.is_some());
     if load == Load::Retransform {
@@ -101,13 +162,7 @@ pub fn transform(
             return Outcome::Unchanged;
         }
         return match add_fields(bytes) {
-            Ok(b) => Outcome::Changed(Transformed {
-                bytes: b,
-                probed: Vec::new(),
-                creation: None,
-                constructors: 0,
-                fields_added: true,
-            }),
+            Ok(b) => Outcome::Changed(Transformed::bytes_only(b, true)),
             Err(e) => Outcome::Rejected(format!("add_fields: {e}")),
         };
     }

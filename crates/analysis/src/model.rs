@@ -110,6 +110,19 @@ impl ThreadInfo {
             && (self.class_id == 0 || model.class_name(self.class_id) == "java.lang.Thread")
     }
 
+    /// One of the JVM's own service threads started after the agent (the
+    /// `Notification Thread`, the `Common-Cleaner`, ...: [`crate::locks::JVM_THREADS`],
+    /// of a JDK class): it never runs the program's code, so it is listed as a
+    /// thread, not reported as a task execution of `java.lang.Thread`.
+    pub fn is_jvm_service(&self, model: &Model) -> bool {
+        let Some(name) = self.name.as_deref() else {
+            return false;
+        };
+        let class = model.class_name(self.class_id);
+        crate::locks::JVM_THREADS.contains(&name)
+            && (class.starts_with("java.") || class.starts_with("jdk."))
+    }
+
     /// The thread's name, or `thread #N` when it was never named in the trace.
     pub fn display_name(&self) -> String {
         match &self.name {

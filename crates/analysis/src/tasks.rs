@@ -480,8 +480,12 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                     if stack.iter().any(|f| f.thread_base) {
                         continue; // a second start: ignore
                     }
-                    if model.threads.get(&thread).is_some_and(|t| t.is_main(model)) {
-                        continue; // main: listed as a thread, not a task execution
+                    if model
+                        .threads
+                        .get(&thread)
+                        .is_some_and(|t| t.is_main(model) || t.is_jvm_service(model))
+                    {
+                        continue; // main, a JVM thread: listed as threads, not task executions
                     }
                     let (class_id, ident) = unobj(e.a);
                     let (target_class_id, target_ident) = (e.b, e.c);

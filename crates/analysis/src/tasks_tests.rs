@@ -653,6 +653,39 @@ fn main_thread_recorded_at_vminit_is_not_an_execution() {
 }
 
 #[test]
+fn jvm_service_threads_are_not_executions() {
+    // The JVM's `Notification Thread` (a plain java.lang.Thread, no target) starts
+    // after VMInit, so it has a ThreadStart; it never runs the program's code. A
+    // program's own thread of the same class and no target is still an execution.
+    let mut tb = TB::new();
+    let start = |tb: &mut TB, t: u32, name: &str| {
+        tb.recs.push((
+            t,
+            Record::ThreadStart {
+                ts: 5,
+                name: name.into(),
+                java_id: u64::from(t) + 10,
+                os_tid: t + 100,
+                daemon: true,
+                class_id: C_THREAD,
+                target_class_id: 0,
+                target_ident: 0,
+                ident: 900 + t,
+            },
+        ));
+    };
+    start(&mut tb, 2, "Notification Thread");
+    tb.thread_end(2, 50);
+    start(&mut tb, 3, "worker-of-the-program");
+    tb.thread_end(3, 40);
+    let (m, t) = run(&tb);
+    assert_eq!(m.threads[&2].display_name(), "Notification Thread");
+    let th = class(&t, "java.lang.Thread", TaskKind::Thread);
+    assert_eq!(th.executions, 1);
+    assert_eq!(th.granularity_ns.total, 35);
+}
+
+#[test]
 fn happens_before_edges() {
     use crate::edges::EdgeKind;
     let join = |tb: &mut TB, t: u32, from: u64, to: u64, probe: u32, target: (u32, u32)| {

@@ -120,7 +120,9 @@ const GOTO: u8 = 0xa7;
 const JSR: u8 = 0xa8;
 const JSR_W: u8 = 0xc9;
 const INVOKESTATIC: u8 = 0xb8;
-const INVOKEVIRTUAL: u8 = 0xb6;
+pub(crate) const INVOKEVIRTUAL: u8 = 0xb6;
+pub(crate) const INVOKEINTERFACE: u8 = 0xb9;
+const NOP: u8 = 0x00;
 
 /// Whether `op` is one of the return instructions (`ireturn` .. `return`).
 fn is_return(op: u8) -> bool {
@@ -389,15 +391,28 @@ fn invokes(
     Ok(false)
 }
 
-/// In a whole Code attribute (name index, length, body: as `rewrite_body` returns
-/// it), turns each `invokevirtual #i` for which `to(i)` gives a Methodref `#s` into
-/// `invokestatic #s`, in place: the same length, and the same stack effect when `#s`
-/// takes the receiver as its only argument and returns what the call returned, so
-/// no offset, range or stack map frame moves.
-pub(crate) fn redirect_virtual_calls(
+/// Whether the body has an `invokeinterface` of a method for which `wanted(class, name,
+/// descriptor)` holds.
+pub(crate) fn invokes_interface(
+    data: &[u8],
+    attr: &Attr<'_>,
+    cp: &ConstantPool<'_>,
+    wanted: impl Fn(&[u8], &[u8], &[u8]) -> bool,
+) -> Result<bool> {
+    invokes(data, attr, cp, INVOKEINTERFACE, wanted)
+}
+
+/// In a whole Code attribute (name index, length, body: as `rewrite_body` returns it),
+/// turns each invoke instruction `op` (`invokevirtual #i`, or `invokeinterface #i n 0`)
+/// for which `to(i)` gives a Methodref `#s` into `invokestatic #s` (and `nop`s for the
+/// rest of an `invokeinterface`), in place: the same length, and the same stack effect
+/// when `#s` takes the receiver and the call's arguments and returns what the call
+/// returned, so no offset, range or stack map frame moves. Returns how many it turned.
+pub(crate) fn redirect_calls(
     attr: &mut [u8],
+    op: u8,
     to: impl Fn(u16) -> Option<u16>,
-) -> Result<()> {
+) -> Result<usize> {
     if attr.len() < 14 {
         return Err(Error::malformed("Code attribute too short"));
     }
@@ -406,17 +421,20 @@ pub(crate) fn redirect_virtual_calls(
         .get_mut(14..14 + code_len)
         .ok_or_else(|| Error::malformed("Code attribute shorter than its code"))?;
     let mut pc = 0usize;
+    let mut n = 0;
     while pc < code.len() {
         let len = insn_len(code, pc)?;
-        if code[pc] == INVOKEVIRTUAL {
+        if code[pc] == op && len >= 3 {
             if let Some(s) = to(u16::from_be_bytes([code[pc + 1], code[pc + 2]])) {
                 code[pc] = INVOKESTATIC;
                 code[pc + 1..pc + 3].copy_from_slice(&s.to_be_bytes());
+                code[pc + 3..pc + len].fill(NOP);
+                n += 1;
             }
         }
         pc += len;
     }
-    Ok(())
+    Ok(n)
 }
 
 /// Whether the body has one of the instructions `ops`.

@@ -19,10 +19,12 @@ mod monitors;
 mod mutf8;
 mod parse;
 mod reader;
+mod task_calls;
 mod wrap;
 
 pub use error::{Error, ErrorKind};
 pub use monitors::{instrument_monitors, MONITOR_PROBE_CLASS};
+pub use task_calls::{redirect_runnable_runs, RUN_TASK_CLASS, RUN_TASK_METHOD};
 
 use cpool::{Appender, ConstantPool};
 use error::Result;

@@ -160,7 +160,7 @@ pub fn instrument_monitors(class_bytes: &[u8]) -> std::result::Result<Option<Vec
                 }
             };
             let mut b = bytes.unwrap_or_else(|| data[attr.start..attr.end()].to_vec());
-            code::redirect_virtual_calls(&mut b, |i| {
+            code::redirect_calls(&mut b, code::INVOKEVIRTUAL, |i| {
                 let (_, n, d) = cf.cp.member_ref(i).ok()?;
                 notify_call(n, d).map(|all| if all { notify_all } else { notify })
             })

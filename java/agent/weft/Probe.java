@@ -43,12 +43,15 @@ public final class Probe {
          * crates/agent/src/vthreads.rs.
          */
         final int onVirtual;
+        /** A hidden class (a lambda): no probe of its own, see {@link #runTask}. */
+        final boolean hidden;
 
-        ClassInfo(int id, boolean wrapsTask, boolean vtScheduler, int onVirtual) {
+        ClassInfo(int id, boolean wrapsTask, boolean vtScheduler, int onVirtual, boolean hidden) {
             this.id = id;
             this.wrapsTask = wrapsTask;
             this.vtScheduler = vtScheduler;
             this.onVirtual = onVirtual;
+            this.hidden = hidden;
         }
     }
 
@@ -68,9 +71,10 @@ public final class Probe {
         // (same name, two ids; the analysis merges classes by name) and both ids keep
         // their per-class facts (agent::register_class); the first put is kept here.
         String name = c.getName();
-        int id = nRegisterClass(c, name, c.isHidden(), c.getNestHost());
+        boolean hidden = c.isHidden();
+        int id = nRegisterClass(c, name, hidden, c.getNestHost());
         return IDS.putIfAbsent(c, new ClassInfo(id, nWrapsTask(id), name.startsWith(VT_LAMBDA),
-                nSkippedOnVirtual(id)));
+                nSkippedOnVirtual(id), hidden));
     }
 
     /** Name prefix of the hidden classes of {@code java.lang.VirtualThread}'s lambdas. */
@@ -342,6 +346,64 @@ public final class Probe {
         if (!on) return;
         try {
             nCreated(self, classIdOf(self), System.identityHashCode(self));
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
+    /**
+     * Probe id of the redirected {@code Runnable.run()} calls (an execution probe of
+     * {@code java.lang.Runnable.run}), set by the agent before {@link #on}; 0: not recorded.
+     */
+    static int runProbe;
+
+    /**
+     * What a call of {@code Runnable.run()} in the program's classes (and in
+     * {@code ThreadPoolExecutor.runWorker}) became (crates/classfile/src/task_calls.rs):
+     * runs the task, and records it as an execution when its class is hidden. A lambda
+     * is a hidden class, which no class hook sees, so its {@code run()} has no probe of
+     * its own: a lambda given to {@code Executor.execute} ran unseen. Other classes are
+     * recorded by their own probes. Hidden from stack traces: a task's exception shows
+     * the frames it showed without weft.
+     */
+    @FjStubHidden
+    public static void runTask(Runnable r) {
+        int probe = runProbe;
+        if (!on || probe == 0 || r == null || !hiddenTask(r)) {
+            r.run();
+            return;
+        }
+        int ident = System.identityHashCode(r);
+        runBegin(probe, r, ident);
+        try {
+            r.run();
+        } finally {
+            runEnd(probe, ident);
+        }
+    }
+
+    private static boolean hiddenTask(Runnable r) {
+        try {
+            return info(r.getClass()).hidden;
+        } catch (Throwable t) {
+            fail(t);
+            return false;
+        }
+    }
+
+    @FjStubDontInline
+    private static void runBegin(int probe, Runnable r, int ident) {
+        try {
+            nBegin(probe, classIdOf(r), ident, 0, 0);
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
+    @FjStubDontInline
+    private static void runEnd(int probe, int ident) {
+        try {
+            if (on) nEnd(probe, ident);
         } catch (Throwable t) {
             fail(t);
         }

@@ -37,6 +37,18 @@ public final class Probe {
     public static synchronized Object self(int id) { return SELF[id & (N - 1)]; }
     public static synchronized Object arg(int id) { return ARG[id & (N - 1)]; }
 
+    public static int runTasks;
+    public static int hiddenRuns;
+
+    /** The redirect of `Runnable.run()` calls (task_calls.rs): counts them, then runs. */
+    public static void runTask(Runnable r) {
+        synchronized (Probe.class) {
+            runTasks++;
+            if (r != null && r.getClass().isHidden()) hiddenRuns++;
+        }
+        r.run();
+    }
+
     /** "name: enter=E exit=X" for a wrapped method's probe. */
     public static String counts(String name, int id) {
         return name + ": enter=" + enters(id) + " exit=" + exits(id);
