@@ -801,20 +801,40 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         };
         // Creation: the latest Created at or before the begin (else the first),
         // falling back to Fork; unknown means the running thread.
-        let creation = created
-            .get(&obj)
-            .and_then(|v| latest_before(v, n.begin, |e| e.0));
-        let creator = creation.map(|c| c.1).or_else(|| {
-            if obj.1 >> 63 == 1 {
-                // A forked usage's run (see fj_key).
-                let slot = usage_slots.get(obj.1 & !(1 << 63))?;
-                return Some(push_thread[slot]).filter(|&t| t != ThreadIndex::MAX);
+        let creation_of = |o: Ident| {
+            let creation = created
+                .get(&o)
+                .and_then(|v| latest_before(v, n.begin, |e| e.0));
+            let creator = creation.map(|c| c.1).or_else(|| {
+                if o.1 >> 63 == 1 {
+                    // A forked usage's run (see fj_key).
+                    let slot = usage_slots.get(o.1 & !(1 << 63))?;
+                    return Some(push_thread[slot]).filter(|&t| t != ThreadIndex::MAX);
+                }
+                let from = forked.partition_point(|f| f.0 < o);
+                let to = forked.partition_point(|f| f.0 <= o);
+                latest_before(&forked[from..to], n.begin, |f| f.1).map(|f| f.2)
+            });
+            (creation, creator)
+        };
+        let (mut creation, mut creator) = creation_of(obj);
+        if creator.is_none() && stand_in {
+            // A lambda has no constructor probe: a wrapper's creation stands for its
+            // task's (the ScheduledFutureTask `schedule` made on main, the adapter
+            // `ForkJoinPool.invokeAll` pushed). Taken as made by the running thread,
+            // every scheduled run was aggregated into the pool's worker.
+            for o in std::iter::once(n.obj).chain(n.extra_ids().iter().copied()) {
+                let (c, t) = creation_of(o);
+                if t.is_some() {
+                    (creation, creator) = (c, t);
+                    break;
+                }
             }
-            let from = forked.partition_point(|f| f.0 < obj);
-            let to = forked.partition_point(|f| f.0 <= obj);
-            latest_before(&forked[from..to], n.begin, |f| f.1).map(|f| f.2)
-        });
-        let created_here = creator.is_none_or(|t| t == n.thread);
+        }
+        // Unknown for a stand-in: its wrapper was made by the JDK's executor machinery
+        // (ScheduledThreadPoolExecutor.schedule* wraps without a submission probe), so
+        // the task was handed to this thread, not made here: reported (R2).
+        let created_here = creator.map_or(!stand_in, |t| t == n.thread);
         let submit = submit_of(&matched, k).map(|s| &submits[s]);
         let submitted = submit.is_some();
         let parent_is_task = parent.is_some_and(|p| !is_thread_exec_at(&nodes, &kept, p));

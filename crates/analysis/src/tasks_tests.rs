@@ -653,6 +653,28 @@ fn main_thread_recorded_at_vminit_is_not_an_execution() {
 }
 
 #[test]
+fn a_wrapped_lambda_nobody_submitted_is_reported_on_the_pool_thread() {
+    // ScheduledThreadPoolExecutor.schedule*: the JDK wraps the lambda in a
+    // ScheduledFutureTask (plumbing, no constructor probe) and queues it without a
+    // submission probe; a periodic task runs the same wrapper again and again.
+    let mut tb = TB::new();
+    pool_thread(&mut tb, 1, 0);
+    for (i, at) in [10u64, 30, 50].iter().enumerate() {
+        tb.begin_p(1, *at, P_FUTURETASK_RUN, C_FUTURETASK, 77, (C_LAMBDA, 5));
+        tb.end(1, at + 5 + i as u64, P_FUTURETASK_RUN, 77);
+    }
+    // The same wrapper made and run on one thread (known creation): aggregated, as before.
+    tb.created(1, 60, (C_FUTURETASK, 78), 0);
+    tb.begin_p(1, 61, P_FUTURETASK_RUN, C_FUTURETASK, 78, (C_LAMBDA, 6));
+    tb.end(1, 64, P_FUTURETASK_RUN, 78);
+    pool_thread_end(&mut tb, 1, 100);
+    let (_, t) = run(&tb);
+    let l = class(&t, "demo.Main$$Lambda[main:10]", TaskKind::Runnable);
+    assert_eq!((l.executions, l.aggregated), (3, 1));
+    assert_eq!(l.granularity_ns.total, 5 + 6 + 7);
+}
+
+#[test]
 fn jvm_service_threads_are_not_executions() {
     // The JVM's `Notification Thread` (a plain java.lang.Thread, no target) starts
     // after VMInit, so it has a ThreadStart; it never runs the program's code. A
