@@ -13,6 +13,16 @@ pub struct PlumbingClass {
     pub inner: &'static [Field],
 }
 
+/// A CompletableFuture stage class whose function is its field `fn` of type `$sig`.
+macro_rules! stage {
+    ($name:literal, $sig:literal) => {
+        PlumbingClass {
+            class: concat!("java/util/concurrent/CompletableFuture$", $name),
+            inner: &[("fn", $sig)],
+        }
+    };
+}
+
 const CALLABLE: Field = ("callable", "Ljava/util/concurrent/Callable;");
 const RUNNABLE: Field = ("runnable", "Ljava/lang/Runnable;");
 
@@ -61,6 +71,28 @@ const COMMON: &[PlumbingClass] = &[
         class: "java/util/concurrent/CompletableFuture$AsyncSupply",
         inner: &[("fn", "Ljava/util/function/Supplier;")],
     },
+    // An async stage (`thenApplyAsync(fn, executor)`, ...): the executor runs a
+    // Completion, whose final run()/exec() fire it; the probes go on the abstract
+    // Completion (unwrapped by the runtime class, as JDK 25's InterruptibleTask), and
+    // each stage class names its function, field `fn` (the same on 17, 21 and 25).
+    PlumbingClass {
+        class: "java/util/concurrent/CompletableFuture$Completion",
+        inner: &[],
+    },
+    stage!("UniApply", "Ljava/util/function/Function;"),
+    stage!("UniAccept", "Ljava/util/function/Consumer;"),
+    stage!("UniRun", "Ljava/lang/Runnable;"),
+    stage!("UniWhenComplete", "Ljava/util/function/BiConsumer;"),
+    stage!("UniHandle", "Ljava/util/function/BiFunction;"),
+    stage!("UniExceptionally", "Ljava/util/function/Function;"),
+    stage!("UniComposeExceptionally", "Ljava/util/function/Function;"),
+    stage!("UniCompose", "Ljava/util/function/Function;"),
+    stage!("BiApply", "Ljava/util/function/BiFunction;"),
+    stage!("BiAccept", "Ljava/util/function/BiConsumer;"),
+    stage!("BiRun", "Ljava/lang/Runnable;"),
+    stage!("OrApply", "Ljava/util/function/Function;"),
+    stage!("OrAccept", "Ljava/util/function/Consumer;"),
+    stage!("OrRun", "Ljava/lang/Runnable;"),
 ];
 
 const SINCE_21: &[PlumbingClass] = &[PlumbingClass {

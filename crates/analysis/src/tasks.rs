@@ -625,6 +625,18 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                         .extra_ids
                         .push(obj);
                 }
+                // A thread whose target is plumbing (CompletableFuture's one thread per
+                // async task when the common pool has one thread): the thread is an
+                // execution of the task inside, as a pool's run of that target would be.
+                if top_node.is_thread
+                    && !top_node.virtual_thread
+                    && top_node.target() == Some(obj)
+                    && top_node.inner().is_none()
+                {
+                    if let (Some(i), Some(w)) = (inner, top_node.wide.as_mut()) {
+                        w.inner = Some(i);
+                    }
+                }
                 if same_wrapped_task || top_node.has_identity(obj) {
                     stack.push(Frame {
                         node: top.node,
@@ -770,6 +782,8 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             let thread_class = model.class_name(n.obj.0);
             let cid = if n.obj.0 != 0 && thread_class != "java.lang.Thread" {
                 n.obj.0
+            } else if let Some(i) = n.inner() {
+                i.0 // the task inside a plumbing target
             } else if let Some(t) = n.target() {
                 t.0
             } else {
@@ -1052,6 +1066,24 @@ impl SiteNames {
     }
 }
 
+/// The async stage classes of CompletableFuture (their function in field `fn`).
+const CF_STAGES: &[&str] = &[
+    "java.util.concurrent.CompletableFuture$UniApply",
+    "java.util.concurrent.CompletableFuture$UniAccept",
+    "java.util.concurrent.CompletableFuture$UniRun",
+    "java.util.concurrent.CompletableFuture$UniWhenComplete",
+    "java.util.concurrent.CompletableFuture$UniHandle",
+    "java.util.concurrent.CompletableFuture$UniExceptionally",
+    "java.util.concurrent.CompletableFuture$UniComposeExceptionally",
+    "java.util.concurrent.CompletableFuture$UniCompose",
+    "java.util.concurrent.CompletableFuture$BiApply",
+    "java.util.concurrent.CompletableFuture$BiAccept",
+    "java.util.concurrent.CompletableFuture$BiRun",
+    "java.util.concurrent.CompletableFuture$OrApply",
+    "java.util.concurrent.CompletableFuture$OrAccept",
+    "java.util.concurrent.CompletableFuture$OrRun",
+];
+
 /// Classes of the plumbing adapters that fork-join runs wrap: their runs are
 /// recorded by their own execution probes, so a fork-join run of one is not an
 /// execution of its own.
@@ -1071,6 +1103,11 @@ fn fj_plumbing_classes(model: &Model) -> std::collections::HashSet<u32> {
             "java.util.concurrent.ForkJoinTask$CallableWithTimeout",
             "java.util.concurrent.ForkJoinTask$RunnableExecuteAction",
         ]);
+    }
+    // An async CompletableFuture stage: the probes sit on the abstract Completion
+    // (crates/agent/src/plumbing.rs); the stages run under their own class names.
+    if plumbing.contains("java.util.concurrent.CompletableFuture$Completion") {
+        plumbing.extend(CF_STAGES);
     }
     // By class id: a name lookup per run allocated a String per task.
     model

@@ -675,6 +675,25 @@ fn a_wrapped_lambda_nobody_submitted_is_reported_on_the_pool_thread() {
 }
 
 #[test]
+fn a_thread_whose_target_is_plumbing_is_an_execution_of_the_task_inside() {
+    // CompletableFuture.runAsync when the common pool has one thread: a new Thread per
+    // task, its target the AsyncRun wrapper of the lambda (here a FutureTask-like one).
+    let mut tb = TB::new();
+    tb.start(2, 10, C_THREAD, (C_FUTURETASK, 50));
+    tb.begin_p(2, 11, P_FUTURETASK_RUN, C_FUTURETASK, 50, (C_LAMBDA, 7));
+    tb.end(2, 40, P_FUTURETASK_RUN, 50);
+    tb.thread_end(2, 42);
+    let (_, t) = run(&tb);
+    let l = class(&t, "demo.Main$$Lambda[main:10]", TaskKind::Thread);
+    assert_eq!(l.executions, 1);
+    assert!(!has_class(
+        &t,
+        "java.util.concurrent.FutureTask",
+        TaskKind::Thread
+    ));
+}
+
+#[test]
 fn jvm_service_threads_are_not_executions() {
     // The JVM's `Notification Thread` (a plain java.lang.Thread, no target) starts
     // after VMInit, so it has a ThreadStart; it never runs the program's code. A

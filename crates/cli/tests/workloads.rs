@@ -18,6 +18,11 @@ fn lambdas_given_to_execute_and_run_by_a_hand_written_executor() {
 }
 
 #[test]
+fn async_completable_future_stages_are_their_functions() {
+    check_workload("AsyncStages", &["60", "300"]);
+}
+
+#[test]
 fn pool_tasks_execute_submit_invokeall_lambdas_reuse_throw() {
     check_workload("PoolTasks", &["100", "300", "2"]);
 }
