@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::check_workload;
+use common::{check_workload, compare, record_on_jdk, report_json, run_plain, serial, truth};
 
 #[test]
 fn lambdas_given_to_execute_and_run_by_a_hand_written_executor() {
@@ -20,6 +20,29 @@ fn lambdas_given_to_execute_and_run_by_a_hand_written_executor() {
 #[test]
 fn async_completable_future_stages_are_their_functions() {
     check_workload("AsyncStages", &["60", "300"]);
+}
+
+#[test]
+fn lambdas_and_async_stages_on_jdk_21_and_25() {
+    // The same counts on the later runtimes (ThreadPoolExecutor.runWorker and the
+    // CompletableFuture stage classes are the same there; plumbing.rs).
+    let _serial = serial();
+    for (class, args) in [
+        ("ExecuteLambdas", ["60", "300", "2"].as_slice()),
+        ("AsyncStages", ["40", "300"].as_slice()),
+    ] {
+        let plain = run_plain(class, args);
+        assert!(plain.status.success(), "{}", plain.describe());
+        let truth = truth(&plain.stdout);
+        for major in [21, 25] {
+            let mut argv = vec![format!("weft.workloads.{class}")];
+            argv.extend(args.iter().map(|a| a.to_string()));
+            let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+            let trace = record_on_jdk(major, class, &[], &argv);
+            let problems = compare(&truth, &report_json(&trace));
+            assert!(problems.is_empty(), "{class} on JDK {major}: {problems:#?}");
+        }
+    }
 }
 
 #[test]
