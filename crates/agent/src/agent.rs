@@ -137,6 +137,57 @@ pub fn init_refs(jvmti: Jvmti, jni: Jni) -> Result<(), String> {
     Ok(())
 }
 
+/// Classes (internal names) whose `run()V` got an execution or plumbing probe.
+static RUN_PROBED: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+
+/// Notes that class `name`'s `run()V` records itself (the class hook's outcome).
+pub fn note_run_probed(name: &str) {
+    lock(&RUN_PROBED)
+        .get_or_insert_with(HashSet::default)
+        .insert(name.to_string());
+}
+
+/// Whether the `run()V` that objects of class `cls` run (the first declared up its
+/// superclass chain) has a probe of its own. A class weft skips (`sun.*`, the JDK's
+/// internals), one loaded before the class hook, a hidden class: no, and
+/// `Probe.runTask` records their runs at the call (the HTTP server's exchanges a
+/// `ThreadPoolExecutor` runs).
+pub fn run_probed(jni: Jni, cls: jclass) -> bool {
+    let Some(jvmti) = jvmti() else { return true };
+    // `cls` is the caller's reference; the superclasses' are ours to delete.
+    let mut cur = cls;
+    let mut owned = false;
+    let mut probed = false;
+    while !cur.is_null() {
+        let declares_run = jvmti.get_class_methods(cur).is_ok_and(|ms| {
+            ms.into_iter().any(|m| {
+                jvmti
+                    .get_method_name(m)
+                    .is_ok_and(|(n, d)| n == "run" && d == "()V")
+            })
+        });
+        if declares_run {
+            probed = jvmti.get_class_signature(cur).is_ok_and(|sig| {
+                let name = sig.trim_start_matches('L').trim_end_matches(';');
+                lock(&RUN_PROBED)
+                    .as_ref()
+                    .is_some_and(|set| set.contains(name))
+            });
+            break;
+        }
+        let up = jni.get_superclass(cur);
+        if owned {
+            jni.delete_local_ref(cur);
+        }
+        cur = up;
+        owned = true;
+    }
+    if owned && !cur.is_null() {
+        jni.delete_local_ref(cur);
+    }
+    probed
+}
+
 /// The probe id of the redirected `Runnable.run()` calls, allocated once.
 static RUN_TASK_PROBE: OnceLock<Option<i32>> = OnceLock::new();
 

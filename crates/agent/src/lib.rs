@@ -856,6 +856,15 @@ fn changed(outcome: pipeline::Outcome, summary: &weft_classfile::ClassSummary) -
     }
     let class = summary.name.replace('/', ".");
     for p in t.probed {
+        if p.method == "run"
+            && p.descriptor == "()V"
+            && matches!(
+                p.kind,
+                weft_trace::ProbeKind::Execution | weft_trace::ProbeKind::PlumbingExecution
+            )
+        {
+            agent::note_run_probed(&summary.name);
+        }
         vthreads::probe_defined(&class, &p.method, &p.descriptor, p.kind, p.id);
         sink::emit_global(&Record::ProbeDef {
             id: p.id as u32,

@@ -63,6 +63,20 @@ pub extern "system" fn Java_weft_Probe_nWrapsTask(
     })
 }
 
+/// Whether the `run()` objects of class `cls` run has an execution probe of its own
+/// (agent::run_probed): `Probe.runTask` records the others.
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nRunProbed(
+    e: *mut JNIEnv,
+    _c: jclass,
+    cls: jclass,
+) -> jboolean {
+    let Some(jni) = env(e) else { return 1 };
+    agent::guard(Some(jni), "nRunProbed", || {
+        Ok(agent::run_probed(jni, cls) as jboolean)
+    })
+}
+
 /// One step of the unwrap of plumbing probe `probe`'s object (agent::first_step).
 #[no_mangle]
 pub extern "system" fn Java_weft_Probe_nFirst(
@@ -278,6 +292,11 @@ pub fn table() -> Vec<(&'static str, Vec<Native>)> {
                     f!(Java_weft_Probe_nStep),
                 ),
                 ("nWrapsTask", "(I)Z", f!(Java_weft_Probe_nWrapsTask)),
+                (
+                    "nRunProbed",
+                    "(Ljava/lang/Class;)Z",
+                    f!(Java_weft_Probe_nRunProbed),
+                ),
                 (
                     "nSkippedOnVirtual",
                     "(I)I",

@@ -23,6 +23,13 @@ fn async_completable_future_stages_are_their_functions() {
 }
 
 #[test]
+fn an_http_servers_exchanges_are_tasks() {
+    // A JDK class weft skips (sun.*), run by a ThreadPoolExecutor: recorded at the
+    // worker loop's call of run().
+    check_workload("HttpHandlers", &["100", "300"]);
+}
+
+#[test]
 fn lambdas_and_async_stages_on_jdk_21_and_25() {
     // The same counts on the later runtimes (ThreadPoolExecutor.runWorker and the
     // CompletableFuture stage classes are the same there; plumbing.rs).

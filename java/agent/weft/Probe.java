@@ -45,6 +45,12 @@ public final class Probe {
         final int onVirtual;
         /** A hidden class (a lambda): no probe of its own, see {@link #runTask}. */
         final boolean hidden;
+        /**
+         * Whether {@link #runTask} records this class's runs: 0 not asked yet, 1 yes (a
+         * hidden class, or one whose {@code run()} has no probe of its own), 2 no. Racy:
+         * two threads asking at once get the same answer.
+         */
+        int atCall;
 
         ClassInfo(int id, boolean wrapsTask, boolean vtScheduler, int onVirtual, boolean hidden) {
             this.id = id;
@@ -360,7 +366,8 @@ public final class Probe {
     /**
      * What a call of {@code Runnable.run()} in the program's classes (and in
      * {@code ThreadPoolExecutor.runWorker}) became (crates/classfile/src/task_calls.rs):
-     * runs the task, and records it as an execution when its class is hidden. A lambda
+     * runs the task, and records it as an execution when its class is hidden or its
+     * {@code run()} has no probe of its own ({@link #recordedAtCall}). A lambda
      * is a hidden class, which no class hook sees, so its {@code run()} has no probe of
      * its own: a lambda given to {@code Executor.execute} ran unseen. Other classes are
      * recorded by their own probes. Hidden from stack traces: a task's exception shows
@@ -369,7 +376,7 @@ public final class Probe {
     @FjStubHidden
     public static void runTask(Runnable r) {
         int probe = runProbe;
-        if (!on || probe == 0 || r == null || !hiddenTask(r)) {
+        if (!on || probe == 0 || r == null || !recordedAtCall(r)) {
             r.run();
             return;
         }
@@ -382,13 +389,24 @@ public final class Probe {
         }
     }
 
-    private static boolean hiddenTask(Runnable r) {
+    private static boolean recordedAtCall(Runnable r) {
         try {
-            return info(r.getClass()).hidden;
+            ClassInfo info = info(r.getClass());
+            int a = info.atCall;
+            if (a == 0) a = info.atCall = askAtCall(r.getClass(), info);
+            return a == 1;
         } catch (Throwable t) {
             fail(t);
             return false;
         }
+    }
+
+    /** Once per class: hidden, or a {@code run()} without a probe of its own (a class weft
+     * skips, such as {@code sun.net.httpserver.ServerImpl$Exchange}, or one loaded before
+     * the class hook). */
+    @FjStubDontInline
+    private static int askAtCall(Class<?> c, ClassInfo info) {
+        return info.hidden || !nRunProbed(c) ? 1 : 2;
     }
 
     @FjStubDontInline
@@ -481,6 +499,8 @@ public final class Probe {
     private static native Object nStep(Object o, int cls);
 
     private static native boolean nWrapsTask(int classId);
+
+    private static native boolean nRunProbed(Class<?> c);
 
     private static native int nSkippedOnVirtual(int classId);
 
