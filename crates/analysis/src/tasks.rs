@@ -744,13 +744,21 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     for &k in &order {
         let k = k as usize;
         let n = &nodes[kept[k] as usize];
-        if n.is_thread {
-            continue;
-        }
-        let own = n.inner().unwrap_or(n.obj);
-        let ids = std::iter::once(own)
-            .chain((n.inner().is_some()).then_some(n.obj))
-            .chain(n.extra_ids().iter().copied());
+        // A thread is submitted only when a thread-per-task executor started it for a
+        // task: its target is that executor's wrapper, with the task inside (JDK 21's
+        // `newThreadPerTaskExecutor`, CompletableFuture's thread per async task).
+        let ids: Vec<Ident> = if n.is_thread {
+            match n.inner() {
+                Some(i) => std::iter::once(i).chain(n.target()).collect(),
+                None => continue,
+            }
+        } else {
+            let own = n.inner().unwrap_or(n.obj);
+            std::iter::once(own)
+                .chain((n.inner().is_some()).then_some(n.obj))
+                .chain(n.extra_ids().iter().copied())
+                .collect()
+        };
         for id in ids {
             if let Some(q) = submit_queues.get_mut(&id) {
                 if let Some(&s) = q.front() {

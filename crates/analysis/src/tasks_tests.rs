@@ -679,13 +679,17 @@ fn a_thread_whose_target_is_plumbing_is_an_execution_of_the_task_inside() {
     // CompletableFuture.runAsync when the common pool has one thread: a new Thread per
     // task, its target the AsyncRun wrapper of the lambda (here a FutureTask-like one).
     let mut tb = TB::new();
+    // Submitted on main (the executor's submission of the lambda), started at 10.
+    tb.submit(MAIN, 4, (C_LAMBDA, 7), 0);
     tb.start(2, 10, C_THREAD, (C_FUTURETASK, 50));
     tb.begin_p(2, 11, P_FUTURETASK_RUN, C_FUTURETASK, 50, (C_LAMBDA, 7));
     tb.end(2, 40, P_FUTURETASK_RUN, 50);
     tb.thread_end(2, 42);
     let (_, t) = run(&tb);
     let l = class(&t, "demo.Main$$Lambda[main:10]", TaskKind::Thread);
-    assert_eq!(l.executions, 1);
+    assert_eq!((l.executions, l.submitted), (1, 1));
+    assert_eq!(t.unmatched_submissions, 0);
+    assert_eq!(l.queue_wait_ns.as_ref().map(|q| q.p50), Some(6));
     assert!(!has_class(
         &t,
         "java.util.concurrent.FutureTask",
