@@ -60,6 +60,7 @@ pub fn whatif_json(w: &WhatIf) -> Value {
                 "inferred": w.lock_sections.1,
                 "assumed": w.lock_sections.2,
             },
+            "lock_detail_advised": w.lock_detail_advised,
         },
     })
 }
@@ -128,6 +129,12 @@ pub fn whatif_text(w: &WhatIf, top: usize) -> String {
             })
             .collect();
         let _ = writeln!(out, "  critical path: {}", parts.join(", "));
+    }
+    if w.lock_detail_advised {
+        let _ = writeln!(
+            out,
+            "  locks: a monitor's critical sections are inferred from its hand-offs (uncontended and spun acquisitions are unseen); for lock estimates, record again with `weft record --lock-detail`"
+        );
     }
     if !w.estimates.is_empty() {
         let _ = writeln!(out, "  estimates:");

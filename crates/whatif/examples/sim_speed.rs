@@ -70,6 +70,7 @@ fn main() {
             holds_assumed: 0,
             holds_recorded: 0,
             handoff_ns: 0,
+            monitor: true,
         }],
         wake_ns: 10_000,
         ..ExecGraph::default()

@@ -465,6 +465,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
             holds_chained: 0,
             holds_assumed: 0,
             holds_recorded: 0,
+            monitor: l.kind == "monitor",
             handoff_ns: 0,
         });
     }
@@ -490,6 +491,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
                 holds_chained: 0,
                 holds_assumed: 0,
                 holds_recorded: 0,
+                monitor: true,
                 handoff_ns: 0,
             });
             (g.locks.len() - 1) as u32

@@ -97,6 +97,8 @@ pub struct Lock {
     /// `--lock-detail` (an inferred hold ends at the next acquisition: the hand-off
     /// is inside it).
     pub handoff_ns: u64,
+    /// A `synchronized` monitor (what `--lock-detail` records), not a j.u.c. lock.
+    pub monitor: bool,
 }
 
 /// Resolution class of a recorded wait (WHATIF.md §1.7): how its end was explained.

@@ -590,6 +590,7 @@ mod tests {
                 holds_assumed: 0,
                 holds_recorded: 0,
                 handoff_ns: 0,
+                monitor: true,
             }],
             ..ExecGraph::default()
         };
