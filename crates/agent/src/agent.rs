@@ -746,6 +746,16 @@ fn intern_site(frames: Vec<Arc<str>>) -> u32 {
 /// Frames kept per site.
 const SITE_FRAMES: usize = 4;
 
+/// Frames of an object made by reflection, left out of its creation site.
+const REFLECTION_FRAMES: &[&str] = &[
+    "jdk.internal.reflect.",
+    "java.lang.reflect.Constructor.",
+    "java.lang.Class.newInstance",
+    // JDK 21+: reflection through method handles (`DirectMethodHandle$Holder`,
+    // `Invokers$Holder`, `LambdaForm$MH`).
+    "java.lang.invoke.",
+];
+
 /// Frames between a thread's start and the code that asked for it, left out of its site.
 const THREAD_START_PLUMBING: &[&str] = &["java.lang.System$", "jdk.internal.vm."];
 
@@ -850,6 +860,16 @@ pub fn capture_site(jni: Jni, kind: SiteKind, class_id: u32, obj: jobject) -> u3
                 i += 1;
             }
             jni.delete_local_ref(oc);
+            // Made by reflection (`Constructor.newInstance`: a plugin, a framework's
+            // bean): the site is the code that asked, not the JDK's accessors (it read
+            // "created at jdk.internal.reflect.NativeConstructorAccessorImpl.newInstance0").
+            while i < frames.len()
+                && REFLECTION_FRAMES
+                    .iter()
+                    .any(|p| cached_frame(jvmti, jni, &frames[i]).starts_with(p))
+            {
+                i += 1;
+            }
         }
     }
     let keep: Vec<_> = frames.iter().skip(i).take(SITE_FRAMES).collect();

@@ -14,7 +14,19 @@ use common::{check_workload, compare, record_on_jdk, report_json, run_plain, ser
 fn lambdas_given_to_execute_and_run_by_a_hand_written_executor() {
     // A lambda is a hidden class with no probe of its own: before its callers' calls of
     // `Runnable.run()` were redirected, none of these executions was seen.
-    check_workload("ExecuteLambdas", &["100", "300", "2"]);
+    let r = check_workload("ExecuteLambdas", &["100", "300", "2"]);
+    // Made by Constructor.newInstance: created where the workload asked for it.
+    let rows = r["tasks"]["classes"].as_array().expect("classes");
+    let reflected = rows
+        .iter()
+        .find(|c| c["class"] == "weft.workloads.ExecuteLambdas$Reflected")
+        .expect("Reflected row");
+    let created = reflected["sites"][0]["created"].as_str().unwrap_or("");
+    assert!(
+        created.starts_with("weft.workloads.ExecuteLambdas.main:"),
+        "{}",
+        reflected["sites"]
+    );
 }
 
 #[test]

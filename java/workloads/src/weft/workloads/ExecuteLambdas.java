@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
  * (queued as they are, run by the worker loop) and to an executor written by hand (a thread
  * taking Runnables from a queue and calling {@code run()}), plus a lambda called in place on
  * main (aggregated into main, as a named class's would be). A lambda is a hidden class, so
- * these runs are seen at their callers (docs/task-model.md §Lambdas).
+ * these runs are seen at their callers (docs/task-model.md §Lambdas). And a named task made by
+ * reflection, whose creation site is the code that asked for it, not the JDK's accessors.
  *
  * <p>Args: [tasks=200] [work_us=300] [threads=2]
  */
@@ -50,6 +51,16 @@ public final class ExecuteLambdas {
         }
     }
 
+    /** A task made by reflection, as a framework or a plugin loader makes its objects. */
+    public static final class Reflected implements Runnable {
+        static long workNs;
+
+        @Override
+        public void run() {
+            Truth.spin(workNs);
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         int n = (int) Truth.arg(args, 0, 200);
         long w = Truth.arg(args, 1, 300) * 1000L;
@@ -64,6 +75,11 @@ public final class ExecuteLambdas {
             poolLine = Truth.line(); pool.execute(() -> { Truth.spin(w); pooled.countDown(); });
         }
         pooled.await();
+        Reflected.workNs = w;
+        for (int i = 0; i < n; i++) {
+            pool.submit(Reflected.class.getDeclaredConstructor().newInstance()).get();
+        }
+        truth.task(Reflected.class, "runnable", n, 0, n).self(Reflected.class, w);
         pool.shutdown();
         if (!pool.awaitTermination(60, TimeUnit.SECONDS)) throw new AssertionError("pool did not stop");
         String onPool = Truth.lambda(ExecuteLambdas.class, "main", poolLine);
