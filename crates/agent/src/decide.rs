@@ -279,6 +279,7 @@ pub fn window_hooks() -> weft_classfile::Hooks {
         class: "weft/WindowProbe".into(),
         enter: Some(("enter".into(), O.into())),
         exit: Some(("exit".into(), O.into())),
+        last_ref_arg: false,
     }
 }
 

@@ -146,6 +146,7 @@ pub fn hooks(w: &Wrap) -> Option<Hooks> {
         class: class.into(),
         enter: own(enter),
         exit: own(exit),
+        last_ref_arg: false,
     })
 }
 

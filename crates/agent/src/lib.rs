@@ -28,6 +28,7 @@ pub mod offline;
 pub mod options;
 pub mod pipeline;
 mod plumbing;
+mod pool_tasks;
 mod probe_jar;
 mod sampling;
 mod sampling_signal;

@@ -766,6 +766,7 @@ pub fn park_hooks(w: &Wrap) -> Option<weft_classfile::Hooks> {
             "(Ljava/lang/Object;Ljava/lang/Object;)V".into(),
         )),
         exit: Some(("parkEnd".into(), "(Ljava/lang/Object;)V".into())),
+        last_ref_arg: false,
     })
 }
 

@@ -6,7 +6,7 @@
 use weft_classfile::{instrument, ClassSummary, Instrumentation, WrapRequest};
 use weft_trace::ProbeKind;
 
-use crate::{agent, decide, forkjoin, locks, plumbing};
+use crate::{agent, decide, forkjoin, locks, plumbing, pool_tasks};
 
 /// One instrumented method: its probe id, kind, name and descriptor (for its `ProbeDef`).
 #[derive(Debug, Clone, PartialEq)]
@@ -99,7 +99,7 @@ pub fn transform(
         return Outcome::Unchanged;
     }
     let outcome = transform_methods(bytes, summary, major, load, decide_with);
-    let Some(scope) = run_call_scope(&summary.name) else {
+    let Some(scope) = run_call_scope(&summary.name, load) else {
         return outcome;
     };
     // The `Runnable.run()` calls (task_calls.rs) on what the wraps made. A class the
@@ -124,9 +124,11 @@ pub fn transform(
 /// lambdas too), and the worker loop of `ThreadPoolExecutor` (a lambda given to `execute` is
 /// queued as it is). Other JDK classes run lambdas inside plumbing weft already follows.
 /// None: no call is redirected; Some(None): all methods.
-fn run_call_scope(class: &str) -> Option<Option<(&'static str, &'static str)>> {
+fn run_call_scope(class: &str, load: Load) -> Option<Option<(&'static str, &'static str)>> {
     const JDK: &[&str] = &["java/", "javax/", "jdk/", "sun/", "com/sun/"];
-    if class == "java/util/concurrent/ThreadPoolExecutor" {
+    if !pool_tasks::loop_redirected(class, load == Load::Retransform) {
+        None // its tasks are seen at beforeExecute/afterExecute (pool_tasks.rs)
+    } else if class == "java/util/concurrent/ThreadPoolExecutor" {
         Some(Some((
             "runWorker",
             "(Ljava/util/concurrent/ThreadPoolExecutor$Worker;)V",
@@ -151,6 +153,7 @@ fn transform_methods(
     if load == Load::Retransform {
         late_fork_join(&mut decision);
         decision.wraps.extend(locks::late_park_wraps(summary));
+        decision.wraps.extend(pool_tasks::late_wraps(summary));
     }
     let fj_fields = match load {
         Load::First => forkjoin::fields(&summary.name),
@@ -172,7 +175,7 @@ fn transform_methods(
         let Some(id) = probe_id(w, pl) else {
             return Outcome::Rejected("probe ids exhausted".into());
         };
-        if !w.window {
+        if !w.window && !pool_tasks::is_hook(w) {
             probed.push(Probed {
                 id,
                 kind: w.kind,
@@ -188,7 +191,9 @@ fn transform_methods(
             hooks: if w.window {
                 Some(decide::window_hooks())
             } else {
-                forkjoin::hooks(w).or_else(|| locks::park_hooks(w))
+                forkjoin::hooks(w)
+                    .or_else(|| locks::park_hooks(w))
+                    .or_else(|| pool_tasks::hooks(w))
             },
         });
     }

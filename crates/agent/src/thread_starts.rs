@@ -53,6 +53,7 @@ pub fn instrument_thread(bytes: &[u8]) -> Option<Vec<u8>> {
             class: "weft/Probe".into(),
             enter: Some(("threadStart".into(), "(Ljava/lang/Object;)V".into())),
             exit: None,
+            last_ref_arg: false,
         }),
     };
     let mut wraps = vec![wrap("()V")];

@@ -134,6 +134,7 @@ fn virtual_thread_wraps(major: u32) -> Vec<weft_classfile::WrapRequest> {
                 class: "weft/VtProbe".into(),
                 enter: enter.map(|(n, d)| (n.into(), d.into())),
                 exit: exit.map(|n| (n.into(), O.into())),
+                last_ref_arg: false,
             }),
         }
     };

@@ -1359,7 +1359,7 @@ fn blind_spots(h: &weft_trace::Header) -> Vec<String> {
                 n(header_keys::ATTACH_THREADS_FOUND)
             ),
             format!(
-                "{} classes were loaded before: {} of them instrumented by retransformation (method bodies only); tasks already running at the attach are not seen, nor lambdas (and other classes without probes of their own) given to a pool whose threads were already running (their worker loop keeps its old code)",
+                "{} classes were loaded before: {} of them instrumented by retransformation (method bodies only); tasks already running at the attach are not seen, nor lambdas (and other classes without probes of their own) run by a ThreadPoolExecutor subclass whose beforeExecute does not call super",
                 n(header_keys::ATTACH_CLASSES_LOADED),
                 n(header_keys::ATTACH_CLASSES_CHANGED)
             ),

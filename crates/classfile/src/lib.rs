@@ -121,6 +121,9 @@ pub struct Hooks {
     pub enter: Option<(String, String)>,
     /// (name, descriptor) of the exit hook.
     pub exit: Option<(String, String)>,
+    /// With `pass_arg0`: the entry hook gets the *last* reference argument instead of the
+    /// first (`ThreadPoolExecutor.beforeExecute(Thread, Runnable)`'s task).
+    pub last_ref_arg: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -320,6 +323,7 @@ pub fn instrument(
                         exit: r(&h.exit)?,
                         enter_takes_arg: p.req.pass_arg0,
                         pass_arg0: p.req.pass_arg0,
+                        last_ref_arg: h.last_ref_arg,
                     }
                 }
                 None => {
@@ -340,6 +344,7 @@ pub fn instrument(
                         )?),
                         enter_takes_arg: true,
                         pass_arg0: p.req.pass_arg0,
+                        last_ref_arg: false,
                     }
                 }
             };

@@ -306,6 +306,7 @@ fn wraps_with_custom_hooks() {
         class: "weft/FjProbe".into(),
         enter: enter.then(|| ("fork".to_string(), "(Ljava/lang/Object;)V".to_string())),
         exit: exit.then(|| ("forkEnd".to_string(), "(Ljava/lang/Object;)V".to_string())),
+        last_ref_arg: false,
     };
     for (enter, exit) in [(true, false), (false, true), (true, true)] {
         let what = Instrumentation {

@@ -54,6 +54,8 @@ pub(crate) struct Calls {
     /// always takes one (null unless requested), a hook only if requested.
     pub enter_takes_arg: bool,
     pub pass_arg0: bool,
+    /// The last reference argument instead of the first (`Hooks::last_ref_arg`).
+    pub last_ref_arg: bool,
 }
 
 /// (prologue, exit sequence) of a method.
@@ -74,7 +76,9 @@ pub(crate) fn sequences(
             for &k in &desc.params {
                 if matches!(k, Kind::Ref(_)) {
                     first_ref = Some((k, slot));
-                    break;
+                    if !calls.last_ref_arg {
+                        break;
+                    }
                 }
                 slot += k.slots();
             }

@@ -210,6 +210,29 @@ fn check_phase(trace: &Path, stderr: &str, jdk: u32, session: u32) {
         "JDK {jdk} session {session}: Job executions\n{}",
         workload_rows(&report)
     );
+    // The lambdas given to execute on the same pool, whose threads were running before
+    // the attach: seen at beforeExecute/afterExecute (crates/agent/src/pool_tasks.rs).
+    let lambdas = report["tasks"]["classes"]
+        .as_array()
+        .and_then(|rows| {
+            rows.iter().find(|c| {
+                c["class"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with("weft.workloads.AttachTarget$$Lambda[phase:"))
+            })
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "JDK {jdk} session {session}: no lambda row\n{}",
+                workload_rows(&report)
+            )
+        });
+    assert_eq!(
+        lambdas["executions"].as_u64(),
+        Some(JOBS),
+        "JDK {jdk} session {session}: lambda executions\n{}",
+        workload_rows(&report)
+    );
     // The fork-join sum: the root and its 63 forked halves, each one doExec (the
     // ones run inside a parent's join are aggregated into it: the task model).
     let sum = class_row(&report, "weft.workloads.AttachTarget$Sum").unwrap_or_else(|| {

@@ -389,6 +389,36 @@ public final class Probe {
         }
     }
 
+    /**
+     * Entry of {@code ThreadPoolExecutor.beforeExecute(Thread, Runnable)} under attach
+     * (crates/agent/src/pool_tasks.rs): the begin {@link #runTask} records when launched,
+     * for a pool thread whose worker loop was entered before the attach.
+     */
+    @FjStubDontInline
+    public static void poolTaskBegin(Object pool, Object task) {
+        int probe = runProbe;
+        if (!on || probe == 0 || !(task instanceof Runnable)) return;
+        try {
+            Runnable r = (Runnable) task;
+            if (recordedAtCall(r)) nBegin(probe, classIdOf(r), System.identityHashCode(r), 0, 0);
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
+    /** Entry of {@code ThreadPoolExecutor.afterExecute(Runnable, Throwable)} under attach. */
+    @FjStubDontInline
+    public static void poolTaskEnd(Object pool, Object task) {
+        int probe = runProbe;
+        if (!on || probe == 0 || !(task instanceof Runnable)) return;
+        try {
+            Runnable r = (Runnable) task;
+            if (recordedAtCall(r)) nEnd(probe, System.identityHashCode(r));
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
     private static boolean recordedAtCall(Runnable r) {
         try {
             ClassInfo info = info(r.getClass());

@@ -3,6 +3,7 @@ package weft.workloads;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
@@ -98,6 +99,19 @@ public final class AttachTarget {
         List<Future<?>> fs = new ArrayList<>();
         for (int i = 0; i < jobs; i++) fs.add(pool.submit(new Job(i)));
         for (Future<?> f : fs) f.get();
+        // Lambdas given to execute: the pool's threads started in phase 0, before any
+        // attach, so their worker loop is the one without weft (crates/agent/src/pool_tasks.rs).
+        CountDownLatch lambdas = new CountDownLatch(jobs);
+        for (int i = 0; i < jobs; i++) {
+            int seed = i;
+            pool.execute(() -> {
+                long x = seed;
+                for (int k = 0; k < 2000; k++) x = x * 6364136223846793005L + 1442695040888963407L;
+                if (x == 42) System.out.print("");
+                lambdas.countDown();
+            });
+        }
+        lambdas.await();
         long sum = fj.invoke(new Sum(0, 1 << 16));
         locked = 0;
         SHARED.count = 0;
