@@ -99,3 +99,31 @@ pub(crate) fn sequences(
     }
     (prologue, exit_seq)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::descriptor::parse_method;
+
+    /// The entry hook's argument: the first reference parameter, or with `last_ref_arg` the
+    /// last (`beforeExecute(Thread, Runnable)`'s task, slot 2 of an instance method).
+    #[test]
+    fn the_entry_hook_gets_the_first_or_the_last_reference_argument() {
+        let desc = parse_method(b"(Ljava/lang/Thread;JLjava/lang/Runnable;)V").unwrap();
+        let prologue = |last_ref_arg: bool| {
+            let calls = Calls {
+                push_id: Vec::new(),
+                enter: Some(7),
+                exit: None,
+                enter_takes_arg: true,
+                pass_arg0: true,
+                last_ref_arg,
+            };
+            sequences(&calls, &desc, false).0
+        };
+        // aload_0 (this), aload_1 (the Thread), invokestatic #7.
+        assert_eq!(prologue(false), [0x2a, 0x2b, 0xb8, 0, 7]);
+        // aload_0, aload 4 (after the Thread and the long's two slots), invokestatic #7.
+        assert_eq!(prologue(true), [0x2a, 0x19, 4, 0xb8, 0, 7]);
+    }
+}
