@@ -98,19 +98,42 @@ fn resolve(jvmti: Jvmti, jni: Jni, c: jclass, host: jobject) -> Option<String> {
     if let Some(rest) = method.strip_prefix("lambda$") {
         if owner == host_internal {
             let enc = rest.rsplit_once('$').map(|(e, _)| e).unwrap_or(rest);
-            let line = jvmti
+            // The host's lambda bodies of the same enclosing method: (ordinal, method).
+            let prefix = format!("lambda${enc}$");
+            let bodies: Vec<(u32, crate::jni::jmethodID)> = jvmti
                 .get_class_methods(host)
                 .ok()?
                 .into_iter()
-                .find(|&m| {
-                    jvmti
-                        .get_method_name(m)
-                        .map(|(n, _)| n == method)
-                        .unwrap_or(false)
+                .filter_map(|m| {
+                    let (n, _) = jvmti.get_method_name(m).ok()?;
+                    let ordinal = n.strip_prefix(prefix.as_str())?.parse().ok()?;
+                    Some((ordinal, m))
                 })
-                .and_then(|m| first_line(jvmti, m));
+                .collect();
+            let own = bodies
+                .iter()
+                .find(|(_, m)| jvmti.get_method_name(*m).is_ok_and(|(n, _)| n == method));
+            let line = own.and_then(|&(_, m)| first_line(jvmti, m));
             return Some(match line {
-                Some(l) => format!("{host_name}$$Lambda[{enc}:{l}]"),
+                Some(l) => {
+                    // Two lambdas on one line (`runAsync(() -> a()).thenRunAsync(() -> b())`)
+                    // would share a name, and their rows would merge: the second and later,
+                    // in javac's numbering, get `#2`, `#3`.
+                    let mut same_line: Vec<u32> = bodies
+                        .iter()
+                        .filter(|&&(_, m)| first_line(jvmti, m) == Some(l))
+                        .map(|&(o, _)| o)
+                        .collect();
+                    same_line.sort_unstable();
+                    let rank = own
+                        .and_then(|&(o, _)| same_line.iter().position(|&x| x == o))
+                        .unwrap_or(0);
+                    if rank == 0 {
+                        format!("{host_name}$$Lambda[{enc}:{l}]")
+                    } else {
+                        format!("{host_name}$$Lambda[{enc}:{l}#{}]", rank + 1)
+                    }
+                }
                 None => format!("{host_name}$$Lambda[{enc}]"),
             });
         }

@@ -75,6 +75,16 @@ public final class ExecuteLambdas {
             poolLine = Truth.line(); pool.execute(() -> { Truth.spin(w); pooled.countDown(); });
         }
         pooled.await();
+        // Two lambdas on one line: distinct classes, named `[main:L]` and `[main:L#2]`.
+        CountDownLatch pair = new CountDownLatch(2 * n);
+        int pairLine = 0;
+        for (int i = 0; i < n; i++) {
+            pairLine = Truth.line(); pool.execute(() -> { Truth.spin(w); pair.countDown(); }); pool.execute(() -> { Truth.spin(w); pair.countDown(); });
+        }
+        pair.await();
+        String first = Truth.lambda(ExecuteLambdas.class, "main", pairLine);
+        truth.task(first, "runnable", n, 0, n).self(first, w);
+        truth.task(first.replace("]", "#2]"), "runnable", n, 0, n).self(first.replace("]", "#2]"), w);
         Reflected.workNs = w;
         for (int i = 0; i < n; i++) {
             pool.submit(Reflected.class.getDeclaredConstructor().newInstance()).get();
