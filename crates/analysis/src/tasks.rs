@@ -747,18 +747,18 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         // A thread is submitted only when a thread-per-task executor started it for a
         // task: its target is that executor's wrapper, with the task inside (JDK 21's
         // `newThreadPerTaskExecutor`, CompletableFuture's thread per async task).
-        let ids: Vec<Ident> = if n.is_thread {
+        let (own, wrapper, extra): (Ident, Option<Ident>, &[Ident]) = if n.is_thread {
             match n.inner() {
-                Some(i) => std::iter::once(i).chain(n.target()).collect(),
+                Some(i) => (i, n.target(), &[]),
                 None => continue,
             }
         } else {
             let own = n.inner().unwrap_or(n.obj);
-            std::iter::once(own)
-                .chain((n.inner().is_some()).then_some(n.obj))
-                .chain(n.extra_ids().iter().copied())
-                .collect()
+            (own, n.inner().is_some().then_some(n.obj), n.extra_ids())
         };
+        let ids = std::iter::once(own)
+            .chain(wrapper)
+            .chain(extra.iter().copied());
         for id in ids {
             if let Some(q) = submit_queues.get_mut(&id) {
                 if let Some(&s) = q.front() {
