@@ -800,12 +800,25 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             (cid, TaskKind::Thread)
         } else if stand_in {
             let plumb = model.class_name(n.obj.0);
-            let callable_submit = submit_of(&matched, k)
-                .and_then(|s| model.probes.get(&submits[s].probe))
+            let submit_probe =
+                submit_of(&matched, k).and_then(|s| model.probes.get(&submits[s].probe));
+            let callable_submit = submit_probe
                 .is_some_and(|p| p.descriptor.starts_with("(Ljava/util/concurrent/Callable;"));
+            let runnable_submit = submit_probe.is_some_and(|p| {
+                p.method == "submit" && p.descriptor.starts_with("(Ljava/lang/Runnable;")
+            });
+            // The wrapper right around the task: a FutureTask there holds it as its
+            // `callable` (a Runnable sits in a RunnableAdapter, which runs nested and
+            // comes last in the chain; `submit(Runnable)` says so itself).
+            // `invokeAll`'s and an ExecutorCompletionService's callables (a FutureTask
+            // given to `execute`) read "runnable" before session 15.
+            let direct = n.extra_ids().last().map_or(n.obj.0, |w| w.0);
+            let holds_callable =
+                !runnable_submit && model.class_name(direct).ends_with("FutureTask");
             let kind = if plumb.contains("Callable")
                 || plumb.ends_with("AsyncSupply")
                 || (plumb.ends_with("FutureTask") && callable_submit)
+                || holds_callable
             {
                 TaskKind::Callable
             } else {

@@ -659,13 +659,18 @@ fn a_wrapped_lambda_nobody_submitted_is_reported_on_the_pool_thread() {
     // submission probe; a periodic task runs the same wrapper again and again.
     let mut tb = TB::new();
     pool_thread(&mut tb, 1, 0);
+    // (A Runnable: the wrapper holds it in a RunnableAdapter, whose call runs nested.)
     for (i, at) in [10u64, 30, 50].iter().enumerate() {
         tb.begin_p(1, *at, P_FUTURETASK_RUN, C_FUTURETASK, 77, (C_LAMBDA, 5));
+        tb.begin_p(1, at + 1, P_ADAPTER_CALL, C_ADAPTER, 87, (C_LAMBDA, 5));
+        tb.end(1, at + 4, P_ADAPTER_CALL, 87);
         tb.end(1, at + 5 + i as u64, P_FUTURETASK_RUN, 77);
     }
     // The same wrapper made and run on one thread (known creation): aggregated, as before.
     tb.created(1, 60, (C_FUTURETASK, 78), 0);
     tb.begin_p(1, 61, P_FUTURETASK_RUN, C_FUTURETASK, 78, (C_LAMBDA, 6));
+    tb.begin_p(1, 62, P_ADAPTER_CALL, C_ADAPTER, 88, (C_LAMBDA, 6));
+    tb.end(1, 63, P_ADAPTER_CALL, 88);
     tb.end(1, 64, P_FUTURETASK_RUN, 78);
     pool_thread_end(&mut tb, 1, 100);
     let (_, t) = run(&tb);
@@ -695,6 +700,36 @@ fn a_thread_whose_target_is_plumbing_is_an_execution_of_the_task_inside() {
         "java.util.concurrent.FutureTask",
         TaskKind::Thread
     ));
+}
+
+#[test]
+fn a_lambda_a_future_task_holds_directly_is_a_callable() {
+    // `invokeAll` (and an ExecutorCompletionService): FutureTask(callable) given to
+    // `execute(Runnable)`; `submit(Runnable)`: FutureTask -> RunnableAdapter -> task.
+    let mut tb = TB::new();
+    pool_thread(&mut tb, 1, 0);
+    tb.submit_p(MAIN, 2, P_EXECUTE, (C_FUTURETASK, 60), (C_LAMBDA, 9), 0);
+    tb.begin_p(1, 10, P_FUTURETASK_RUN, C_FUTURETASK, 60, (C_LAMBDA, 9));
+    tb.end(1, 20, P_FUTURETASK_RUN, 60);
+    tb.submit_p(
+        MAIN,
+        3,
+        P_SUBMIT_RUNNABLE,
+        (C_FUTURETASK, 62),
+        (C_INNER, 10),
+        0,
+    );
+    tb.begin_p(1, 30, P_FUTURETASK_RUN, C_FUTURETASK, 62, (C_INNER, 10));
+    tb.begin_p(1, 31, P_ADAPTER_CALL, C_ADAPTER, 61, (C_INNER, 10));
+    tb.end(1, 39, P_ADAPTER_CALL, 61);
+    tb.end(1, 40, P_FUTURETASK_RUN, 62);
+    pool_thread_end(&mut tb, 1, 100);
+    let (_, t) = run(&tb);
+    assert_eq!(
+        class(&t, "demo.Main$$Lambda[main:10]", TaskKind::Callable).executions,
+        1
+    );
+    assert_eq!(class(&t, "demo.Inner", TaskKind::Runnable).executions, 1);
 }
 
 #[test]

@@ -12,6 +12,7 @@ pub const P_SUBMIT_CALLABLE: u32 = 7;
 pub const P_EXEC: u32 = 8;
 pub const P_RUN: u32 = 9;
 pub const P_ADAPTER_CALL: u32 = 10;
+pub const P_EXECUTE: u32 = 11;
 
 pub const C_WORK: u32 = 10;
 pub const C_FUTURETASK: u32 = 11;
@@ -116,6 +117,13 @@ impl TB {
                 "java.util.concurrent.Executors$RunnableAdapter",
                 "call",
                 "()Ljava/lang/Object;",
+            ),
+            (
+                P_EXECUTE,
+                ProbeKind::Submission,
+                "java.util.concurrent.ThreadPoolExecutor",
+                "execute",
+                "(Ljava/lang/Runnable;)V",
             ),
         ] {
             tb.recs.push((
