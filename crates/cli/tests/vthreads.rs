@@ -387,10 +387,24 @@ fn virtual_threads_queued_on_a_reentrant_lock() {
         assert_eq!(top["kind"], "lock_contention", "JDK {major}: {top}");
         let text = top["message"].as_str().unwrap_or_default();
         assert!(!text.contains("one-off"), "JDK {major}: {text}");
+        // No pin in the workload's code: its waits are on a j.u.c. lock. (Once in ~10 CI
+        // runs JDK 21 reported one monitor pin of ~0.5 ms at `java.lang.VirtualThread.run`,
+        // no frame of the program: 200 virtual threads starting together, likely a class
+        // initialization one of them waited for. Not this test's subject.)
+        let pinned_here: Vec<&Value> = report["virtual_threads"]["pinned"]
+            .as_array()
+            .map(|v| {
+                v.iter()
+                    .filter(|p| {
+                        p["site"]
+                            .as_str()
+                            .is_some_and(|s| s.starts_with("weft.workloads."))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         assert!(
-            report["virtual_threads"]["pinned"]
-                .as_array()
-                .is_none_or(|v| v.is_empty()),
+            pinned_here.is_empty(),
             "JDK {major}: {}",
             report["virtual_threads"]
         );
