@@ -759,6 +759,23 @@ const REFLECTION_FRAMES: &[&str] = &[
 /// Frames between a thread's start and the code that asked for it, left out of its site.
 const THREAD_START_PLUMBING: &[&str] = &["java.lang.System$", "jdk.internal.vm."];
 
+/// The index of the first frame from `i` on whose string starts with none of `prefixes`.
+fn skip_frames(
+    jvmti: Jvmti,
+    jni: Jni,
+    frames: &[crate::jvmti::FrameInfo],
+    mut i: usize,
+    prefixes: &[&str],
+) -> usize {
+    while i < frames.len() && {
+        let s = cached_frame(jvmti, jni, &frames[i]);
+        prefixes.iter().any(|p| s.starts_with(p))
+    } {
+        i += 1;
+    }
+    i
+}
+
 fn frame_string(jvmti: Jvmti, jni: Jni, m: jmethodID, bci: i64) -> String {
     let (name, _) = jvmti.get_method_name(m).unwrap_or_default();
     let class = match jvmti.get_method_declaring_class(m) {
@@ -818,18 +835,11 @@ pub fn capture_site(jni: Jni, kind: SiteKind, class_id: u32, obj: jobject) -> u3
         // the instrumented method itself
         SiteKind::Submit | SiteKind::Fork => i += 1,
         SiteKind::ThreadStart => {
-            i += 1;
             // JDK 21+ starts a pool's threads through `Thread.start(ThreadContainer)`,
             // called by `JavaLangAccess.start` (`java.lang.System$2`) from a thread
             // container (`jdk.internal.vm.SharedThreadContainer.start`): the site is
             // their caller (`ThreadPoolExecutor.addWorker`), as on 17.
-            while i < frames.len()
-                && THREAD_START_PLUMBING
-                    .iter()
-                    .any(|p| cached_frame(jvmti, jni, &frames[i]).starts_with(p))
-            {
-                i += 1;
-            }
+            i = skip_frames(jvmti, jni, &frames, i + 1, THREAD_START_PLUMBING);
         }
         SiteKind::Created => {
             let oc = if obj.is_null() {
@@ -863,13 +873,7 @@ pub fn capture_site(jni: Jni, kind: SiteKind, class_id: u32, obj: jobject) -> u3
             // Made by reflection (`Constructor.newInstance`: a plugin, a framework's
             // bean): the site is the code that asked, not the JDK's accessors (it read
             // "created at jdk.internal.reflect.NativeConstructorAccessorImpl.newInstance0").
-            while i < frames.len()
-                && REFLECTION_FRAMES
-                    .iter()
-                    .any(|p| cached_frame(jvmti, jni, &frames[i]).starts_with(p))
-            {
-                i += 1;
-            }
+            i = skip_frames(jvmti, jni, &frames, i, REFLECTION_FRAMES);
         }
     }
     let keep: Vec<_> = frames.iter().skip(i).take(SITE_FRAMES).collect();

@@ -12,6 +12,12 @@ const ACC_NATIVE: u16 = 0x0100;
 const ACC_INTERFACE: u16 = 0x0200;
 const ACC_ABSTRACT: u16 = 0x0400;
 
+/// A class of the JDK (internal name): not the program's code.
+pub fn is_jdk_class(name: &str) -> bool {
+    const JDK: &[&str] = &["java/", "javax/", "jdk/", "sun/", "com/sun/"];
+    JDK.iter().any(|p| name.starts_with(p))
+}
+
 /// Classes the agent never transforms.
 pub fn skip_class(name: &str) -> bool {
     // The agent's own helper classes live directly in package `weft`
@@ -137,8 +143,9 @@ pub struct Wrap {
     pub loop_body: bool,
     /// A call of the window method (`window=`): hooks into `weft/WindowProbe`.
     pub window: bool,
-    /// A fork-join wrap of a late agent: its hooks are `weft/FjLateProbe`'s (no added
-    /// fields; pipeline::late_fork_join).
+    /// A wrap of a late agent (attach) with hooks of its own: fork-join's are
+    /// `weft/FjLateProbe`'s (no added fields; pipeline::late_fork_join), and the pool's
+    /// `beforeExecute`/`afterExecute` hooks (pool_tasks.rs).
     pub late: bool,
 }
 

@@ -98,36 +98,29 @@ fn resolve(jvmti: Jvmti, jni: Jni, c: jclass, host: jobject) -> Option<String> {
     if let Some(rest) = method.strip_prefix("lambda$") {
         if owner == host_internal {
             let enc = rest.rsplit_once('$').map(|(e, _)| e).unwrap_or(rest);
-            // The host's lambda bodies of the same enclosing method: (ordinal, method).
+            // The host's lambda bodies of the same enclosing method: (ordinal, first line).
             let prefix = format!("lambda${enc}$");
-            let bodies: Vec<(u32, crate::jni::jmethodID)> = jvmti
+            let ordinal_of = |name: &str| name.strip_prefix(prefix.as_str())?.parse::<u32>().ok();
+            let bodies: Vec<(u32, Option<i32>)> = jvmti
                 .get_class_methods(host)
                 .ok()?
                 .into_iter()
                 .filter_map(|m| {
                     let (n, _) = jvmti.get_method_name(m).ok()?;
-                    let ordinal = n.strip_prefix(prefix.as_str())?.parse().ok()?;
-                    Some((ordinal, m))
+                    Some((ordinal_of(&n)?, first_line(jvmti, m)))
                 })
                 .collect();
-            let own = bodies
-                .iter()
-                .find(|(_, m)| jvmti.get_method_name(*m).is_ok_and(|(n, _)| n == method));
-            let line = own.and_then(|&(_, m)| first_line(jvmti, m));
+            let own = ordinal_of(&method);
+            let line = bodies.iter().find(|b| Some(b.0) == own).and_then(|b| b.1);
             return Some(match line {
                 Some(l) => {
                     // Two lambdas on one line (`runAsync(() -> a()).thenRunAsync(() -> b())`)
                     // would share a name, and their rows would merge: the second and later,
                     // in javac's numbering, get `#2`, `#3`.
-                    let mut same_line: Vec<u32> = bodies
+                    let rank = bodies
                         .iter()
-                        .filter(|&&(_, m)| first_line(jvmti, m) == Some(l))
-                        .map(|&(o, _)| o)
-                        .collect();
-                    same_line.sort_unstable();
-                    let rank = own
-                        .and_then(|&(o, _)| same_line.iter().position(|&x| x == o))
-                        .unwrap_or(0);
+                        .filter(|b| b.1 == Some(l) && own.is_some_and(|o| b.0 < o))
+                        .count();
                     if rank == 0 {
                         format!("{host_name}$$Lambda[{enc}:{l}]")
                     } else {

@@ -868,8 +868,7 @@ pub fn class_loaded(has_loader: bool, name: &str) {
     if !has_loader || APP_STARTED.load(Ordering::Relaxed) || !LIVE.load(Ordering::Relaxed) {
         return;
     }
-    const JDK: &[&str] = &["java/", "javax/", "jdk/", "sun/", "com/sun/", "weft/Probe"];
-    if JDK.iter().any(|p| name.starts_with(p)) {
+    if crate::decide::is_jdk_class(name) || name.starts_with("weft/Probe") {
         return;
     }
     if !APP_STARTED.swap(true, Ordering::SeqCst) {

@@ -32,8 +32,7 @@ pub fn enabled() -> bool {
 /// Hashtable) are not the program's locks, and a probe inside the JDK could recurse.
 /// (weft's own classes never get here: `decide::skip_class`.)
 pub fn instruments(has_loader: bool, class: &str) -> bool {
-    const JDK: &[&str] = &["java/", "javax/", "jdk/", "sun/", "com/sun/"];
-    enabled() && has_loader && !JDK.iter().any(|p| class.starts_with(p))
+    enabled() && has_loader && !crate::decide::is_jdk_class(class)
 }
 
 /// An enter shorter than this (in clock ticks: 0.38 µs at 2.6 GHz, or ns) writes no

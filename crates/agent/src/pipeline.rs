@@ -125,7 +125,6 @@ pub fn transform(
 /// queued as it is). Other JDK classes run lambdas inside plumbing weft already follows.
 /// None: no call is redirected; Some(None): all methods.
 fn run_call_scope(class: &str, load: Load) -> Option<Option<(&'static str, &'static str)>> {
-    const JDK: &[&str] = &["java/", "javax/", "jdk/", "sun/", "com/sun/"];
     if !pool_tasks::loop_redirected(class, load == Load::Retransform) {
         None // its tasks are seen at beforeExecute/afterExecute (pool_tasks.rs)
     } else if class == "java/util/concurrent/ThreadPoolExecutor" {
@@ -133,7 +132,7 @@ fn run_call_scope(class: &str, load: Load) -> Option<Option<(&'static str, &'sta
             "runWorker",
             "(Ljava/util/concurrent/ThreadPoolExecutor$Worker;)V",
         )))
-    } else if JDK.iter().any(|p| class.starts_with(p)) {
+    } else if decide::is_jdk_class(class) {
         None
     } else {
         Some(None)

@@ -398,12 +398,8 @@ public final class Probe {
     public static void poolTaskBegin(Object pool, Object task) {
         int probe = runProbe;
         if (!on || probe == 0 || !(task instanceof Runnable)) return;
-        try {
-            Runnable r = (Runnable) task;
-            if (recordedAtCall(r)) nBegin(probe, classIdOf(r), System.identityHashCode(r), 0, 0);
-        } catch (Throwable t) {
-            fail(t);
-        }
+        Runnable r = (Runnable) task;
+        if (recordedAtCall(r)) runBegin(probe, r, System.identityHashCode(r));
     }
 
     /** Entry of {@code ThreadPoolExecutor.afterExecute(Runnable, Throwable)} under attach. */
@@ -411,12 +407,8 @@ public final class Probe {
     public static void poolTaskEnd(Object pool, Object task) {
         int probe = runProbe;
         if (!on || probe == 0 || !(task instanceof Runnable)) return;
-        try {
-            Runnable r = (Runnable) task;
-            if (recordedAtCall(r)) nEnd(probe, System.identityHashCode(r));
-        } catch (Throwable t) {
-            fail(t);
-        }
+        Runnable r = (Runnable) task;
+        if (recordedAtCall(r)) runEnd(probe, System.identityHashCode(r));
     }
 
     private static boolean recordedAtCall(Runnable r) {
