@@ -407,12 +407,12 @@ pub(crate) fn invokes_interface(
 /// for which `to(i)` gives a Methodref `#s` into `invokestatic #s` (and `nop`s for the
 /// rest of an `invokeinterface`), in place: the same length, and the same stack effect
 /// when `#s` takes the receiver and the call's arguments and returns what the call
-/// returned, so no offset, range or stack map frame moves. Returns how many it turned.
+/// returned, so no offset, range or stack map frame moves.
 pub(crate) fn redirect_calls(
     attr: &mut [u8],
     op: u8,
     to: impl Fn(u16) -> Option<u16>,
-) -> Result<usize> {
+) -> Result<()> {
     if attr.len() < 14 {
         return Err(Error::malformed("Code attribute too short"));
     }
@@ -421,7 +421,6 @@ pub(crate) fn redirect_calls(
         .get_mut(14..14 + code_len)
         .ok_or_else(|| Error::malformed("Code attribute shorter than its code"))?;
     let mut pc = 0usize;
-    let mut n = 0;
     while pc < code.len() {
         let len = insn_len(code, pc)?;
         if code[pc] == op && len >= 3 {
@@ -429,12 +428,11 @@ pub(crate) fn redirect_calls(
                 code[pc] = INVOKESTATIC;
                 code[pc + 1..pc + 3].copy_from_slice(&s.to_be_bytes());
                 code[pc + 3..pc + len].fill(NOP);
-                n += 1;
             }
         }
         pc += len;
     }
-    Ok(n)
+    Ok(())
 }
 
 /// Whether the body has one of the instructions `ops`.

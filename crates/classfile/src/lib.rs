@@ -24,7 +24,7 @@ mod wrap;
 
 pub use error::{Error, ErrorKind};
 pub use monitors::{instrument_monitors, MONITOR_PROBE_CLASS};
-pub use task_calls::{redirect_runnable_runs, RUN_TASK_CLASS, RUN_TASK_METHOD};
+pub use task_calls::redirect_runnable_runs;
 
 use cpool::{Appender, ConstantPool};
 use error::Result;

@@ -6,7 +6,7 @@
 //! in the methods asked for becomes `invokestatic weft/Probe.runTask(Ljava/lang/Runnable;)V;
 //! nop; nop`, in place (the same length and stack effect: no offset, exception range or stack
 //! map frame moves). `runTask` calls `run()` and records it when the object's class is
-//! hidden; other classes have their own probes.
+//! hidden or its `run()` has no probe of its own; other classes are recorded by theirs.
 
 use crate::code;
 use crate::cpool::Appender;
@@ -15,13 +15,13 @@ use crate::parse::{ClassFile, ACC_ABSTRACT, ACC_NATIVE};
 use crate::{assemble, mutf8};
 
 /// The class and method the redirected calls go to.
-pub const RUN_TASK_CLASS: &str = "weft/Probe";
-pub const RUN_TASK_METHOD: &str = "runTask";
+const RUN_TASK_CLASS: &str = "weft/Probe";
+const RUN_TASK_METHOD: &str = "runTask";
 const RUN_TASK_DESCRIPTOR: &[u8] = b"(Ljava/lang/Runnable;)V";
 const RUNNABLE: &[u8] = b"java/lang/Runnable";
 
 fn is_runnable_run(class: &[u8], name: &[u8], desc: &[u8]) -> bool {
-    class == b"java/lang/Runnable" && name == b"run" && desc == b"()V"
+    class == RUNNABLE && name == b"run" && desc == b"()V"
 }
 
 /// Redirects the `Runnable.run()` calls of every method of the class (`only`: of that
