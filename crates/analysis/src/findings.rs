@@ -947,14 +947,6 @@ fn wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
     }
 }
 
-/// Whether a class is the JDK's (queues, futures, conditions, threads: waiting for
-/// work or for another task, which the `waiting` finding covers per task class).
-fn is_jdk_class(class: &str) -> bool {
-    ["java.", "javax.", "jdk.", "sun.", "com.sun."]
-        .iter()
-        .any(|p| class.starts_with(p))
-}
-
 /// Waits on an application object: threads waiting for another thread to release
 /// or signal it (Derby's row locks: `Object.wait` on `ActiveLock`).
 fn wait_group_findings(i: &Inputs, out: &mut Vec<Finding>) {
@@ -970,7 +962,9 @@ fn wait_group_findings(i: &Inputs, out: &mut Vec<Finding>) {
         let Some(class) = g.class.as_deref() else {
             continue;
         };
-        if is_jdk_class(class)
+        // The JDK's (queues, futures, conditions, threads): waiting for work or for
+        // another task, which the `waiting` finding covers per task class.
+        if crate::model::is_jdk_class(class)
             || thread_classes.contains(class)
             || g.total_ns < WAIT_MIN_NS
             || (g.total_ns as f64) < WAIT_MIN_SHARE_OF_RUN * i.model.duration_ns as f64

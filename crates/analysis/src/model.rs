@@ -118,9 +118,7 @@ impl ThreadInfo {
         let Some(name) = self.name.as_deref() else {
             return false;
         };
-        let class = model.class_name(self.class_id);
-        crate::locks::JVM_THREADS.contains(&name)
-            && (class.starts_with("java.") || class.starts_with("jdk."))
+        crate::locks::JVM_THREADS.contains(&name) && is_jdk_class(&model.class_name(self.class_id))
     }
 
     /// The thread's name, or `thread #N` when it was never named in the trace.
@@ -130,6 +128,13 @@ impl ThreadInfo {
             None => format!("thread #{}", self.index),
         }
     }
+}
+
+/// Whether a class (dotted name) is the JDK's.
+pub(crate) fn is_jdk_class(class: &str) -> bool {
+    ["java.", "javax.", "jdk.", "sun.", "com.sun."]
+        .iter()
+        .any(|p| class.starts_with(p))
 }
 
 /// A stop-the-world GC pause. `end_ns` is clamped to the end of recording when

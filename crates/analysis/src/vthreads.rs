@@ -57,6 +57,10 @@ pub struct VirtualThreadAnalysis {
     /// mount), by time: not its executions' self time. The time split (activity.rs)
     /// leaves them out and the what-if graph takes them as waits.
     pub unmounted: BTreeMap<ThreadIndex, Vec<(u64, u64)>>,
+    /// By carrier, the virtual threads that ended on it: (their first `VtEnd`, the
+    /// virtual thread), by time. A join of a virtual thread is woken by its carrier
+    /// right after that end (the what-if graph's join edges).
+    pub ended_on: BTreeMap<ThreadIndex, Vec<(u64, ThreadIndex)>>,
     /// Pinning sites, most blocked time first.
     pub pinned: Vec<PinnedSite>,
     /// Pinned blocking inside weft's own helper classes (`weft.Probe` registering
@@ -97,6 +101,7 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
         let mut pin: Option<u32> = None;
         let mut wait_begin: Option<(u64, Option<u32>)> = None;
         let mut lock_begin: Option<(u64, u32, u32)> = None;
+        let mut ended = false;
         for e in ev.iter() {
             match e.kind {
                 EventKind::VtStart | EventKind::VtMount => {
@@ -118,6 +123,10 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
                     }
                 }
                 EventKind::VtUnmount | EventKind::VtEnd => {
+                    if e.kind == EventKind::VtEnd && !ended {
+                        ended = true;
+                        out.ended_on.entry(e.c).or_default().push((e.ts, ev.thread));
+                    }
                     if let Some((from, carrier)) = mounted.take() {
                         out.mounted_ns += e.ts.saturating_sub(from);
                         carriers.entry(carrier).or_default().push((from, e.ts));
@@ -157,6 +166,9 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
     }
     out.count = count;
     out.carriers = carriers.len() as u64;
+    for v in out.ended_on.values_mut() {
+        v.sort_unstable();
+    }
     let saturated = saturated_intervals(&carriers);
     let mut by_site: BTreeMap<(String, &'static str), PinnedSite> = BTreeMap::new();
     for (from, to, site, how) in blocks {

@@ -589,21 +589,8 @@ pub fn build(a: &Analysis) -> ExecGraph {
     // A virtual thread's end wakes its joiners from its carrier, after it unmounted
     // (`Thread.join` on it waits on a latch the carrier counts down): the wake-up is
     // the end of the virtual thread that last left that carrier, just before.
-    let mut ended_on: HashMap<ThreadIndex, Vec<(u64, ThreadIndex)>> = HashMap::default();
-    for ev in m
-        .events
-        .iter()
-        .filter(|e| weft_trace::is_virtual_thread(e.thread))
-    {
-        if let Some(e) = ev.iter().find(|e| e.kind == EventKind::VtEnd) {
-            ended_on.entry(e.c).or_default().push((e.ts, ev.thread));
-        }
-    }
-    for v in ended_on.values_mut() {
-        v.sort_unstable();
-    }
     let vt_ended_before = |carrier: ThreadIndex, ts: u64| -> Option<(ThreadIndex, u64)> {
-        let v = ended_on.get(&carrier)?;
+        let v = a.virtual_threads.ended_on.get(&carrier)?;
         let &(end, vt) = v[..v.partition_point(|x| x.0 <= ts)].last()?;
         (ts - end <= VT_END_WAKE_NS).then_some((vt, end))
     };
