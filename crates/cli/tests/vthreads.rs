@@ -6,14 +6,8 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use common::*;
 use serde_json::Value;
-
-fn java(major: u32) -> PathBuf {
-    jdk_java(major)
-}
 
 const N: u64 = 1000;
 const PINNERS: u64 = 4;
@@ -46,26 +40,19 @@ const PINNING: Size = Size {
 /// the trace itself.
 fn record(major: u32, size: &Size, weft_args: &[&str], jvm_args: &[&str]) -> (Value, Value) {
     let trace = scratch_file(&format!("vthreads-{major}-{}.weft", size.n));
-    let mut c = command(weft());
-    c.arg("record")
-        .args(weft_args)
-        .arg("-o")
-        .arg(&trace)
-        .arg("--")
-        .arg(java(major))
-        .args(jvm_args)
-        .args([
-            "-cp",
-            &classes().display().to_string(),
-            "weft.workloads.VirtualTasks",
-            &size.n.to_string(),
-            &size.work_us.to_string(),
-            &size.pinners.to_string(),
-            &SLEEP_MS.to_string(),
-        ]);
-    let r = run(c);
-    assert_no_panic(&r, "weft record");
-    assert!(r.status.success(), "recording failed\n{}", r.describe());
+    let workload = [
+        "weft.workloads.VirtualTasks".to_string(),
+        size.n.to_string(),
+        size.work_us.to_string(),
+        size.pinners.to_string(),
+        SLEEP_MS.to_string(),
+    ];
+    let args: Vec<&str> = jvm_args
+        .iter()
+        .copied()
+        .chain(workload.iter().map(String::as_str))
+        .collect();
+    let r = record_run_on_jdk(major, &trace, weft_args, &args);
     check_no_scheduler_records(major, &trace, size.virtual_threads());
     (truth(&r.stdout), report_json(&trace))
 }

@@ -584,12 +584,19 @@ pub fn jdk_java(major: u32) -> PathBuf {
 #[allow(dead_code)]
 pub fn record_on_jdk(major: u32, name: &str, weft_args: &[&str], args: &[&str]) -> PathBuf {
     let trace = scratch_file(&format!("{name}-{major}.weft"));
-    let _ = std::fs::remove_file(&trace);
+    record_run_on_jdk(major, &trace, weft_args, args);
+    trace
+}
+
+/// [`record_on_jdk`] into `trace`; the run (its stdout has the workload's ground truth).
+#[allow(dead_code)]
+pub fn record_run_on_jdk(major: u32, trace: &Path, weft_args: &[&str], args: &[&str]) -> Run {
+    let _ = std::fs::remove_file(trace);
     let mut c = command(weft());
     c.arg("record")
         .args(weft_args)
         .arg("-o")
-        .arg(&trace)
+        .arg(trace)
         .arg("--")
         .arg(jdk_java(major))
         .args(["-cp", &classes().display().to_string()])
@@ -597,5 +604,5 @@ pub fn record_on_jdk(major: u32, name: &str, weft_args: &[&str], args: &[&str]) 
     let r = run(c);
     assert_no_panic(&r, "weft record");
     assert!(r.status.success(), "JDK {major}: {}", r.describe());
-    trace
+    r
 }
