@@ -133,6 +133,8 @@ pub enum FindingKind {
     /// Threads waiting on an application object (a hand-made lock or condition, e.g.
     /// a database's row lock): a wait group by (kind, class, site).
     WaitContention,
+    /// Threads waiting at a `CyclicBarrier` or `Phaser` for its slowest party.
+    BarrierImbalance,
     /// Fork-join tasks below the fine-grained threshold: raise the sequential cutoff.
     ForkJoinFineGrained,
     /// One thread of a fork-join pool did most of the work.
@@ -159,6 +161,7 @@ impl FindingKind {
             FindingKind::LockContention => "lock_contention",
             FindingKind::Waiting => "waiting",
             FindingKind::WaitContention => "wait_contention",
+            FindingKind::BarrierImbalance => "barrier_imbalance",
             FindingKind::ForkJoinFineGrained => "fj_fine_grained",
             FindingKind::ForkJoinImbalance => "fj_imbalance",
             FindingKind::ForkJoinLowParallelism => "fj_low_parallelism",
@@ -180,6 +183,7 @@ impl FindingKind {
             FindingKind::LockContention => "lock contention",
             FindingKind::Waiting => "waiting",
             FindingKind::WaitContention => "waits on an object",
+            FindingKind::BarrierImbalance => "barrier imbalance",
             FindingKind::ForkJoinFineGrained => "fork-join: too fine",
             FindingKind::ForkJoinImbalance => "fork-join: imbalance",
             FindingKind::ForkJoinLowParallelism => "fork-join: low parallelism",
@@ -962,14 +966,26 @@ fn wait_group_findings(i: &Inputs, out: &mut Vec<Finding>) {
         let Some(class) = g.class.as_deref() else {
             continue;
         };
-        // The JDK's (queues, futures, conditions, threads): waiting for work or for
-        // another task, which the `waiting` finding covers per task class.
-        if crate::model::is_jdk_class(class)
-            || thread_classes.contains(class)
+        if thread_classes.contains(class)
             || g.total_ns < WAIT_MIN_NS
             || (g.total_ns as f64) < WAIT_MIN_SHARE_OF_RUN * i.model.duration_ns as f64
             || g.threads.len() < WAIT_GROUP_MIN_THREADS
         {
+            continue;
+        }
+        if let Some(barrier) = barrier_of(&g.stack).filter(|_| app_site(i, g)) {
+            out.push(barrier_finding(i, g, barrier));
+            continue;
+        }
+        // The JDK's (queues, futures, conditions, threads): waiting for work or for
+        // another task, which the `waiting` finding covers per task class. But a JDK
+        // object the application waits on itself (`synchronized (list) { list.wait(); }`,
+        // a `new Object()` lock) is the application's own hand-off or condition.
+        let own_monitor = g.kind == "Object.wait"
+            && class != "java.lang.Thread"
+            && app_site(i, g)
+            && g.stack.first() == g.site.as_ref();
+        if crate::model::is_jdk_class(class) && !own_monitor {
             continue;
         }
         let at = g
@@ -1042,6 +1058,66 @@ fn wait_group_findings(i: &Inputs, out: &mut Vec<Finding>) {
             site: g.site.clone(),
             stack: g.stack.clone(),
         });
+    }
+}
+
+/// Whether a wait group's site is the application's code (not the JDK's, a server's
+/// or a library's).
+fn app_site(i: &Inputs, g: &crate::wait_groups::WaitGroup) -> bool {
+    g.site
+        .as_deref()
+        .is_some_and(|s| i.model.owner_of(s) == FrameOwner::Application)
+}
+
+/// The JDK barrier a wait's stack waits in (`CyclicBarrier.await`,
+/// `Phaser.arriveAndAwaitAdvance`), if any.
+fn barrier_of(stack: &[String]) -> Option<&'static str> {
+    const BARRIERS: &[(&str, &str)] = &[
+        ("java.util.concurrent.CyclicBarrier.", "CyclicBarrier.await"),
+        ("java.util.concurrent.Phaser.", "Phaser.awaitAdvance"),
+    ];
+    stack.iter().find_map(|f| {
+        BARRIERS
+            .iter()
+            .find(|(prefix, _)| f.starts_with(prefix))
+            .map(|(_, name)| *name)
+    })
+}
+
+/// Threads waiting at a barrier wait for its slowest party: the work between two
+/// barriers is unbalanced, and the threads that waited least did the most.
+fn barrier_finding(i: &Inputs, g: &crate::wait_groups::WaitGroup, barrier: &str) -> Finding {
+    let site = g.site.as_deref().unwrap_or_default();
+    let (most, most_ns) = &g.threads[0];
+    let (least, least_ns) = &g.threads[g.threads.len() - 1];
+    let message = format!(
+        "{} waited {}{} at a barrier (`{barrier}`) at {site}, in {}: `{most}` waited {}, \
+         `{least}` only {}. At a barrier every party waits for the slowest, so the work \
+         between two barriers is unbalanced: the threads that wait least do the most. Give \
+         each party the same amount of work, or cut it into smaller pieces the threads take \
+         from a shared queue.",
+        count(g.threads.len() as u64, "thread"),
+        human_ns(g.total_ns),
+        threads_busy(g.total_ns, i.model.duration_ns),
+        count(g.count, "wait"),
+        human_ns(*most_ns),
+        human_ns(*least_ns),
+    );
+    Finding {
+        kind: FindingKind::BarrierImbalance,
+        class: g.class.clone(),
+        message,
+        fields: vec![
+            ("barrier", FieldValue::Text(barrier.to_string())),
+            ("waits", FieldValue::Int(g.count)),
+            ("waiting_ns", FieldValue::Int(g.total_ns)),
+            ("threads", FieldValue::Int(g.threads.len() as u64)),
+            ("most_waiting_ns", FieldValue::Int(*most_ns)),
+            ("least_waiting_ns", FieldValue::Int(*least_ns)),
+        ],
+        cost_ns: g.total_ns,
+        site: g.site.clone(),
+        stack: g.stack.clone(),
     }
 }
 
@@ -1399,6 +1475,11 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 .map_or(cpus, |p| p.parallelism as u64);
             let width = pool_par.min(cpus).max(1);
             let cost = (c.span_ns.saturating_mul(width)).saturating_sub(c.work_ns);
+            // As parallel as the threads that could run it (a parallel stream on the
+            // 1-worker common pool of a 2-CPU machine): nothing left idle to win back.
+            if cost == 0 || c.parallelism >= width as f64 {
+                continue;
+            }
             out.push(Finding {
                 kind: FindingKind::ForkJoinLowParallelism,
                 class: Some(c.root_class.clone()),
@@ -1727,6 +1808,154 @@ mod tests {
             "{}",
             w.message
         );
+    }
+
+    /// Two threads taking turns through `Object.wait` on `class` (waited on at
+    /// `frames`' first frame), 4,000 waits of 20 µs in a 120 ms run.
+    fn turns_on(class: &str, frames: &[&str]) -> Vec<Finding> {
+        let mut tb = TB::new();
+        tb.global(Record::ClassDef {
+            id: 77,
+            name: class.into(),
+        });
+        tb.site_frames(11, frames);
+        for t in [1u32, 2] {
+            tb.start(t, 0, C_THREAD, (0, 0));
+        }
+        for k in 0..4_000u64 {
+            let t = 1 + (k % 2) as u32;
+            let s = 1_000_000 + k * 25_000;
+            tb.wait(t, weft_trace::wait_kind::OBJECT_WAIT, 77, 11, s, s + 20_000);
+        }
+        tb.thread_end(1, 120_000_000).thread_end(2, 120_000_000);
+        tb.global(Record::End { ts: 120_000_001 });
+        findings(&tb)
+    }
+
+    /// A JDK object the application waits on itself (`synchronized (list) {
+    /// list.wait(); }`, a `new Object()` lock) is its own hand-off; a `Thread` (a
+    /// join) or a wait inside the JDK is not.
+    #[test]
+    fn an_application_wait_on_a_jdk_object_is_a_finding() {
+        let handoff = |class: &str, frames: &[&str]| {
+            turns_on(class, frames)
+                .iter()
+                .any(|f| f.kind == FindingKind::WaitContention)
+        };
+        let game = ["demo.Game.play:48", "demo.Game.run:20"];
+        assert!(handoff("java.util.LinkedList", &game));
+        assert!(handoff("java.lang.Object", &game));
+        assert!(!handoff("java.lang.Thread", &game));
+        assert!(!handoff(
+            "java.lang.ProcessImpl",
+            &["java.lang.ProcessImpl.waitFor:434", "demo.Game.play:48"]
+        ));
+    }
+
+    /// Three parties at a `CyclicBarrier`, party 3 the slowest: a barrier finding
+    /// naming the most and the least waiting thread.
+    #[test]
+    fn waits_at_a_barrier_are_its_imbalance() {
+        const MS: u64 = 1_000_000;
+        let mut tb = TB::new();
+        tb.global(Record::ClassDef {
+            id: 77,
+            name: "java.util.concurrent.locks.ReentrantLock$NonfairSync".into(),
+        });
+        tb.site_frames(
+            11,
+            &[
+                "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await:1630",
+                "java.util.concurrent.CyclicBarrier.dowait:236",
+                "java.util.concurrent.CyclicBarrier.await:364",
+                "demo.Solver.step:17",
+            ],
+        );
+        for t in [1u32, 2, 3] {
+            tb.start(t, 0, C_THREAD, (0, 0));
+        }
+        // 100 rounds of 3 ms: parties 1 and 2 work 1 and 2 ms then wait, party 3 works 3.
+        for r in 0..100u64 {
+            let s = r * 3 * MS;
+            for (t, work) in [(1u32, MS), (2, 2 * MS)] {
+                tb.wait(t, weft_trace::wait_kind::PARK, 77, 11, s + work, s + 3 * MS);
+            }
+        }
+        for t in [1u32, 2, 3] {
+            tb.thread_end(t, 300 * MS);
+        }
+        tb.global(Record::End { ts: 300 * MS + 1 });
+        let f = findings(&tb);
+        let b = f
+            .iter()
+            .find(|f| f.kind == FindingKind::BarrierImbalance)
+            .expect("a barrier finding");
+        assert_eq!(b.cost_ns, 300 * MS);
+        assert_eq!(b.site.as_deref(), Some("demo.Solver.step:17"));
+        assert!(
+            b.message.contains("`CyclicBarrier.await`")
+                && b.message.contains("waited 200 ms, `worker-2` only 100 ms"),
+            "{}",
+            b.message
+        );
+        assert!(!f.iter().any(|f| f.kind == FindingKind::WaitContention));
+    }
+
+    /// A fork-join computation of parallelism 1.2 (a 100 ms root, a 20 ms child stolen
+    /// beside it) is a low-parallelism finding on a pool of 2 workers, and none on a
+    /// pool of 1 (where 1.2 is more than the pool can use).
+    #[test]
+    fn low_parallelism_is_measured_against_the_pool() {
+        const MS: u64 = 1_000_000;
+        let low = |parallelism: u32| {
+            let mut tb = TB::new();
+            let worker = Record::FjWorker {
+                pool: 7,
+                class_id: C_WORK,
+                parallelism,
+            };
+            let push = |usage: u64, ts: u64, external: bool| Record::FjPush {
+                ts,
+                usage,
+                prev: 0,
+                class_id: C_WORK,
+                external,
+                ident: 0,
+                pool: 7,
+            };
+            let begin = |usage: u64, ts: u64| Record::FjRunBegin {
+                ts,
+                usage,
+                class_id: C_WORK,
+            };
+            let recs = [
+                (2, worker.clone()),
+                (3, worker),
+                (1, push(1, 0, true)),
+                (2, begin(1, 0)),
+                (2, push(2, MS, false)),
+                (3, begin(2, 2 * MS)),
+                (3, Record::FjRunEnd { ts: 22 * MS }),
+                (
+                    2,
+                    Record::FjJoinBegin {
+                        ts: 99 * MS,
+                        usage: 2,
+                    },
+                ),
+                (2, Record::FjJoinEnd { ts: 99 * MS }),
+                (2, Record::FjRunEnd { ts: 100 * MS }),
+            ];
+            for (t, r) in recs {
+                tb.recs.push((t, r));
+            }
+            tb.global(Record::End { ts: 100 * MS + 1 });
+            findings(&tb)
+                .iter()
+                .any(|f| f.kind == FindingKind::ForkJoinLowParallelism)
+        };
+        assert!(low(2));
+        assert!(!low(1));
     }
 
     #[test]
