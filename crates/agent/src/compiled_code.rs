@@ -194,16 +194,37 @@ pub fn leave() {
 }
 
 impl Ranges {
-    /// The compiled method whose code holds `pc` (a binary search, no allocation).
-    pub fn find(&self, pc: usize) -> Option<CodeRange> {
+    fn ranges(&self) -> &[CodeRange] {
         if self.len == 0 {
-            return None;
+            return &[];
         }
         // SAFETY: ptr/len describe a live snapshot's ranges (see enter).
-        let ranges = unsafe { std::slice::from_raw_parts(self.ptr, self.len) };
-        find_in(ranges, pc)
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    /// The compiled method whose code holds `pc` (a binary search, no allocation).
+    pub fn find(&self, pc: usize) -> Option<CodeRange> {
+        find_in(self.ranges(), pc)
+    }
+
+    /// Whether `addr` is in no known range but near the code the snapshot holds
+    /// (code compiled since the last publish could be there): the caller then
+    /// asks for a newer snapshot ([`want_newer`]). A stack slot's stale value
+    /// (a saved flag register, a small integer) is not near, and asks nothing.
+    pub fn unknown_near_code(&self, addr: usize) -> bool {
+        let r = self.ranges();
+        let (Some(first), Some(last)) = (r.first(), r.last()) else {
+            return false;
+        };
+        addr >= first.start.saturating_sub(CODE_SPAN)
+            && addr < last.end.saturating_add(CODE_SPAN)
+            && find_in(r, addr).is_none()
     }
 }
+
+/// How far from the known code new code may lie: HotSpot's code cache is one
+/// reserved region (240 MB by default with tiered compilation).
+const CODE_SPAN: usize = 512 << 20;
 
 fn find_in(ranges: &[CodeRange], pc: usize) -> Option<CodeRange> {
     let i = ranges.partition_point(|r| r.start <= pc);
@@ -236,6 +257,43 @@ mod tests {
         assert_eq!(find_in(&r, 259).map(|r| r.method), Some(2));
         assert_eq!(find_in(&r, 260), None);
         assert_eq!(find_in(&[], 5), None);
+    }
+
+    #[test]
+    fn an_address_near_the_code_but_in_no_range_is_unknown_code() {
+        let r = [
+            CodeRange {
+                start: 0x7000_0000,
+                end: 0x7000_1000,
+                method: STUB,
+            },
+            CodeRange {
+                start: 0x7100_0000,
+                end: 0x7100_0400,
+                method: 1,
+            },
+        ];
+        let ranges = Ranges {
+            ptr: r.as_ptr(),
+            len: r.len(),
+        };
+        assert!(!ranges.unknown_near_code(0x7000_0800), "a known stub");
+        assert!(!ranges.unknown_near_code(0x7100_0010), "a known method");
+        assert!(ranges.unknown_near_code(0x7080_0000), "between the two");
+        assert!(
+            ranges.unknown_near_code(0x7200_0000),
+            "above, within the span"
+        );
+        assert!(!ranges.unknown_near_code(0x246), "a flags word");
+        assert!(
+            !ranges.unknown_near_code(0x7fff_0000_0000),
+            "a stack address"
+        );
+        let empty = Ranges {
+            ptr: std::ptr::null(),
+            len: 0,
+        };
+        assert!(!empty.unknown_near_code(0x7000_0800));
     }
 
     #[test]

@@ -926,6 +926,9 @@ unsafe extern "C" fn recover_walk(t: *mut CallTrace, depth: i32, uc: *mut c_void
         .find(ra)
         .is_some_and(|c| !c.is_stub() && ra > c.start)
     {
+        if r.code.unknown_near_code(ra) {
+            compiled_code::want_newer();
+        }
         return;
     }
     let mut ctx: libc::ucontext_t = std::ptr::read(uc);
@@ -991,17 +994,29 @@ unsafe fn from_stub(
         std::ptr::copy_nonoverlapping(lo as *const u8, b.as_mut_ptr(), CALL_SITE_BYTES);
         call_target(&b, ra) == Some(stub.start)
     };
+    // A candidate return address near the code but in no known method: its
+    // caller was compiled since the snapshot, which the next drain publishes
+    // (else every sample in a stub called from new code stays failed for up to
+    // a second: most of a Math.sin loop's samples).
+    let ask_newer = |ra: usize| {
+        if r.code.unknown_near_code(ra) {
+            compiled_code::want_newer();
+        }
+    };
     // (return address, caller's rsp, caller's rbp if the stub saved it)
-    let ra = *(sp as *const usize);
-    let (ra, caller_sp, caller_fp) = if calls_stub(ra) {
-        (ra, sp + 8, None)
+    let at_sp = *(sp as *const usize);
+    let (ra, caller_sp, caller_fp) = if calls_stub(at_sp) {
+        (at_sp, sp + 8, None)
     } else if fp >= sp && fp - sp <= STUB_FRAME_BYTES && fp.is_multiple_of(8) {
         let ra = *((fp + 8) as *const usize);
         if !calls_stub(ra) {
+            ask_newer(at_sp);
+            ask_newer(ra);
             return;
         }
         (ra, fp + 16, Some(*(fp as *const i64)))
     } else {
+        ask_newer(at_sp);
         return;
     };
     r.proved = true;

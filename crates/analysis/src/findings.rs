@@ -1085,23 +1085,28 @@ fn barrier_of(stack: &[String]) -> Option<&'static str> {
 }
 
 /// Threads waiting at a barrier wait for its slowest party: the work between two
-/// barriers is unbalanced, and the threads that waited least did the most.
+/// barriers is unbalanced, and the parties that waited least (or never: they are
+/// in no wait group) did the most.
 fn barrier_finding(i: &Inputs, g: &crate::wait_groups::WaitGroup, barrier: &str) -> Finding {
     let site = g.site.as_deref().unwrap_or_default();
-    let (most, most_ns) = &g.threads[0];
-    let (least, least_ns) = &g.threads[g.threads.len() - 1];
+    let who: Vec<String> = g
+        .threads
+        .iter()
+        .take(4)
+        .map(|(t, ns)| format!("`{t}` {}", human_ns(*ns)))
+        .collect();
+    let (_, most_ns) = g.threads[0];
+    let (_, least_ns) = g.threads[g.threads.len() - 1];
     let message = format!(
-        "{} waited {}{} at a barrier (`{barrier}`) at {site}, in {}: `{most}` waited {}, \
-         `{least}` only {}. At a barrier every party waits for the slowest, so the work \
-         between two barriers is unbalanced: the threads that wait least do the most. Give \
-         each party the same amount of work, or cut it into smaller pieces the threads take \
-         from a shared queue.",
+        "{} waited {}{} at a barrier (`{barrier}`) at {site}, in {} ({}). At a barrier \
+         every party waits for the slowest, so the work between two barriers is unbalanced: \
+         the parties that wait least, or not at all, do the most. Give each party the same \
+         amount of work, or cut it into smaller pieces the threads take from a shared queue.",
         count(g.threads.len() as u64, "thread"),
         human_ns(g.total_ns),
         threads_busy(g.total_ns, i.model.duration_ns),
         count(g.count, "wait"),
-        human_ns(*most_ns),
-        human_ns(*least_ns),
+        who.join(", "),
     );
     Finding {
         kind: FindingKind::BarrierImbalance,
@@ -1112,8 +1117,8 @@ fn barrier_finding(i: &Inputs, g: &crate::wait_groups::WaitGroup, barrier: &str)
             ("waits", FieldValue::Int(g.count)),
             ("waiting_ns", FieldValue::Int(g.total_ns)),
             ("threads", FieldValue::Int(g.threads.len() as u64)),
-            ("most_waiting_ns", FieldValue::Int(*most_ns)),
-            ("least_waiting_ns", FieldValue::Int(*least_ns)),
+            ("most_waiting_ns", FieldValue::Int(most_ns)),
+            ("least_waiting_ns", FieldValue::Int(least_ns)),
         ],
         cost_ns: g.total_ns,
         site: g.site.clone(),
@@ -1894,7 +1899,7 @@ mod tests {
         assert_eq!(b.site.as_deref(), Some("demo.Solver.step:17"));
         assert!(
             b.message.contains("`CyclicBarrier.await`")
-                && b.message.contains("waited 200 ms, `worker-2` only 100 ms"),
+                && b.message.contains("(`worker-1` 200 ms, `worker-2` 100 ms)"),
             "{}",
             b.message
         );

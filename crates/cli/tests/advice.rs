@@ -347,3 +347,43 @@ fn no_coarse_advice_on_a_hand_off() {
         assert_ne!(f["kind"], "coarse_grained", "{text}");
     }
 }
+
+/// Waits in the JDK's synchronizers and monitors from the application's own code
+/// (`advice.Barriers`): parties waiting at a `CyclicBarrier` for the slow one are a
+/// barrier imbalance, and threads taking turns through `Object.wait` on a plain
+/// `new Object()` are the application's hand-offs, though `Object` is the JDK's.
+#[test]
+fn waits_at_a_barrier_and_on_a_plain_object_are_findings() {
+    let _serial = serial();
+    let (_trace, r, text) = record("advice.Barriers", &["40", "3000"]);
+    let findings = r["findings"].as_array().unwrap();
+    let p = "weft.workloads.advice.Barriers";
+    let barrier = findings
+        .iter()
+        .find(|f| f["kind"] == "barrier_imbalance")
+        .unwrap_or_else(|| panic!("no barrier_imbalance finding: {findings:#?}"));
+    assert_eq!(barrier["barrier"], "CyclicBarrier.await", "{barrier}");
+    let site = barrier["site"].as_str().unwrap_or_default();
+    assert!(
+        site.starts_with(&format!("{p}.lambda$main$0:")),
+        "{barrier}"
+    );
+    // The slow party (4 ms a round against 1 ms) is the one the others wait for.
+    let waited = &r["locks"]["wait_groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["site"] == barrier["site"])
+        .unwrap_or_else(|| panic!("no wait group at {site}"))["threads"];
+    assert_ne!(waited[0]["thread"], "slow", "{waited}");
+    assert!(text.contains("[barrier imbalance,"), "{text}");
+    let handoff = findings
+        .iter()
+        .find(|f| f["kind"] == "wait_contention" && f["class"] == "java.lang.Object")
+        .unwrap_or_else(|| panic!("no wait_contention finding on Object: {findings:#?}"));
+    let site = handoff["site"].as_str().unwrap_or_default();
+    assert!(
+        site.starts_with(&format!("{p}.lambda$main$1:")),
+        "{handoff}"
+    );
+}

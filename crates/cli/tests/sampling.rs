@@ -422,3 +422,46 @@ fn walks_that_fail_in_compiled_prologues_are_taken_from_the_caller() {
         assert!(through_seq_fib > 0, "{java}: no seqFib stack");
     }
 }
+
+/// A loop whose time goes into a JVM stub (`Math.sin` is a call of `libmSin`):
+/// the walks that fail there are taken again from the caller, also when the caller
+/// was compiled after the agent's last copy of the code table (the handler asks for
+/// a newer one). Measured: 53% of the CPU samples broken before, 2.5% after.
+#[test]
+fn walks_that_fail_in_a_stub_are_taken_from_its_caller() {
+    let _g = serial();
+    for java in runtimes() {
+        let trace = scratch_file("math-stubs.weft");
+        let mut c = command(weft());
+        c.args(["record", "-o"])
+            .arg(&trace)
+            .args(["--sample", "cpu=1ms,wall=off", "--", &java, "-cp"])
+            .arg(classes())
+            .args(["weft.workloads.MathStubs", "1200"]);
+        let r = run(c);
+        assert!(r.status.success(), "{java}: {}", r.describe());
+        let report = report_json(&trace);
+        let samples = report["profile"]["cpu_samples"].as_u64().unwrap_or(0);
+        let broken = report["profile"]["cpu_broken"].as_u64().unwrap_or(0);
+        assert!(samples >= 150, "{java}: {samples} CPU samples");
+        assert!(
+            (broken as f64) < 0.10 * samples as f64,
+            "{java}: {broken} of {samples} CPU samples broken"
+        );
+        // The stub is no Java frame: the samples in it have `work` on top.
+        let collapsed = export_collapsed(&trace, "cpu");
+        let mut in_work = 0;
+        for line in collapsed.lines() {
+            let Some((stack, n)) = line.rsplit_once(' ') else {
+                continue;
+            };
+            if stack.ends_with("MathStubs.work") {
+                in_work += n.parse::<u64>().unwrap_or(0);
+            }
+        }
+        assert!(
+            in_work as f64 >= 0.5 * samples as f64,
+            "{java}: {in_work} of {samples} CPU samples in MathStubs.work\n{collapsed}"
+        );
+    }
+}

@@ -1,0 +1,27 @@
+package weft.workloads;
+
+/**
+ * A loop whose time goes into one of the JVM's stubs: {@code Math.sin}, which the
+ * JIT compiles into a call of the {@code libmSin} stub. The sampler's walks fail
+ * inside the stub and are taken again from its caller, {@link #work}
+ * (docs/sampling.md § Failed walks). Args: {@code [ms=1500]}: how long it runs.
+ */
+public final class MathStubs {
+    static double work(int n) {
+        double x = 0;
+        for (int i = 0; i < n; i++) {
+            x += Math.sin(x + i);
+        }
+        return x;
+    }
+
+    public static void main(String[] args) {
+        long ms = args.length > 0 ? Long.parseLong(args[0]) : 1500;
+        long end = System.nanoTime() + ms * 1_000_000;
+        double s = 0;
+        while (System.nanoTime() < end) {
+            s += work(10_000);
+        }
+        System.out.println("MathStubs " + (s != 0));
+    }
+}

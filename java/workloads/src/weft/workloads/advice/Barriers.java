@@ -1,0 +1,86 @@
+package weft.workloads.advice;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.CyclicBarrier;
+
+/**
+ * Waits in the JDK's synchronizers and monitors, from the application's own code:
+ * <ul>
+ * <li>three parties meet at a {@link CyclicBarrier} {@code rounds} times; party
+ *     {@code slow} works 4 ms a round, the others 1 ms, so the others wait ~3 ms
+ *     a round for it (a barrier imbalance);
+ * <li>two producers and two consumers hand {@code items} each through a one-slot
+ *     buffer guarded by a plain {@code new Object()} with {@code wait}/{@code notifyAll}
+ *     (waits on a JDK object, in the application's code).
+ * </ul>
+ * Args: {@code [rounds=60] [items=5000]}.
+ */
+public final class Barriers {
+    static long spin(long ns) {
+        long t = System.nanoTime();
+        long x = 0;
+        while (System.nanoTime() - t < ns) {
+            x++;
+        }
+        return x;
+    }
+
+    public static void main(String[] args) throws Exception {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 60;
+        int items = args.length > 1 ? Integer.parseInt(args[1]) : 5_000;
+        CyclicBarrier barrier = new CyclicBarrier(3);
+        Thread[] parties = new Thread[3];
+        for (int p = 0; p < parties.length; p++) {
+            long work = p == 2 ? 4_000_000 : 1_000_000;
+            parties[p] = new Thread(() -> {
+                try {
+                    for (int r = 0; r < rounds; r++) {
+                        spin(work);
+                        barrier.await();
+                    }
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            }, p == 2 ? "slow" : "party-" + p);
+        }
+        for (Thread t : parties) {
+            t.start();
+        }
+        for (Thread t : parties) {
+            t.join();
+        }
+
+        Object lock = new Object();
+        ArrayDeque<Integer> slot = new ArrayDeque<>();
+        Thread[] ends = new Thread[4];
+        for (int k = 0; k < ends.length; k++) {
+            boolean producer = k < 2;
+            ends[k] = new Thread(() -> {
+                for (int i = 0; i < items; i++) {
+                    synchronized (lock) {
+                        while (producer ? !slot.isEmpty() : slot.isEmpty()) {
+                            try {
+                                lock.wait();
+                            } catch (InterruptedException e) {
+                                throw new RuntimeException(e);
+                            }
+                        }
+                        if (producer) {
+                            slot.add(i);
+                        } else {
+                            slot.poll();
+                        }
+                        lock.notifyAll();
+                    }
+                }
+            }, (producer ? "producer-" : "consumer-") + k);
+        }
+        for (Thread t : ends) {
+            t.start();
+        }
+        for (Thread t : ends) {
+            t.join();
+        }
+        System.out.println("Barriers done");
+    }
+}
