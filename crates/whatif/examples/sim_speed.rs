@@ -71,6 +71,7 @@ fn main() {
             holds_recorded: 0,
             handoff_ns: 0,
             monitor: true,
+            read_write: false,
         }],
         wake_ns: 10_000,
         ..ExecGraph::default()

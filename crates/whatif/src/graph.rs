@@ -99,6 +99,10 @@ pub struct Lock {
     pub handoff_ns: u64,
     /// A `synchronized` monitor (what `--lock-detail` records), not a j.u.c. lock.
     pub monitor: bool,
+    /// A read-write or stamped lock: its readers' holds are shared and not recorded
+    /// (a reader's blocked acquisition stays a recorded delay; an edit of the lock
+    /// is low confidence).
+    pub read_write: bool,
 }
 
 /// Resolution class of a recorded wait (WHATIF.md §1.7): how its end was explained.

@@ -319,6 +319,13 @@ pub fn estimate(g: &ExecGraph, base: &Baseline, edits: &[Edit], label: &str) -> 
             EditKind::LockRemove(l) | EditKind::LockShorten(l, _) | EditKind::LockSplit(l, _) => {
                 medium = true;
                 let named = g.locks.iter().filter(|k| k.id == *l || k.class == *l);
+                if named.clone().any(|k| k.read_write) {
+                    low = true;
+                    e.reasons.push(
+                        "a read-write or stamped lock: its readers' holds are not recorded (a reader blocked behind a writer is kept as the delay it was; a writer's wait for readers is inferred as for an exclusive lock)"
+                            .into(),
+                    );
+                }
                 if named.clone().any(|k| k.holds_recorded == 0) {
                     e.reasons.push(
                         "uncontended holds not recorded (critical sections are inferred from hand-offs; `weft record --lock-detail` records them)"
@@ -593,6 +600,7 @@ mod lock_detail_tests {
             holds_recorded: recorded,
             handoff_ns: 0,
             monitor,
+            read_write: false,
         }
     }
 

@@ -119,6 +119,7 @@ fn lock_graph(k: usize, n: usize, o: u64, h: u64) -> ExecGraph {
         holds_recorded: 0,
         handoff_ns: 0,
         monitor: true,
+        read_write: false,
     });
     let mut body = Vec::new();
     for _ in 0..n {

@@ -591,6 +591,7 @@ mod tests {
                 holds_recorded: 0,
                 handoff_ns: 0,
                 monitor: true,
+                read_write: false,
             }],
             ..ExecGraph::default()
         };
