@@ -21,7 +21,8 @@ use crate::forkjoin::{ForkJoinAnalysis, FINE_NS};
 use crate::lock_groups::LockGroup;
 use crate::locks::LockAnalysis;
 use crate::model::{loss_reason_str, FrameOwner, Model};
-use crate::tasks::{TaskAnalysis, TaskClassStats, TaskKind};
+use crate::tasks::{TaskAnalysis, TaskClassStats, TaskExecution, TaskKind};
+use weft_trace::ThreadIndex;
 
 /// A class needs at least this many reported executions to be "many small tasks":
 /// below it the per-task overhead cannot add up to much (tgp's FG classes had 10²–10⁶).
@@ -147,6 +148,9 @@ pub enum FindingKind {
     VirtualThreadPinned,
     /// Threads each blocked until the end on a lock another of them holds.
     Deadlock,
+    /// Every thread of a pool blocked until the end inside its tasks, waiting, while
+    /// submitted tasks never started (a thread-starvation deadlock).
+    PoolStarvation,
 }
 
 impl FindingKind {
@@ -168,6 +172,7 @@ impl FindingKind {
             FindingKind::ForkJoinJoinBlocking => "fj_join_blocking",
             FindingKind::VirtualThreadPinned => "virtual_thread_pinned",
             FindingKind::Deadlock => "deadlock",
+            FindingKind::PoolStarvation => "pool_starvation",
         }
     }
 
@@ -190,6 +195,7 @@ impl FindingKind {
             FindingKind::ForkJoinJoinBlocking => "fork-join: join blocking",
             FindingKind::VirtualThreadPinned => "virtual thread pinned",
             FindingKind::Deadlock => "deadlock",
+            FindingKind::PoolStarvation => "pool deadlock",
         }
     }
 
@@ -280,8 +286,9 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     trace_findings(i.model, i.tasks, &mut out);
     let mut costed = Vec::new();
     let deadlocked = deadlock_findings(i, &mut costed);
+    let starved = pool_starvation_findings(i, &mut costed);
     lock_findings(i, &deadlocked, &mut costed);
-    wait_findings(i, &mut costed);
+    wait_findings(i, &starved, &mut costed);
     wait_group_findings(i, &mut costed);
     granularity_findings(i, &mut costed);
     forkjoin_findings(i, &mut costed);
@@ -373,7 +380,8 @@ fn trace_findings(model: &Model, tasks: &TaskAnalysis, out: &mut Vec<Finding>) {
             kind: FindingKind::Unbalanced,
             class: None,
             message: format!(
-                "{open_tasks} task executions had no end record (closed at their thread's last record or \
+                "{open_tasks} task executions had no end record (closed at the end of the recording when \
+                 their thread was still in them, else at their thread's last record or \
                  end) and {} end records had no begin; their times are approximate.",
                 tasks.unmatched_ends
             ),
@@ -815,8 +823,12 @@ fn lock_findings(
     }
 }
 
-fn wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
+fn wait_findings(i: &Inputs, starved: &BTreeSet<String>, out: &mut Vec<Finding>) {
     for (ci, c) in i.tasks.classes.iter().enumerate() {
+        // Its pool's deadlock is the finding.
+        if starved.contains(&c.class) {
+            continue;
+        }
         let Some(a) = i.activity.classes.get(ci) else {
             continue;
         };
@@ -949,6 +961,125 @@ fn wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
             stack,
         });
     }
+}
+
+/// Every thread of a pool (threads named alike, `pool-1-thread-N`, that ran
+/// submitted tasks) still alive at the end, each inside one of those tasks and in
+/// a wait that never ended, while submitted tasks never started: the tasks wait
+/// for tasks queued behind them on their own pool, which has no thread left to
+/// run them (a thread-starvation deadlock: the program hangs). Returns the task
+/// classes named (their `waiting` finding would say the same less clearly).
+fn pool_starvation_findings(i: &Inputs, out: &mut Vec<Finding>) -> BTreeSet<String> {
+    let mut named = BTreeSet::new();
+    let (tasks, model) = (i.tasks, i.model);
+    if tasks.unmatched_submissions == 0 || model.end_ns.is_none() {
+        return named;
+    }
+    // Each thread's wait still open at the end.
+    let open_wait: BTreeMap<ThreadIndex, &crate::locks::WaitInterval> = i
+        .locks
+        .wait_intervals
+        .iter()
+        .filter(|w| w.open)
+        .map(|w| (w.thread, w))
+        .collect();
+    // Per pool: its threads, and those stuck (thread, its open task, its wait).
+    type Stuck<'a> = Vec<(
+        ThreadIndex,
+        &'a TaskExecution,
+        &'a crate::locks::WaitInterval,
+    )>;
+    let mut pools: BTreeMap<String, (BTreeSet<ThreadIndex>, Stuck)> = BTreeMap::new();
+    for e in &tasks.executions {
+        if e.kind == TaskKind::Thread || !e.submitted() || !e.reported() {
+            continue;
+        }
+        let Some(t) = model.threads.get(&e.thread) else {
+            continue;
+        };
+        if t.end_ns.is_some() || e.details.as_ref().and_then(|d| d.submit_thread) == Some(e.thread)
+        {
+            continue;
+        }
+        let pool = pools
+            .entry(crate::model::pool_name(&t.display_name()))
+            .or_default();
+        pool.0.insert(e.thread);
+        if let Some(w) = open_wait.get(&e.thread) {
+            if e.incomplete() && e.end_ns >= model.duration_ns && w.start_ns >= e.begin_ns {
+                pool.1.push((e.thread, e, w));
+            }
+        }
+    }
+    for (pool, (threads, stuck)) in pools {
+        let stuck_threads: BTreeSet<ThreadIndex> = stuck.iter().map(|s| s.0).collect();
+        if stuck_threads.is_empty() || stuck_threads != threads {
+            continue;
+        }
+        let blocked: u64 = stuck
+            .iter()
+            .map(|(_, _, w)| model.duration_ns.saturating_sub(w.start_ns))
+            .sum();
+        let mut classes: Vec<String> = stuck
+            .iter()
+            .map(|(_, e, _)| tasks.class(e).to_string())
+            .collect();
+        classes.sort();
+        classes.dedup();
+        let (_, _, w) = stuck[0];
+        let group = i.locks.wait_groups.get(w.group);
+        let on = group.map_or_else(
+            || w.kind.to_string(),
+            |g| {
+                let mut s = g.kind.to_string();
+                if let Some(c) = &g.class {
+                    s.push_str(&format!(" on `{}`", simple(c)));
+                }
+                if let Some(site) = &g.site {
+                    s.push_str(&format!(" at {site}"));
+                }
+                s
+            },
+        );
+        let message = format!(
+            "{} of pool `{pool}` were blocked until the end of the recording, each in a \
+             task of {} waiting ({on}), while {} submitted tasks never started: the tasks \
+             wait for tasks queued behind them on their own pool, which has no thread left to \
+             run them (a thread-starvation deadlock: the program hangs). Submit the tasks they \
+             wait for to another pool, or do not block a pool thread on work of the same pool \
+             (chain with `thenCompose`, or use a `ForkJoinPool`, whose joins run queued tasks).",
+            match threads.len() {
+                1 => "The one thread".to_string(),
+                2 => "Both threads".to_string(),
+                n => format!("All {n} threads"),
+            },
+            classes
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            tasks.unmatched_submissions,
+        );
+        out.push(Finding {
+            kind: FindingKind::PoolStarvation,
+            class: classes.first().cloned(),
+            message,
+            fields: vec![
+                ("pool", FieldValue::Text(pool.clone())),
+                ("threads", FieldValue::Int(threads.len() as u64)),
+                (
+                    "never_started",
+                    FieldValue::Int(tasks.unmatched_submissions),
+                ),
+                ("blocked_ns", FieldValue::Int(blocked)),
+            ],
+            cost_ns: blocked,
+            site: group.and_then(|g| g.site.clone()),
+            stack: group.map(|g| g.stack.clone()).unwrap_or_default(),
+        });
+        named.extend(classes);
+    }
+    named
 }
 
 /// Waits on an application object: threads waiting for another thread to release
@@ -1855,6 +1986,72 @@ mod tests {
             "java.lang.ProcessImpl",
             &["java.lang.ProcessImpl.waitFor:434", "demo.Game.play:48"]
         ));
+    }
+
+    /// Two pool threads, each in a task blocked to the end in a park, with a third
+    /// submitted task never started: a pool deadlock; when one of the two finished
+    /// its task, none.
+    #[test]
+    fn a_pool_whose_threads_all_wait_in_tasks_while_tasks_are_queued_is_deadlocked() {
+        const MS: u64 = 1_000_000;
+        let run = |both_stuck: bool| {
+            let mut tb = TB::new();
+            tb.global(Record::ClassDef {
+                id: 77,
+                name: "java.util.concurrent.FutureTask".into(),
+            });
+            tb.site(5, "demo.Main.loop:42");
+            tb.site(6, "demo.Work.call:12");
+            for t in [1u32, 2] {
+                tb.start(t, 0, C_THREAD, (C_WORKER, t));
+            }
+            for k in 1..=3u32 {
+                tb.submit(MAIN, k as u64 * MS, (C_WORK, k), 5);
+            }
+            for t in [1u32, 2] {
+                tb.begin(t, 5 * MS, P_WORK_RUN, C_WORK, t);
+                if t == 2 && !both_stuck {
+                    tb.end(t, 6 * MS, P_WORK_RUN, t);
+                    continue;
+                }
+                tb.recs.push((
+                    t,
+                    Record::WaitDetail {
+                        class_id: 77,
+                        site: 6,
+                    },
+                ));
+                tb.recs.push((
+                    t,
+                    Record::WaitBegin {
+                        ts: 10 * MS,
+                        kind: weft_trace::wait_kind::PARK,
+                        lock: 0,
+                    },
+                ));
+            }
+            tb.global(Record::End { ts: 1_000 * MS });
+            findings(&tb)
+        };
+        let f = run(true);
+        let d = f
+            .iter()
+            .find(|f| f.kind == FindingKind::PoolStarvation)
+            .unwrap_or_else(|| panic!("no pool deadlock: {f:#?}"));
+        assert_eq!(d.field("threads"), Some(&FieldValue::Int(2)));
+        assert_eq!(d.field("never_started"), Some(&FieldValue::Int(1)));
+        assert_eq!(d.cost_ns, 2 * 990 * MS);
+        assert!(
+            d.message
+                .contains("park on `FutureTask` at demo.Work.call:12"),
+            "{}",
+            d.message
+        );
+        // The tasks' executions run to the end, their waits inside them.
+        assert!(!f.iter().any(|f| f.kind == FindingKind::Waiting), "{f:#?}");
+        assert!(!run(false)
+            .iter()
+            .any(|f| f.kind == FindingKind::PoolStarvation));
     }
 
     /// Three parties at a `CyclicBarrier`, party 3 the slowest: a barrier finding

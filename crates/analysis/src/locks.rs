@@ -138,6 +138,8 @@ pub struct WaitInterval {
     pub end_ns: u64,
     /// Index into [`LockAnalysis::wait_groups`].
     pub group: usize,
+    /// Still open when its thread's records ended (no `WaitEnd`): closed by weft.
+    pub open: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -556,6 +558,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
                             start_ns: s,
                             end_ns: (*ts).max(s),
                             group: 0,
+                            open: false,
                         });
                         wait_details.push((class, site));
                     }
@@ -584,6 +587,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
                 start_ns: s,
                 end_ns: tend.max(s),
                 group: 0,
+                open: true,
             });
             wait_details.push((class, site));
         }
@@ -947,6 +951,7 @@ mod tests {
                 start_ns: 0,
                 end_ns: S,
                 group: 0,
+                open: false,
             }]
         );
         assert_eq!(a.blocked_by_site(), vec![(0, None, S)]);

@@ -131,6 +131,23 @@ impl ThreadInfo {
 }
 
 /// Whether a class (dotted name) is the JDK's.
+/// The worker-thread name with its number dropped: `pool-1-thread-3` → `pool-1`,
+/// `ForkJoinPool-1-worker-2` → `ForkJoinPool-1`.
+pub fn pool_name(thread_name: &str) -> String {
+    let mut s = thread_name;
+    if let Some(i) = s.rfind('-') {
+        if s[i + 1..].chars().all(|c| c.is_ascii_digit()) && i + 1 < s.len() {
+            s = &s[..i];
+        }
+    }
+    for suffix in ["-thread", "-worker"] {
+        if let Some(x) = s.strip_suffix(suffix) {
+            s = x;
+        }
+    }
+    s.to_string()
+}
+
 pub(crate) fn is_jdk_class(class: &str) -> bool {
     ["java.", "javax.", "jdk.", "sun.", "com.sun."]
         .iter()
@@ -1428,5 +1445,16 @@ mod sched_tests {
         assert_eq!(t.sched_between(150, 1_000), Some((50, 0)));
         assert_eq!(t.sched_between(10, 10), Some((0, 0)));
         assert_eq!(thread_with(&[(0, 5, 5)]).sched_between(0, 10), None);
+    }
+
+    #[test]
+    fn pool_names_drop_the_worker_number() {
+        assert_eq!(pool_name("pool-1-thread-3"), "pool-1");
+        assert_eq!(pool_name("ForkJoinPool-1-worker-2"), "ForkJoinPool-1");
+        assert_eq!(
+            pool_name("ForkJoinPool.commonPool-worker-1"),
+            "ForkJoinPool.commonPool"
+        );
+        assert_eq!(pool_name("stage"), "stage");
     }
 }

@@ -696,13 +696,13 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                 thread_base: false,
             });
         }
-        // Still open at the thread's last record.
+        // Still open at the thread's last record. A thread still alive when the
+        // recording ended (its base frame open, the trace complete) was still in
+        // them: a task blocked to the end in a `Future.get` (a pool whose tasks wait
+        // for tasks queued behind them) waited until the end, not until its wait began.
+        let alive = model.end_ns.is_some() && stack.iter().any(|f| f.thread_base);
         while let Some(f) = stack.pop() {
-            let end = if f.thread_base && model.end_ns.is_some() {
-                model.duration_ns
-            } else {
-                last_ts
-            };
+            let end = if alive { model.duration_ns } else { last_ts };
             close(&mut nodes[f.node], f, end, true);
         }
     }

@@ -387,3 +387,37 @@ fn waits_at_a_barrier_and_on_a_plain_object_are_findings() {
         "{handoff}"
     );
 }
+
+/// A pool whose two threads run tasks that wait for tasks queued behind them on
+/// the same pool (`advice.PoolDeadlock`; a watchdog ends the JVM, status 3): a
+/// pool deadlock finding naming the pool, its threads and the wait, and the exit
+/// status kept.
+#[test]
+fn a_thread_starvation_deadlock_is_found() {
+    let _serial = serial();
+    let trace = scratch_file("advice_PoolDeadlock.weft");
+    let _ = std::fs::remove_file(&trace);
+    let rec = run_recorded(&trace, &[], "advice.PoolDeadlock", &["6", "800"]);
+    assert_no_panic(&rec, "weft record");
+    assert_eq!(rec.status.code(), Some(3), "{}", rec.describe());
+    let r = report_json(&trace);
+    let findings = r["findings"].as_array().unwrap();
+    let d = findings
+        .iter()
+        .find(|f| f["kind"] == "pool_starvation")
+        .unwrap_or_else(|| panic!("no pool_starvation finding: {findings:#?}"));
+    assert_eq!(d["threads"], 2, "{d}");
+    assert!(
+        d["pool"].as_str().unwrap_or_default().starts_with("pool-"),
+        "{d}"
+    );
+    // The 4 outer tasks queued and the 2 inner ones the running tasks wait for.
+    assert_eq!(d["never_started"], 6, "{d}");
+    let site = d["site"].as_str().unwrap_or_default();
+    assert!(
+        site.starts_with("weft.workloads.advice.PoolDeadlock.lambda$main$"),
+        "{d}"
+    );
+    assert_eq!(findings[0]["kind"], "unbalanced", "{findings:#?}");
+    assert_eq!(findings[1]["kind"], "pool_starvation", "{findings:#?}");
+}

@@ -65,22 +65,7 @@ struct Dated {
     mark: Mark,
 }
 
-/// The worker-thread name with its number dropped: `pool-1-thread-3` → `pool-1`,
-/// `ForkJoinPool-1-worker-2` → `ForkJoinPool-1`.
-pub fn pool_name(thread_name: &str) -> String {
-    let mut s = thread_name;
-    if let Some(i) = s.rfind('-') {
-        if s[i + 1..].chars().all(|c| c.is_ascii_digit()) && i + 1 < s.len() {
-            s = &s[..i];
-        }
-    }
-    for suffix in ["-thread", "-worker"] {
-        if let Some(x) = s.strip_suffix(suffix) {
-            s = x;
-        }
-    }
-    s.to_string()
-}
+pub use weft_analysis::model::pool_name;
 
 /// Builds the execution graph of a trace and its analysis.
 /// Longest time from a virtual thread's end to the unpark its carrier makes for it
@@ -1067,7 +1052,7 @@ fn is_read_write(kind: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{monitor_handoffs, pool_name, waited_a_scheduler_slice, Contention};
+    use super::{monitor_handoffs, waited_a_scheduler_slice, Contention};
     use weft_analysis::graph::MonitorSection;
     use weft_analysis::SchedPoint;
 
@@ -1141,17 +1126,6 @@ mod tests {
         assert!(waited_a_scheduler_slice(busy.iter().map(Vec::as_slice)));
         // No readings: the CPU factor decides alone.
         assert!(waited_a_scheduler_slice(std::iter::empty()));
-    }
-
-    #[test]
-    fn pool_names_drop_the_worker_number() {
-        assert_eq!(pool_name("pool-1-thread-3"), "pool-1");
-        assert_eq!(pool_name("ForkJoinPool-1-worker-2"), "ForkJoinPool-1");
-        assert_eq!(
-            pool_name("ForkJoinPool.commonPool-worker-1"),
-            "ForkJoinPool.commonPool"
-        );
-        assert_eq!(pool_name("stage"), "stage");
     }
 
     /// The graph of a constructed trace on 2 CPUs (records in any thread order).
