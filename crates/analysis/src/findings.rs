@@ -151,6 +151,9 @@ pub enum FindingKind {
     /// Every thread of a pool blocked until the end inside its tasks, waiting, while
     /// submitted tasks never started (a thread-starvation deadlock).
     PoolStarvation,
+    /// Consumer threads waiting for work on a queue most of their time while the one
+    /// thread that feeds them is busy: the producer is the bottleneck.
+    ProducerBottleneck,
 }
 
 impl FindingKind {
@@ -173,6 +176,7 @@ impl FindingKind {
             FindingKind::VirtualThreadPinned => "virtual_thread_pinned",
             FindingKind::Deadlock => "deadlock",
             FindingKind::PoolStarvation => "pool_starvation",
+            FindingKind::ProducerBottleneck => "producer_bottleneck",
         }
     }
 
@@ -196,6 +200,7 @@ impl FindingKind {
             FindingKind::VirtualThreadPinned => "virtual thread pinned",
             FindingKind::Deadlock => "deadlock",
             FindingKind::PoolStarvation => "pool deadlock",
+            FindingKind::ProducerBottleneck => "producer bottleneck",
         }
     }
 
@@ -290,6 +295,7 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     lock_findings(i, &deadlocked, &mut costed);
     wait_findings(i, &starved, &mut costed);
     wait_group_findings(i, &mut costed);
+    producer_findings(i, &mut costed);
     granularity_findings(i, &mut costed);
     forkjoin_findings(i, &mut costed);
     costed.extend(virtual_thread_findings(i.virtual_threads));
@@ -473,6 +479,13 @@ const KNOWN_FRAMEWORK_LOCKS: &[(&str, &str)] = &[(
      (`tomcat.util.buf.StringCache.byte.enabled=true`). Set that to false, or lower the \
      threshold so training ends sooner.",
 )];
+
+/// Contention on a `ConcurrentHashMap` bin (lock classes `ConcurrentHashMap$Node`,
+/// `$ReservationNode`, `$TreeBin`).
+const CHM_BIN_ADVICE: &str = "These are `ConcurrentHashMap` bin locks: `computeIfAbsent`, \
+     `compute` and `merge` run their function while holding the lock of the key's bin, so \
+     threads that compute or update keys of the same bin wait for that function. Keep the \
+     function short (compute the value first, then `putIfAbsent`), or spread the hot keys.";
 
 /// Waits inside databases whose meaning is known: (site prefix, what they are and
 /// what to change). The clients' transactions are what a user changes.
@@ -719,6 +732,14 @@ fn lock_findings(
                 .map(|(_, a)| *a)
         });
         let advice = match (&framework, caller, known) {
+            // A bin of a ConcurrentHashMap (its first node, or the reservation a
+            // `computeIfAbsent` puts in an empty bin): the map's own lock.
+            _ if g
+                .class
+                .starts_with("java.util.concurrent.ConcurrentHashMap$") =>
+            {
+                CHM_BIN_ADVICE.to_string()
+            }
             (Some(_), None, Some(a)) => a.to_string(),
             (Some(name), Some(app), _) => format!(
                 "The critical section is inside {name}, which the application calls at {app}: \
@@ -1080,6 +1101,154 @@ fn pool_starvation_findings(i: &Inputs, out: &mut Vec<Finding>) -> BTreeSet<Stri
         named.extend(classes);
     }
     named
+}
+
+/// Consumers wait for work (a queue's take) this share of their lifetime...
+pub const STARVED_CONSUMER_SHARE: f64 = 0.5;
+/// ...while the thread that woke them for most of it (this share of their wake-ups)...
+pub const PRODUCER_WAKE_SHARE: f64 = 0.8;
+/// ...was on a CPU or ready to run this share of its lifetime.
+pub const PRODUCER_BUSY_SHARE: f64 = 0.8;
+
+/// Consumer threads that wait for work on a queue most of their life, woken mostly
+/// by one thread that is itself busy nearly all of its life: that producer is the
+/// bottleneck (more consumers would wait more). The what-if's critical path says the
+/// same in time ("compute main 100%"); without this the report read "no problem found".
+fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
+    let model = i.model;
+    let life = |t: &crate::model::ThreadInfo| {
+        let from = t.start_ns.unwrap_or(t.first_ns);
+        let to = t.end_ns.unwrap_or(model.duration_ns);
+        (from, to.saturating_sub(from))
+    };
+    // Each thread's waiting for work, and the group of its largest such wait.
+    let mut idle: BTreeMap<ThreadIndex, (u64, BTreeMap<usize, u64>)> = BTreeMap::new();
+    for w in &i.locks.wait_intervals {
+        let Some(g) = i.locks.wait_groups.get(w.group) else {
+            continue;
+        };
+        if g.waits_for_work() {
+            let e = idle.entry(w.thread).or_default();
+            let d = w.end_ns.saturating_sub(w.start_ns);
+            e.0 += d;
+            *e.1.entry(w.group).or_default() += d;
+        }
+    }
+    let consumers: BTreeMap<ThreadIndex, u64> = idle
+        .iter()
+        .filter(|(t, (ns, _))| {
+            model.threads.get(t).is_some_and(|t| {
+                let (_, l) = life(t);
+                l > 0 && *ns as f64 >= STARVED_CONSUMER_SHARE * l as f64
+            })
+        })
+        .map(|(t, (ns, _))| (*t, *ns))
+        .collect();
+    let waited: u64 = consumers.values().sum();
+    if consumers.is_empty()
+        || waited < WAIT_MIN_NS
+        || (waited as f64) < WAIT_MIN_SHARE_OF_RUN * model.duration_ns as f64
+    {
+        return;
+    }
+    // Who woke them.
+    let by_java_id = model.threads_by_java_id();
+    let mut wakers: BTreeMap<ThreadIndex, u64> = BTreeMap::new();
+    for evs in &model.events {
+        if consumers.contains_key(&evs.thread) {
+            continue;
+        }
+        for e in evs.iter() {
+            if e.kind == crate::events::EventKind::Unpark
+                && by_java_id
+                    .get(&e.a)
+                    .is_some_and(|t| consumers.contains_key(t))
+            {
+                *wakers.entry(evs.thread).or_default() += 1;
+            }
+        }
+    }
+    let all: u64 = wakers.values().sum();
+    let Some((&producer, &woke)) = wakers.iter().max_by_key(|(_, n)| **n) else {
+        return;
+    };
+    if (woke as f64) < PRODUCER_WAKE_SHARE * all as f64 {
+        return;
+    }
+    let Some(p) = model.threads.get(&producer) else {
+        return;
+    };
+    let (from, plife) = life(p);
+    let Some((running, runq)) = p.sched_between(from, from + plife) else {
+        return;
+    };
+    let busy = running + runq;
+    if plife == 0 || (busy as f64) < PRODUCER_BUSY_SHARE * plife as f64 {
+        return;
+    }
+    // Where the consumers wait: their largest wait-for-work group.
+    let mut by_group: BTreeMap<usize, u64> = BTreeMap::new();
+    for t in consumers.keys() {
+        for (g, ns) in &idle[t].1 {
+            *by_group.entry(*g).or_default() += ns;
+        }
+    }
+    let group = by_group
+        .iter()
+        .max_by_key(|(_, ns)| **ns)
+        .and_then(|(g, _)| i.locks.wait_groups.get(*g));
+    let at = group
+        .and_then(|g| g.site.as_deref())
+        .map_or(String::new(), |s| format!(" at {s}"));
+    let lifetimes: u64 = consumers
+        .keys()
+        .filter_map(|t| model.threads.get(t).map(|t| life(t).1))
+        .sum();
+    let names: Vec<String> = consumers
+        .keys()
+        .take(3)
+        .filter_map(|t| {
+            model
+                .threads
+                .get(t)
+                .map(|t| format!("`{}`", t.display_name()))
+        })
+        .collect();
+    let more = consumers.len().saturating_sub(names.len());
+    let message = format!(
+        "{} ({}{}) waited for work {} ({} of their time){at}, and `{}`, which woke them ({} of \
+         {} wake-ups), was busy {} of its {}: it is the bottleneck, not the consumers. More \
+         consumer threads would wait more; make producing cheaper, or split it over several \
+         producers.",
+        count(consumers.len() as u64, "consumer thread"),
+        names.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        },
+        human_ns(waited),
+        pct(waited as f64 / lifetimes.max(1) as f64),
+        p.display_name(),
+        woke,
+        all,
+        pct(busy as f64 / plife as f64),
+        human_ns(plife),
+    );
+    out.push(Finding {
+        kind: FindingKind::ProducerBottleneck,
+        class: None,
+        message,
+        fields: vec![
+            ("producer", FieldValue::Text(p.display_name())),
+            ("consumers", FieldValue::Int(consumers.len() as u64)),
+            ("waiting_ns", FieldValue::Int(waited)),
+            ("producer_busy_ns", FieldValue::Int(busy)),
+        ],
+        cost_ns: waited,
+        site: group.and_then(|g| g.site.clone()),
+        stack: group.map(|g| g.stack.clone()).unwrap_or_default(),
+    });
 }
 
 /// Waits on an application object: threads waiting for another thread to release
@@ -2062,6 +2231,77 @@ mod tests {
             .any(|f| f.kind == FindingKind::PoolStarvation));
     }
 
+    /// Two consumers waiting on a queue's take 95% of their life, woken by a producer
+    /// busy all of its life: a producer bottleneck; with the producer idle half of
+    /// its life (the work simply comes slowly), none.
+    #[test]
+    fn consumers_starved_by_a_busy_producer_are_its_bottleneck() {
+        const MS: u64 = 1_000_000;
+        let run = |producer_on_cpu: u64| {
+            let mut tb = TB::new();
+            tb.global(Record::ClassDef {
+                id: 77,
+                name: "java.util.concurrent.locks.ReentrantLock$NonfairSync".into(),
+            });
+            tb.site_frames(
+                11,
+                &[
+                    "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await:1630",
+                    "java.util.concurrent.LinkedBlockingQueue.take:435",
+                    "demo.Consumer.run:20",
+                ],
+            );
+            for t in [1u32, 2, 3] {
+                tb.start(t, 0, C_THREAD, (0, 0));
+            }
+            // An item of 1 ms each 20 ms to each consumer: it waits 19 of every 20 ms,
+            // woken by thread 1.
+            for k in 0..50u64 {
+                for c in [2u32, 3] {
+                    let s = k * 20 * MS;
+                    tb.wait(c, weft_trace::wait_kind::PARK, 77, 11, s, s + 19 * MS);
+                    tb.recs.push((
+                        1,
+                        Record::Unpark {
+                            ts: s + 19 * MS,
+                            target: c as u64 + 10,
+                            ns: 0,
+                        },
+                    ));
+                }
+            }
+            for (ts, on) in [(0, 0), (1_000 * MS, producer_on_cpu)] {
+                tb.global(Record::ThreadSched {
+                    ts,
+                    thread: 1,
+                    on_cpu_ns: on,
+                    runq_ns: 0,
+                    timeslices: 0,
+                });
+            }
+            for t in [1u32, 2, 3] {
+                tb.thread_end(t, 1_000 * MS);
+            }
+            tb.global(Record::End { ts: 1_000 * MS });
+            findings(&tb)
+        };
+        let f = run(990 * MS);
+        let p = f
+            .iter()
+            .find(|f| f.kind == FindingKind::ProducerBottleneck)
+            .unwrap_or_else(|| panic!("no producer finding: {f:#?}"));
+        assert_eq!(
+            p.field("producer"),
+            Some(&FieldValue::Text("worker-1".into()))
+        );
+        assert_eq!(p.field("consumers"), Some(&FieldValue::Int(2)));
+        assert_eq!(p.cost_ns, 1_900 * MS);
+        assert_eq!(p.site.as_deref(), Some("demo.Consumer.run:20"));
+        assert!(!run(500 * MS)
+            .iter()
+            .any(|f| f.kind == FindingKind::ProducerBottleneck));
+    }
+
     /// Three parties at a `CyclicBarrier`, party 3 the slowest: a barrier finding
     /// naming the most and the least waiting thread.
     #[test]
@@ -2357,6 +2597,24 @@ mod tests {
         assert!(lock_findings_of(&at, aqs, "demo.Signal", 0).is_empty());
         // A hand-made AQS lock held by a thread is contention.
         assert_eq!(lock_findings_of(&at, aqs, "demo.MyLock$Sync", 11).len(), 1);
+    }
+
+    #[test]
+    fn a_concurrent_hash_map_bin_gets_the_maps_advice() {
+        let monitor = weft_trace::lock_kind::MONITOR;
+        let f = lock_findings_of(
+            &["demo.Cache.get:12", "demo.Main.main:3"],
+            monitor,
+            "java.util.concurrent.ConcurrentHashMap$ReservationNode",
+            11,
+        );
+        assert_eq!(f.len(), 1);
+        assert!(
+            f[0].message
+                .contains("`ConcurrentHashMap` bin locks: `computeIfAbsent`"),
+            "{}",
+            f[0].message
+        );
     }
 
     #[test]
