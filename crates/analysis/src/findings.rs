@@ -845,9 +845,32 @@ fn lock_findings(
 }
 
 fn wait_findings(i: &Inputs, starved: &BTreeSet<String>, out: &mut Vec<Finding>) {
+    // Task classes whose executions ran on virtual threads (most of them): a virtual
+    // thread that waits unmounts and holds no carrier, unless it is pinned, which the
+    // pinning finding says with its site.
+    let mut on_virtual: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    if i.virtual_threads.count > 0 {
+        for e in i.tasks.executions.iter().filter(|e| e.reported()) {
+            let v = on_virtual.entry(i.tasks.class(e)).or_default();
+            v.1 += 1;
+            if i.model
+                .threads
+                .get(&e.thread)
+                .is_some_and(|t| t.virtual_thread)
+            {
+                v.0 += 1;
+            }
+        }
+    }
     for (ci, c) in i.tasks.classes.iter().enumerate() {
         // Its pool's deadlock is the finding.
         if starved.contains(&c.class) {
+            continue;
+        }
+        if on_virtual
+            .get(c.class.as_str())
+            .is_some_and(|&(v, n)| v * 2 > n)
+        {
             continue;
         }
         let Some(a) = i.activity.classes.get(ci) else {

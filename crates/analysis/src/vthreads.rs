@@ -11,7 +11,7 @@
 //! Input: each virtual thread's own stream (the reader demultiplexes carriers,
 //! weft_trace::VIRTUAL_THREAD_BASE). Output: counts and times per pinning site.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use weft_trace::{is_virtual_thread, ThreadIndex};
 
@@ -90,7 +90,9 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
     };
     let mut carriers: BTreeMap<ThreadIndex, Vec<(u64, u64)>> = BTreeMap::new();
     // (begin, end, site, how)
-    let mut blocks: Vec<(u64, u64, String, &'static str)> = Vec::new();
+    // (from, to, captured site, the monitor's lock id, how)
+    #[allow(clippy::type_complexity)]
+    let mut blocks: Vec<(u64, u64, Option<String>, Option<u32>, &'static str)> = Vec::new();
     let lock_pins = out.synchronized_pins.unwrap_or(false);
     let mut count = 0u64;
     for ev in model.events.iter().filter(|e| is_virtual_thread(e.thread)) {
@@ -138,7 +140,7 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
                 EventKind::WaitBegin => wait_begin = Some((e.ts, pin.take())),
                 EventKind::WaitEnd => {
                     if let Some((from, Some(site))) = wait_begin.take() {
-                        blocks.push((from, e.ts, site_name(model, site, None), "park"));
+                        blocks.push((from, e.ts, model.site_frame(site), None, "park"));
                     }
                 }
                 // A contended `synchronized` (a monitor) pins; a j.u.c. lock parks
@@ -154,7 +156,7 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
                 }
                 EventKind::LockAcquired if lock_pins => {
                     if let Some((from, lock, site)) = lock_begin.take() {
-                        blocks.push((from, e.ts, site_name(model, site, Some(lock)), "monitor"));
+                        blocks.push((from, e.ts, model.site_frame(site), Some(lock), "monitor"));
                     }
                 }
                 _ => {}
@@ -170,6 +172,31 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
         v.sort_unstable();
     }
     let saturated = saturated_intervals(&carriers);
+    // A contended monitor's blocks whose site was not captured (the agent samples
+    // sites) take the lock's site when its other blocks show only one.
+    let mut lock_sites: BTreeMap<u32, BTreeSet<&str>> = BTreeMap::new();
+    for (_, _, site, lock, _) in &blocks {
+        if let (Some(site), Some(lock)) = (site, lock) {
+            lock_sites.entry(*lock).or_default().insert(site);
+        }
+    }
+    let blocks: Vec<(u64, u64, String, &'static str)> = blocks
+        .iter()
+        .map(|(from, to, site, lock, how)| {
+            let site = match (site, lock) {
+                (Some(s), _) => s.clone(),
+                (None, Some(l)) => match lock_sites.get(l) {
+                    Some(sites) if sites.len() == 1 => sites
+                        .iter()
+                        .next()
+                        .map_or_else(String::new, |s| s.to_string()),
+                    _ => site_name(model, 0, Some(*l)),
+                },
+                (None, None) => site_name(model, 0, None),
+            };
+            (*from, *to, site, *how)
+        })
+        .collect();
     let mut by_site: BTreeMap<(String, &'static str), PinnedSite> = BTreeMap::new();
     for (from, to, site, how) in blocks {
         let d = to.saturating_sub(from);

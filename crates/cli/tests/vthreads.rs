@@ -265,6 +265,25 @@ fn virtual_threads_on_jdk_21_and_their_pinning() {
         })
         .unwrap_or_else(|| panic!("no pinned monitor wait at Pinner.run: {vt}"));
     assert!(monitor["count"].as_u64().unwrap_or(0) >= 1, "{monitor}");
+    // Blocks on LOCK whose site the agent did not sample take its one site.
+    assert!(
+        vt["pinned"].as_array().unwrap().iter().all(|p| !p["site"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("synchronized (")),
+        "{vt}"
+    );
+    // A virtual thread's wait holds no carrier unless pinned (its own finding): no
+    // `waiting` finding on a task class run on virtual threads.
+    assert!(
+        !report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["kind"] == "waiting"),
+        "{}",
+        report["findings"]
+    );
     check_virtual_threads_monitor_contention(21, &report);
     let finding = report["findings"]
         .as_array()
