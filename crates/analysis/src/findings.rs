@@ -524,6 +524,13 @@ fn lock_advice(g: &LockGroup, at: &str) -> String {
     } else {
         "`CopyOnWriteArrayList` (read-mostly) or a `ConcurrentLinkedQueue`"
     };
+    // The JDK's synchronized legacy classes: every call takes the object's monitor.
+    if g.class == "java.lang.StringBuffer" {
+        return format!(
+            "`StringBuffer` takes its lock on every call: give each thread its own \
+             `StringBuilder`{at} and join the pieces once, or hand the text to one writer thread."
+        );
+    }
     if COLLECTIONS.contains(&g.class.as_str()) {
         return format!(
             "Replace the shared `{}` with {concurrent} and drop the lock{at}, or keep only the \
@@ -2635,6 +2642,22 @@ mod tests {
         assert!(
             f[0].message
                 .contains("`ConcurrentHashMap` bin locks: `computeIfAbsent`"),
+            "{}",
+            f[0].message
+        );
+    }
+
+    #[test]
+    fn a_shared_string_buffer_gets_a_builder_per_thread() {
+        let f = lock_findings_of(
+            &["demo.Log.add:7", "demo.Main.main:3"],
+            weft_trace::lock_kind::MONITOR,
+            "java.lang.StringBuffer",
+            11,
+        );
+        assert_eq!(f.len(), 1);
+        assert!(
+            f[0].message.contains("its own `StringBuilder`"),
             "{}",
             f[0].message
         );
