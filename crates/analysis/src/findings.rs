@@ -1491,7 +1491,9 @@ fn granularity_findings(i: &Inputs, out: &mut Vec<Finding>) {
         let key = (c.class.as_str(), c.kind);
         let ivs = intervals.get(&key).map(Vec::as_slice).unwrap_or(&[]);
         let (inside, outside) = cpu.inside_outside(ivs);
-        if let Some(f) = fine_grained(i.model.duration_ns, c, inside, outside) {
+        if let Some(f) = thread_churn(i.model.duration_ns, c) {
+            out.push(f);
+        } else if let Some(f) = fine_grained(i.model.duration_ns, c, inside, outside) {
             out.push(f);
         } else if !hosts.contains(&key) {
             if let Some(f) = coarse_grained(i, ci, cpus, inside, outside) {
@@ -1499,6 +1501,63 @@ fn granularity_findings(i: &Inputs, out: &mut Vec<Finding>) {
             }
         }
     }
+}
+
+/// Platform threads of one class started for tiny jobs: at least this many...
+pub const CHURN_MIN_THREADS: u64 = 100;
+/// ...living less than this (median)...
+pub const CHURN_MAX_MEDIAN_NS: u64 = 1_000_000;
+/// ...each costing about this to start and end (creation, `start`, the kernel's clone and
+/// exit, the JVM's thread setup; ~59 µs of the starting thread's CPU alone per thread on
+/// this project's 2-CPU VM, session 16): an order of magnitude.
+pub const THREAD_START_OVERHEAD_NS: u64 = 50_000;
+
+/// A platform thread per tiny job: the threads' start and end cost as much as their work.
+fn thread_churn(duration_ns: u64, c: &TaskClassStats) -> Option<Finding> {
+    let g = c.granularity_ns;
+    if c.kind != TaskKind::Thread
+        || c.executions < CHURN_MIN_THREADS
+        || g.p50 >= CHURN_MAX_MEDIAN_NS
+    {
+        return None;
+    }
+    let cost = c.executions.saturating_mul(THREAD_START_OVERHEAD_NS);
+    if (cost as f64) < FINE_MIN_SHARE_OF_RUN * duration_ns as f64 {
+        return None;
+    }
+    let site = class_site(c);
+    let at = site
+        .as_ref()
+        .map_or(String::new(), |(s, how)| format!(" ({how} at {s})"));
+    Some(Finding {
+        kind: FindingKind::FineGrained,
+        class: Some(c.class.clone()),
+        message: format!(
+            "{}{at} started {} platform threads that each lived a median {}: at ~{} to start \
+             and end a thread (an estimate) that is about {} of overhead{}. Run these jobs on a pool (an `ExecutorService` reused for the run), or on virtual \
+             threads (JDK 21+: `Thread.ofVirtual()`, `newVirtualThreadPerTaskExecutor()`).",
+            c.class,
+            c.executions,
+            human_ns(g.p50),
+            human_ns(THREAD_START_OVERHEAD_NS),
+            human_ns(cost),
+            if cost >= g.total {
+                format!(", more than the {} they ran", human_ns(g.total))
+            } else {
+                String::new()
+            },
+        ),
+        fields: vec![
+            ("executions", FieldValue::Int(c.executions)),
+            ("self_p50_ns", FieldValue::Int(g.p50)),
+            ("self_total_ns", FieldValue::Int(g.total)),
+            ("threads", FieldValue::Int(c.executions)),
+            ("cost_estimated", FieldValue::Int(1)),
+        ],
+        cost_ns: cost,
+        site: site.map(|s| s.0),
+        stack: Vec::new(),
+    })
 }
 
 fn fine_grained(
@@ -2330,6 +2389,38 @@ mod tests {
         assert!(!run(500 * MS)
             .iter()
             .any(|f| f.kind == FindingKind::ProducerBottleneck));
+    }
+
+    /// 200 platform threads of 40 µs each in a 0.5 s run: a thread per tiny job; 50 such
+    /// threads, or threads of 5 ms, are none.
+    #[test]
+    fn a_platform_thread_per_tiny_job_is_thread_churn() {
+        const US: u64 = 1_000;
+        let churn = |n: u32, life: u64| {
+            let mut tb = TB::new();
+            tb.site(5, "demo.Main.spawn:9");
+            tb.global(Record::ClassDef {
+                id: C_MYTHREAD,
+                name: "demo.Job".into(),
+            });
+            for t in 1..=n {
+                let s = t as u64 * 2_000 * US;
+                tb.created(MAIN, s, (C_MYTHREAD, 1000 + t), 5);
+                tb.start(t, s, C_MYTHREAD, (0, 0));
+                tb.begin(t, s, P_THREAD_RUN, C_MYTHREAD, 1000 + t);
+                tb.end(t, s + life, P_THREAD_RUN, 1000 + t);
+                tb.thread_end(t, s + life);
+            }
+            tb.global(Record::End { ts: 500_000 * US });
+            findings(&tb).into_iter().find(|f| {
+                f.kind == FindingKind::FineGrained && f.message.contains("platform threads")
+            })
+        };
+        let f = churn(200, 40 * US).expect("a thread churn finding");
+        assert_eq!(f.cost_ns, 200 * THREAD_START_OVERHEAD_NS);
+        assert!(f.message.contains("200 platform threads"), "{}", f.message);
+        assert!(churn(50, 40 * US).is_none());
+        assert!(churn(200, 5_000 * US).is_none());
     }
 
     /// Three parties at a `CyclicBarrier`, party 3 the slowest: a barrier finding
