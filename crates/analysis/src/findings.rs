@@ -24,6 +24,8 @@ use crate::model::{loss_reason_str, FrameOwner, Model};
 use crate::tasks::{TaskAnalysis, TaskClassStats, TaskExecution, TaskKind};
 use weft_trace::ThreadIndex;
 
+/// A thread that ended this close to the end of the recording ended with the JVM.
+const EXIT_SLACK_NS: u64 = 10_000_000;
 /// A class needs at least this many reported executions to be "many small tasks":
 /// below it the per-task overhead cannot add up to much (tgp's FG classes had 10²–10⁶).
 pub const FINE_MIN_EXECUTIONS: u64 = 1_000;
@@ -376,19 +378,29 @@ fn trace_findings(model: &Model, tasks: &TaskAnalysis, out: &mut Vec<Finding>) {
             stack: Vec::new(),
         });
     }
+    // A task still running when a complete recording ended (a deadlock, a daemon's
+    // endless loop, a `System.exit` inside it: the JVM ends the exiting thread just
+    // before the recording) ran until its thread ended with the JVM: its times are
+    // exact, nothing was lost.
+    let ran_to_the_end = |e: &TaskExecution| {
+        model.end_ns.is_some()
+            && model.threads.get(&e.thread).is_some_and(|t| {
+                let end = t.end_ns.unwrap_or(model.duration_ns);
+                e.end_ns >= end && end.saturating_add(EXIT_SLACK_NS) >= model.duration_ns
+            })
+    };
     let open_tasks = tasks
         .executions
         .iter()
-        .filter(|e| e.incomplete() && e.kind != TaskKind::Thread)
+        .filter(|e| e.incomplete() && e.kind != TaskKind::Thread && !ran_to_the_end(e))
         .count() as u64;
     if tasks.unmatched_ends > 0 || (open_tasks > 0 && !model.truncated) {
         out.push(Finding {
             kind: FindingKind::Unbalanced,
             class: None,
             message: format!(
-                "{open_tasks} task executions had no end record (closed at the end of the recording when \
-                 their thread was still in them, else at their thread's last record or \
-                 end) and {} end records had no begin; their times are approximate.",
+                "{open_tasks} task executions had no end record (closed at their thread's last \
+                 record or end) and {} end records had no begin; their times are approximate.",
                 tasks.unmatched_ends
             ),
             fields: vec![
@@ -2421,6 +2433,32 @@ mod tests {
         assert!(f.message.contains("200 platform threads"), "{}", f.message);
         assert!(churn(50, 40 * US).is_none());
         assert!(churn(200, 5_000 * US).is_none());
+    }
+
+    /// A task still running when the JVM ended (its thread alive, or ended with the
+    /// JVM by a `System.exit` in it) ran to the end: not unbalanced. One whose thread
+    /// ended long before, without its end record, is.
+    #[test]
+    fn a_task_running_when_the_jvm_ended_is_not_unbalanced() {
+        const MS: u64 = 1_000_000;
+        let unbalanced = |thread_end: Option<u64>| {
+            let mut tb = TB::new();
+            tb.start(1, 0, C_THREAD, (0, 0));
+            tb.begin(1, 10 * MS, P_WORK_RUN, C_WORK, 1);
+            if let Some(t) = thread_end {
+                tb.thread_end(1, t);
+            }
+            tb.global(Record::End { ts: 1_000 * MS });
+            findings(&tb)
+                .iter()
+                .any(|f| f.kind == FindingKind::Unbalanced)
+        };
+        assert!(!unbalanced(None), "alive at the end");
+        assert!(!unbalanced(Some(999 * MS)), "ended with the JVM");
+        assert!(
+            unbalanced(Some(500 * MS)),
+            "ended long before, its end lost"
+        );
     }
 
     /// Three parties at a `CyclicBarrier`, party 3 the slowest: a barrier finding

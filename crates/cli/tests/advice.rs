@@ -418,6 +418,6 @@ fn a_thread_starvation_deadlock_is_found() {
         site.starts_with("weft.workloads.advice.PoolDeadlock.lambda$main$"),
         "{d}"
     );
-    assert_eq!(findings[0]["kind"], "unbalanced", "{findings:#?}");
-    assert_eq!(findings[1]["kind"], "pool_starvation", "{findings:#?}");
+    // The blocked tasks ran until the JVM ended: no "unbalanced" records.
+    assert_eq!(findings[0]["kind"], "pool_starvation", "{findings:#?}");
 }
