@@ -462,9 +462,11 @@ pub fn candidates(g: &ExecGraph) -> Vec<(Edit, String, Vec<String>)> {
     }
     out.push((format!("cores:{}", g.cores * 2), "cores".into(), Vec::new()));
     // Application threads' programs are task classes too (a pipeline's stages, Coz's
-    // classic): they compete for "made faster" with the pools' classes.
+    // classic): they compete for "made faster" with the pools' classes. `main` too: a
+    // producer feeding consumers is often the main thread (its critical path "compute
+    // main 100%" had no suggestion).
     for (i, s) in g.strands.iter().enumerate() {
-        if s.runs != Runs::Thread || g.classes[s.class as usize] == "main" {
+        if s.runs != Runs::Thread {
             continue;
         }
         let w: u64 = g
