@@ -1541,13 +1541,13 @@ fn thread_churn(duration_ns: u64, c: &TaskClassStats) -> Option<Finding> {
     let at = site
         .as_ref()
         .map_or(String::new(), |(s, how)| format!(" ({how} at {s})"));
+    let submitted = site.as_ref().is_some_and(|(_, how)| *how == "submitted");
     Some(Finding {
         kind: FindingKind::FineGrained,
         class: Some(c.class.clone()),
         message: format!(
             "{}{at} started {} platform threads that each lived a median {}: at ~{} to start \
-             and end a thread (an estimate) that is about {} of overhead{}. Run these jobs on a pool (an `ExecutorService` reused for the run), or on virtual \
-             threads (JDK 21+: `Thread.ofVirtual()`, `newVirtualThreadPerTaskExecutor()`).",
+             and end a thread (an estimate) that is about {} of overhead{}. {}",
             c.class,
             c.executions,
             human_ns(g.p50),
@@ -1557,6 +1557,16 @@ fn thread_churn(duration_ns: u64, c: &TaskClassStats) -> Option<Finding> {
                 format!(", more than the {} they ran", human_ns(g.total))
             } else {
                 String::new()
+            },
+            if submitted {
+                "They were submitted to an executor that starts a thread per task \
+                 (`CompletableFuture`'s async methods do so when the common pool has fewer than \
+                 2 threads, on machines with fewer than 3 CPUs): give it a pool (an \
+                 `ExecutorService` reused for the run)."
+            } else {
+                "Run these jobs on a pool (an `ExecutorService` reused for the run), or on \
+                 virtual threads (JDK 21+: `Thread.ofVirtual()`, \
+                 `newVirtualThreadPerTaskExecutor()`)."
             },
         ),
         fields: vec![
