@@ -2201,23 +2201,7 @@ mod tests {
     /// 20 µs: hand-offs, said so (batch, or one thread), not "a resource to split".
     #[test]
     fn many_short_waits_on_one_object_are_hand_offs() {
-        let mut tb = TB::new();
-        tb.global(Record::ClassDef {
-            id: 77,
-            name: "demo.Baton".into(),
-        });
-        tb.site_frames(11, &["demo.Game.play:48", "demo.Game.run:20"]);
-        for t in [1u32, 2] {
-            tb.start(t, 0, C_THREAD, (0, 0));
-        }
-        for k in 0..4_000u64 {
-            let t = 1 + (k % 2) as u32;
-            let s = 1_000_000 + k * 25_000;
-            tb.wait(t, weft_trace::wait_kind::OBJECT_WAIT, 77, 11, s, s + 20_000);
-        }
-        tb.thread_end(1, 120_000_000).thread_end(2, 120_000_000);
-        tb.global(Record::End { ts: 120_000_001 });
-        let f = findings(&tb);
+        let f = turns_on("demo.Baton", &["demo.Game.play:48", "demo.Game.run:20"]);
         let w = f
             .iter()
             .find(|f| f.kind == FindingKind::WaitContention)
@@ -2342,6 +2326,20 @@ mod tests {
             .any(|f| f.kind == FindingKind::PoolStarvation));
     }
 
+    /// Class 77 (a `ReentrantLock`'s AQS) and site 11: a `Condition.await` called from
+    /// `callers` (innermost first), as the agent records a park on a condition.
+    fn condition_wait_site(tb: &mut TB, callers: &[&str]) {
+        tb.global(Record::ClassDef {
+            id: 77,
+            name: "java.util.concurrent.locks.ReentrantLock$NonfairSync".into(),
+        });
+        let mut frames = vec![
+            "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await:1630",
+        ];
+        frames.extend_from_slice(callers);
+        tb.site_frames(11, &frames);
+    }
+
     /// Two consumers waiting on a queue's take 95% of their life, woken by a producer
     /// busy all of its life: a producer bottleneck; with the producer idle half of
     /// its life (the work simply comes slowly), none.
@@ -2350,14 +2348,9 @@ mod tests {
         const MS: u64 = 1_000_000;
         let run = |producer_on_cpu: u64| {
             let mut tb = TB::new();
-            tb.global(Record::ClassDef {
-                id: 77,
-                name: "java.util.concurrent.locks.ReentrantLock$NonfairSync".into(),
-            });
-            tb.site_frames(
-                11,
+            condition_wait_site(
+                &mut tb,
                 &[
-                    "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await:1630",
                     "java.util.concurrent.LinkedBlockingQueue.take:435",
                     "demo.Consumer.run:20",
                 ],
@@ -2477,14 +2470,9 @@ mod tests {
     fn waits_at_a_barrier_are_its_imbalance() {
         const MS: u64 = 1_000_000;
         let mut tb = TB::new();
-        tb.global(Record::ClassDef {
-            id: 77,
-            name: "java.util.concurrent.locks.ReentrantLock$NonfairSync".into(),
-        });
-        tb.site_frames(
-            11,
+        condition_wait_site(
+            &mut tb,
             &[
-                "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await:1630",
                 "java.util.concurrent.CyclicBarrier.dowait:236",
                 "java.util.concurrent.CyclicBarrier.await:364",
                 "demo.Solver.step:17",
@@ -2527,26 +2515,8 @@ mod tests {
         let mut tb = TB::new();
         for k in 0..2_000u64 {
             let ts = 1_000 + k * 1_000;
-            tb.recs.push((
-                1,
-                Record::FjPush {
-                    ts,
-                    usage: k + 1,
-                    prev: 0,
-                    class_id: C_WORK,
-                    external: true,
-                    ident: 0,
-                    pool: 7,
-                },
-            ));
-            tb.recs.push((
-                1,
-                Record::FjRunBegin {
-                    ts: ts + 10,
-                    usage: k + 1,
-                    class_id: C_WORK,
-                },
-            ));
+            tb.recs.push((1, TB::fj_push(k + 1, ts, true, 7)));
+            tb.recs.push((1, TB::fj_begin(k + 1, ts + 10)));
             tb.recs.push((1, Record::FjRunEnd { ts: ts + 110 }));
         }
         tb.global(Record::End { ts: 3_000_000 });
@@ -2576,20 +2546,8 @@ mod tests {
                 class_id: C_WORK,
                 parallelism,
             };
-            let push = |usage: u64, ts: u64, external: bool| Record::FjPush {
-                ts,
-                usage,
-                prev: 0,
-                class_id: C_WORK,
-                external,
-                ident: 0,
-                pool: 7,
-            };
-            let begin = |usage: u64, ts: u64| Record::FjRunBegin {
-                ts,
-                usage,
-                class_id: C_WORK,
-            };
+            let push = |usage, ts, external| TB::fj_push(usage, ts, external, 7);
+            let begin = TB::fj_begin;
             let recs = [
                 (2, worker.clone()),
                 (3, worker),

@@ -1060,23 +1060,11 @@ mod tests {
     use weft_trace::Record;
 
     fn push(usage: u64, ts: u64, external: bool) -> Record {
-        Record::FjPush {
-            ts,
-            usage,
-            prev: 0,
-            class_id: C_WORK,
-            external,
-            ident: 0,
-            pool: 0,
-        }
+        TB::fj_push(usage, ts, external, 0)
     }
 
     fn begin(usage: u64, ts: u64) -> Record {
-        Record::FjRunBegin {
-            ts,
-            usage,
-            class_id: C_WORK,
-        }
+        TB::fj_begin(usage, ts)
     }
 
     /// An inline join (p=1) and a join that waits for a thief: self time without the

@@ -401,26 +401,14 @@ pub fn monitor_sections(model: &crate::Model) -> Vec<MonitorSection> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::{C_WORK, TB};
+    use crate::testutil::TB;
     use weft_trace::{lock_kind, Record, GLOBAL_THREAD};
 
     #[test]
     fn fork_join_and_lock_edges() {
         let mut tb = TB::new();
-        let push = |usage, ts, external| Record::FjPush {
-            ts,
-            usage,
-            prev: 0,
-            class_id: C_WORK,
-            external,
-            ident: 0,
-            pool: 0,
-        };
-        let begin = |usage, ts| Record::FjRunBegin {
-            ts,
-            usage,
-            class_id: C_WORK,
-        };
+        let push = |usage, ts, external| TB::fj_push(usage, ts, external, 0);
+        let begin = TB::fj_begin;
         // Threads 1 and 2 (Java ids 11 and 12).
         tb.start(1, 0, 0, (0, 0)).start(2, 0, 0, (0, 0));
         for (t, r) in [

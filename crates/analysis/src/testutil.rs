@@ -321,6 +321,28 @@ impl TB {
         self
     }
 
+    /// A fork-join push of `usage` (class [`C_WORK`]) into `pool` (0: none said).
+    pub fn fj_push(usage: u64, ts: u64, external: bool, pool: u32) -> Record {
+        Record::FjPush {
+            ts,
+            usage,
+            prev: 0,
+            class_id: C_WORK,
+            external,
+            ident: 0,
+            pool,
+        }
+    }
+
+    /// The start of `usage`'s run (class [`C_WORK`]).
+    pub fn fj_begin(usage: u64, ts: u64) -> Record {
+        Record::FjRunBegin {
+            ts,
+            usage,
+            class_id: C_WORK,
+        }
+    }
+
     pub fn global(&mut self, r: Record) -> &mut Self {
         self.recs.push((GLOBAL_THREAD, r));
         self

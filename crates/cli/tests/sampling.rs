@@ -349,6 +349,30 @@ fn wall_samples_tied_to_a_lock_are_outside_its_critical_section() {
     );
 }
 
+/// Records `args` (main class and arguments) on `java` with CPU samples every 1 ms;
+/// checks that it ran, took at least 150 CPU samples and that under 10% of them are
+/// broken walks. Returns the trace.
+fn record_at_1khz_with_few_broken(java: &str, file: &str, args: &[&str]) -> std::path::PathBuf {
+    let trace = scratch_file(file);
+    let mut c = command(weft());
+    c.args(["record", "-o"])
+        .arg(&trace)
+        .args(["--sample", "cpu=1ms,wall=off", "--", java, "-cp"])
+        .arg(classes())
+        .args(args);
+    let r = run(c);
+    assert!(r.status.success(), "{java}: {}", r.describe());
+    let report = report_json(&trace);
+    let samples = report["profile"]["cpu_samples"].as_u64().unwrap_or(0);
+    let broken = report["profile"]["cpu_broken"].as_u64().unwrap_or(0);
+    assert!(samples >= 150, "{java}: {samples} CPU samples");
+    assert!(
+        (broken as f64) < 0.10 * samples as f64,
+        "{java}: {broken} of {samples} CPU samples broken"
+    );
+    trace
+}
+
 /// CPU ticks in a compiled method's prologue or epilogue (frame not built yet,
 /// or torn down) are walks AsyncGetCallTrace gives up on (`unknown_Java`): 22-40%
 /// of fork-join Fibonacci's CPU samples (tiny recursive compiled methods) before
@@ -359,23 +383,11 @@ fn wall_samples_tied_to_a_lock_are_outside_its_critical_section() {
 fn walks_that_fail_in_compiled_prologues_are_taken_from_the_caller() {
     let _g = serial();
     for java in runtimes() {
-        let trace = scratch_file("fib-recover.weft");
-        let mut c = command(weft());
-        c.args(["record", "-o"])
-            .arg(&trace)
-            .args(["--sample", "cpu=1ms,wall=off", "--", &java, "-cp"])
-            .arg(classes())
-            .args(["weft.workloads.fj.Fibonacci", "41", "16"]);
-        let r = run(c);
-        assert!(r.status.success(), "{java}: {}", r.describe());
-        let report = report_json(&trace);
-        let samples = report["profile"]["cpu_samples"].as_u64().unwrap_or(0);
-        let broken = report["profile"]["cpu_broken"].as_u64().unwrap_or(0);
-        assert!(samples >= 150, "{java}: {samples} CPU samples");
         // Measured 0.4-1.0% (loaded machine); 22-40% without the recovery.
-        assert!(
-            (broken as f64) < 0.10 * samples as f64,
-            "{java}: {broken} of {samples} CPU samples broken"
+        let trace = record_at_1khz_with_few_broken(
+            &java,
+            "fib-recover.weft",
+            &["weft.workloads.fj.Fibonacci", "41", "16"],
         );
         let collapsed = export_collapsed(&trace, "cpu");
         let (mut through_seq_fib, mut wrong_caller, mut probe_caller) = (0, 0, 0);
@@ -431,23 +443,14 @@ fn walks_that_fail_in_compiled_prologues_are_taken_from_the_caller() {
 fn walks_that_fail_in_a_stub_are_taken_from_its_caller() {
     let _g = serial();
     for java in runtimes() {
-        let trace = scratch_file("math-stubs.weft");
-        let mut c = command(weft());
-        c.args(["record", "-o"])
-            .arg(&trace)
-            .args(["--sample", "cpu=1ms,wall=off", "--", &java, "-cp"])
-            .arg(classes())
-            .args(["weft.workloads.MathStubs", "1200"]);
-        let r = run(c);
-        assert!(r.status.success(), "{java}: {}", r.describe());
-        let report = report_json(&trace);
-        let samples = report["profile"]["cpu_samples"].as_u64().unwrap_or(0);
-        let broken = report["profile"]["cpu_broken"].as_u64().unwrap_or(0);
-        assert!(samples >= 150, "{java}: {samples} CPU samples");
-        assert!(
-            (broken as f64) < 0.10 * samples as f64,
-            "{java}: {broken} of {samples} CPU samples broken"
+        let trace = record_at_1khz_with_few_broken(
+            &java,
+            "math-stubs.weft",
+            &["weft.workloads.MathStubs", "1200"],
         );
+        let samples = report_json(&trace)["profile"]["cpu_samples"]
+            .as_u64()
+            .unwrap_or(0);
         // The stub is no Java frame: the samples in it have `work` on top.
         let collapsed = export_collapsed(&trace, "cpu");
         let mut in_work = 0;

@@ -1128,6 +1128,21 @@ mod tests {
         assert!(waited_a_scheduler_slice(std::iter::empty()));
     }
 
+    /// A thread's start at 1 ns, named `name`, Java id `java_id`.
+    fn thread_start(name: &str, java_id: u64) -> weft_trace::Record {
+        weft_trace::Record::ThreadStart {
+            ts: 1,
+            name: name.into(),
+            java_id,
+            os_tid: 100 + java_id as u32,
+            daemon: false,
+            class_id: 0,
+            target_class_id: 0,
+            target_ident: 0,
+            ident: java_id as u32,
+        }
+    }
+
     /// The graph of a constructed trace on 2 CPUs (records in any thread order).
     fn graph_of(
         mut records: Vec<(weft_trace::ThreadIndex, weft_trace::Record)>,
@@ -1153,17 +1168,7 @@ mod tests {
     fn a_read_write_lock_s_blocking_is_kept_and_not_estimated() {
         use weft_trace::{lock_flags, lock_kind, Record, GLOBAL_THREAD};
         const MS: u64 = 1_000_000;
-        let start = |name: &str, java_id: u64| Record::ThreadStart {
-            ts: 1,
-            name: name.into(),
-            java_id,
-            os_tid: 100 + java_id as u32,
-            daemon: false,
-            class_id: 0,
-            target_class_id: 0,
-            target_ident: 0,
-            ident: java_id as u32,
-        };
+        let start = thread_start;
         let end = |ts| Record::ThreadEnd {
             ts,
             cpu_ns: 40 * MS,
@@ -1236,17 +1241,7 @@ mod tests {
     #[test]
     fn a_join_in_the_tick_of_its_target_run_is_the_parent_s() {
         use weft_trace::{Record, GLOBAL_THREAD};
-        let start = |name: &str, java_id: u64| Record::ThreadStart {
-            ts: 1,
-            name: name.into(),
-            java_id,
-            os_tid: 100 + java_id as u32,
-            daemon: false,
-            class_id: 0,
-            target_class_id: 0,
-            target_ident: 0,
-            ident: java_id as u32,
-        };
+        let start = thread_start;
         let push = |ts, usage, external| Record::FjPush {
             ts,
             usage,
