@@ -1046,12 +1046,9 @@ fn pool_starvation_findings(i: &Inputs, out: &mut Vec<Finding>) -> BTreeSet<Stri
         .filter(|w| w.open)
         .map(|w| (w.thread, w))
         .collect();
-    // Per pool: its threads, and those stuck (thread, its open task, its wait).
-    type Stuck<'a> = Vec<(
-        ThreadIndex,
-        &'a TaskExecution,
-        &'a crate::locks::WaitInterval,
-    )>;
+    // Per pool: its threads, and those stuck (by thread: its innermost open task,
+    // the executions coming per thread in begin order, and its wait).
+    type Stuck<'a> = BTreeMap<ThreadIndex, (&'a TaskExecution, &'a crate::locks::WaitInterval)>;
     let mut pools: BTreeMap<String, (BTreeSet<ThreadIndex>, Stuck)> = BTreeMap::new();
     for e in &tasks.executions {
         if e.kind == TaskKind::Thread || !e.submitted() || !e.reported() {
@@ -1070,26 +1067,27 @@ fn pool_starvation_findings(i: &Inputs, out: &mut Vec<Finding>) -> BTreeSet<Stri
         pool.0.insert(e.thread);
         if let Some(w) = open_wait.get(&e.thread) {
             if e.incomplete() && e.end_ns >= model.duration_ns && w.start_ns >= e.begin_ns {
-                pool.1.push((e.thread, e, w));
+                pool.1.insert(e.thread, (e, w));
             }
         }
     }
     for (pool, (threads, stuck)) in pools {
-        let stuck_threads: BTreeSet<ThreadIndex> = stuck.iter().map(|s| s.0).collect();
-        if stuck_threads.is_empty() || stuck_threads != threads {
+        if stuck.is_empty() || !stuck.keys().eq(threads.iter()) {
             continue;
         }
         let blocked: u64 = stuck
-            .iter()
-            .map(|(_, _, w)| model.duration_ns.saturating_sub(w.start_ns))
+            .values()
+            .map(|(_, w)| model.duration_ns.saturating_sub(w.start_ns))
             .sum();
         let mut classes: Vec<String> = stuck
-            .iter()
-            .map(|(_, e, _)| tasks.class(e).to_string())
+            .values()
+            .map(|(e, _)| tasks.class(e).to_string())
             .collect();
         classes.sort();
         classes.dedup();
-        let (_, _, w) = stuck[0];
+        let Some((_, w)) = stuck.values().next() else {
+            continue;
+        };
         let group = i.locks.wait_groups.get(w.group);
         let on = group.map_or_else(
             || w.kind.to_string(),
