@@ -863,33 +863,40 @@ fn lock_findings(
     }
 }
 
-fn wait_findings(i: &Inputs, starved: &BTreeSet<String>, out: &mut Vec<Finding>) {
-    // Task classes whose executions ran on virtual threads (most of them): a virtual
-    // thread that waits unmounts and holds no carrier, unless it is pinned, which the
-    // pinning finding says with its site.
-    let mut on_virtual: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
-    if i.virtual_threads.count > 0 {
-        for e in i.tasks.executions.iter().filter(|e| e.reported()) {
-            let v = on_virtual.entry(i.tasks.class(e)).or_default();
-            v.1 += 1;
-            if i.model
-                .threads
-                .get(&e.thread)
-                .is_some_and(|t| t.virtual_thread)
-            {
-                v.0 += 1;
-            }
+/// Task classes most of whose executions ran on virtual threads.
+fn classes_on_virtual_threads<'a>(i: &Inputs<'a>) -> BTreeSet<&'a str> {
+    let mut count: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    if i.virtual_threads.count == 0 {
+        return BTreeSet::new();
+    }
+    for e in i.tasks.executions.iter().filter(|e| e.reported()) {
+        let v = count.entry(i.tasks.class(e)).or_default();
+        v.1 += 1;
+        if i.model
+            .threads
+            .get(&e.thread)
+            .is_some_and(|t| t.virtual_thread)
+        {
+            v.0 += 1;
         }
     }
+    count
+        .into_iter()
+        .filter(|(_, (v, n))| v * 2 > *n)
+        .map(|(c, _)| c)
+        .collect()
+}
+
+fn wait_findings(i: &Inputs, starved: &BTreeSet<String>, out: &mut Vec<Finding>) {
+    // A virtual thread that waits unmounts and holds no carrier, unless it is pinned,
+    // which the pinning finding says with its site.
+    let on_virtual = classes_on_virtual_threads(i);
     for (ci, c) in i.tasks.classes.iter().enumerate() {
         // Its pool's deadlock is the finding.
         if starved.contains(&c.class) {
             continue;
         }
-        if on_virtual
-            .get(c.class.as_str())
-            .is_some_and(|&(v, n)| v * 2 > n)
-        {
+        if on_virtual.contains(c.class.as_str()) {
             continue;
         }
         let Some(a) = i.activity.classes.get(ci) else {
@@ -1488,6 +1495,9 @@ fn granularity_findings(i: &Inputs, out: &mut Vec<Finding>) {
     } else {
         DEFAULT_CPUS
     };
+    // A task on a virtual thread costs ~1 µs to start, and its queue wait is the wait
+    // for a free carrier (a backlog, not an overhead): not judged fine-grained.
+    let on_virtual = classes_on_virtual_threads(i);
     for (ci, c) in tasks.classes.iter().enumerate() {
         if c.executions == 0 {
             continue;
@@ -1503,7 +1513,9 @@ fn granularity_findings(i: &Inputs, out: &mut Vec<Finding>) {
         let (inside, outside) = cpu.inside_outside(ivs);
         if let Some(f) = thread_churn(i.model.duration_ns, c) {
             out.push(f);
-        } else if let Some(f) = fine_grained(i.model.duration_ns, c, inside, outside) {
+        } else if let Some(f) = fine_grained(i.model.duration_ns, c, inside, outside)
+            .filter(|_| !on_virtual.contains(c.class.as_str()))
+        {
             out.push(f);
         } else if !hosts.contains(&key) {
             if let Some(f) = coarse_grained(i, ci, cpus, inside, outside) {

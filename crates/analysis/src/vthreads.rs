@@ -89,7 +89,6 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
         ..VirtualThreadAnalysis::default()
     };
     let mut carriers: BTreeMap<ThreadIndex, Vec<(u64, u64)>> = BTreeMap::new();
-    // (begin, end, site, how)
     // (from, to, captured site, the monitor's lock id, how)
     #[allow(clippy::type_complexity)]
     let mut blocks: Vec<(u64, u64, Option<String>, Option<u32>, &'static str)> = Vec::new();
