@@ -1982,6 +1982,9 @@ pub fn virtual_thread_findings(vt: &crate::vthreads::VirtualThreadAnalysis) -> V
             };
             let fix = match (p.how, vt.synchronized_pins) {
                 (_, Some(false)) => "move the blocking call out of the native or class-initializer frame",
+                // The JDK's own synchronized (a thread-per-task executor's
+                // `ConcurrentHashMap` of its threads): not the application's to rewrite.
+                _ if crate::model::is_jdk_class(&p.site) => "the synchronized block is the JDK's own code, not the application's: JDK 24 and later no longer pin there",
                 _ => "replace synchronized with a ReentrantLock there, or move the blocking call out of the synchronized block",
             };
             let saturated = if p.carriers_saturated_ns > 0 {
@@ -2471,6 +2474,39 @@ mod tests {
         assert!(
             unbalanced(Some(500 * MS)),
             "ended long before, its end lost"
+        );
+    }
+
+    /// A pinned monitor wait in the application's code gets "replace synchronized";
+    /// one in the JDK's own code (a thread-per-task executor's map) says it is the JDK's.
+    #[test]
+    fn pinning_inside_the_jdk_is_not_the_applications_to_rewrite() {
+        let pinned = |site: &str| crate::vthreads::PinnedSite {
+            site: site.into(),
+            count: 3,
+            blocked_ns: 20_000_000,
+            max_ns: 10_000_000,
+            carriers_saturated_ns: 0,
+            how: "monitor",
+        };
+        let vt = crate::vthreads::VirtualThreadAnalysis {
+            synchronized_pins: Some(true),
+            pinned: vec![
+                pinned("demo.Cache.get:42"),
+                pinned("java.util.concurrent.ConcurrentHashMap.replaceNode (no line)"),
+            ],
+            ..Default::default()
+        };
+        let f = virtual_thread_findings(&vt);
+        assert!(
+            f[0].message.contains("replace synchronized"),
+            "{}",
+            f[0].message
+        );
+        assert!(
+            f[1].message.contains("the JDK's own code"),
+            "{}",
+            f[1].message
         );
     }
 
