@@ -1900,6 +1900,10 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
         }
     }
     let cpus = i.model.cpus.unwrap_or(DEFAULT_CPUS as u32) as u64;
+    // Per root class (a program that runs the same computation several times gets
+    // one finding): (work, span, idle cost) of each low-parallelism computation, and
+    // the threads that could have run it.
+    let mut low: BTreeMap<&str, (Vec<(u64, u64, u64)>, u64)> = BTreeMap::new();
     for c in &f.computations {
         if c.work_ns >= FJ_MIN_WORK_NS && c.tasks > 1 && c.parallelism < FJ_LOW_PARALLELISM {
             let pool_par = f
@@ -1914,31 +1918,46 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
             if cost == 0 || c.parallelism >= width as f64 {
                 continue;
             }
-            out.push(Finding {
-                kind: FindingKind::ForkJoinLowParallelism,
-                class: Some(c.root_class.clone()),
-                message: format!(
-                    "The computation rooted at `{}` has little parallelism ({:.1}: work {}, \
-                     critical path {}): its tasks wait on each other, leaving about {} of thread \
-                     time idle on {} threads. Fork earlier and join later, so independent \
-                     subtasks overlap.",
-                    simple(&c.root_class),
-                    c.parallelism,
-                    human_ns(c.work_ns),
-                    human_ns(c.span_ns),
-                    human_ns(cost),
-                    width
-                ),
-                fields: vec![
-                    ("work_ns", FieldValue::Int(c.work_ns)),
-                    ("span_ns", FieldValue::Int(c.span_ns)),
-                    ("parallelism", FieldValue::Float(c.parallelism)),
-                ],
-                cost_ns: cost,
-                site: None,
-                stack: Vec::new(),
-            });
+            let e = low.entry(c.root_class.as_str()).or_default();
+            e.0.push((c.work_ns, c.span_ns, cost));
+            e.1 = e.1.max(width);
         }
+    }
+    for (root, (runs, width)) in low {
+        let work: u64 = runs.iter().map(|r| r.0).sum();
+        let span: u64 = runs.iter().map(|r| r.1).sum();
+        let cost: u64 = runs.iter().map(|r| r.2).sum();
+        let parallelism = work as f64 / span.max(1) as f64;
+        let which = if runs.len() == 1 {
+            format!("The computation rooted at `{}` has", simple(root))
+        } else {
+            format!(
+                "{} computations rooted at `{}` have",
+                runs.len(),
+                simple(root)
+            )
+        };
+        out.push(Finding {
+            kind: FindingKind::ForkJoinLowParallelism,
+            class: Some(root.to_string()),
+            message: format!(
+                "{which} little parallelism ({parallelism:.1}: work {}, critical path {}): the \
+                 tasks wait on each other, leaving about {} of thread time idle on {width} \
+                 threads. Fork earlier and join later, so independent subtasks overlap.",
+                human_ns(work),
+                human_ns(span),
+                human_ns(cost),
+            ),
+            fields: vec![
+                ("computations", FieldValue::Int(runs.len() as u64)),
+                ("work_ns", FieldValue::Int(work)),
+                ("span_ns", FieldValue::Int(span)),
+                ("parallelism", FieldValue::Float(parallelism)),
+            ],
+            cost_ns: cost,
+            site: None,
+            stack: Vec::new(),
+        });
     }
     let (blocked, busy) = f.workers_blocked_and_busy_ns();
     if busy >= FJ_MIN_BUSY_NS && blocked as f64 >= FJ_JOIN_BLOCKED_SHARE * busy as f64 {
@@ -2585,7 +2604,9 @@ mod tests {
     #[test]
     fn low_parallelism_is_measured_against_the_pool() {
         const MS: u64 = 1_000_000;
-        let low = |parallelism: u32| {
+        // `runs` computations one after another, 100 ms apart; the low-parallelism
+        // findings.
+        let low = |parallelism: u32, runs: u64| {
             let mut tb = TB::new();
             let worker = Record::FjWorker {
                 pool: 7,
@@ -2594,34 +2615,49 @@ mod tests {
             };
             let push = |usage, ts, external| TB::fj_push(usage, ts, external, 7);
             let begin = TB::fj_begin;
-            let recs = [
-                (2, worker.clone()),
-                (3, worker),
-                (1, push(1, 0, true)),
-                (2, begin(1, 0)),
-                (2, push(2, MS, false)),
-                (3, begin(2, 2 * MS)),
-                (3, Record::FjRunEnd { ts: 22 * MS }),
-                (
-                    2,
-                    Record::FjJoinBegin {
-                        ts: 99 * MS,
-                        usage: 2,
-                    },
-                ),
-                (2, Record::FjJoinEnd { ts: 99 * MS }),
-                (2, Record::FjRunEnd { ts: 100 * MS }),
-            ];
-            for (t, r) in recs {
-                tb.recs.push((t, r));
+            tb.recs.push((2, worker.clone()));
+            tb.recs.push((3, worker));
+            for k in 0..runs {
+                let (t, u) = (k * 100 * MS, 2 * k);
+                let recs = [
+                    (1, push(u + 1, t, true)),
+                    (2, begin(u + 1, t)),
+                    (2, push(u + 2, t + MS, false)),
+                    (3, begin(u + 2, t + 2 * MS)),
+                    (3, Record::FjRunEnd { ts: t + 22 * MS }),
+                    (
+                        2,
+                        Record::FjJoinBegin {
+                            ts: t + 99 * MS,
+                            usage: u + 2,
+                        },
+                    ),
+                    (2, Record::FjJoinEnd { ts: t + 99 * MS }),
+                    (2, Record::FjRunEnd { ts: t + 100 * MS }),
+                ];
+                tb.recs.extend(recs);
             }
-            tb.global(Record::End { ts: 100 * MS + 1 });
+            tb.global(Record::End {
+                ts: runs * 100 * MS + 1,
+            });
             findings(&tb)
-                .iter()
-                .any(|f| f.kind == FindingKind::ForkJoinLowParallelism)
+                .into_iter()
+                .filter(|f| f.kind == FindingKind::ForkJoinLowParallelism)
+                .collect::<Vec<_>>()
         };
-        assert!(low(2));
-        assert!(!low(1));
+        assert_eq!(low(2, 1).len(), 1);
+        assert!(low(1, 1).is_empty());
+        // The same computation three times: one finding for the three.
+        let three = low(2, 3);
+        assert_eq!(three.len(), 1, "{three:#?}");
+        assert_eq!(three[0].field("computations"), Some(&FieldValue::Int(3)));
+        assert!(
+            three[0]
+                .message
+                .starts_with("3 computations rooted at `Work`"),
+            "{}",
+            three[0].message
+        );
     }
 
     #[test]
