@@ -1903,7 +1903,8 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
     // Per root class (a program that runs the same computation several times gets
     // one finding): (work, span, idle cost) of each low-parallelism computation, and
     // the threads that could have run it.
-    let mut low: BTreeMap<&str, (Vec<(u64, u64, u64)>, u64)> = BTreeMap::new();
+    type Runs = Vec<(u64, u64, u64)>;
+    let mut low: BTreeMap<&str, (Runs, u64)> = BTreeMap::new();
     for c in &f.computations {
         if c.work_ns >= FJ_MIN_WORK_NS && c.tasks > 1 && c.parallelism < FJ_LOW_PARALLELISM {
             let pool_par = f
