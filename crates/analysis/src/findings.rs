@@ -295,10 +295,11 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     let deadlocked = deadlock_findings(i, &mut costed);
     let starved = pool_starvation_findings(i, &mut costed);
     lock_findings(i, &deadlocked, &mut costed);
-    wait_findings(i, &starved, &mut costed);
+    let on_virtual = classes_on_virtual_threads(i);
+    wait_findings(i, &starved, &on_virtual, &mut costed);
     wait_group_findings(i, &mut costed);
     producer_findings(i, &mut costed);
-    granularity_findings(i, &mut costed);
+    granularity_findings(i, &on_virtual, &mut costed);
     forkjoin_findings(i, &mut costed);
     costed.extend(virtual_thread_findings(i.virtual_threads));
     // Stable: equal costs keep the order above.
@@ -887,10 +888,14 @@ fn classes_on_virtual_threads<'a>(i: &Inputs<'a>) -> BTreeSet<&'a str> {
         .collect()
 }
 
-fn wait_findings(i: &Inputs, starved: &BTreeSet<String>, out: &mut Vec<Finding>) {
-    // A virtual thread that waits unmounts and holds no carrier, unless it is pinned,
-    // which the pinning finding says with its site.
-    let on_virtual = classes_on_virtual_threads(i);
+/// `on_virtual`: [`classes_on_virtual_threads`]; a virtual thread that waits unmounts
+/// and holds no carrier, unless it is pinned, which the pinning finding says with its site.
+fn wait_findings(
+    i: &Inputs,
+    starved: &BTreeSet<String>,
+    on_virtual: &BTreeSet<&str>,
+    out: &mut Vec<Finding>,
+) {
     for (ci, c) in i.tasks.classes.iter().enumerate() {
         // Its pool's deadlock is the finding.
         if starved.contains(&c.class) {
@@ -1473,7 +1478,8 @@ fn barrier_finding(i: &Inputs, g: &crate::wait_groups::WaitGroup, barrier: &str)
     }
 }
 
-fn granularity_findings(i: &Inputs, out: &mut Vec<Finding>) {
+/// `on_virtual`: [`classes_on_virtual_threads`], never judged fine-grained (below).
+fn granularity_findings(i: &Inputs, on_virtual: &BTreeSet<&str>, out: &mut Vec<Finding>) {
     let (tasks, cpu) = (i.tasks, i.cpu);
     // Intervals of each class's reported executions, and classes that host
     // reported executions (worker threads: their self time is mostly waiting).
@@ -1497,7 +1503,6 @@ fn granularity_findings(i: &Inputs, out: &mut Vec<Finding>) {
     };
     // A task on a virtual thread costs ~1 µs to start, and its queue wait is the wait
     // for a free carrier (a backlog, not an overhead): not judged fine-grained.
-    let on_virtual = classes_on_virtual_threads(i);
     for (ci, c) in tasks.classes.iter().enumerate() {
         if c.executions == 0 {
             continue;

@@ -130,7 +130,6 @@ impl ThreadInfo {
     }
 }
 
-/// Whether a class (dotted name) is the JDK's.
 /// The worker-thread name with its number dropped: `pool-1-thread-3` → `pool-1`,
 /// `ForkJoinPool-1-worker-2` → `ForkJoinPool-1`.
 pub fn pool_name(thread_name: &str) -> String {
@@ -148,6 +147,7 @@ pub fn pool_name(thread_name: &str) -> String {
     s.to_string()
 }
 
+/// Whether a class (dotted name) is the JDK's.
 pub(crate) fn is_jdk_class(class: &str) -> bool {
     ["java.", "javax.", "jdk.", "sun.", "com.sun."]
         .iter()

@@ -182,16 +182,14 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
     let blocks: Vec<(u64, u64, String, &'static str)> = blocks
         .iter()
         .map(|(from, to, site, lock, how)| {
-            let site = match (site, lock) {
+            let only_site = lock
+                .and_then(|l| lock_sites.get(&l))
+                .filter(|sites| sites.len() == 1)
+                .and_then(|sites| sites.first());
+            let site = match (site, only_site) {
                 (Some(s), _) => s.clone(),
-                (None, Some(l)) => match lock_sites.get(l) {
-                    Some(sites) if sites.len() == 1 => sites
-                        .iter()
-                        .next()
-                        .map_or_else(String::new, |s| s.to_string()),
-                    _ => site_name(model, 0, Some(*l)),
-                },
-                (None, None) => site_name(model, 0, None),
+                (None, Some(s)) => s.to_string(),
+                (None, None) => unsampled_site(model, *lock),
             };
             (*from, *to, site, *how)
         })
@@ -224,11 +222,8 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
     out
 }
 
-/// The first frame of a captured site, or the lock's class, or `(unknown site)`.
-fn site_name(model: &Model, site: u32, lock: Option<u32>) -> String {
-    if let Some(f) = model.site_frame(site) {
-        return f;
-    }
+/// A block whose site was not captured: the lock's class, or `(unknown site)`.
+fn unsampled_site(model: &Model, lock: Option<u32>) -> String {
     match lock.and_then(|l| model.lock_defs.get(&l)).map(|d| &d.class) {
         Some(class) => format!("synchronized ({class})"),
         None => "(unknown site)".into(),

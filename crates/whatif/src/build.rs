@@ -65,7 +65,7 @@ struct Dated {
     mark: Mark,
 }
 
-pub use weft_analysis::model::pool_name;
+use weft_analysis::model::pool_name;
 
 /// Builds the execution graph of a trace and its analysis.
 /// Longest time from a virtual thread's end to the unpark its carrier makes for it
@@ -1165,7 +1165,7 @@ mod tests {
     /// time as a delay (as unmarked time it became compute shrunk to the CPU it
     /// used), and an edit of the lock is low confidence, with the reason.
     #[test]
-    fn a_read_write_lock_s_blocking_is_kept_and_not_estimated() {
+    fn a_read_write_lock_s_blocking_is_kept_and_its_edits_are_low_confidence() {
         use weft_trace::{lock_flags, lock_kind, Record, GLOBAL_THREAD};
         const MS: u64 = 1_000_000;
         let start = thread_start;
