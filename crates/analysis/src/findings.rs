@@ -1155,7 +1155,8 @@ fn pool_starvation_findings(i: &Inputs, out: &mut Vec<Finding>) -> BTreeSet<Stri
     named
 }
 
-/// Consumers wait for work (a queue's take) this share of their lifetime...
+/// Consumers wait for work (a queue's take, or the program's own `Condition.await` or
+/// `Object.wait`: a hand-made buffer) this share of their lifetime...
 pub const STARVED_CONSUMER_SHARE: f64 = 0.5;
 /// ...while the thread that woke them for most of it (this share of their wake-ups)...
 pub const PRODUCER_WAKE_SHARE: f64 = 0.8;
@@ -1173,26 +1174,48 @@ fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
         let to = t.end_ns.unwrap_or(model.duration_ns);
         (from, to.saturating_sub(from))
     };
-    // Each thread's waiting for work, and the group of its largest such wait.
-    let mut idle: BTreeMap<ThreadIndex, (u64, BTreeMap<usize, u64>)> = BTreeMap::new();
+    // Each thread's waits for work. Its last one is left out, and its time is counted
+    // up to where that wait began: a pool thread idle from its last task until the
+    // pool shuts down (a cached pool's threads, woken by the shutdown) was not
+    // starved by anyone.
+    let mut waits: BTreeMap<ThreadIndex, Vec<(u64, u64, usize)>> = BTreeMap::new();
     for w in &i.locks.wait_intervals {
         let Some(g) = i.locks.wait_groups.get(w.group) else {
             continue;
         };
-        if g.waits_for_work() {
-            let e = idle.entry(w.thread).or_default();
-            let d = w.end_ns.saturating_sub(w.start_ns);
-            e.0 += d;
-            *e.1.entry(w.group).or_default() += d;
+        if g.waits_for_work() || g.waits_in_app_handoff() {
+            waits
+                .entry(w.thread)
+                .or_default()
+                .push((w.start_ns, w.end_ns, w.group));
         }
+    }
+    // Per thread: (time waited, by group), its counted span, where its last wait began.
+    let mut idle: BTreeMap<ThreadIndex, (u64, BTreeMap<usize, u64>)> = BTreeMap::new();
+    let mut spans: BTreeMap<ThreadIndex, (u64, u64)> = BTreeMap::new();
+    for (t, mut ws) in waits {
+        let Some(info) = model.threads.get(&t) else {
+            continue;
+        };
+        ws.sort_unstable();
+        let Some(&(last_start, _, _)) = ws.last() else {
+            continue;
+        };
+        let (from, _) = life(info);
+        let span = last_start.saturating_sub(from);
+        let e = idle.entry(t).or_default();
+        for &(s, end, g) in &ws[..ws.len() - 1] {
+            let d = end.min(last_start).saturating_sub(s);
+            e.0 += d;
+            *e.1.entry(g).or_default() += d;
+        }
+        spans.insert(t, (span, last_start));
     }
     let consumers: BTreeMap<ThreadIndex, u64> = idle
         .iter()
         .filter(|(t, (ns, _))| {
-            model.threads.get(t).is_some_and(|t| {
-                let (_, l) = life(t);
-                l > 0 && *ns as f64 >= STARVED_CONSUMER_SHARE * l as f64
-            })
+            let span = spans.get(t).map_or(0, |s| s.0);
+            span > 0 && *ns as f64 >= STARVED_CONSUMER_SHARE * span as f64
         })
         .map(|(t, (ns, _))| (*t, *ns))
         .collect();
@@ -1211,10 +1234,11 @@ fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
             continue;
         }
         for e in evs.iter() {
+            // Wake-ups of a consumer's last wait (a shutdown's) are not its feed.
             if e.kind == crate::events::EventKind::Unpark
-                && by_java_id
-                    .get(&e.a)
-                    .is_some_and(|t| consumers.contains_key(t))
+                && by_java_id.get(&e.a).is_some_and(|t| {
+                    consumers.contains_key(t) && spans.get(t).is_some_and(|s| e.ts < s.1)
+                })
             {
                 *wakers.entry(evs.thread).or_default() += 1;
             }
@@ -1230,12 +1254,26 @@ fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let Some(p) = model.threads.get(&producer) else {
         return;
     };
-    let (from, plife) = life(p);
-    let Some((running, runq)) = p.sched_between(from, from + plife) else {
+    // Its busy share while the consumers waited (from the first one's start to the
+    // last one's last wait): busy before they existed (a program's start-up) fed
+    // nobody.
+    let (pfrom, plife) = life(p);
+    let mut from = u64::MAX;
+    let mut to = 0;
+    for t in consumers.keys() {
+        if let (Some(info), Some(&(_, last))) = (model.threads.get(t), spans.get(t)) {
+            from = from.min(life(info).0);
+            to = to.max(last);
+        }
+    }
+    let from = from.max(pfrom);
+    let to = to.min(pfrom + plife);
+    let window = to.saturating_sub(from);
+    let Some((running, runq)) = p.sched_between(from, to) else {
         return;
     };
     let busy = running + runq;
-    if plife == 0 || (busy as f64) < PRODUCER_BUSY_SHARE * plife as f64 {
+    if window == 0 || (busy as f64) < PRODUCER_BUSY_SHARE * window as f64 {
         return;
     }
     // Where the consumers wait: their largest wait-for-work group.
@@ -1252,9 +1290,14 @@ fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let at = group
         .and_then(|g| g.site.as_deref())
         .map_or(String::new(), |s| format!(" at {s}"));
+    let for_work = if group.is_some_and(|g| g.waits_for_work()) {
+        " for work"
+    } else {
+        ""
+    };
     let lifetimes: u64 = consumers
         .keys()
-        .filter_map(|t| model.threads.get(t).map(|t| life(t).1))
+        .filter_map(|t| spans.get(t).map(|s| s.0))
         .sum();
     let names: Vec<String> = consumers
         .keys()
@@ -1268,8 +1311,8 @@ fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
         .collect();
     let more = consumers.len().saturating_sub(names.len());
     let message = format!(
-        "{} ({}{}) waited for work {} ({} of their time){at}, and `{}`, which woke them ({} of \
-         {} wake-ups), was busy {} of its {}: it is the bottleneck, not the consumers. More \
+        "{} ({}{}) waited{for_work} {} ({} of their time){at}, and `{}`, which woke them ({} of \
+         {} wake-ups), was busy {} of the {} meanwhile: it is the bottleneck, not the consumers. More \
          consumer threads would wait more; make producing cheaper, or split it over several \
          producers.",
         count(consumers.len() as u64, "consumer thread"),
@@ -1284,8 +1327,8 @@ fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
         p.display_name(),
         woke,
         all,
-        pct(busy as f64 / plife as f64),
-        human_ns(plife),
+        pct(busy as f64 / window as f64),
+        human_ns(window),
     );
     out.push(Finding {
         kind: FindingKind::ProducerBottleneck,
@@ -2384,15 +2427,13 @@ mod tests {
     #[test]
     fn consumers_starved_by_a_busy_producer_are_its_bottleneck() {
         const MS: u64 = 1_000_000;
-        let run = |producer_on_cpu: u64| {
+        const QUEUE: &[&str] = &[
+            "java.util.concurrent.LinkedBlockingQueue.take:435",
+            "demo.Consumer.run:20",
+        ];
+        let run = |producer_on_cpu: u64, callers: &[&str]| {
             let mut tb = TB::new();
-            condition_wait_site(
-                &mut tb,
-                &[
-                    "java.util.concurrent.LinkedBlockingQueue.take:435",
-                    "demo.Consumer.run:20",
-                ],
-            );
+            condition_wait_site(&mut tb, callers);
             for t in [1u32, 2, 3] {
                 tb.start(t, 0, C_THREAD, (0, 0));
             }
@@ -2427,7 +2468,7 @@ mod tests {
             tb.global(Record::End { ts: 1_000 * MS });
             findings(&tb)
         };
-        let f = run(990 * MS);
+        let f = run(990 * MS, QUEUE);
         let p = f
             .iter()
             .find(|f| f.kind == FindingKind::ProducerBottleneck)
@@ -2437,11 +2478,95 @@ mod tests {
             Some(&FieldValue::Text("worker-1".into()))
         );
         assert_eq!(p.field("consumers"), Some(&FieldValue::Int(2)));
-        assert_eq!(p.cost_ns, 1_900 * MS);
+        // Each consumer's last wait is left out (19 ms each).
+        assert_eq!(p.cost_ns, 1_862 * MS);
         assert_eq!(p.site.as_deref(), Some("demo.Consumer.run:20"));
-        assert!(!run(500 * MS)
+        assert!(p.message.contains("waited for work"), "{}", p.message);
+        assert!(!run(500 * MS, QUEUE)
             .iter()
             .any(|f| f.kind == FindingKind::ProducerBottleneck));
+
+        // The program's own buffer (`Condition.await` in its `take`): the same.
+        let f = run(990 * MS, &["demo.Buffer.take:6", "demo.Consumer.run:20"]);
+        let p = f
+            .iter()
+            .find(|f| f.kind == FindingKind::ProducerBottleneck)
+            .unwrap_or_else(|| panic!("no producer finding for a hand-made buffer: {f:#?}"));
+        assert_eq!(p.site.as_deref(), Some("demo.Buffer.take:6"));
+        assert!(p.message.contains("waited 1.86 s"), "{}", p.message);
+        // A `Condition.await` inside a JDK class that is not a queue (a barrier: its own
+        // finding) is no consumer's wait.
+        assert!(!run(
+            990 * MS,
+            &[
+                "java.util.concurrent.CyclicBarrier.dowait:364",
+                "demo.Phase.run:30"
+            ]
+        )
+        .iter()
+        .any(|f| f.kind == FindingKind::ProducerBottleneck));
+    }
+
+    /// Pool threads that worked, then sat idle until the pool shut down (woken by the
+    /// busy thread's shutdown): idle, not starved by a producer (Clojure's send-off
+    /// pool read "21 consumer threads waited for work ... `main` is the bottleneck").
+    #[test]
+    fn pool_threads_idle_until_shutdown_are_not_starved_consumers() {
+        const MS: u64 = 1_000_000;
+        let mut tb = TB::new();
+        condition_wait_site(
+            &mut tb,
+            &[
+                "java.util.concurrent.SynchronousQueue$TransferStack.transfer:401",
+                "demo.Pool.getTask:20",
+            ],
+        );
+        for t in [1u32, 2, 3] {
+            tb.start(t, 0, C_THREAD, (0, 0));
+        }
+        // Each consumer: 5 short waits for an item among 200 ms of work, then idle
+        // from 200 ms to 1 s, until the shutdown's unpark by thread 1.
+        for c in [2u32, 3] {
+            for k in 0..5u64 {
+                let s = k * 40 * MS;
+                tb.wait(c, weft_trace::wait_kind::PARK, 77, 11, s, s + 2 * MS);
+                tb.recs.push((
+                    1,
+                    Record::Unpark {
+                        ts: s + 2 * MS,
+                        target: c as u64 + 10,
+                        ns: 0,
+                    },
+                ));
+            }
+            tb.wait(c, weft_trace::wait_kind::PARK, 77, 11, 200 * MS, 1_000 * MS);
+            tb.recs.push((
+                1,
+                Record::Unpark {
+                    ts: 1_000 * MS,
+                    target: c as u64 + 10,
+                    ns: 0,
+                },
+            ));
+        }
+        for (ts, on) in [(0, 0), (1_000 * MS, 990 * MS)] {
+            tb.global(Record::ThreadSched {
+                ts,
+                thread: 1,
+                on_cpu_ns: on,
+                runq_ns: 0,
+                timeslices: 0,
+            });
+        }
+        for t in [1u32, 2, 3] {
+            tb.thread_end(t, 1_000 * MS);
+        }
+        tb.global(Record::End { ts: 1_000 * MS });
+        let f = findings(&tb);
+        assert!(
+            !f.iter().any(|f| f.kind == FindingKind::ProducerBottleneck),
+            "{f:#?}"
+        );
     }
 
     /// 200 platform threads of 40 µs each in a 0.5 s run: a thread per tiny job; 50 such

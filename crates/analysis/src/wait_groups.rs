@@ -65,6 +65,31 @@ impl WaitGroup {
         })
     }
 
+    /// Whether these are an application's own hand-off: `Condition.await` or
+    /// `Object.wait` called directly by its code (a hand-made buffer or work list),
+    /// not inside a JDK class (a queue, a barrier, `Thread.join`). A consumer idle
+    /// there waits for whoever signals it, like one on a queue's take.
+    pub fn waits_in_app_handoff(&self) -> bool {
+        let Some(site) = &self.site else {
+            return false;
+        };
+        if !matches!(self.kind, "Condition.await" | "Object.wait")
+            || self.class.as_deref() == Some("java.lang.Thread")
+        {
+            return false;
+        }
+        let Some(at) = self.stack.iter().position(|f| f == site) else {
+            return false;
+        };
+        match at.checked_sub(1).map(|p| self.stack[p].as_str()) {
+            None => self.kind == "Object.wait",
+            Some(callee) => {
+                callee.contains("$ConditionObject.await")
+                    || callee.starts_with("java.lang.Object.wait")
+            }
+        }
+    }
+
     /// `kind on Class at site` (the parts that are known).
     pub fn label(&self) -> String {
         let mut s = self.kind.to_string();
