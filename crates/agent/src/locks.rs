@@ -648,7 +648,10 @@ pub extern "system" fn Java_weft_Probe_nLockEnd(e: *mut JNIEnv, _c: jclass, _pro
     let parked = PARKED.with(|p| p.replace(false));
     let rec = match cur {
         Current::Lock(lock) => Record::LockAcquired { ts, lock, parked },
-        Current::Wait => Record::WaitEnd { ts },
+        Current::Wait => Record::WaitEnd {
+            ts,
+            timed_out: false,
+        },
         _ => return,
     };
     // SAFETY: the JVM passes the current thread's JNIEnv to every native method.
@@ -697,7 +700,12 @@ unsafe extern "system" fn park_hook(
     // SAFETY: as above.
     unsafe { orig(env, unsafe_, abs, time) };
     if record {
-        let _ = std::panic::catch_unwind(|| sink::emit(&Record::WaitEnd { ts: clock::now() }));
+        let _ = std::panic::catch_unwind(|| {
+            sink::emit(&Record::WaitEnd {
+                ts: clock::now(),
+                timed_out: false,
+            })
+        });
     }
 }
 
@@ -814,7 +822,10 @@ pub extern "system" fn Java_weft_ParkProbe_nEnd(e: *mut JNIEnv, _c: jclass) {
     // SAFETY: the JVM passes the current thread's JNIEnv to every native method.
     let jni = unsafe { Jni::from_raw(e) };
     agent::guard(jni, "ParkProbe.nEnd", || {
-        sink::emit(&Record::WaitEnd { ts });
+        sink::emit(&Record::WaitEnd {
+            ts,
+            timed_out: false,
+        });
         Ok(())
     });
 }
@@ -1123,14 +1134,17 @@ unsafe extern "system" fn on_monitor_waited(
     env: *mut JNIEnv,
     _thread: jobject,
     _object: jobject,
-    _timed_out: jboolean,
+    timed_out: jboolean,
 ) {
     let ts = clock::now();
     if !recordable() {
         return;
     }
     agent::guard(jni_of(env), "MonitorWaited", || {
-        sink::emit(&Record::WaitEnd { ts });
+        sink::emit(&Record::WaitEnd {
+            ts,
+            timed_out: timed_out != 0,
+        });
         if JOINING.try_with(|j| j.replace(false)).unwrap_or(false) {
             sink::emit(&Record::JoinEnd { ts, probe: 0 });
         }

@@ -706,7 +706,13 @@ mod tests {
                 lock: 0,
             },
         ));
-        tb.recs.push((1, Record::WaitEnd { ts: 700 * MS }));
+        tb.recs.push((
+            1,
+            Record::WaitEnd {
+                ts: 700 * MS,
+                timed_out: false,
+            },
+        ));
         tb.end(1, 1010 * MS, P_RUN, 1);
         tb.begin(2, 10 * MS, P_RUN, C_OUTER, 2);
         tb.run(2, 200 * MS, 400 * MS, P_WORK_RUN, C_WORK, 3);

@@ -1361,7 +1361,10 @@ fn wait_group_findings(i: &Inputs, out: &mut Vec<Finding>) {
         let Some(class) = g.class.as_deref() else {
             continue;
         };
+        // A timed wait that mostly runs out is a sleep between rounds, not a wait for
+        // another thread.
         if thread_classes.contains(class)
+            || g.mostly_timed_out()
             || g.total_ns < WAIT_MIN_NS
             || (g.total_ns as f64) < WAIT_MIN_SHARE_OF_RUN * i.model.duration_ns as f64
             || g.threads.len() < WAIT_GROUP_MIN_THREADS
@@ -2302,6 +2305,11 @@ mod tests {
     /// Two threads taking turns through `Object.wait` on `class` (waited on at
     /// `frames`' first frame), 4,000 waits of 20 µs in a 120 ms run.
     fn turns_on(class: &str, frames: &[&str]) -> Vec<Finding> {
+        findings(&turns_on_trace(class, frames, false))
+    }
+
+    /// [`turns_on`]'s trace; `timed_out`: every wait ran out its timeout.
+    fn turns_on_trace(class: &str, frames: &[&str], timed_out: bool) -> TB {
         let mut tb = TB::new();
         tb.global(Record::ClassDef {
             id: 77,
@@ -2315,10 +2323,32 @@ mod tests {
             let t = 1 + (k % 2) as u32;
             let s = 1_000_000 + k * 25_000;
             tb.wait(t, weft_trace::wait_kind::OBJECT_WAIT, 77, 11, s, s + 20_000);
+            if let Some((_, Record::WaitEnd { timed_out: t, .. })) = tb.recs.last_mut() {
+                *t = timed_out;
+            }
         }
         tb.thread_end(1, 120_000_000).thread_end(2, 120_000_000);
         tb.global(Record::End { ts: 120_000_001 });
-        findings(&tb)
+        tb
+    }
+
+    /// `Object.wait(timeout)` calls that all ran out (a background thread pausing
+    /// between rounds, H2's MVStore writer: "5 threads waited 11.2 s ... on `Object`"
+    /// was its top finding) are no wait for another thread; the waits table says so.
+    #[test]
+    fn timed_waits_that_run_out_are_no_finding() {
+        let game = ["demo.Writer.run:48", "demo.Writer.loop:20"];
+        let timed = turns_on_trace("java.lang.Object", &game, true);
+        assert!(!findings(&timed)
+            .iter()
+            .any(|f| f.kind == FindingKind::WaitContention));
+        let g = &crate::analyze(&timed.trace()).locks.wait_groups[0];
+        assert_eq!(g.timed_out, 4_000);
+        assert!(g.mostly_timed_out());
+        // The same waits notified: a finding.
+        assert!(findings(&turns_on_trace("java.lang.Object", &game, false))
+            .iter()
+            .any(|f| f.kind == FindingKind::WaitContention));
     }
 
     /// A JDK object the application waits on itself (`synchronized (list) {

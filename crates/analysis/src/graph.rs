@@ -493,14 +493,32 @@ mod tests {
             (1, wait(100)),
             (2, unpark(150, 11)),
             (2, unpark(170, 11)),
-            (1, Record::WaitEnd { ts: 200 }),
+            (
+                1,
+                Record::WaitEnd {
+                    ts: 200,
+                    timed_out: false,
+                },
+            ),
             // Nobody unparked it (a timeout): no edge.
             (1, wait(300)),
-            (1, Record::WaitEnd { ts: 400 }),
+            (
+                1,
+                Record::WaitEnd {
+                    ts: 400,
+                    timed_out: false,
+                },
+            ),
             // A permit given before the park: the park returned at once.
             (2, unpark(450, 11)),
             (1, wait(500)),
-            (1, Record::WaitEnd { ts: 501 }),
+            (
+                1,
+                Record::WaitEnd {
+                    ts: 501,
+                    timed_out: false,
+                },
+            ),
             // An unpark consumed by a lock acquisition before the wait: no edge.
             (2, unpark(550, 11)),
             (
@@ -522,7 +540,13 @@ mod tests {
                 },
             ),
             (1, wait(600)),
-            (1, Record::WaitEnd { ts: 700 }),
+            (
+                1,
+                Record::WaitEnd {
+                    ts: 700,
+                    timed_out: false,
+                },
+            ),
             // An unpark of a thread the trace does not know, and of itself: ignored.
             (2, unpark(800, 99)),
             (2, unpark(801, 12)),
@@ -555,20 +579,50 @@ mod tests {
             (1, wait(100, 7)),
             (2, notify(120, 8, false)),
             (2, notify(150, 7, false)),
-            (1, Record::WaitEnd { ts: 180 }),
+            (
+                1,
+                Record::WaitEnd {
+                    ts: 180,
+                    timed_out: false,
+                },
+            ),
             // A notifyAll wakes both waiters of monitor 7.
             (1, wait(200, 7)),
             (3, wait(210, 7)),
             (2, notify(250, 7, true)),
-            (1, Record::WaitEnd { ts: 260 }),
-            (3, Record::WaitEnd { ts: 270 }),
+            (
+                1,
+                Record::WaitEnd {
+                    ts: 260,
+                    timed_out: false,
+                },
+            ),
+            (
+                3,
+                Record::WaitEnd {
+                    ts: 270,
+                    timed_out: false,
+                },
+            ),
             // A timeout: nobody notified during the wait (the notify came before it).
             (1, wait(300, 7)),
-            (1, Record::WaitEnd { ts: 400 }),
+            (
+                1,
+                Record::WaitEnd {
+                    ts: 400,
+                    timed_out: false,
+                },
+            ),
             // A wait of an unknown monitor (no --lock-detail): no edge.
             (1, wait(500, 0)),
             (2, notify(550, 7, false)),
-            (1, Record::WaitEnd { ts: 600 }),
+            (
+                1,
+                Record::WaitEnd {
+                    ts: 600,
+                    timed_out: false,
+                },
+            ),
         ] {
             tb.recs.push((t, r));
         }
@@ -614,7 +668,13 @@ mod tests {
                     lock: 0,
                 },
             ),
-            (1, Record::WaitEnd { ts: 90 }),
+            (
+                1,
+                Record::WaitEnd {
+                    ts: 90,
+                    timed_out: false,
+                },
+            ),
             (1, exit(95)),
             // A synchronized method that blocked (contended enter 200..230): its
             // prologue's enter (no entered) is inside the monitor; the request is 200.
@@ -641,7 +701,13 @@ mod tests {
             // An exit without its enter (before a window), and a hold still open.
             (2, exit(100)),
             (2, enter(110, 2)),
-            (2, Record::WaitEnd { ts: 120 }),
+            (
+                2,
+                Record::WaitEnd {
+                    ts: 120,
+                    timed_out: false,
+                },
+            ),
         ] {
             tb.recs.push((t, r));
         }

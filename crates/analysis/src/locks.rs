@@ -140,6 +140,8 @@ pub struct WaitInterval {
     pub group: usize,
     /// Still open when its thread's records ended (no `WaitEnd`): closed by weft.
     pub open: bool,
+    /// An `Object.wait(timeout)` that ended because its time ran out (not notified).
+    pub timed_out: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -559,6 +561,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
                             end_ns: (*ts).max(s),
                             group: 0,
                             open: false,
+                            timed_out: e.flag != 0,
                         });
                         wait_details.push((class, site));
                     }
@@ -588,6 +591,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
                 end_ns: tend.max(s),
                 group: 0,
                 open: true,
+                timed_out: false,
             });
             wait_details.push((class, site));
         }
@@ -864,7 +868,13 @@ mod tests {
                     lock: 0,
                 },
             ),
-            (0, Record::WaitEnd { ts: S }),
+            (
+                0,
+                Record::WaitEnd {
+                    ts: S,
+                    timed_out: false,
+                },
+            ),
             (
                 1,
                 Record::LockBlock {
@@ -952,6 +962,7 @@ mod tests {
                 end_ns: S,
                 group: 0,
                 open: false,
+                timed_out: false,
             }]
         );
         assert_eq!(a.blocked_by_site(), vec![(0, None, S)]);

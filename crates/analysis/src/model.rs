@@ -755,7 +755,10 @@ impl ModelBuilder {
             Record::WaitBegin { ts, kind, lock } => {
                 Some((ev(EventKind::WaitBegin, *ts, 0, *lock, 0, *kind), false))
             }
-            Record::WaitEnd { ts } => Some((ev(EventKind::WaitEnd, *ts, 0, 0, 0, 0), false)),
+            Record::WaitEnd { ts, timed_out } => Some((
+                ev(EventKind::WaitEnd, *ts, 0, 0, 0, *timed_out as u8),
+                false,
+            )),
             Record::Unpark { ts, target, ns } => {
                 let ns = (*ns).min(u64::from(u32::MAX)) as u32;
                 Some((ev(EventKind::Unpark, *ts, *target, ns, 0, 0), false))

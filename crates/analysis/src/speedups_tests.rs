@@ -913,7 +913,13 @@ fn lock_handoffs_are_unparks_of_blocked_threads() {
             },
         ),
         (2, unpark(750, 11, 30)),
-        (1, Record::WaitEnd { ts: 760 }),
+        (
+            1,
+            Record::WaitEnd {
+                ts: 760,
+                timed_out: false,
+            },
+        ),
         (1, block(800)),
         (2, unpark(850, 11, 0)),
         (1, acquired(900)),

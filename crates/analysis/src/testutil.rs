@@ -203,7 +203,13 @@ impl TB {
                 lock: 0,
             },
         ));
-        self.recs.push((t, Record::WaitEnd { ts: end }));
+        self.recs.push((
+            t,
+            Record::WaitEnd {
+                ts: end,
+                timed_out: false,
+            },
+        ));
         self
     }
 

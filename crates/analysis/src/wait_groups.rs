@@ -19,6 +19,9 @@ use weft_trace::ThreadIndex;
 use crate::locks::WaitInterval;
 use crate::model::Model;
 
+/// See [`WaitGroup::mostly_timed_out`].
+pub const TIMED_OUT_SHARE: f64 = 0.8;
+
 /// The waits of one (kind, class, site).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WaitGroup {
@@ -36,6 +39,8 @@ pub struct WaitGroup {
     pub max_ns: u64,
     /// Waits whose site was taken from their class's only sampled site.
     pub site_inferred: u64,
+    /// `Object.wait(timeout)` calls that returned because their time ran out.
+    pub timed_out: u64,
     /// (thread name, ns), largest first.
     pub threads: Vec<(String, u64)>,
 }
@@ -88,6 +93,13 @@ impl WaitGroup {
                     || callee.starts_with("java.lang.Object.wait")
             }
         }
+    }
+
+    /// Whether these waits are a timer more than a hand-off: most of them
+    /// (`TIMED_OUT_SHARE`) ran out their timeout, nobody notified them (a background
+    /// thread's `wait(50)` between rounds of work, H2's MVStore writer).
+    pub fn mostly_timed_out(&self) -> bool {
+        self.count > 0 && self.timed_out as f64 >= TIMED_OUT_SHARE * self.count as f64
     }
 
     /// `kind on Class at site` (the parts that are known).
@@ -210,6 +222,7 @@ pub fn group_waits(
         a.group.total_ns += d;
         a.group.max_ns = a.group.max_ns.max(d);
         a.group.site_inferred += u64::from(inferred);
+        a.group.timed_out += u64::from(w.timed_out);
         *a.per_thread.entry(w.thread).or_default() += d;
         if site != 0 {
             *a.stacks.entry(site).or_default() += 1;

@@ -843,7 +843,14 @@ mod tests {
                 lock: 0,
             },
         );
-        on(&mut tb, 1, Record::WaitEnd { ts: 150 });
+        on(
+            &mut tb,
+            1,
+            Record::WaitEnd {
+                ts: 150,
+                timed_out: false,
+            },
+        );
         on(
             &mut tb,
             1,
@@ -861,7 +868,14 @@ mod tests {
                 lock: 0,
             },
         );
-        on(&mut tb, 1, Record::WaitEnd { ts: 220 }); // between the calls: dropped
+        on(
+            &mut tb,
+            1,
+            Record::WaitEnd {
+                ts: 220,
+                timed_out: false,
+            },
+        ); // between the calls: dropped
         tb.global(Record::End { ts: 500 });
         tb.trace()
     }
@@ -907,7 +921,14 @@ mod tests {
                 lock: 0,
             },
         );
-        on(&mut tb, 2, Record::WaitEnd { ts: 160 });
+        on(
+            &mut tb,
+            2,
+            Record::WaitEnd {
+                ts: 160,
+                timed_out: false,
+            },
+        );
         tb.start(3, 20, C_WORK, (0, 0)); // ended before the window
         on(
             &mut tb,

@@ -314,13 +314,25 @@ mod tests {
                 ),
                 (1, start(0)),
                 (1, wait(10)),
-                (1, Record::WaitEnd { ts: 20 }),
+                (
+                    1,
+                    Record::WaitEnd {
+                        ts: 20,
+                        timed_out: false,
+                    },
+                ),
                 (1, wait(30)), // still open at the cut
                 (2, start(5)),
                 (2, end(40)), // ended before the cut
                 (3, start(6)),
                 (3, end(120)),
-                (1, Record::WaitEnd { ts: 150 }),
+                (
+                    1,
+                    Record::WaitEnd {
+                        ts: 150,
+                        timed_out: false,
+                    },
+                ),
             ],
         };
         c.prune(100);

@@ -386,6 +386,25 @@ fn waits_at_a_barrier_and_on_a_plain_object_are_findings() {
         site.starts_with(&format!("{p}.lambda$main$1:")),
         "{handoff}"
     );
+    // The pacers' `wait(5)`s ran out (JVMTI's MonitorWaited `timed_out`): no finding.
+    let pacers = r["locks"]["wait_groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| {
+            g["site"]
+                .as_str()
+                .is_some_and(|s| s.starts_with(&format!("{p}.lambda$main$2:")))
+        })
+        .unwrap_or_else(|| panic!("no wait group of the pacers: {}", r["locks"]["wait_groups"]));
+    assert_eq!(pacers["count"], 80, "{pacers}");
+    assert!(pacers["timed_out"].as_u64().unwrap_or(0) >= 75, "{pacers}");
+    assert!(
+        !findings.iter().any(|f| f["site"]
+            .as_str()
+            .is_some_and(|s| s.contains("lambda$main$2"))),
+        "{findings:#?}"
+    );
 }
 
 /// A pool whose two threads run tasks that wait for tasks queued behind them on

@@ -735,7 +735,14 @@ fn encode<W: Put>(out: &mut W, t: &mut Times, record: &Record) -> usize {
             v(out, *lock as u64);
             at
         }
-        WaitEnd { ts } => head(out, t, tag::WAIT_END, Some(*ts)),
+        WaitEnd { ts, timed_out } => {
+            let at = head(out, t, tag::WAIT_END, Some(*ts));
+            // Written only when set: most waits are notified (or parks, never timed out).
+            if *timed_out {
+                out.byte(1);
+            }
+            at
+        }
         WaitDetail { class_id, site } => {
             let at = head(out, t, tag::WAIT_DETAIL, None);
             v(out, *class_id as u64);

@@ -303,7 +303,10 @@ pub(crate) fn corpus(n: usize) -> Vec<Record> {
                 kind: g.u8(),
                 lock: g.u32(),
             },
-            WaitEnd { ts: g.ts() },
+            WaitEnd {
+                ts: g.ts(),
+                timed_out: false,
+            },
             WaitDetail {
                 class_id: g.u32(),
                 site: g.u32(),

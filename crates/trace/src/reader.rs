@@ -943,7 +943,11 @@ pub(crate) fn decode_record(
             kind: c.u8()?,
             lock: c.u32v()?,
         },
-        tag::WAIT_END => WaitEnd { ts },
+        tag::WAIT_END => WaitEnd {
+            ts,
+            // Absent when not timed out, and in traces of earlier agents.
+            timed_out: !c.done() && c.u8()? != 0,
+        },
         tag::WAIT_DETAIL => WaitDetail {
             class_id: c.u32v()?,
             site: c.u32v()?,

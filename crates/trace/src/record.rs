@@ -431,8 +431,11 @@ pub enum Record {
         kind: u8,
         lock: u32,
     },
+    /// `timed_out`: an `Object.wait(timeout)` that returned because its time ran
+    /// out, not because it was notified (a timed wait used as a sleep or a poll).
     WaitEnd {
         ts: u64,
+        timed_out: bool,
     },
     /// What the thread's next `WaitBegin` waits on (written just before it):
     /// `class_id` the ClassDef of the waited-on object (`Object.wait`) or of the
@@ -603,7 +606,7 @@ impl Record {
             LockBlock { ts, .. }
             | LockAcquired { ts, .. }
             | WaitBegin { ts, .. }
-            | WaitEnd { ts }
+            | WaitEnd { ts, .. }
             | AppStart { ts }
             | WindowEnter { ts }
             | WindowExit { ts } => Some(*ts),
@@ -673,7 +676,7 @@ impl Record {
             LockBlock { ts, .. }
             | LockAcquired { ts, .. }
             | WaitBegin { ts, .. }
-            | WaitEnd { ts }
+            | WaitEnd { ts, .. }
             | AppStart { ts }
             | WindowEnter { ts }
             | WindowExit { ts } => Some(ts),

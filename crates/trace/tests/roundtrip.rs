@@ -396,7 +396,10 @@ fn lock_and_join_records_round_trip() {
             kind: wait_kind::OBJECT_WAIT,
             lock: 0,
         },
-        Record::WaitEnd { ts: 3_000 },
+        Record::WaitEnd {
+            ts: 3_000,
+            timed_out: false,
+        },
         Record::WaitDetail {
             class_id: 0,
             site: 0,
@@ -406,7 +409,10 @@ fn lock_and_join_records_round_trip() {
             kind: wait_kind::LATCH,
             lock: 300,
         },
-        Record::WaitEnd { ts: 3_002 },
+        Record::WaitEnd {
+            ts: 3_002,
+            timed_out: false,
+        },
         Record::JoinBegin {
             ts: 3_003,
             probe: 0,
@@ -483,7 +489,20 @@ fn whatif_records_round_trip() {
             target: u64::MAX,
             ns: u64::MAX,
         },
-        Record::WaitEnd { ts: 50 },
+        Record::WaitEnd {
+            ts: 50,
+            timed_out: false,
+        },
+        // An `Object.wait(timeout)` that ran out (a trailing byte; absent: not).
+        Record::WaitBegin {
+            ts: 52,
+            kind: wait_kind::OBJECT_WAIT,
+            lock: 0,
+        },
+        Record::WaitEnd {
+            ts: 55,
+            timed_out: true,
+        },
         // --lock-detail: enter, entered (spun), nested enter (no entered: at once), exits.
         Record::MonitorEnter { ts: 60, lock: 1 },
         Record::MonitorEntered { ts: 75 },
@@ -857,7 +876,10 @@ fn tail_reads_only_what_was_appended() {
             kind: wait_kind::PARK,
             lock: 0,
         });
-        e.push(&Record::WaitEnd { ts: ts + 1 });
+        e.push(&Record::WaitEnd {
+            ts: ts + 1,
+            timed_out: false,
+        });
         e.take_block()
     };
     let b1 = block(100);

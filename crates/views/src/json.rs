@@ -289,6 +289,7 @@ pub fn locks_json(a: &Analysis) -> Value {
                 "mean_ns": g.mean_ns(),
                 "max_ns": g.max_ns,
                 "site_inferred": g.site_inferred,
+                "timed_out": g.timed_out,
                 "threads": g.threads.iter().map(|(t, d)| json!({ "thread": t, "ns": d })).collect::<Vec<_>>(),
             })
         })

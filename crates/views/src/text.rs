@@ -485,9 +485,14 @@ fn locks_text(out: &mut String, a: &Analysis) {
                     (Some(_), None) => format!("{} (site not sampled)", g.label()),
                     _ => g.label(),
                 };
+                let timed = match g.timed_out {
+                    0 => String::new(),
+                    n if n == g.count => ", all timed out".to_string(),
+                    n => format!(", {n} timed out"),
+                };
                 let _ = writeln!(
                     out,
-                    "    {} × {} total, mean {}, max {}  {what} ({}{more})",
+                    "    {} × {} total, mean {}, max {}{timed}  {what} ({}{more})",
                     g.count,
                     human_ns(g.total_ns),
                     human_ns(g.mean_ns()),

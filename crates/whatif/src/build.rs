@@ -1382,7 +1382,13 @@ mod tests {
                     lock: 0,
                 },
             ),
-            (0, Record::WaitEnd { ts: 50 }),
+            (
+                0,
+                Record::WaitEnd {
+                    ts: 50,
+                    timed_out: false,
+                },
+            ),
             (0, end(100)),
             (1, start("waker", 2, 11)),
             (

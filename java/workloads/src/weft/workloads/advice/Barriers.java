@@ -11,7 +11,10 @@ import java.util.concurrent.CyclicBarrier;
  *     a round for it (a barrier imbalance);
  * <li>two producers and two consumers hand {@code items} each through a one-slot
  *     buffer guarded by a plain {@code new Object()} with {@code wait}/{@code notifyAll}
- *     (waits on a JDK object, in the application's code).
+ *     (waits on a JDK object, in the application's code);
+ * <li>meanwhile two pacers pause 40 times each with {@code wait(5)} on another plain
+ *     object that nobody notifies: timed waits that run out, a sleep, not a wait
+ *     for another thread.
  * </ul>
  * Args: {@code [rounds=60] [items=5000]}.
  */
@@ -75,10 +78,31 @@ public final class Barriers {
                 }
             }, (producer ? "producer-" : "consumer-") + k);
         }
+        Object pause = new Object();
+        Thread[] pacers = new Thread[2];
+        for (int k = 0; k < pacers.length; k++) {
+            pacers[k] = new Thread(() -> {
+                for (int i = 0; i < 40; i++) {
+                    synchronized (pause) {
+                        try {
+                            pause.wait(5);
+                        } catch (InterruptedException e) {
+                            throw new RuntimeException(e);
+                        }
+                    }
+                }
+            }, "pacer-" + k);
+        }
+        for (Thread t : pacers) {
+            t.start();
+        }
         for (Thread t : ends) {
             t.start();
         }
         for (Thread t : ends) {
+            t.join();
+        }
+        for (Thread t : pacers) {
             t.join();
         }
         System.out.println("Barriers done");
