@@ -1728,6 +1728,9 @@ fn fine_grained(
     })
 }
 
+/// A task class blocked on locks this share of its self time is not judged coarse.
+pub const COARSE_MAX_BLOCKED_SHARE: f64 = 0.25;
+
 fn coarse_grained(
     i: &Inputs,
     ci: usize,
@@ -1786,6 +1789,13 @@ fn coarse_grained(
     // machine), and smaller tasks would queue the same way.
     let s = &act.split;
     if s.runnable_ns > s.running_ns {
+        return None;
+    }
+    // Tasks blocked on a lock for a good part of their time leave the CPUs idle
+    // because of the lock, which its own finding names, not because of their size:
+    // smaller ones would block the same way (a parallel stream's pieces all taking
+    // one synchronized list's monitor read "too coarse-grained: split tasks").
+    if s.blocked_ns as f64 >= COARSE_MAX_BLOCKED_SHARE * s.total() as f64 {
         return None;
     }
     let idle_cpu_ns = (ins.covered_ns as f64 * cpus as f64 * (1.0 - ins.utilisation)) as u64;
@@ -3296,12 +3306,28 @@ mod tests {
 
     /// `sched`: each worker thread's (on-CPU, run-queue) ns over the run, from schedstat.
     fn coarse_sched(util: f64, n: u32, sched: Option<(u64, u64)>) -> Vec<Finding> {
-        coarse_tasks(util, n, sched, false)
+        coarse_tasks(util, n, sched, Inside::Nothing)
     }
 
     /// [`coarse_sched`]; `consumer`: each task also parks 1 ms in a queue's `take`.
-    fn coarse_tasks(util: f64, n: u32, sched: Option<(u64, u64)>, consumer: bool) -> Vec<Finding> {
+    /// What each of [`coarse_tasks`]' tasks does besides running.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Inside {
+        Nothing,
+        /// Takes its input from a queue (1 ms).
+        QueueWait,
+        /// Blocks on a monitor for 40% of its time.
+        LockBlock,
+    }
+
+    fn coarse_tasks(util: f64, n: u32, sched: Option<(u64, u64)>, inside: Inside) -> Vec<Finding> {
         let mut tb = TB::new();
+        tb.global(Record::LockDef {
+            id: 9,
+            kind: weft_trace::lock_kind::MONITOR,
+            class: "java.util.ArrayList".into(),
+            ident: 9,
+        });
         tb.site_frames(
             4,
             &[
@@ -3334,7 +3360,28 @@ mod tests {
             let b = 10 + (i / 4) as u64 * 1_000_000_000 / (n as u64 / 4).max(1);
             let e = b + 1_000_000_000 / (n as u64 / 4).max(1) - 20;
             tb.begin(t, b, P_RUN, C_OUTER, i + 1);
-            if consumer {
+            if inside == Inside::LockBlock {
+                let (bs, be) = (b + 1_000, b + 1_000 + (e - b) * 2 / 5);
+                tb.recs.push((
+                    t,
+                    Record::LockBlock {
+                        ts: bs,
+                        lock: 9,
+                        flags: 0,
+                        owner: 0,
+                        site: 3,
+                    },
+                ));
+                tb.recs.push((
+                    t,
+                    Record::LockAcquired {
+                        ts: be,
+                        lock: 9,
+                        parked: true,
+                    },
+                ));
+            }
+            if inside == Inside::QueueWait {
                 tb.wait(
                     t,
                     weft_trace::wait_kind::PARK,
@@ -3365,6 +3412,16 @@ mod tests {
         findings(&tb)
     }
 
+    /// The same few long tasks blocked on one monitor 40% of their time: the idle
+    /// CPUs are the lock's (its own finding), not the tasks' size.
+    #[test]
+    fn not_coarse_when_the_tasks_block_on_a_lock() {
+        let f = coarse_tasks(0.25, 2, None, Inside::LockBlock);
+        assert!(!kinds(&f).contains(&FindingKind::CoarseGrained), "{f:#?}");
+        assert!(kinds(&coarse_tasks(0.25, 2, None, Inside::Nothing))
+            .contains(&FindingKind::CoarseGrained));
+    }
+
     /// Few long tasks on a machine whose CPUs other processes hold: they waited in
     /// the run queue longer than they ran, so no CPU was idle for smaller tasks.
     #[test]
@@ -3379,7 +3436,7 @@ mod tests {
     /// their producer keeps them busy; splitting them changes nothing.
     #[test]
     fn not_coarse_when_the_tasks_consume_a_queue() {
-        let f = coarse_tasks(0.25, 2, None, true);
+        let f = coarse_tasks(0.25, 2, None, Inside::QueueWait);
         assert!(!kinds(&f).contains(&FindingKind::CoarseGrained), "{f:#?}");
     }
 
