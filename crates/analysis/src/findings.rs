@@ -1349,12 +1349,15 @@ fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
 /// Waits on an application object: threads waiting for another thread to release
 /// or signal it (Derby's row locks: `Object.wait` on `ActiveLock`).
 fn wait_group_findings(i: &Inputs, out: &mut Vec<Finding>) {
-    // A wait on a Thread subclass is a `Thread.join`.
-    let thread_classes: BTreeSet<&str> = i
+    // A wait on a Thread subclass is a `Thread.join`; a park whose blocker is a
+    // fork-join task is a join of that task (`ForkJoinTask.awaitDone` parks with the
+    // task as blocker: workers of a pool compensating for `managedBlock` read "waits
+    // on an object ... a hand-made lock").
+    let joined_classes: BTreeSet<&str> = i
         .tasks
         .classes
         .iter()
-        .filter(|c| c.kind == TaskKind::Thread)
+        .filter(|c| matches!(c.kind, TaskKind::Thread | TaskKind::ForkJoin))
         .map(|c| c.class.as_str())
         .collect();
     for g in &i.locks.wait_groups {
@@ -1363,7 +1366,10 @@ fn wait_group_findings(i: &Inputs, out: &mut Vec<Finding>) {
         };
         // A timed wait that mostly runs out is a sleep between rounds, not a wait for
         // another thread.
-        if thread_classes.contains(class)
+        if joined_classes.contains(class)
+            || g.stack
+                .iter()
+                .any(|f| f.starts_with("java.util.concurrent.ForkJoinTask."))
             || g.mostly_timed_out()
             || g.total_ns < WAIT_MIN_NS
             || (g.total_ns as f64) < WAIT_MIN_SHARE_OF_RUN * i.model.duration_ns as f64
@@ -2315,11 +2321,17 @@ mod tests {
     /// Two threads taking turns through `Object.wait` on `class` (waited on at
     /// `frames`' first frame), 4,000 waits of 20 µs in a 120 ms run.
     fn turns_on(class: &str, frames: &[&str]) -> Vec<Finding> {
-        findings(&turns_on_trace(class, frames, false))
+        findings(&turns_on_trace(
+            class,
+            frames,
+            false,
+            weft_trace::wait_kind::OBJECT_WAIT,
+        ))
     }
 
-    /// [`turns_on`]'s trace; `timed_out`: every wait ran out its timeout.
-    fn turns_on_trace(class: &str, frames: &[&str], timed_out: bool) -> TB {
+    /// [`turns_on`]'s trace; `timed_out`: every wait ran out its timeout; `kind`: the
+    /// waits' kind.
+    fn turns_on_trace(class: &str, frames: &[&str], timed_out: bool, kind: u8) -> TB {
         let mut tb = TB::new();
         tb.global(Record::ClassDef {
             id: 77,
@@ -2332,7 +2344,7 @@ mod tests {
         for k in 0..4_000u64 {
             let t = 1 + (k % 2) as u32;
             let s = 1_000_000 + k * 25_000;
-            tb.wait(t, weft_trace::wait_kind::OBJECT_WAIT, 77, 11, s, s + 20_000);
+            tb.wait(t, kind, 77, 11, s, s + 20_000);
             if let Some((_, Record::WaitEnd { timed_out: t, .. })) = tb.recs.last_mut() {
                 *t = timed_out;
             }
@@ -2348,7 +2360,8 @@ mod tests {
     #[test]
     fn timed_waits_that_run_out_are_no_finding() {
         let game = ["demo.Writer.run:48", "demo.Writer.loop:20"];
-        let timed = turns_on_trace("java.lang.Object", &game, true);
+        let wait = weft_trace::wait_kind::OBJECT_WAIT;
+        let timed = turns_on_trace("java.lang.Object", &game, true, wait);
         assert!(!findings(&timed)
             .iter()
             .any(|f| f.kind == FindingKind::WaitContention));
@@ -2356,9 +2369,34 @@ mod tests {
         assert_eq!(g.timed_out, 4_000);
         assert!(g.mostly_timed_out());
         // The same waits notified: a finding.
-        assert!(findings(&turns_on_trace("java.lang.Object", &game, false))
+        assert!(
+            findings(&turns_on_trace("java.lang.Object", &game, false, wait))
+                .iter()
+                .any(|f| f.kind == FindingKind::WaitContention)
+        );
+    }
+
+    /// Parks inside `ForkJoinTask.awaitDone` (a join; the task is the blocker) are no
+    /// wait on an object, however many: the same parks elsewhere are.
+    #[test]
+    fn fork_join_joins_are_no_wait_on_an_object() {
+        let park = weft_trace::wait_kind::PARK;
+        let join = [
+            "java.util.concurrent.ForkJoinTask.awaitDone:468",
+            "java.util.concurrent.ForkJoinTask.invokeAll:772",
+            "demo.Sum.compute:9",
+        ];
+        assert!(!findings(&turns_on_trace("demo.Sum", &join, false, park))
             .iter()
             .any(|f| f.kind == FindingKind::WaitContention));
+        assert!(findings(&turns_on_trace(
+            "demo.Sum",
+            &["demo.Sum.compute:9"],
+            false,
+            park
+        ))
+        .iter()
+        .any(|f| f.kind == FindingKind::WaitContention));
     }
 
     /// A JDK object the application waits on itself (`synchronized (list) {
