@@ -405,6 +405,19 @@ fn virtual_threads_queued_on_a_reentrant_lock() {
         assert_eq!(top["kind"], "lock_contention", "JDK {major}: {top}");
         let text = top["message"].as_str().unwrap_or_default();
         assert!(!text.contains("one-off"), "JDK {major}: {text}");
+        // Said as virtual threads' latency (unmounted, no carrier held), not as
+        // "N threads' worth of the run"; ranked by at most the CPUs' time.
+        assert!(
+            text.starts_with("Virtual threads spent") && !text.contains("threads' worth"),
+            "JDK {major}: {text}"
+        );
+        let cpus = report["cpu"]["cpus"].as_u64().unwrap_or(2).max(1);
+        let run = report["duration_ns"].as_u64().unwrap_or(0);
+        let cost = top["cost_ns"].as_u64().unwrap_or(u64::MAX);
+        assert!(
+            cost <= run * cpus,
+            "JDK {major}: cost {cost} > {run} x {cpus}"
+        );
         // No pin in the workload's code: its waits are on a j.u.c. lock. (Once in ~10 CI
         // runs JDK 21 reported one monitor pin of ~0.5 ms at `java.lang.VirtualThread.run`,
         // no frame of the program: 200 virtual threads starting together, likely a class
