@@ -690,10 +690,22 @@ fn lock_findings(
         if g.blocked_ns < LOCK_MIN_BLOCKED_NS || !(g.csp >= LOCK_MIN_CSP || phase_hit) {
             continue;
         }
+        // Virtual threads blocked on it (see `on_virtual` below).
+        let vt_blocked: u64 = g
+            .blocked_per_thread
+            .iter()
+            .filter(|(t, _)| virtual_names.contains(t))
+            .map(|(_, ns)| ns)
+            .sum();
         // A semaphore each blocked thread waited on at most twice is a signal (the
         // start or end of a phase, released by another thread: Parallel Java's team
         // barrier), not a resource the threads compete for: raising permits is no advice.
-        if g.kind == "semaphore" && g.slow_acquisitions <= SEMAPHORE_SIGNAL_MAX * g.threads as u64 {
+        // Not for virtual threads, one task each: each acquires once (5,000 of them
+        // through a `Semaphore(10)` read "no problem found").
+        if g.kind == "semaphore"
+            && g.slow_acquisitions <= SEMAPHORE_SIGNAL_MAX * g.threads as u64
+            && vt_blocked * 2 <= g.blocked_ns
+        {
             continue;
         }
         // An AQS that no thread ever held when others blocked on it (the agent reads
@@ -808,12 +820,6 @@ fn lock_findings(
         // is latency, not threads' worth of the run (2,000 of them queued on one lock
         // read "566.3 threads' worth of the 0.4 s run"). Ranked by at most what the
         // CPUs could have done meanwhile.
-        let vt_blocked: u64 = g
-            .blocked_per_thread
-            .iter()
-            .filter(|(t, _)| virtual_names.contains(t))
-            .map(|(_, ns)| ns)
-            .sum();
         // On JDK 21-23 a virtual thread blocked entering a monitor stays mounted (pinned,
         // the pinning finding's); on 24+ it unmounts like at a j.u.c. lock.
         let pinned = g.kind == "monitor" && i.virtual_threads.synchronized_pins != Some(false);
@@ -2624,6 +2630,86 @@ mod tests {
         )
         .iter()
         .any(|f| f.kind == FindingKind::ProducerBottleneck));
+    }
+
+    /// Twenty tasks each queued once on a `Semaphore` for 50 ms: platform threads each
+    /// waiting once are a signal (a phase's start: no finding); virtual threads, one
+    /// task each, are a queue for permits, said as their waiting.
+    #[test]
+    fn virtual_threads_queued_on_a_semaphore_are_contention() {
+        const MS: u64 = 1_000_000;
+        let run = |base: u32| {
+            let mut tb = TB::new();
+            tb.global(Record::LockDef {
+                id: 9,
+                kind: weft_trace::lock_kind::SEMAPHORE,
+                class: "java.util.concurrent.Semaphore".into(),
+                ident: 9,
+            });
+            tb.site(3, "demo.Client.call:12");
+            for k in 0..20u32 {
+                let (t, s) = (base + k, 1 + k as u64 * 10 * MS);
+                if base < weft_trace::VIRTUAL_THREAD_BASE {
+                    tb.start(t, 0, C_THREAD, (0, 0));
+                } else {
+                    tb.recs.push((
+                        t,
+                        Record::VtStart {
+                            ts: s,
+                            vt: 100 + k as u64,
+                            carrier: 1 + k % 2,
+                            class_id: C_WORK,
+                            ident: k,
+                        },
+                    ));
+                }
+                tb.recs.push((
+                    t,
+                    Record::LockBlock {
+                        ts: s,
+                        lock: 9,
+                        flags: 0,
+                        owner: 0,
+                        site: 3,
+                    },
+                ));
+                tb.recs.push((
+                    t,
+                    Record::LockAcquired {
+                        ts: s + 50 * MS,
+                        lock: 9,
+                        parked: true,
+                    },
+                ));
+                if base < weft_trace::VIRTUAL_THREAD_BASE {
+                    tb.thread_end(t, s + 60 * MS);
+                } else {
+                    tb.recs.push((
+                        t,
+                        Record::VtEnd {
+                            ts: s + 60 * MS,
+                            vt: 100 + k as u64,
+                            carrier: 1 + k % 2,
+                        },
+                    ));
+                }
+            }
+            tb.global(Record::End { ts: 300 * MS });
+            findings(&tb)
+        };
+        let f = run(1);
+        assert!(!kinds(&f).contains(&FindingKind::LockContention), "{f:#?}");
+        let f = run(weft_trace::VIRTUAL_THREAD_BASE);
+        let l = f
+            .iter()
+            .find(|f| f.kind == FindingKind::LockContention)
+            .unwrap_or_else(|| panic!("no lock finding: {f:#?}"));
+        assert!(
+            l.message.starts_with("Virtual threads spent 1.00 s"),
+            "{}",
+            l.message
+        );
+        assert!(l.message.contains("20 virtual threads"), "{}", l.message);
     }
 
     /// Pool threads that worked, then sat idle until the pool shut down (woken by the
