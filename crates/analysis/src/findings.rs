@@ -156,6 +156,9 @@ pub enum FindingKind {
     /// Consumer threads waiting for work on a queue most of their time while the one
     /// thread that feeds them is busy: the producer is the bottleneck.
     ProducerBottleneck,
+    /// Tasks a saturated pool gave back to the thread that submitted them (a rejection
+    /// policy such as `CallerRunsPolicy`), while the pool's threads waited for work.
+    CallerRuns,
 }
 
 impl FindingKind {
@@ -179,6 +182,7 @@ impl FindingKind {
             FindingKind::Deadlock => "deadlock",
             FindingKind::PoolStarvation => "pool_starvation",
             FindingKind::ProducerBottleneck => "producer_bottleneck",
+            FindingKind::CallerRuns => "caller_runs",
         }
     }
 
@@ -203,6 +207,7 @@ impl FindingKind {
             FindingKind::Deadlock => "deadlock",
             FindingKind::PoolStarvation => "pool deadlock",
             FindingKind::ProducerBottleneck => "producer bottleneck",
+            FindingKind::CallerRuns => "tasks run by their submitter",
         }
     }
 
@@ -299,6 +304,7 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     wait_findings(i, &starved, &on_virtual, &mut costed);
     wait_group_findings(i, &mut costed);
     producer_findings(i, &mut costed);
+    caller_runs_findings(i, &mut costed);
     granularity_findings(i, &on_virtual, &mut costed);
     forkjoin_findings(i, &mut costed);
     costed.extend(virtual_thread_findings(i.virtual_threads));
@@ -1391,6 +1397,136 @@ fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
         site: group.and_then(|g| g.site.clone()),
         stack: group.map(|g| g.stack.clone()).unwrap_or_default(),
     });
+}
+
+/// A class is judged from this many submitted executions...
+pub const CALLER_RUNS_MIN_TASKS: u64 = 20;
+/// ...this share of which ran on their submitter, inside the submission...
+pub const CALLER_RUNS_MIN_SHARE: f64 = 0.1;
+/// ...while the CPUs were less busy than this.
+pub const CALLER_RUNS_MAX_UTILISATION: f64 = 0.8;
+
+/// Submitted tasks that ran on the thread that submitted them, while others of their
+/// class ran on a pool: the pool was saturated and its rejection policy
+/// (`CallerRunsPolicy`) handed them back. The submitter runs a task instead of
+/// submitting, so the pool's threads run dry meanwhile: "no problem found" before,
+/// with half of 3,000 tasks run by `main` and the workers idle half the run. A class
+/// all of whose tasks run on their submitter is a same-thread executor by design.
+fn caller_runs_findings(i: &Inputs, out: &mut Vec<Finding>) {
+    #[derive(Default)]
+    struct PerClass {
+        total: u64,
+        /// (thread, begin, end) of the runs on their submitter, top-level only.
+        in_caller: Vec<(ThreadIndex, u64, u64)>,
+        pool_threads: BTreeSet<ThreadIndex>,
+        site: Option<String>,
+    }
+    let mut by_class: BTreeMap<&str, PerClass> = BTreeMap::new();
+    for e in i.tasks.executions.iter().filter(|e| {
+        e.reported() && e.submitted() && matches!(e.kind, TaskKind::Runnable | TaskKind::Callable)
+    }) {
+        let Some(submitter) = e.submit_thread() else {
+            continue;
+        };
+        let c = by_class.entry(i.tasks.class(e)).or_default();
+        c.total += 1;
+        if submitter == e.thread {
+            c.in_caller.push((e.thread, e.begin_ns, e.end_ns));
+            if c.site.is_none() {
+                c.site = e.submitted_site().map(str::to_string);
+            }
+        } else {
+            c.pool_threads.insert(e.thread);
+        }
+    }
+    for (class, c) in by_class {
+        let n = c.in_caller.len() as u64;
+        if c.total < CALLER_RUNS_MIN_TASKS
+            || c.pool_threads.is_empty()
+            || (n as f64) < CALLER_RUNS_MIN_SHARE * c.total as f64
+        {
+            continue;
+        }
+        // The pool threads' waits for work while a submitter ran a task.
+        let mut runs = c.in_caller.clone();
+        runs.sort_unstable_by_key(|r| r.1);
+        let mut idle = 0u64;
+        for w in &i.locks.wait_intervals {
+            if !c.pool_threads.contains(&w.thread)
+                || !i
+                    .locks
+                    .wait_groups
+                    .get(w.group)
+                    .is_some_and(|g| g.waits_for_work())
+            {
+                continue;
+            }
+            let from = runs.partition_point(|r| r.2 <= w.start_ns);
+            for r in &runs[from..] {
+                if r.1 >= w.end_ns {
+                    break;
+                }
+                idle += w.end_ns.min(r.2).saturating_sub(w.start_ns.max(r.1));
+            }
+        }
+        // Only where the CPUs had room: CPU-bound tasks on a pool as wide as the
+        // machine lose nothing when the submitter runs some (its thread takes the CPU
+        // an idle worker left); tasks that wait (I/O) lose the pool's concurrency.
+        let spans: Vec<(u64, u64)> = runs.iter().map(|r| (r.1, r.2)).collect();
+        let (during, _) = i.cpu.inside_outside(&spans);
+        if !i.cpu.cpus_known || during.is_none_or(|d| d.utilisation >= CALLER_RUNS_MAX_UTILISATION)
+        {
+            continue;
+        }
+        if idle < WAIT_MIN_NS || (idle as f64) < WAIT_MIN_SHARE_OF_RUN * i.model.duration_ns as f64
+        {
+            continue;
+        }
+        let in_caller_ns: u64 = c.in_caller.iter().map(|r| r.2.saturating_sub(r.1)).sum();
+        let callers: BTreeSet<ThreadIndex> = c.in_caller.iter().map(|r| r.0).collect();
+        let caller_names: Vec<String> = callers
+            .iter()
+            .take(3)
+            .filter_map(|t| {
+                i.model
+                    .threads
+                    .get(t)
+                    .map(|t| format!("`{}`", t.display_name()))
+            })
+            .collect();
+        let at = c
+            .site
+            .as_deref()
+            .map_or(String::new(), |s| format!(" at {s}"));
+        let message = format!(
+            "{n} of {} `{class}` tasks ({}) ran on the thread that submitted them ({}){at}, \
+             {} in all, not on the pool: the pool was saturated and its rejection policy \
+             (`CallerRunsPolicy`, or one like it) ran them in the caller. While a submitter runs \
+             a task it submits nothing: the pool's {} waited for work {} meanwhile. Give the \
+             pool a queue that absorbs the bursts, or make the submitter wait for room (a \
+             bounded queue's `put`) instead of running tasks itself.",
+            c.total,
+            pct(n as f64 / c.total as f64),
+            caller_names.join(", "),
+            human_ns(in_caller_ns),
+            count(c.pool_threads.len() as u64, "thread"),
+            human_ns(idle),
+        );
+        out.push(Finding {
+            kind: FindingKind::CallerRuns,
+            class: Some(class.to_string()),
+            message,
+            fields: vec![
+                ("in_caller", FieldValue::Int(n)),
+                ("tasks", FieldValue::Int(c.total)),
+                ("in_caller_ns", FieldValue::Int(in_caller_ns)),
+                ("pool_idle_ns", FieldValue::Int(idle)),
+            ],
+            cost_ns: idle,
+            site: c.site.clone(),
+            stack: Vec::new(),
+        });
+    }
 }
 
 /// Waits on an application object: threads waiting for another thread to release
@@ -2630,6 +2766,76 @@ mod tests {
         )
         .iter()
         .any(|f| f.kind == FindingKind::ProducerBottleneck));
+    }
+
+    /// `main` submits 40 tasks of 10 ms; every other one runs on `main` itself (a
+    /// rejection policy) while the two pool threads wait for work on their queue: a
+    /// finding when the CPUs had room (I/O-like tasks), none when they were busy
+    /// (CPU-bound tasks: `main` took the CPU an idle worker left).
+    #[test]
+    fn tasks_run_by_their_submitter_while_the_pool_idles() {
+        const MS: u64 = 1_000_000;
+        let run = |util: f64| {
+            let mut tb = TB::new();
+            condition_wait_site(
+                &mut tb,
+                &[
+                    "java.util.concurrent.LinkedBlockingQueue.take:435",
+                    "java.util.concurrent.ThreadPoolExecutor.getTask:1062",
+                ],
+            );
+            tb.header.set("cpus", "2");
+            tb.site(3, "demo.Main.feed:30");
+            for t in [1u32, 2] {
+                tb.start(t, 0, C_THREAD, (C_WORKER, t));
+            }
+            let mut ts = MS;
+            for k in 0..40u32 {
+                tb.submit(MAIN, ts, (C_WORK, k + 1), 3);
+                if k % 2 == 0 {
+                    // Run by `main`, inside its submission; the workers wait meanwhile.
+                    tb.run(MAIN, ts + 1_000, ts + 10 * MS, P_WORK_RUN, C_WORK, k + 1);
+                    for t in [1u32, 2] {
+                        tb.wait(
+                            t,
+                            weft_trace::wait_kind::PARK,
+                            77,
+                            11,
+                            ts + 2_000,
+                            ts + 10 * MS,
+                        );
+                    }
+                    ts += 10 * MS + 2_000;
+                } else {
+                    let t = 1 + (k / 2) % 2;
+                    tb.run(
+                        t,
+                        ts + 1_000,
+                        ts + 1_000 + 10 * MS,
+                        P_WORK_RUN,
+                        C_WORK,
+                        k + 1,
+                    );
+                    ts += 2_000;
+                }
+            }
+            for t in [1u32, 2] {
+                tb.thread_end(t, 400 * MS);
+            }
+            samples(&mut tb, 400 * MS, 2, |_| util, |_| 10);
+            tb.global(Record::End { ts: 400 * MS });
+            findings(&tb)
+        };
+        let f = run(0.3);
+        let c = f
+            .iter()
+            .find(|f| f.kind == FindingKind::CallerRuns)
+            .unwrap_or_else(|| panic!("no caller_runs finding: {f:#?}"));
+        assert_eq!(c.field("in_caller"), Some(&FieldValue::Int(20)));
+        assert_eq!(c.field("tasks"), Some(&FieldValue::Int(40)));
+        assert_eq!(c.site.as_deref(), Some("demo.Main.feed:30"));
+        assert!(c.cost_ns > 300 * MS, "{c:#?}");
+        assert!(!kinds(&run(0.95)).contains(&FindingKind::CallerRuns));
     }
 
     /// Twenty tasks each queued once on a `Semaphore` for 50 ms: platform threads each

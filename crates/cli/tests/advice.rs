@@ -440,3 +440,33 @@ fn a_thread_starvation_deadlock_is_found() {
     // The blocked tasks ran until the JVM ended: no "unbalanced" records.
     assert_eq!(findings[0]["kind"], "pool_starvation", "{findings:#?}");
 }
+
+/// A pool behind a short queue with `CallerRunsPolicy` (`advice.CallerRuns`): the
+/// tasks `main` ran itself, while the pool's threads waited for work, are a
+/// `caller_runs` finding at the submission; with a queue that holds them all, none.
+#[test]
+fn tasks_a_saturated_pool_hands_back_to_the_submitter_are_a_finding() {
+    let _serial = serial();
+    let (_trace, r, text) = record("advice.CallerRuns", &["600", "4"]);
+    let findings = r["findings"].as_array().unwrap();
+    let f = findings
+        .iter()
+        .find(|f| f["kind"] == "caller_runs")
+        .unwrap_or_else(|| panic!("no caller_runs finding: {findings:#?}"));
+    assert_eq!(f["class"], "weft.workloads.advice.CallerRuns$Fetch", "{f}");
+    assert_eq!(f["tasks"], 600, "{f}");
+    let in_caller = f["in_caller"].as_u64().unwrap_or(0);
+    assert!((60..600).contains(&in_caller), "{f}");
+    let site = f["site"].as_str().unwrap_or_default();
+    assert!(
+        site.starts_with("weft.workloads.advice.CallerRuns.main:"),
+        "{f}"
+    );
+    assert!(text.contains("[tasks run by their submitter,"), "{text}");
+    let (_trace, r, _) = record("advice.CallerRuns", &["600", "1000"]);
+    let findings = r["findings"].as_array().unwrap();
+    assert!(
+        !findings.iter().any(|f| f["kind"] == "caller_runs"),
+        "{findings:#?}"
+    );
+}
