@@ -390,6 +390,14 @@ pub unsafe fn get_env(vm: *mut JavaVM, version: jint) -> Option<*mut c_void> {
 // ---------------------------------------------------------------- locks (docs/locks.md)
 
 impl Jni {
+    /// Length of the array `a` (a live, non-null array reference).
+    pub fn get_array_length(self, a: jobject) -> jint {
+        let f = jfn!(self, 171, fn(jobject) -> jint);
+        // SAFETY: valid env (type invariant); slot 171 is GetArrayLength; callers pass
+        // a live array reference.
+        unsafe { f(self.0, a) }
+    }
+
     pub fn is_same_object(self, a: jobject, b: jobject) -> bool {
         let f = jfn!(self, 24, fn(jobject, jobject) -> jboolean);
         // SAFETY: valid env (type invariant); slot 24 is IsSameObject; live refs or null.

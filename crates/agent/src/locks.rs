@@ -162,7 +162,13 @@ fn lookup(jvmti: Jvmti, jni: Jni, obj: jobject, monitor: bool) -> Option<Arc<Ent
         .get_class_signature(cls)
         .map(|s| crate::lambda::sig_to_name(&s))
         .unwrap_or_else(|_| "?".into());
-    let (role, class) = classify(&name, monitor);
+    let (role, mut class) = classify(&name, monitor);
+    // HotSpot's lock of a class's initialization is an `int[0]` per class: threads
+    // blocked on one wait for another thread to finish that class's static
+    // initializer (a program's own `int[]` monitor is never empty in practice).
+    if monitor && name == "[I" && jni.get_array_length(obj) == 0 {
+        class = weft_trace::CLASS_INIT_LOCK.to_string();
+    }
     let e = {
         let mut g = LOCKS.write().unwrap_or_else(|e| e.into_inner());
         let same = g.get_or_insert_with(HashMap::new).entry(ident).or_default();

@@ -686,8 +686,20 @@ fn lock_findings(
         .map(|t| t.display_name())
         .collect();
     for g in i.lock_groups {
-        // Its contention is the deadlock's, said once there.
-        if !g.locks.is_empty() && g.locks.iter().all(|l| deadlocked.contains(l)) {
+        // Its contention is the deadlock's, said once there: all of its locks, or all
+        // but a little (a group by site also holds a start-up's brief class-loading
+        // contention at the same line: a 2-thread deadlock was reported again as
+        // "3.81 s blocked on 2 `Object` instances").
+        let deadlocked_ns: u64 = g
+            .locks
+            .iter()
+            .filter(|l| deadlocked.contains(l))
+            .filter_map(|&l| la.locks.get(l).map(|s| s.blocked_ns))
+            .sum();
+        let all_deadlocked = !g.locks.is_empty() && g.locks.iter().all(|l| deadlocked.contains(l));
+        let mostly_deadlocked =
+            deadlocked_ns > 0 && g.blocked_ns.saturating_sub(deadlocked_ns) < LOCK_MIN_BLOCKED_NS;
+        if all_deadlocked || mostly_deadlocked {
             continue;
         }
         // The sliding peak, not the aligned intervals' maximum: a burst split by an
@@ -736,6 +748,10 @@ fn lock_findings(
             .as_ref()
             .map_or(String::new(), |s| format!(" at {s}"));
         let what = match g.locks.len() {
+            _ if g.class == weft_trace::CLASS_INIT_LOCK => format!(
+                "{} (monitor)",
+                count(g.locks.len() as u64, "class initialization lock")
+            ),
             1 => format!("`{}` ({})", g.class, g.kind.replace('_', " ")),
             n => format!("{n} `{}` instances ({})", g.class, g.kind.replace('_', " ")),
         };
@@ -777,6 +793,14 @@ fn lock_findings(
                 .map(|(_, a)| *a)
         });
         let advice = match (&framework, caller, known) {
+            // HotSpot's lock of a class's initialization: the wait is for a static
+            // initializer another thread runs (two threads first using a class at once).
+            _ if g.class == weft_trace::CLASS_INIT_LOCK => format!(
+                "Threads waited{at} for another thread to finish a class's static \
+                 initializer (the JVM lets one thread initialize a class, the others wait): \
+                 make that initializer cheaper, or run it before the threads need the class \
+                 (use the class once at start-up)."
+            ),
             // A bin of a ConcurrentHashMap (its first node, or the reservation a
             // `computeIfAbsent` puts in an empty bin): the map's own lock.
             _ if g
@@ -3281,6 +3305,31 @@ mod tests {
 
     /// The lock findings of [`lock_finding`]'s program with this lock kind, class
     /// and owner (java id; 0: none).
+    /// HotSpot's class-initialization lock (the agent's `(class initialization)`
+    /// LockDef, an `int[0]`): said as a static initializer others waited for, not as
+    /// "`int[]` ... shorten the critical section".
+    #[test]
+    fn a_class_initialization_lock_is_said_so() {
+        let f = lock_findings_of(
+            &["demo.Render.run:12"],
+            weft_trace::lock_kind::MONITOR,
+            weft_trace::CLASS_INIT_LOCK,
+            12,
+        );
+        let l = f
+            .iter()
+            .find(|f| f.kind == FindingKind::LockContention)
+            .unwrap_or_else(|| panic!("no lock finding: {f:#?}"));
+        assert!(
+            l.message
+                .contains("blocked on 1 class initialization lock (monitor) at demo.Render.run:12"),
+            "{}",
+            l.message
+        );
+        assert!(l.message.contains("static initializer"), "{}", l.message);
+        assert!(!l.message.contains("critical section"), "{}", l.message);
+    }
+
     fn lock_findings_of(frames: &[&str], kind: u8, class: &str, owner: u64) -> Vec<Finding> {
         lock_findings_in(None, frames, kind, class, owner)
     }
@@ -3480,12 +3529,13 @@ mod tests {
     }
 
     /// Two threads each blocked to the end on a lock the other holds: one deadlock
-    /// finding naming both, and no lock-contention advice for those locks.
+    /// finding naming both, and no lock-contention advice for those locks, even when
+    /// another instance of one class (grouped with it) was briefly contended before.
     #[test]
     fn two_threads_blocked_on_each_others_locks_are_a_deadlock() {
         const MS: u64 = 1_000_000;
         let mut tb = TB::new();
-        for (id, class) in [(1, "demo.A"), (2, "demo.B")] {
+        for (id, class) in [(1, "demo.A"), (2, "demo.B"), (3, "demo.A")] {
             tb.recs.push((
                 weft_trace::GLOBAL_THREAD,
                 Record::LockDef {
@@ -3499,6 +3549,25 @@ mod tests {
         for t in [1, 2] {
             tb.start(t, 0, C_THREAD, (0, 0));
         }
+        // At start-up worker-1 waits 1 ms for another demo.A.
+        tb.recs.push((
+            1,
+            Record::LockBlock {
+                ts: 10 * MS,
+                lock: 3,
+                flags: 0,
+                owner: 12,
+                site: 0,
+            },
+        ));
+        tb.recs.push((
+            1,
+            Record::LockAcquired {
+                ts: 11 * MS,
+                lock: 3,
+                parked: true,
+            },
+        ));
         // worker-1 (java id 11) waits for demo.A, held by worker-2 (java id 12); and back.
         for (t, lock, owner) in [(1, 1, 12), (2, 2, 11)] {
             tb.recs.push((

@@ -23,7 +23,7 @@ pub use reader::{
 };
 pub use record::{
     frame_kind, lock_flags, lock_kind, sample_mode, thread_state, wait_kind, LossReason, ProbeKind,
-    Record, ThreadIndex, GLOBAL_THREAD,
+    Record, ThreadIndex, CLASS_INIT_LOCK, GLOBAL_THREAD,
 };
 pub use stream::{stream_trace, RecordSink, StreamEnd};
 pub use vthreads::{is_virtual_thread, VirtualThreadDemux, VIRTUAL_THREAD_BASE};

@@ -537,6 +537,11 @@ pub mod thread_state {
     }
 }
 
+/// `LockDef.class` of a monitor that is a class's initialization lock (HotSpot's
+/// `int[0]` per class): threads blocked on it wait for another thread to finish
+/// that class's static initializer. Not a Java class name.
+pub const CLASS_INIT_LOCK: &str = "(class initialization)";
+
 /// `LockDef.kind` codes.
 pub mod lock_kind {
     pub const MONITOR: u8 = 1;
