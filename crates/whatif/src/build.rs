@@ -18,7 +18,7 @@ use weft_analysis::events::EventKind;
 use weft_analysis::{Analysis, SchedPoint, TaskKind};
 use weft_trace::ThreadIndex;
 
-use crate::cpu_share::{share_intervals, share_over, ShareInterval};
+use crate::cpu_share::{off_over, share_intervals, share_over, ShareInterval};
 use crate::graph::{ExecGraph, Lock, Op, Pool, PoolId, Runs, Strand, StrandId};
 
 /// A dated fact on a thread that becomes an op of the strand running there.
@@ -826,6 +826,9 @@ pub fn build(a: &Analysis) -> ExecGraph {
     let mut unmeasured: Vec<usize> = Vec::new();
     let contention = Contention::new(&compute_walls, g.cores.max(1));
     let mut stalls: Vec<(u32, u64)> = Vec::new();
+    // The part of those stalls that was blocking no probe recorded (not runnable):
+    // kept on a loaded machine too, where the rest is other processes' slices.
+    let mut off_stalls: Vec<(u32, u64)> = Vec::new();
     let recorded_lock = |l: u32| {
         g.locks
             .get(l as usize)
@@ -857,7 +860,13 @@ pub fn build(a: &Analysis) -> ExecGraph {
             let k = measured_share.or_else(|| thread_factor.get(&t).copied());
             match k {
                 Some(k) => {
-                    let d = n as f64 * k;
+                    // Blocking nothing recorded (sleep, I/O) is latency, not demand.
+                    let off = match (iv, measured_share) {
+                        (Some(iv), Some(_)) => off_over(iv, from, from + n),
+                        _ => 0.0,
+                    };
+                    let blocked = n as f64 * off;
+                    let d = (n as f64 - blocked) * k;
                     cpu_sum += d;
                     wall_sum += n;
                     all_ops[i] = Op::Compute(d.round() as u64);
@@ -865,9 +874,13 @@ pub fn build(a: &Analysis) -> ExecGraph {
                     // program's other computing threads explains (docs/whatif.md
                     // §Durations: stalls). Only from schedstat readings: a thread
                     // with its CPU time at its end only has no run-queue time.
-                    let stall = (n as f64 - d) - contention.loss(from, from + n);
-                    if stall >= 1.0 && in_section == 0 && measured_share.is_some() {
-                        stalls.push((i as u32, stall.round() as u64));
+                    let stall = (n as f64 - blocked - d) - contention.loss(from, from + n);
+                    let runq_stall = if in_section == 0 { stall.max(0.0) } else { 0.0 };
+                    if measured_share.is_some() && runq_stall + blocked >= 1.0 {
+                        stalls.push((i as u32, (runq_stall + blocked).round() as u64));
+                    }
+                    if blocked >= 1.0 {
+                        off_stalls.push((i as u32, blocked.round() as u64));
                     }
                 }
                 None => unmeasured.push(i),
@@ -929,9 +942,11 @@ pub fn build(a: &Analysis) -> ExecGraph {
     }
     // On a loaded recording the off-CPU time is other processes' time slices, which
     // the reduced capacity accounts for.
-    if g.cores_effective >= g.cores as f64 {
-        g.compute_stall_ns = stalls;
-    }
+    g.compute_stall_ns = if g.cores_effective >= g.cores as f64 {
+        stalls
+    } else {
+        off_stalls
+    };
     for (s, &(first, len)) in firsts.iter().enumerate() {
         let st = &mut g.strands[s];
         st.first = first;

@@ -12,7 +12,11 @@
 //! the pipeline validation case to 0.59 of their compute wall (getrusage: 0.77). So the
 //! run-queue time inside compute is at most what the compute wall leaves beside
 //! the on-CPU time: `Rc = min(R, max(0, W − C))`; the rest was spent in waits.
-//! With no such excess (`C + R ≤ W`) this is the plain `C / (C + R)`. And the waits
+//! With no such excess (`C + R ≤ W`) this is the plain `C / (C + R)`, applied to the
+//! part of the wall that was on a CPU or in the run queue: the rest, `W − C − Rc`,
+//! was blocking nothing recorded (a `Thread.sleep`, socket I/O), latency off the
+//! cores (`off`; before session 17 it was CPU demand, and a pool of 2 threads whose
+//! tasks sleep 10 ms was estimated ×1.16 with 4 threads, ×2.0 measured). And the waits
 //! cannot hold more run-queue time than their wall (the rest of the interval, `O`):
 //! `Rc ≥ R − O`. With exact readings that never binds; readings are taken a little
 //! after their timestamps, and a thread that computed all along (2 threads on 1 CPU)
@@ -28,6 +32,10 @@ pub struct ShareInterval {
     /// CPU demand per ns of compute wall in the interval (0..=1); `None` when the
     /// kernel reported no on-CPU time (no schedstats) while the thread computed.
     pub share: Option<f64>,
+    /// Part of the compute wall the thread spent neither on a CPU nor in the run
+    /// queue (0..=1): blocking no probe recorded (`Thread.sleep`, socket I/O, a page
+    /// fault). Latency, not CPU demand: [`share`](Self::share) applies to the rest.
+    pub off: f64,
 }
 
 /// The intervals between a thread's readings and their compute shares.
@@ -40,6 +48,7 @@ pub fn share_intervals(sched: &[SchedPoint], compute: &[(u64, u64)]) -> Vec<Shar
             from_ns: w[0].ts_ns,
             to_ns: w[1].ts_ns,
             share: None,
+            off: 0.0,
         })
         .collect();
     let mut wall = vec![0u64; out.len()];
@@ -57,6 +66,9 @@ pub fn share_intervals(sched: &[SchedPoint], compute: &[(u64, u64)]) -> Vec<Shar
         // rest of the interval) cannot hold more than their wall.
         let other = (w[1].ts_ns - w[0].ts_ns).saturating_sub(wall[j]) as f64;
         let rc = r.min((wall[j] as f64 - c).max(0.0)).max(r - other);
+        if wall[j] > 0 && c > 0.0 {
+            out[j].off = ((wall[j] as f64 - c - rc) / wall[j] as f64).clamp(0.0, 1.0);
+        }
         out[j].share = if c > 0.0 {
             Some(c / (c + rc))
         } else if wall[j] == 0 {
@@ -68,6 +80,23 @@ pub fn share_intervals(sched: &[SchedPoint], compute: &[(u64, u64)]) -> Vec<Shar
         j += 1;
     }
     out
+}
+
+/// The off-CPU part (neither running nor runnable) of a compute op `[a, b)`: the
+/// overlap-weighted [`ShareInterval::off`] of the measured intervals it lies in.
+pub fn off_over(iv: &[ShareInterval], a: u64, b: u64) -> f64 {
+    let (mut off, mut covered) = (0f64, 0u64);
+    for_overlaps(iv, a, b, |j, ns| {
+        if iv[j].share.is_some() {
+            off += iv[j].off * ns as f64;
+            covered += ns;
+        }
+    });
+    if covered > 0 {
+        off / covered as f64
+    } else {
+        0.0
+    }
 }
 
 /// Calls `f(interval index, overlap ns)` for each interval overlapping `[a, b)`.
@@ -123,10 +152,16 @@ mod tests {
 
     #[test]
     fn without_excess_run_queue_time_the_share_is_on_cpu_over_runnable() {
-        // Compute wall 100 = 50 on CPU + 30 in the run queue + 20 nothing recorded
-        // (kept as compute, as before): 50 / 80.
+        // Compute wall 100 = 50 on CPU + 30 in the run queue + 20 nothing recorded:
+        // 50 / 80 of the 80 that was runnable; the 20 is blocking (off), not demand.
         let s = share_intervals(&[at(0, 0, 0), at(100, 50, 30)], &[(0, 100)]);
         assert!((s[0].share.unwrap() - 50.0 / 80.0).abs() < 1e-12);
+        assert!((s[0].off - 0.2).abs() < 1e-12);
+        assert!((off_over(&s, 0, 100) - 0.2).abs() < 1e-12);
+        // A task that sleeps 98 of its 100 (2 on a CPU): 0.98 off, demand 2.
+        let s = share_intervals(&[at(0, 0, 0), at(100, 2, 0)], &[(0, 100)]);
+        let demand = 100.0 * (1.0 - s[0].off) * s[0].share.unwrap();
+        assert!((demand - 2.0).abs() < 1e-9, "{demand}");
         // Ran all the time it computed: 1.
         let s = share_intervals(&[at(0, 0, 0), at(100, 40, 0)], &[(0, 40)]);
         assert_eq!(s[0].share, Some(1.0));
