@@ -14,14 +14,17 @@ import java.util.concurrent.RecursiveTask;
 /**
  * Validation workloads of the what-if estimates (docs/whatif.md, bench/whatif/).
  * Each case has a knob that makes the change real; all work is a deterministic CPU
- * loop, burn(units), folded into a printed checksum. Prints
+ * loop, burn(units), folded into a printed checksum (the pool case's tasks may also
+ * sleep first, an I/O-bound pool). Prints
  * {@code WEFT_TRUTH case=... window_ns=... checksum=...} for the timed phase.
  *
  * <pre>
  * java weft.workloads.whatif.WhatIfBench CASE [key=value]...
  *   lock      threads=4 iters=N inside=U outside=U lock=shared|none   (lock-bound or CPU-bound)
  *   inline    steps=N work=U between=U inline=false|true              (submit, then get at once)
- *   pool      tasks=N work=U pool=K                                   (a pool smaller than the work)
+ *   pool      tasks=N work=U pool=K sleep_us=0                        (a pool smaller than the work;
+ *                                                                     sleep_us: each task first waits,
+ *                                                                     as for I/O)
  *   fj        units=N cutoff=C parallelism=2                          (size-based split, sum)
  *   pipeline  items=N w1=U w2=U w3=U cap=C                            (3 threads, 2 queues)
  *   imbalance big=U small=U smalls=N bigscale=1.0 smallscale=1.0 pool=2
@@ -56,8 +59,12 @@ public final class WhatIfBench {
     /** A task of the pool case. */
     static final class Chunk implements Callable<Long> {
         final long work;
-        Chunk(long work) { this.work = work; }
-        public Long call() { return burn(work); }
+        final long sleepUs;
+        Chunk(long work, long sleepUs) { this.work = work; this.sleepUs = sleepUs; }
+        public Long call() throws InterruptedException {
+            if (sleepUs > 0) Thread.sleep(sleepUs / 1000, (int) (sleepUs % 1000) * 1000);
+            return burn(work);
+        }
     }
 
     /** The big tasks of the imbalance case. */
@@ -211,9 +218,10 @@ public final class WhatIfBench {
     static long poolCase(java.util.Map<String, String> kv) throws Exception {
         long tasks = num(kv, "tasks", 200), work = num(kv, "work", 2_000_000);
         int k = (int) num(kv, "pool", 1);
+        long sleepUs = num(kv, "sleep_us", 0);
         ExecutorService pool = Executors.newFixedThreadPool(k);
         List<Future<Long>> fs = new ArrayList<>();
-        for (long i = 0; i < tasks; i++) fs.add(pool.submit(new Chunk(work)));
+        for (long i = 0; i < tasks; i++) fs.add(pool.submit(new Chunk(work, sleepUs)));
         long c = 0;
         for (Future<Long> f : fs) c ^= f.get();
         pool.shutdown();
