@@ -159,6 +159,9 @@ pub enum FindingKind {
     /// Tasks a saturated pool gave back to the thread that submitted them (a rejection
     /// policy such as `CallerRunsPolicy`), while the pool's threads waited for work.
     CallerRuns,
+    /// A pool whose tasks mostly block (I/O, sleep) and queue for its few threads while
+    /// the CPUs idle.
+    PoolTooSmall,
 }
 
 impl FindingKind {
@@ -183,6 +186,7 @@ impl FindingKind {
             FindingKind::PoolStarvation => "pool_starvation",
             FindingKind::ProducerBottleneck => "producer_bottleneck",
             FindingKind::CallerRuns => "caller_runs",
+            FindingKind::PoolTooSmall => "pool_too_small",
         }
     }
 
@@ -208,6 +212,7 @@ impl FindingKind {
             FindingKind::PoolStarvation => "pool deadlock",
             FindingKind::ProducerBottleneck => "producer bottleneck",
             FindingKind::CallerRuns => "tasks run by their submitter",
+            FindingKind::PoolTooSmall => "pool too small for blocking tasks",
         }
     }
 
@@ -305,6 +310,7 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     wait_group_findings(i, &mut costed);
     producer_findings(i, &mut costed);
     caller_runs_findings(i, &mut costed);
+    pool_too_small_findings(i, &mut costed);
     granularity_findings(i, &on_virtual, &mut costed);
     forkjoin_findings(i, &mut costed);
     costed.extend(virtual_thread_findings(i.virtual_threads));
@@ -1548,6 +1554,124 @@ fn caller_runs_findings(i: &Inputs, out: &mut Vec<Finding>) {
             ],
             cost_ns: idle,
             site: c.site.clone(),
+            stack: Vec::new(),
+        });
+    }
+}
+
+/// A pool is judged too small for blocking tasks from this many submitted tasks...
+pub const SMALL_POOL_MIN_TASKS: u64 = 20;
+/// ...that ran this busy at most (on a CPU or ready to run, of their self time)...
+pub const SMALL_POOL_MAX_BUSY_SHARE: f64 = 0.5;
+/// ...while the CPUs were less busy than this.
+pub const SMALL_POOL_MAX_UTILISATION: f64 = 0.5;
+/// The most threads the advice names.
+pub const SMALL_POOL_MAX_SUGGESTED: u64 = 256;
+
+/// Tasks that mostly block without a recorded wait (socket I/O, `Thread.sleep`) on a
+/// pool of few threads, queued longer than they ran, while the CPUs idled: the pool
+/// is too small for blocking work. 200 tasks sleeping 10 ms on 2 threads read "no
+/// problem found" (1.05 s; 4 threads: 525 ms; 20: 110 ms). The thread count that
+/// keeps the cores busy is cores × (1 + blocked / busy) (Goetz's sizing rule).
+fn pool_too_small_findings(i: &Inputs, out: &mut Vec<Finding>) {
+    let cpus = if i.cpu.cpus_known {
+        i.cpu.cpus as u64
+    } else {
+        DEFAULT_CPUS
+    };
+    for (ci, c) in i.tasks.classes.iter().enumerate() {
+        if !matches!(c.kind, TaskKind::Runnable | TaskKind::Callable)
+            || c.submitted < SMALL_POOL_MIN_TASKS
+        {
+            continue;
+        }
+        let Some(act) = i.activity.classes.get(ci) else {
+            continue;
+        };
+        let s = &act.split;
+        let busy = s.running_ns + s.runnable_ns;
+        if act.activity != Activity::OffCpu
+            || !act.cpu_measured
+            || s.total() == 0
+            || busy as f64 > SMALL_POOL_MAX_BUSY_SHARE * s.total() as f64
+        {
+            continue;
+        }
+        let Some(q) = &c.queue_wait_ns else {
+            continue;
+        };
+        if q.p50 < c.granularity_ns.p50 {
+            continue;
+        }
+        // Its executions: the threads that ran them (not their submitters) and when.
+        let mut spans: Vec<(u64, u64)> = Vec::new();
+        let mut threads: BTreeSet<ThreadIndex> = BTreeSet::new();
+        let mut queued = 0u64;
+        for e in i.tasks.executions.iter().filter(|e| {
+            e.reported()
+                && e.kind == c.kind
+                && i.tasks.class(e) == c.class
+                && e.submit_thread() != Some(e.thread)
+        }) {
+            spans.push((e.begin_ns, e.end_ns));
+            threads.insert(e.thread);
+            queued += e.queue_wait_ns().unwrap_or(0);
+        }
+        let k = threads.len() as u64;
+        if k == 0 {
+            continue;
+        }
+        let (during, _) = i.cpu.inside_outside(&spans);
+        let Some(during) = during.filter(|d| d.utilisation < SMALL_POOL_MAX_UTILISATION) else {
+            continue;
+        };
+        let want = (cpus as f64 * (1.0 + s.off_cpu_ns as f64 / busy.max(1) as f64)).ceil() as u64;
+        let n = want.min(c.submitted).min(SMALL_POOL_MAX_SUGGESTED);
+        if n <= k {
+            continue;
+        }
+        let cost = queued.min(i.model.duration_ns.saturating_mul(cpus));
+        if cost < WAIT_MIN_NS || (cost as f64) < WAIT_MIN_SHARE_OF_RUN * i.model.duration_ns as f64
+        {
+            continue;
+        }
+        let pool = threads
+            .iter()
+            .next()
+            .and_then(|t| i.model.threads.get(t))
+            .map(|t| crate::model::pool_name(&t.display_name()))
+            .unwrap_or_else(|| "its pool".to_string());
+        let site = class_site(c);
+        let message = format!(
+            "`{}` tasks spend {} of their time off-CPU (I/O, sleep, or blocking weft does not \
+             record) on the {} of `{pool}`, and waited {} (median) in its queue for one, while \
+             the CPUs were {} busy: the pool is too small for blocking work. About {n} threads \
+             keep the {cpus} CPUs busy at this ratio of blocking to computing (`weft whatif \
+             TRACE --edit pool:{pool}={n}` estimates it), or run these tasks on virtual threads \
+             (JDK 21+).",
+            c.class,
+            pct(s.off_cpu_ns as f64 / s.total() as f64),
+            count(k, "thread"),
+            human_ns(q.p50),
+            pct(during.utilisation),
+        );
+        out.push(Finding {
+            kind: FindingKind::PoolTooSmall,
+            class: Some(c.class.clone()),
+            message,
+            fields: vec![
+                ("pool", FieldValue::Text(pool)),
+                ("threads", FieldValue::Int(k)),
+                ("suggested_threads", FieldValue::Int(n)),
+                ("queue_wait_p50_ns", FieldValue::Int(q.p50)),
+                (
+                    "off_cpu_share",
+                    FieldValue::Float(s.off_cpu_ns as f64 / s.total() as f64),
+                ),
+                ("utilisation_during", FieldValue::Float(during.utilisation)),
+            ],
+            cost_ns: cost,
+            site: site.map(|s| s.0),
             stack: Vec::new(),
         });
     }

@@ -470,3 +470,45 @@ fn tasks_a_saturated_pool_hands_back_to_the_submitter_are_a_finding() {
         "{findings:#?}"
     );
 }
+
+/// Tasks that sleep 10 ms per 0.2 ms of CPU on a pool of 2 threads (`WhatIfBench pool`
+/// with `sleep_us`): queued for a thread while the CPUs idle, a `pool_too_small`
+/// finding naming the pool and a size; the same tasks without the sleep (CPU-bound),
+/// none.
+#[test]
+fn blocking_tasks_on_a_small_pool_are_a_finding() {
+    let _serial = serial();
+    let (_trace, r, text) = record(
+        "whatif.WhatIfBench",
+        &[
+            "pool",
+            "tasks=100",
+            "work=200000",
+            "sleep_us=10000",
+            "pool=2",
+        ],
+    );
+    let findings = r["findings"].as_array().unwrap();
+    let f = findings
+        .iter()
+        .find(|f| f["kind"] == "pool_too_small")
+        .unwrap_or_else(|| panic!("no pool_too_small finding: {findings:#?}"));
+    assert_eq!(f["class"], "weft.workloads.whatif.WhatIfBench$Chunk", "{f}");
+    assert_eq!(f["pool"], "pool-1", "{f}");
+    assert_eq!(f["threads"], 2, "{f}");
+    let n = f["suggested_threads"].as_u64().unwrap_or(0);
+    assert!((8..=100).contains(&n), "{f}");
+    assert!(
+        text.contains("[pool too small for blocking tasks,"),
+        "{text}"
+    );
+    let (_trace, r, _) = record(
+        "whatif.WhatIfBench",
+        &["pool", "tasks=100", "work=2000000", "pool=2"],
+    );
+    let findings = r["findings"].as_array().unwrap();
+    assert!(
+        !findings.iter().any(|f| f["kind"] == "pool_too_small"),
+        "{findings:#?}"
+    );
+}
