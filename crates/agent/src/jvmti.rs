@@ -43,6 +43,7 @@ mod slot {
     pub const GET_CONSTANT_POOL: usize = 145;
     pub const ADD_TO_BOOTSTRAP_CLASS_LOADER_SEARCH: usize = 148;
     pub const SET_VERBOSE_FLAG: usize = 149;
+    pub const GET_OWNED_MONITOR_STACK_DEPTH_INFO: usize = 152;
 }
 
 /// Capability bits (jvmtiCapabilities is a 128-bit bit field; bit n = n-th field of jvmti.h).
@@ -53,6 +54,7 @@ pub mod cap {
     pub const CAN_GENERATE_ALL_CLASS_HOOK_EVENTS: u32 = 26;
     pub const CAN_GENERATE_MONITOR_EVENTS: u32 = 28;
     pub const CAN_GENERATE_GARBAGE_COLLECTION_EVENTS: u32 = 31;
+    pub const CAN_GET_OWNED_MONITOR_STACK_DEPTH_INFO: u32 = 34;
     pub const CAN_GET_CONSTANT_POOL: u32 = 35;
     /// What both a launched agent and an attach session ask for (classes, sites,
     /// locks, GC).
@@ -64,6 +66,13 @@ pub mod cap {
         CAN_GENERATE_GARBAGE_COLLECTION_EVENTS,
         CAN_GENERATE_MONITOR_EVENTS,
     ];
+}
+
+/// `jvmtiMonitorStackDepthInfo`.
+#[repr(C)]
+pub struct MonitorStackDepthInfo {
+    pub monitor: jobject,
+    pub stack_depth: jint,
 }
 
 #[repr(C)]
@@ -488,6 +497,32 @@ impl Jvmti {
     }
 
     /// Frames of the current thread from `start` (innermost first).
+    /// The stack depths (0: the current frame) at which the current thread entered the
+    /// monitors it holds (needs `can_get_owned_monitor_stack_depth_info`, an OnLoad
+    /// capability). The monitors' local references are freed with the caller's frame.
+    pub fn owned_monitor_depths(self) -> JvmtiResult<Vec<i32>> {
+        let f = tfn!(
+            self,
+            slot::GET_OWNED_MONITOR_STACK_DEPTH_INFO,
+            fn(jobject, *mut jint, *mut *mut MonitorStackDepthInfo)
+        );
+        let mut n: jint = 0;
+        let mut p: *mut MonitorStackDepthInfo = std::ptr::null_mut();
+        // SAFETY: null thread = current thread; the JVM allocates the array.
+        check(unsafe { f(self.0, std::ptr::null_mut(), &mut n, &mut p) })?;
+        let depths = if p.is_null() {
+            Vec::new()
+        } else {
+            // SAFETY: the JVM returned `n` entries at `p`.
+            unsafe { std::slice::from_raw_parts(p, n.max(0) as usize) }
+                .iter()
+                .map(|m| m.stack_depth)
+                .collect()
+        };
+        self.deallocate(p);
+        Ok(depths)
+    }
+
     pub fn get_stack_trace_from(self, start: usize, max: usize) -> JvmtiResult<Vec<FrameInfo>> {
         let f = tfn!(
             self,

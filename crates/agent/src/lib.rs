@@ -433,6 +433,9 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
         close_probe_jar();
         return fail(format!("AddCapabilities failed ({e})"));
     }
+    // Where a pinned virtual thread entered the monitor that pins it (vthreads.rs);
+    // without it the pinned site is the blocking call alone.
+    let _ = jvmti.add_capabilities(&[cap::CAN_GET_OWNED_MONITOR_STACK_DEPTH_INFO]);
     agent::JDK_MAJOR.store(jdk_major(jvmti), Ordering::Relaxed);
     let _ = agent::JVMTI.set(jvmti);
 

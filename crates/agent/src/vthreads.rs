@@ -62,13 +62,30 @@ pub fn pinned_park(env: *mut JNIEnv) {
     let (Some(jni), Some(jvmti)) = (unsafe { Jni::from_raw(env) }, agent::jvmti()) else {
         return;
     };
-    let site = match jvmti.get_stack_trace_from(0, PINNED_SITE_FRAMES + 16) {
-        Ok(frames) => agent::site_for_frames(jvmti, jni, &frames, JDK_FRAMES, PINNED_SITE_FRAMES),
-        Err(_) => 0,
+    // The frame that entered the innermost monitor it holds: what pins it on JDK
+    // 21-23, where the fix goes (the blocking call may be deeper, in a helper). The
+    // depths count from the same frame as the stack trace below (this native's caller).
+    let monitor_depth = jvmti
+        .owned_monitor_depths()
+        .ok()
+        .and_then(|d| d.into_iter().filter(|&d| d >= 0).min())
+        .map(|d| d as usize);
+    let want = (PINNED_SITE_FRAMES + 16).max(monitor_depth.map_or(0, |d| d + PINNED_SITE_FRAMES));
+    let (site, monitor_site) = match jvmti.get_stack_trace_from(0, want) {
+        Ok(frames) => (
+            agent::site_for_frames(jvmti, jni, &frames, JDK_FRAMES, PINNED_SITE_FRAMES),
+            monitor_depth
+                .and_then(|d| frames.get(d..))
+                .map_or(0, |held| {
+                    agent::site_for_frames(jvmti, jni, held, &[], PINNED_SITE_FRAMES)
+                }),
+        ),
+        Err(_) => (0, 0),
     };
     sink::emit(&Record::VtPinned {
         ts: clock::now(),
         site,
+        monitor_site,
     });
 }
 

@@ -2399,11 +2399,18 @@ pub fn virtual_thread_findings(vt: &crate::vthreads::VirtualThreadAnalysis) -> V
                 _ => "parked inside synchronized (or under a native frame)",
             };
             let fix = match (p.how, vt.synchronized_pins) {
-                (_, Some(false)) => "move the blocking call out of the native or class-initializer frame",
+                (_, Some(false)) => "move the blocking call out of the native or class-initializer frame".to_string(),
                 // The JDK's own synchronized (a thread-per-task executor's
                 // `ConcurrentHashMap` of its threads): not the application's to rewrite.
-                _ if crate::model::is_jdk_class(&p.site) => "the synchronized block is the JDK's own code, not the application's: JDK 24 and later no longer pin there",
-                _ => "replace synchronized with a ReentrantLock there, or move the blocking call out of the synchronized block",
+                _ if crate::model::is_jdk_class(p.synchronized_at.as_deref().unwrap_or(&p.site)) => "the synchronized block is the JDK's own code, not the application's: JDK 24 and later no longer pin there".to_string(),
+                _ => match &p.synchronized_at {
+                    Some(at) => format!("replace synchronized with a ReentrantLock at {at}, or move the blocking call out of that synchronized block"),
+                    None => "replace synchronized with a ReentrantLock there, or move the blocking call out of the synchronized block".to_string(),
+                },
+            };
+            let inside = match (&p.synchronized_at, vt.synchronized_pins) {
+                (Some(at), Some(true) | None) => format!(" (inside synchronized at {at})"),
+                _ => String::new(),
             };
             let saturated = if p.carriers_saturated_ns > 0 {
                 format!(
@@ -2418,19 +2425,26 @@ pub fn virtual_thread_findings(vt: &crate::vthreads::VirtualThreadAnalysis) -> V
                 kind: FindingKind::VirtualThreadPinned,
                 class: None,
                 message: format!(
-                    "virtual threads pinned at {} blocked their carriers {} ({} times, longest {}) {what}{saturated}: {fix}.",
+                    "virtual threads pinned at {}{inside} blocked their carriers {} ({} times, longest {}) {what}{saturated}: {fix}.",
                     p.site,
                     human_ns(p.blocked_ns),
                     p.count,
                     human_ns(p.max_ns),
                 ),
-                fields: vec![
+                fields: [
                     ("site", FieldValue::Text(p.site.clone())),
                     ("count", FieldValue::Int(p.count)),
                     ("blocked_ns", FieldValue::Int(p.blocked_ns)),
                     ("max_ns", FieldValue::Int(p.max_ns)),
                     ("carriers_saturated_ns", FieldValue::Int(p.carriers_saturated_ns)),
-                ],
+                ]
+                .into_iter()
+                .chain(
+                    p.synchronized_at
+                        .as_ref()
+                        .map(|at| ("synchronized_site", FieldValue::Text(at.clone()))),
+                )
+                .collect(),
                 // Carrier time held while blocked: other virtual threads could not run on it.
                 cost_ns: p.blocked_ns,
                 site: Some(p.site.clone()),
@@ -3197,12 +3211,23 @@ mod tests {
             max_ns: 10_000_000,
             carriers_saturated_ns: 0,
             how: "monitor",
+            synchronized_at: None,
+        };
+        // A park in a helper under a synchronized method of the application: the fix
+        // is where the monitor was entered; under the JDK's synchronized: the JDK's.
+        let under = |at: &str| crate::vthreads::PinnedSite {
+            site: "demo.Cache.load:80".into(),
+            how: "park",
+            synchronized_at: Some(at.into()),
+            ..pinned("")
         };
         let vt = crate::vthreads::VirtualThreadAnalysis {
             synchronized_pins: Some(true),
             pinned: vec![
                 pinned("demo.Cache.get:42"),
                 pinned("java.util.concurrent.ConcurrentHashMap.replaceNode (no line)"),
+                under("demo.Cache.get:41"),
+                under("java.io.PrintStream.println (no line)"),
             ],
             ..Default::default()
         };
@@ -3216,6 +3241,20 @@ mod tests {
             f[1].message.contains("the JDK's own code"),
             "{}",
             f[1].message
+        );
+        assert!(
+            f[2].message.contains(
+                "pinned at demo.Cache.load:80 (inside synchronized at demo.Cache.get:41)"
+            ) && f[2]
+                .message
+                .contains("replace synchronized with a ReentrantLock at demo.Cache.get:41"),
+            "{}",
+            f[2].message
+        );
+        assert!(
+            f[3].message.contains("the JDK's own code"),
+            "{}",
+            f[3].message
         );
     }
 

@@ -614,9 +614,14 @@ impl ModelBuilder {
             Record::VtUnmount { ts, carrier, .. } => {
                 Some((ev(EventKind::VtUnmount, *ts, 0, 0, *carrier, 0), false))
             }
-            Record::VtPinned { ts, site } => {
-                Some((ev(EventKind::VtPinned, *ts, 0, 0, *site, 0), false))
-            }
+            Record::VtPinned {
+                ts,
+                site,
+                monitor_site,
+            } => Some((
+                ev(EventKind::VtPinned, *ts, *monitor_site as u64, 0, *site, 0),
+                false,
+            )),
             Record::ThreadEnd {
                 ts,
                 cpu_ns,

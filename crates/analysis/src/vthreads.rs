@@ -36,6 +36,23 @@ pub struct PinnedSite {
     pub carriers_saturated_ns: u64,
     /// `park` (a park on the carrier) or `monitor` (a contended `synchronized`).
     pub how: &'static str,
+    /// For a park: the frame that entered the innermost monitor the virtual thread
+    /// held (where `synchronized` pins it, JDK 21-23), when it is not `site` itself
+    /// (the blocking call in a helper: `Cache.load` under `synchronized Cache.get`).
+    pub synchronized_at: Option<String>,
+}
+
+/// One pinned block of a virtual thread, before grouping by site.
+struct PinnedBlock {
+    from: u64,
+    to: u64,
+    /// Its captured site (first frame outside the JDK).
+    site: Option<String>,
+    /// The contended monitor's lock id (a `monitor` block).
+    lock: Option<u32>,
+    how: &'static str,
+    /// The frame that entered the monitor it held (a `park` block).
+    held_at: Option<String>,
 }
 
 /// What the virtual threads of a run did (empty when there were none).
@@ -89,9 +106,7 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
         ..VirtualThreadAnalysis::default()
     };
     let mut carriers: BTreeMap<ThreadIndex, Vec<(u64, u64)>> = BTreeMap::new();
-    // (from, to, captured site, the monitor's lock id, how)
-    #[allow(clippy::type_complexity)]
-    let mut blocks: Vec<(u64, u64, Option<String>, Option<u32>, &'static str)> = Vec::new();
+    let mut blocks: Vec<PinnedBlock> = Vec::new();
     let lock_pins = out.synchronized_pins.unwrap_or(false);
     let mut count = 0u64;
     for ev in model.events.iter().filter(|e| is_virtual_thread(e.thread)) {
@@ -99,8 +114,9 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
         let mut mounted: Option<(u64, ThreadIndex)> = None;
         let mut unmounted_at: Option<u64> = None;
         let mut left_carrier: Option<ThreadIndex> = None;
-        let mut pin: Option<u32> = None;
-        let mut wait_begin: Option<(u64, Option<u32>)> = None;
+        // (site, monitor_site) of the last VtPinned.
+        let mut pin: Option<(u32, u32)> = None;
+        let mut wait_begin: Option<(u64, Option<(u32, u32)>)> = None;
         let mut lock_begin: Option<(u64, u32, u32)> = None;
         let mut ended = false;
         for e in ev.iter() {
@@ -135,11 +151,18 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
                     }
                     unmounted_at = (e.kind == EventKind::VtUnmount).then_some(e.ts);
                 }
-                EventKind::VtPinned => pin = Some(e.c),
+                EventKind::VtPinned => pin = Some((e.c, e.a as u32)),
                 EventKind::WaitBegin => wait_begin = Some((e.ts, pin.take())),
                 EventKind::WaitEnd => {
-                    if let Some((from, Some(site))) = wait_begin.take() {
-                        blocks.push((from, e.ts, model.site_frame(site), None, "park"));
+                    if let Some((from, Some((site, held)))) = wait_begin.take() {
+                        blocks.push(PinnedBlock {
+                            from,
+                            to: e.ts,
+                            site: model.site_frame(site),
+                            lock: None,
+                            how: "park",
+                            held_at: model.site_frame(held),
+                        });
                     }
                 }
                 // A contended `synchronized` (a monitor) pins; a j.u.c. lock parks
@@ -155,7 +178,14 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
                 }
                 EventKind::LockAcquired if lock_pins => {
                     if let Some((from, lock, site)) = lock_begin.take() {
-                        blocks.push((from, e.ts, model.site_frame(site), Some(lock), "monitor"));
+                        blocks.push(PinnedBlock {
+                            from,
+                            to: e.ts,
+                            site: model.site_frame(site),
+                            lock: Some(lock),
+                            how: "monitor",
+                            held_at: None,
+                        });
                     }
                 }
                 _ => {}
@@ -174,28 +204,29 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
     // A contended monitor's blocks whose site was not captured (the agent samples
     // sites) take the lock's site when its other blocks show only one.
     let mut lock_sites: BTreeMap<u32, BTreeSet<&str>> = BTreeMap::new();
-    for (_, _, site, lock, _) in &blocks {
-        if let (Some(site), Some(lock)) = (site, lock) {
-            lock_sites.entry(*lock).or_default().insert(site);
+    for b in &blocks {
+        if let (Some(site), Some(lock)) = (&b.site, b.lock) {
+            lock_sites.entry(lock).or_default().insert(site);
         }
     }
-    let blocks: Vec<(u64, u64, String, &'static str)> = blocks
+    let blocks: Vec<(u64, u64, String, &'static str, Option<String>)> = blocks
         .iter()
-        .map(|(from, to, site, lock, how)| {
-            let only_site = lock
+        .map(|b| {
+            let only_site = b
+                .lock
                 .and_then(|l| lock_sites.get(&l))
                 .filter(|sites| sites.len() == 1)
                 .and_then(|sites| sites.first());
-            let site = match (site, only_site) {
+            let site = match (&b.site, only_site) {
                 (Some(s), _) => s.clone(),
                 (None, Some(s)) => s.to_string(),
-                (None, None) => unsampled_site(model, *lock),
+                (None, None) => unsampled_site(model, b.lock),
             };
-            (*from, *to, site, *how)
+            (b.from, b.to, site, b.how, b.held_at.clone())
         })
         .collect();
     let mut by_site: BTreeMap<(String, &'static str), PinnedSite> = BTreeMap::new();
-    for (from, to, site, how) in blocks {
+    for (from, to, site, how, held_at) in blocks {
         let d = to.saturating_sub(from);
         if is_agent_frame(&site) {
             out.weft_pinned_ns += d;
@@ -210,7 +241,11 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
                 max_ns: 0,
                 carriers_saturated_ns: 0,
                 how,
+                synchronized_at: None,
             });
+        if e.synchronized_at.is_none() {
+            e.synchronized_at = held_at.filter(|h| *h != e.site);
+        }
         e.count += 1;
         e.blocked_ns += d;
         e.max_ns = e.max_ns.max(d);

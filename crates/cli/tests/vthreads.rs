@@ -232,7 +232,8 @@ fn virtual_threads_on_jdk_21_and_their_pinning() {
     check_common(21, &PINNING, &truth, &report);
     let vt = &report["virtual_threads"];
     assert_eq!(vt["synchronized_pins"], true, "{vt}");
-    // Each Pinner sleeps SLEEP_MS inside synchronized: pinned parks at Pinner.run.
+    // Each Pinner sleeps SLEEP_MS inside synchronized: pinned parks at Pinner.pause,
+    // inside the monitor Pinner.run entered (JVMTI GetOwnedMonitorStackDepthInfo).
     let park = vt["pinned"]
         .as_array()
         .unwrap()
@@ -241,6 +242,13 @@ fn virtual_threads_on_jdk_21_and_their_pinning() {
         .unwrap_or_else(|| panic!("no pinned park: {vt}"));
     assert!(
         park["site"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("weft.workloads.VirtualTasks$Pinner.pause:"),
+        "{park}"
+    );
+    assert!(
+        park["synchronized_site"]
             .as_str()
             .unwrap_or("")
             .starts_with("weft.workloads.VirtualTasks$Pinner.run:"),
@@ -292,11 +300,10 @@ fn virtual_threads_on_jdk_21_and_their_pinning() {
         .iter()
         .find(|f| f["kind"] == "virtual_thread_pinned")
         .unwrap_or_else(|| panic!("no pinning finding: {}", report["findings"]));
+    let message = finding["message"].as_str().unwrap_or("");
     assert!(
-        finding["message"]
-            .as_str()
-            .unwrap_or("")
-            .contains("VirtualTasks$Pinner.run:"),
+        message.contains("(inside synchronized at weft.workloads.VirtualTasks$Pinner.run:")
+            && message.contains("replace synchronized with a ReentrantLock at weft.workloads.VirtualTasks$Pinner.run:"),
         "{finding}"
     );
 }

@@ -636,9 +636,17 @@ fn encode<W: Put>(out: &mut W, t: &mut Times, record: &Record) -> usize {
             v(out, *carrier as u64);
             at
         }
-        VtPinned { ts, site } => {
+        VtPinned {
+            ts,
+            site,
+            monitor_site,
+        } => {
             let at = head(out, t, tag::VT_PINNED, Some(*ts));
             v(out, *site as u64);
+            // Written only when known (the bytes of earlier agents otherwise).
+            if *monitor_site != 0 {
+                v(out, *monitor_site as u64);
+            }
             at
         }
         Unpark { ts, target, ns } => {

@@ -237,6 +237,7 @@ pub(crate) fn corpus(n: usize) -> Vec<Record> {
             VtPinned {
                 ts: g.ts(),
                 site: g.u32(),
+                monitor_site: 0,
             },
             Unpark {
                 ts: g.ts(),

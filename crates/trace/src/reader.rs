@@ -878,6 +878,8 @@ pub(crate) fn decode_record(
         tag::VT_PINNED => VtPinned {
             ts,
             site: c.u32v()?,
+            // Absent in traces of agents before session 17.
+            monitor_site: if c.done() { 0 } else { c.u32v()? },
         },
         tag::UNPARK => Unpark {
             ts,

@@ -262,10 +262,13 @@ pub enum Record {
     /// The mounted virtual thread parks its carrier (it is pinned: inside
     /// `synchronized` on JDK 21-23, or under a native frame); the `WaitBegin`
     /// that follows is the blocking. `site`: the stack from the first frame
-    /// outside the JDK (a SiteDef, 0 none).
+    /// outside the JDK (a SiteDef, 0 none); `monitor_site`: the stack from the
+    /// frame that entered the innermost monitor the thread holds (what pins it on
+    /// JDK 21-23; 0 none held, or unknown).
     VtPinned {
         ts: u64,
         site: u32,
+        monitor_site: u32,
     },
     // ---- what-if recording (tags 100–109; docs/whatif.md §Recording) ----
     /// This thread unparked the thread whose Java id is `target` (`Unsafe.unpark`,

@@ -493,6 +493,18 @@ fn whatif_records_round_trip() {
             ts: 50,
             timed_out: false,
         },
+        // A pinned park: with the frame that entered the monitor it holds (a
+        // trailing field, absent when 0), and without.
+        Record::VtPinned {
+            ts: 51,
+            site: 7,
+            monitor_site: 9,
+        },
+        Record::VtPinned {
+            ts: 51,
+            site: 7,
+            monitor_site: 0,
+        },
         // An `Object.wait(timeout)` that ran out (a trailing byte; absent: not).
         Record::WaitBegin {
             ts: 52,

@@ -325,6 +325,7 @@ fn virtual_threads_json(vt: &weft_analysis::vthreads::VirtualThreadAnalysis) -> 
             "blocked_ns": p.blocked_ns,
             "max_ns": p.max_ns,
             "carriers_saturated_ns": p.carriers_saturated_ns,
+            "synchronized_site": p.synchronized_at,
             "how": p.how,
         })).collect::<Vec<_>>(),
     })

@@ -598,7 +598,10 @@ fn virtual_threads_text(out: &mut String, vt: &weft_analysis::vthreads::VirtualT
             lpad(&human_ns(p.max_ns), 9),
             lpad(&human_ns(p.carriers_saturated_ns), 9),
             pad(p.how, 7),
-            p.site
+            match &p.synchronized_at {
+                Some(at) => format!("{} (inside synchronized at {at})", p.site),
+                None => p.site.clone(),
+            }
         );
     }
 }

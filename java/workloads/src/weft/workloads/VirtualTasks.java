@@ -18,8 +18,10 @@ import java.util.concurrent.Future;
  *     and joined, each spinning work_us, then sleeping 1 ms (unmounted), then
  *     spinning work_us again: mounted time 2 x work_us.
  * <li>{@code Pinner}: p virtual threads that each sleep sleep_ms inside
- *     {@code synchronized (LOCK)} in {@link Pinner#run} (pinned on 21-23: the
- *     carrier is held while the thread sleeps).
+ *     {@code synchronized (LOCK)} in {@link Pinner#run}, in a helper it calls there,
+ *     {@link Pinner#pause} (pinned on 21-23: the carrier is held while the thread
+ *     sleeps; the pinned park is in {@code pause}, the monitor it holds is entered
+ *     in {@code run}).
  * <li>{@code Platform}: 2 platform threads spinning work_us, beside them.
  * </ul>
  *
@@ -49,11 +51,15 @@ public final class VirtualTasks {
     static final class Pinner implements Runnable {
         public void run() {
             synchronized (LOCK) {
-                try {
-                    Thread.sleep(sleepMs);
-                } catch (InterruptedException e) {
-                    throw new RuntimeException(e);
-                }
+                pause();
+            }
+        }
+
+        static void pause() {
+            try {
+                Thread.sleep(sleepMs);
+            } catch (InterruptedException e) {
+                throw new RuntimeException(e);
             }
         }
     }
