@@ -433,10 +433,14 @@ fn on_load(env: Option<*mut c_void>, opt_str: Option<&str>) -> jint {
         close_probe_jar();
         return fail(format!("AddCapabilities failed ({e})"));
     }
-    // Where a pinned virtual thread entered the monitor that pins it (vthreads.rs);
-    // without it the pinned site is the blocking call alone.
-    let _ = jvmti.add_capabilities(&[cap::CAN_GET_OWNED_MONITOR_STACK_DEPTH_INFO]);
-    agent::JDK_MAJOR.store(jdk_major(jvmti), Ordering::Relaxed);
+    let major = jdk_major(jvmti);
+    agent::JDK_MAJOR.store(major, Ordering::Relaxed);
+    // Where a pinned virtual thread entered the monitor that pins it (vthreads.rs;
+    // JDK 21+ only: no virtual threads before); without it the pinned site is the
+    // blocking call alone.
+    if major >= 21 {
+        let _ = jvmti.add_capabilities(&[cap::CAN_GET_OWNED_MONITOR_STACK_DEPTH_INFO]);
+    }
     let _ = agent::JVMTI.set(jvmti);
 
     let calibration = clock.finish();
