@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::activity::{Activity, ActivityAnalysis};
 use crate::cpu::{CpuProfile, WindowStats};
+use crate::edges::EdgeKind;
 use crate::forkjoin::{ForkJoinAnalysis, FINE_NS};
 use crate::lock_groups::LockGroup;
 use crate::locks::LockAnalysis;
@@ -971,6 +972,75 @@ fn classes_on_virtual_threads<'a>(i: &Inputs<'a>) -> BTreeSet<&'a str> {
         .collect()
 }
 
+/// What a waiting task class mostly waits for, when that is a pool that was busy:
+/// the class of the tasks its joins and gets returned from, and their pool.
+struct AwaitedPool {
+    class: String,
+    /// Joins of that class, of all joins by the waiting class.
+    joins: u64,
+    all_joins: u64,
+    pool: String,
+    threads: u64,
+    /// Its threads' busy share (on a CPU or ready to run) over their lives.
+    busy_share: f64,
+}
+
+/// A pool awaited this busy is named as the waiting class's bottleneck.
+pub const AWAITED_POOL_MIN_BUSY: f64 = 0.7;
+
+/// The pool a waiting class's joins and gets mostly waited on (≥ half of them), when
+/// its threads were busy ≥ [`AWAITED_POOL_MIN_BUSY`]: 800 tasks each waiting on a
+/// task of a 1-thread pool read "make what it waits for ready sooner" without saying
+/// that pool was the bottleneck.
+fn awaited_pool(i: &Inputs, class: &str) -> Option<AwaitedPool> {
+    let ex = &i.tasks.executions;
+    let mut by_class: BTreeMap<&str, (u64, BTreeSet<ThreadIndex>)> = BTreeMap::new();
+    let mut all = 0u64;
+    for e in &i.tasks.edges.edges {
+        if !matches!(e.kind, EdgeKind::FutureGet | EdgeKind::ThreadJoin) {
+            continue;
+        }
+        let Some(to) = e.to.and_then(|t| ex.get(t)) else {
+            continue;
+        };
+        if i.tasks.class(to) != class {
+            continue;
+        }
+        all += 1;
+        if let Some(from) = e.from.and_then(|f| ex.get(f)) {
+            let v = by_class.entry(i.tasks.class(from)).or_default();
+            v.0 += 1;
+            v.1.insert(from.thread);
+        }
+    }
+    let (target, (joins, threads)) = by_class.into_iter().max_by_key(|(_, v)| v.0)?;
+    if target == class || joins * 2 < all || threads.is_empty() {
+        return None;
+    }
+    let (mut busy, mut life) = (0u64, 0u64);
+    for t in &threads {
+        let info = i.model.threads.get(t)?;
+        let from = info.start_ns.unwrap_or(info.first_ns);
+        let to = info.end_ns.unwrap_or(i.model.duration_ns);
+        let (run, q) = info.sched_between(from, to)?;
+        busy += run + q;
+        life += to.saturating_sub(from);
+    }
+    let busy_share = busy as f64 / life.max(1) as f64;
+    if busy_share < AWAITED_POOL_MIN_BUSY {
+        return None;
+    }
+    let first = threads.iter().next().and_then(|t| i.model.threads.get(t))?;
+    Some(AwaitedPool {
+        class: target.to_string(),
+        joins,
+        all_joins: all,
+        pool: crate::model::pool_name(&first.display_name()),
+        threads: threads.len() as u64,
+        busy_share,
+    })
+}
+
 /// `on_virtual`: [`classes_on_virtual_threads`]; a virtual thread that waits unmounts
 /// and holds no carrier, unless it is pinned, which the pinning finding says with its site.
 fn wait_findings(
@@ -1083,11 +1153,26 @@ fn wait_findings(
             ),
             None => String::new(),
         };
+        let awaited = awaited_pool(i, &c.class);
+        let awaits = awaited.as_ref().map_or(String::new(), |a| {
+            format!(
+                " It waits for `{}` ({} of its {} gets and joins), run by {} of `{}`, busy {} \
+                 of its time: that pool is the bottleneck; give it more threads (`pool:{}=N` in \
+                 `weft whatif`), or do that work in the waiting task.",
+                a.class,
+                a.joins,
+                a.all_joins,
+                count(a.threads, "thread"),
+                a.pool,
+                pct(a.busy_share),
+                a.pool
+            )
+        });
         let message = format!(
-            "{}{at} spends {} of its self time waiting ({}: {}) and runs only {}.{change} Each \
-             wait holds a pool thread: make what it waits for (a future, a queue, a condition) \
-             ready sooner, or submit the task only when its input is ready (a continuation such \
-             as `thenApply` instead of a blocking `get`).",
+            "{}{at} spends {} of its self time waiting ({}: {}) and runs only {}.{change}{awaits} \
+             Each wait holds a pool thread: make what it waits for (a future, a queue, a \
+             condition) ready sooner, or submit the task only when its input is ready (a \
+             continuation such as `thenApply` instead of a blocking `get`).",
             c.class,
             pct(waiting as f64 / total.max(1) as f64),
             human_ns(waiting),
@@ -1104,6 +1189,12 @@ fn wait_findings(
         if let Some((g, ns, _)) = groups.first() {
             fields.push(("top_wait", FieldValue::Text(g.label())));
             fields.push(("top_wait_ns", FieldValue::Int(*ns)));
+        }
+        if let Some(a) = awaited {
+            fields.push(("awaited_class", FieldValue::Text(a.class)));
+            fields.push(("awaited_pool", FieldValue::Text(a.pool)));
+            fields.push(("awaited_pool_threads", FieldValue::Int(a.threads)));
+            fields.push(("awaited_pool_busy_share", FieldValue::Float(a.busy_share)));
         }
         let (site, stack) = match top {
             Some((g, _, _)) => (g.site.clone(), g.stack.clone()),

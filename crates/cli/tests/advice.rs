@@ -512,3 +512,24 @@ fn blocking_tasks_on_a_small_pool_are_a_finding() {
         "{findings:#?}"
     );
 }
+
+/// Tasks of one pool waiting on tasks of a 1-thread pool (`advice.NestedPools`): the
+/// `waiting` finding names what they wait for and that pool, busy nearly all its time.
+#[test]
+fn a_waiting_class_names_the_busy_pool_it_waits_for() {
+    let _serial = serial();
+    let (_trace, r, _) = record("advice.NestedPools", &["300"]);
+    let findings = r["findings"].as_array().unwrap();
+    let f = findings
+        .iter()
+        .find(|f| f["kind"] == "waiting" && f["class"] == "weft.workloads.advice.NestedPools$Outer")
+        .unwrap_or_else(|| panic!("no waiting finding on Outer: {findings:#?}"));
+    assert_eq!(
+        f["awaited_class"], "weft.workloads.advice.NestedPools$Sub",
+        "{f}"
+    );
+    assert_eq!(f["awaited_pool"], "inner", "{f}");
+    assert_eq!(f["awaited_pool_threads"], 1, "{f}");
+    let message = f["message"].as_str().unwrap_or_default();
+    assert!(message.contains("that pool is the bottleneck"), "{message}");
+}
