@@ -197,11 +197,12 @@ public final class FjLateProbe {
         Thread t = Thread.currentThread();
         for (FjProbe.Buf b : s.all) {
             if (b.owner == t) {
-                s.all.remove(b);
+                // Flushed before it leaves the list (FjProbe.threadEnd says why).
                 synchronized (b) {
                     b.dead = true;
                     b.flush();
                 }
+                s.all.remove(b);
                 return;
             }
         }

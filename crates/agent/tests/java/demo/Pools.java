@@ -25,6 +25,10 @@ public class Pools {
         CompletableFuture.runAsync(() -> System.out.println("async"), pool).get();
         new Direct().execute(Pools::hello);
         pool.shutdown();
+        // get() returns once the async task completed its future, which it does before
+        // its run() returns: without waiting, a loaded machine can end the JVM with the
+        // worker still inside it (a begin without an end, truthfully recorded).
+        pool.awaitTermination(10, TimeUnit.SECONDS);
     }
 
     static void hello() { System.out.println("hello"); }
