@@ -2935,6 +2935,37 @@ mod tests {
         tb.site_frames(11, &frames);
     }
 
+    /// Ends a producer/consumer trace at 1 s: thread 1 (the producer) on a CPU
+    /// `producer_on_cpu` of it, threads 1–3 ending then.
+    fn end_producer_run(tb: &mut TB, producer_on_cpu: u64) {
+        const MS: u64 = 1_000_000;
+        for (ts, on) in [(0, 0), (1_000 * MS, producer_on_cpu)] {
+            tb.global(Record::ThreadSched {
+                ts,
+                thread: 1,
+                on_cpu_ns: on,
+                runq_ns: 0,
+                timeslices: 0,
+            });
+        }
+        for t in [1u32, 2, 3] {
+            tb.thread_end(t, 1_000 * MS);
+        }
+        tb.global(Record::End { ts: 1_000 * MS });
+    }
+
+    /// Thread `by` unparks consumer thread `c` (Java id `c + 10`) at `ts`.
+    fn unpark(tb: &mut TB, by: u32, ts: u64, c: u32) {
+        tb.recs.push((
+            by,
+            Record::Unpark {
+                ts,
+                target: c as u64 + 10,
+                ns: 0,
+            },
+        ));
+    }
+
     /// Two consumers waiting on a queue's take 95% of their life, woken by a producer
     /// busy all of its life: a producer bottleneck; with the producer idle half of
     /// its life (the work simply comes slowly), none.
@@ -2957,29 +2988,10 @@ mod tests {
                 for c in [2u32, 3] {
                     let s = k * 20 * MS;
                     tb.wait(c, weft_trace::wait_kind::PARK, 77, 11, s, s + 19 * MS);
-                    tb.recs.push((
-                        1,
-                        Record::Unpark {
-                            ts: s + 19 * MS,
-                            target: c as u64 + 10,
-                            ns: 0,
-                        },
-                    ));
+                    unpark(&mut tb, 1, s + 19 * MS, c);
                 }
             }
-            for (ts, on) in [(0, 0), (1_000 * MS, producer_on_cpu)] {
-                tb.global(Record::ThreadSched {
-                    ts,
-                    thread: 1,
-                    on_cpu_ns: on,
-                    runq_ns: 0,
-                    timeslices: 0,
-                });
-            }
-            for t in [1u32, 2, 3] {
-                tb.thread_end(t, 1_000 * MS);
-            }
-            tb.global(Record::End { ts: 1_000 * MS });
+            end_producer_run(&mut tb, producer_on_cpu);
             findings(&tb)
         };
         let f = run(990 * MS, QUEUE);
@@ -3122,24 +3134,7 @@ mod tests {
                         },
                     ));
                 }
-                tb.recs.push((
-                    t,
-                    Record::LockBlock {
-                        ts: s,
-                        lock: 9,
-                        flags: 0,
-                        owner: 0,
-                        site: 3,
-                    },
-                ));
-                tb.recs.push((
-                    t,
-                    Record::LockAcquired {
-                        ts: s + 50 * MS,
-                        lock: 9,
-                        parked: true,
-                    },
-                ));
+                tb.blocked(t, 9, 3, s, s + 50 * MS);
                 if base < weft_trace::VIRTUAL_THREAD_BASE {
                     tb.thread_end(t, s + 60 * MS);
                 } else {
@@ -3194,38 +3189,12 @@ mod tests {
             for k in 0..5u64 {
                 let s = k * 40 * MS;
                 tb.wait(c, weft_trace::wait_kind::PARK, 77, 11, s, s + 2 * MS);
-                tb.recs.push((
-                    1,
-                    Record::Unpark {
-                        ts: s + 2 * MS,
-                        target: c as u64 + 10,
-                        ns: 0,
-                    },
-                ));
+                unpark(&mut tb, 1, s + 2 * MS, c);
             }
             tb.wait(c, weft_trace::wait_kind::PARK, 77, 11, 200 * MS, 1_000 * MS);
-            tb.recs.push((
-                1,
-                Record::Unpark {
-                    ts: 1_000 * MS,
-                    target: c as u64 + 10,
-                    ns: 0,
-                },
-            ));
+            unpark(&mut tb, 1, 1_000 * MS, c);
         }
-        for (ts, on) in [(0, 0), (1_000 * MS, 990 * MS)] {
-            tb.global(Record::ThreadSched {
-                ts,
-                thread: 1,
-                on_cpu_ns: on,
-                runq_ns: 0,
-                timeslices: 0,
-            });
-        }
-        for t in [1u32, 2, 3] {
-            tb.thread_end(t, 1_000 * MS);
-        }
-        tb.global(Record::End { ts: 1_000 * MS });
+        end_producer_run(&mut tb, 990 * MS);
         let f = findings(&tb);
         assert!(
             !f.iter().any(|f| f.kind == FindingKind::ProducerBottleneck),
@@ -4056,24 +4025,7 @@ mod tests {
             tb.begin(t, b, P_RUN, C_OUTER, i + 1);
             if inside == Inside::LockBlock {
                 let (bs, be) = (b + 1_000, b + 1_000 + (e - b) * 2 / 5);
-                tb.recs.push((
-                    t,
-                    Record::LockBlock {
-                        ts: bs,
-                        lock: 9,
-                        flags: 0,
-                        owner: 0,
-                        site: 3,
-                    },
-                ));
-                tb.recs.push((
-                    t,
-                    Record::LockAcquired {
-                        ts: be,
-                        lock: 9,
-                        parked: true,
-                    },
-                ));
+                tb.blocked(t, 9, 3, bs, be);
             }
             if inside == Inside::QueueWait {
                 tb.wait(

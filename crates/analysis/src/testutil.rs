@@ -213,6 +213,30 @@ impl TB {
         self
     }
 
+    /// Thread `t` blocked on lock `lock` (a LockDef id) at `site` from `from`, and
+    /// acquired it (parked) at `to`.
+    pub fn blocked(&mut self, t: u32, lock: u32, site: u32, from: u64, to: u64) -> &mut Self {
+        self.recs.push((
+            t,
+            Record::LockBlock {
+                ts: from,
+                lock,
+                flags: 0,
+                owner: 0,
+                site,
+            },
+        ));
+        self.recs.push((
+            t,
+            Record::LockAcquired {
+                ts: to,
+                lock,
+                parked: true,
+            },
+        ));
+        self
+    }
+
     pub fn thread_end(&mut self, t: u32, ts: u64) -> &mut Self {
         self.recs.push((
             t,
