@@ -997,7 +997,8 @@ fn awaited_pool(i: &Inputs, class: &str) -> Option<AwaitedPool> {
     let mut by_class: BTreeMap<&str, (u64, BTreeSet<ThreadIndex>)> = BTreeMap::new();
     let mut all = 0u64;
     for e in &i.tasks.edges.edges {
-        if !matches!(e.kind, EdgeKind::FutureGet | EdgeKind::ThreadJoin) {
+        // Gets of futures run by a pool (a thread's join is not a pool's work).
+        if e.kind != EdgeKind::FutureGet {
             continue;
         }
         let Some(to) = e.to.and_then(|t| ex.get(t)) else {
@@ -1020,8 +1021,7 @@ fn awaited_pool(i: &Inputs, class: &str) -> Option<AwaitedPool> {
     let (mut busy, mut life) = (0u64, 0u64);
     for t in &threads {
         let info = i.model.threads.get(t)?;
-        let from = info.start_ns.unwrap_or(info.first_ns);
-        let to = info.end_ns.unwrap_or(i.model.duration_ns);
+        let (from, to) = info.lifetime(i.model.duration_ns);
         let (run, q) = info.sched_between(from, to)?;
         busy += run + q;
         life += to.saturating_sub(from);
@@ -1344,8 +1344,7 @@ pub const PRODUCER_BUSY_SHARE: f64 = 0.8;
 fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let model = i.model;
     let life = |t: &crate::model::ThreadInfo| {
-        let from = t.start_ns.unwrap_or(t.first_ns);
-        let to = t.end_ns.unwrap_or(model.duration_ns);
+        let (from, to) = t.lifetime(model.duration_ns);
         (from, to.saturating_sub(from))
     };
     // Each thread's waits for work. Its last one is left out, and its time is counted

@@ -65,6 +65,14 @@ pub struct SchedPoint {
 }
 
 impl ThreadInfo {
+    /// `[start, end)` of this thread in the recording: its `ThreadStart` (else its first
+    /// record) to its `ThreadEnd` (else the end of the recording, or its last record
+    /// when later: a thread alive at the end).
+    pub fn lifetime(&self, duration_ns: u64) -> (u64, u64) {
+        let start = self.start_ns.unwrap_or(self.first_ns);
+        (start, self.end_ns.unwrap_or(duration_ns.max(self.last_ns)))
+    }
+
     /// On-CPU and run-queue ns of this thread between two instants, interpolated
     /// linearly between its schedstat readings (the readings are ~one sampler
     /// interval apart). `None` when the thread has fewer than two readings.

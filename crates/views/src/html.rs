@@ -1028,8 +1028,7 @@ pub fn report_html_with(a: &Analysis, title: &str, whatif: Option<&weft_whatif::
     // ---- threads: lifetime and CPU, as in the text report ----
     h.push_str("<section id=\"threads\"><h2>Threads</h2><table class=\"grid\"><thead><tr><th>thread</th><th>start</th><th>lifetime</th><th>CPU</th><th>on CPU</th></tr></thead><tbody>");
     for t in m.threads.values() {
-        let start = t.start_ns.unwrap_or(t.first_ns);
-        let end = t.end_ns.unwrap_or(m.duration_ns.max(t.last_ns));
+        let (start, end) = t.lifetime(m.duration_ns);
         let life = end.saturating_sub(start);
         let _ = write!(
             h,

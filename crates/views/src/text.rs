@@ -271,8 +271,7 @@ pub fn report_text(a: &Analysis) -> String {
         platform.iter().map(|t| t.index).collect()
     };
     for t in platform.iter().filter(|t| shown.contains(&t.index)) {
-        let start = t.start_ns.unwrap_or(t.first_ns);
-        let end = t.end_ns.unwrap_or(m.duration_ns.max(t.last_ns));
+        let (start, end) = t.lifetime(m.duration_ns);
         let life = human_ns(end.saturating_sub(start));
         let life = if t.end_ns.is_some() {
             life
