@@ -12,13 +12,17 @@ import java.util.concurrent.CyclicBarrier;
  * <li>two producers and two consumers hand {@code items} each through a one-slot
  *     buffer guarded by a plain {@code new Object()} with {@code wait}/{@code notifyAll}
  *     (waits on a JDK object, in the application's code);
- * <li>meanwhile two pacers pause 40 times each with {@code wait(5)} on another plain
- *     object that nobody notifies: timed waits that run out, a sleep, not a wait
- *     for another thread.
+ * <li>meanwhile two pacers pause 40 times each with {@code wait(5)} on a {@link Pause}
+ *     that nobody notifies: timed waits that run out, a sleep, not a wait for another
+ *     thread (a class of its own: the agent samples wait sites per class, and the
+ *     hand-off's thousands of waits on {@code Object} would take them all).
  * </ul>
  * Args: {@code [rounds=60] [items=5000]}.
  */
 public final class Barriers {
+    /** What the pacers wait on. */
+    static final class Pause {}
+
     static long spin(long ns) {
         long t = System.nanoTime();
         long x = 0;
@@ -78,7 +82,7 @@ public final class Barriers {
                 }
             }, (producer ? "producer-" : "consumer-") + k);
         }
-        Object pause = new Object();
+        Pause pause = new Pause();
         Thread[] pacers = new Thread[2];
         for (int k = 0; k < pacers.length; k++) {
             pacers[k] = new Thread(() -> {
