@@ -91,6 +91,9 @@ pub const HANDOFF_MIN_WAITS: u64 = 1_000;
 pub const LOOP_MIN_SHARE_OF_RUN: f64 = 0.5;
 /// ...and wait this share of their self time is a service loop that stayed idle.
 pub const LOOP_MIN_WAITING_SHARE: f64 = 0.95;
+/// ...or, however short, each of its (at most this many) executions, on daemon threads,
+/// was still waiting when the recording ended.
+pub const LOOP_MAX_EXECUTIONS_AT_END: u64 = 4;
 /// Waits on one application object class at one site are a finding when at least
 /// this many threads waited there for at least [`WAIT_MIN_NS`] in all.
 pub const WAIT_GROUP_MIN_THREADS: usize = 2;
@@ -1093,9 +1096,26 @@ fn wait_findings(
         }
         // A service loop (one long execution per thread, nearly all waiting: Spark's
         // message loops) was idle for the run: no task to make ready sooner.
+        // So was one on a daemon thread still waiting when the recording ended, however
+        // late it started: the JVM did not wait for it (Hadoop's
+        // `StatisticsDataReferenceCleaner`, started halfway through a Spark executor's
+        // run, waiting on its reference queue to the end: "spends 100% of its self time
+        // waiting"). On a non-daemon thread such a wait may be a hang: still reported.
         let mean = total / c.executions.max(1);
-        if (mean as f64) >= LOOP_MIN_SHARE_OF_RUN * i.model.duration_ns as f64
-            && (s.waiting_ns as f64) >= LOOP_MIN_WAITING_SHARE * total as f64
+        let nearly_all_waiting = (s.waiting_ns as f64) >= LOOP_MIN_WAITING_SHARE * total as f64;
+        let waited_to_the_end = || {
+            i.tasks
+                .executions
+                .iter()
+                .filter(|e| e.reported() && e.kind == c.kind && i.tasks.class(e) == c.class)
+                .all(|e| {
+                    e.end_ns.saturating_add(EXIT_SLACK_NS) >= i.model.duration_ns
+                        && i.model.threads.get(&e.thread).is_some_and(|t| t.daemon)
+                })
+        };
+        if nearly_all_waiting
+            && ((mean as f64) >= LOOP_MIN_SHARE_OF_RUN * i.model.duration_ns as f64
+                || (c.executions <= LOOP_MAX_EXECUTIONS_AT_END && waited_to_the_end()))
         {
             continue;
         }
@@ -2730,6 +2750,43 @@ mod tests {
                 "park on demo.Gate at demo.Work.await:30".into()
             ))
         );
+    }
+
+    /// A task started at 60% of the run on a daemon thread and waiting from then to the
+    /// end (a library's reference-queue cleaner) is a service loop, not a slow task; on
+    /// a non-daemon thread (which the JVM waits for: perhaps a hang) it is reported.
+    #[test]
+    fn a_daemon_task_waiting_to_the_end_is_a_service_loop() {
+        const MS: u64 = 1_000_000;
+        let run = |daemon: bool| {
+            let mut tb = TB::new();
+            tb.global(Record::ClassDef {
+                id: 77,
+                name: "java.lang.ref.ReferenceQueue$Lock".into(),
+            });
+            tb.site(5, "demo.Main.init:7");
+            tb.site_frames(11, &["demo.Work.run:9"]);
+            tb.start(1, 0, C_THREAD, (C_WORKER, 1));
+            if let Some((_, Record::ThreadStart { daemon: d, .. })) = tb.recs.last_mut() {
+                *d = daemon;
+            }
+            tb.submit(MAIN, 600 * MS, (C_WORK, 1), 5);
+            tb.begin(1, 600 * MS, P_WORK_RUN, C_WORK, 1);
+            tb.wait(
+                1,
+                weft_trace::wait_kind::OBJECT_WAIT,
+                77,
+                11,
+                601 * MS,
+                1_000 * MS,
+            );
+            tb.end(1, 1_000 * MS, P_WORK_RUN, 1);
+            tb.thread_end(1, 1_000 * MS);
+            tb.global(Record::End { ts: 1_000 * MS });
+            findings(&tb)
+        };
+        assert!(!kinds(&run(true)).contains(&FindingKind::Waiting));
+        assert!(kinds(&run(false)).contains(&FindingKind::Waiting));
     }
 
     /// Two threads alternating through `Object.wait` on one object, 4,000 waits of
