@@ -496,7 +496,6 @@ impl Jvmti {
         Ok(u.owner)
     }
 
-    /// Frames of the current thread from `start` (innermost first).
     /// The stack depths (0: the current frame) at which the current thread entered the
     /// monitors it holds (needs `can_get_owned_monitor_stack_depth_info`, an OnLoad
     /// capability). The monitors' local references are freed with the caller's frame.
@@ -523,6 +522,7 @@ impl Jvmti {
         Ok(depths)
     }
 
+    /// Frames of the current thread from `start` (innermost first).
     pub fn get_stack_trace_from(self, start: usize, max: usize) -> JvmtiResult<Vec<FrameInfo>> {
         let f = tfn!(
             self,

@@ -15,6 +15,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use weft_analysis::edges::EdgeKind;
 use weft_analysis::events::EventKind;
+use weft_analysis::model::pool_name;
 use weft_analysis::{Analysis, SchedPoint, TaskKind};
 use weft_trace::ThreadIndex;
 
@@ -65,13 +66,11 @@ struct Dated {
     mark: Mark,
 }
 
-use weft_analysis::model::pool_name;
-
-/// Builds the execution graph of a trace and its analysis.
 /// Longest time from a virtual thread's end to the unpark its carrier makes for it
 /// (its joiner's wake-up, in `afterDone` right after the unmount).
 const VT_END_WAKE_NS: u64 = 1_000_000;
 
+/// Builds the execution graph of a trace and its analysis.
 pub fn build(a: &Analysis) -> ExecGraph {
     let m = &a.model;
     let execs = &a.tasks.executions;
