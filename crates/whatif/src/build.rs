@@ -19,7 +19,7 @@ use weft_analysis::model::pool_name;
 use weft_analysis::{Analysis, SchedPoint, TaskKind};
 use weft_trace::ThreadIndex;
 
-use crate::cpu_share::{off_over, share_intervals, share_over, ShareInterval};
+use crate::cpu_share::{share_intervals, share_over, ShareInterval};
 use crate::graph::{ExecGraph, Lock, Op, Pool, PoolId, Runs, Strand, StrandId};
 
 /// A dated fact on a thread that becomes an op of the strand running there.
@@ -856,15 +856,13 @@ pub fn build(a: &Analysis) -> ExecGraph {
             };
             let from = op_begin[i] + t0;
             let measured_share = iv.and_then(|iv| share_over(iv, from, from + n));
-            let k = measured_share.or_else(|| thread_factor.get(&t).copied());
+            let k = measured_share
+                .map(|s| s.cpu)
+                .or_else(|| thread_factor.get(&t).copied());
             match k {
                 Some(k) => {
                     // Blocking nothing recorded (sleep, I/O) is latency, not demand.
-                    let off = match (iv, measured_share) {
-                        (Some(iv), Some(_)) => off_over(iv, from, from + n),
-                        _ => 0.0,
-                    };
-                    let blocked = n as f64 * off;
+                    let blocked = n as f64 * measured_share.map_or(0.0, |s| s.off);
                     let d = (n as f64 - blocked) * k;
                     cpu_sum += d;
                     wall_sum += n;

@@ -82,21 +82,14 @@ pub fn share_intervals(sched: &[SchedPoint], compute: &[(u64, u64)]) -> Vec<Shar
     out
 }
 
-/// The off-CPU part (neither running nor runnable) of a compute op `[a, b)`: the
-/// overlap-weighted [`ShareInterval::off`] of the measured intervals it lies in.
-pub fn off_over(iv: &[ShareInterval], a: u64, b: u64) -> f64 {
-    let (mut off, mut covered) = (0f64, 0u64);
-    for_overlaps(iv, a, b, |j, ns| {
-        if iv[j].share.is_some() {
-            off += iv[j].off * ns as f64;
-            covered += ns;
-        }
-    });
-    if covered > 0 {
-        off / covered as f64
-    } else {
-        0.0
-    }
+/// What a compute op's wall was, from the measured intervals it lies in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OpShare {
+    /// CPU demand per ns of the part that was on a CPU or runnable
+    /// ([`ShareInterval::share`]).
+    pub cpu: f64,
+    /// The part neither running nor runnable ([`ShareInterval::off`]).
+    pub off: f64,
 }
 
 /// Calls `f(interval index, overlap ns)` for each interval overlapping `[a, b)`.
@@ -111,17 +104,22 @@ fn for_overlaps(iv: &[ShareInterval], a: u64, b: u64, mut f: impl FnMut(usize, u
     }
 }
 
-/// The CPU share of a compute op `[a, b)`: the overlap-weighted share of the
-/// intervals it lies in; `None` when no measured interval covers any of it.
-pub fn share_over(iv: &[ShareInterval], a: u64, b: u64) -> Option<f64> {
-    let (mut cpu, mut covered) = (0f64, 0u64);
+/// The CPU share and the off-CPU part of a compute op `[a, b)`: the overlap-weighted
+/// [`ShareInterval::share`] and [`ShareInterval::off`] of the measured intervals it
+/// lies in; `None` when no measured interval covers any of it.
+pub fn share_over(iv: &[ShareInterval], a: u64, b: u64) -> Option<OpShare> {
+    let (mut cpu, mut off, mut covered) = (0f64, 0f64, 0u64);
     for_overlaps(iv, a, b, |j, ns| {
         if let Some(k) = iv[j].share {
             cpu += k * ns as f64;
+            off += iv[j].off * ns as f64;
             covered += ns;
         }
     });
-    (covered > 0).then(|| cpu / covered as f64)
+    (covered > 0).then(|| OpShare {
+        cpu: cpu / covered as f64,
+        off: off / covered as f64,
+    })
 }
 
 #[cfg(test)]
@@ -146,7 +144,8 @@ mod tests {
         let k = s[0].share.unwrap();
         assert!((k - 60.0 / 70.0).abs() < 1e-12, "{k}");
         // The ops' CPU adds up to the on-CPU time.
-        let cpu = 40.0 * share_over(&s, 0, 40).unwrap() + 30.0 * share_over(&s, 60, 90).unwrap();
+        let cpu =
+            40.0 * share_over(&s, 0, 40).unwrap().cpu + 30.0 * share_over(&s, 60, 90).unwrap().cpu;
         assert!((cpu - 60.0).abs() < 1e-9, "{cpu}");
     }
 
@@ -157,7 +156,7 @@ mod tests {
         let s = share_intervals(&[at(0, 0, 0), at(100, 50, 30)], &[(0, 100)]);
         assert!((s[0].share.unwrap() - 50.0 / 80.0).abs() < 1e-12);
         assert!((s[0].off - 0.2).abs() < 1e-12);
-        assert!((off_over(&s, 0, 100) - 0.2).abs() < 1e-12);
+        assert!((share_over(&s, 0, 100).unwrap().off - 0.2).abs() < 1e-12);
         // A task that sleeps 98 of its 100 (2 on a CPU): 0.98 off, demand 2.
         let s = share_intervals(&[at(0, 0, 0), at(100, 2, 0)], &[(0, 100)]);
         let demand = 100.0 * (1.0 - s[0].off) * s[0].share.unwrap();
@@ -189,7 +188,7 @@ mod tests {
         assert_eq!(s[0].share, Some(0.5));
         assert_eq!(s[1].share, Some(1.0));
         // 50..150: 50 ns at 1/2 and 50 ns at 1.
-        assert!((share_over(&s, 50, 150).unwrap() - 0.75).abs() < 1e-12);
+        assert!((share_over(&s, 50, 150).unwrap().cpu - 0.75).abs() < 1e-12);
         // Outside the readings: nothing measured.
         assert_eq!(share_over(&s, 200, 300), None);
         // No schedstats (on-CPU 0 while computing): no share.
