@@ -209,47 +209,41 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
             lock_sites.entry(lock).or_default().insert(site);
         }
     }
-    let blocks: Vec<(u64, u64, String, &'static str, Option<String>)> = blocks
-        .iter()
-        .map(|b| {
-            let only_site = b
-                .lock
-                .and_then(|l| lock_sites.get(&l))
-                .filter(|sites| sites.len() == 1)
-                .and_then(|sites| sites.first());
-            let site = match (&b.site, only_site) {
-                (Some(s), _) => s.clone(),
-                (None, Some(s)) => s.to_string(),
-                (None, None) => unsampled_site(model, b.lock),
-            };
-            (b.from, b.to, site, b.how, b.held_at.clone())
-        })
-        .collect();
     let mut by_site: BTreeMap<(String, &'static str), PinnedSite> = BTreeMap::new();
-    for (from, to, site, how, held_at) in blocks {
-        let d = to.saturating_sub(from);
+    for b in &blocks {
+        let only_site = b
+            .lock
+            .and_then(|l| lock_sites.get(&l))
+            .filter(|sites| sites.len() == 1)
+            .and_then(|sites| sites.first());
+        let site = match (&b.site, only_site) {
+            (Some(s), _) => s.clone(),
+            (None, Some(s)) => s.to_string(),
+            (None, None) => unsampled_site(model, b.lock),
+        };
+        let d = b.to.saturating_sub(b.from);
         if is_agent_frame(&site) {
             out.weft_pinned_ns += d;
             continue;
         }
         let e = by_site
-            .entry((site.clone(), how))
+            .entry((site.clone(), b.how))
             .or_insert_with(|| PinnedSite {
                 site,
                 count: 0,
                 blocked_ns: 0,
                 max_ns: 0,
                 carriers_saturated_ns: 0,
-                how,
+                how: b.how,
                 synchronized_at: None,
             });
         if e.synchronized_at.is_none() {
-            e.synchronized_at = held_at.filter(|h| *h != e.site);
+            e.synchronized_at = b.held_at.clone().filter(|h| *h != e.site);
         }
         e.count += 1;
         e.blocked_ns += d;
         e.max_ns = e.max_ns.max(d);
-        e.carriers_saturated_ns += overlap_ns(&saturated, from, to);
+        e.carriers_saturated_ns += overlap_ns(&saturated, b.from, b.to);
     }
     out.pinned = by_site.into_values().collect();
     out.pinned
