@@ -408,6 +408,9 @@ pub fn candidates(g: &ExecGraph) -> Vec<(Edit, String, Vec<String>)> {
         }
     }
     let mut classes: Vec<(u32, bool, u64)> = Vec::new(); // (class, fj, compute)
+                                                         // Per pool: its tasks' compute, their stalls (blocking, for the pool size below)
+                                                         // and how many tasks.
+    let mut per_pool = vec![(0u64, 0u64, 0u64); g.pools.len()];
     for (i, s) in g.strands.iter().enumerate() {
         let Runs::Pool(p) = s.runs else { continue };
         let fj = g.pools[p as usize].forkjoin;
@@ -416,6 +419,17 @@ pub fn candidates(g: &ExecGraph) -> Vec<(Edit, String, Vec<String>)> {
             .iter()
             .map(|o| if let Op::Compute(n) = o { *n } else { 0 })
             .sum();
+        if let Some(pp) = per_pool.get_mut(p as usize) {
+            let (a, b) = (s.first, s.first + s.len);
+            let from = g.compute_stall_ns.partition_point(|x| x.0 < a);
+            pp.0 += w;
+            pp.1 += g.compute_stall_ns[from..]
+                .iter()
+                .take_while(|x| x.0 < b)
+                .map(|x| x.1)
+                .sum::<u64>();
+            pp.2 += 1;
+        }
         match classes.iter_mut().find(|c| c.0 == s.class && c.1 == fj) {
             Some(c) => c.2 += w,
             None => classes.push((s.class, fj, w)),
@@ -458,7 +472,7 @@ pub fn candidates(g: &ExecGraph) -> Vec<(Edit, String, Vec<String>)> {
             ));
         }
     }
-    for (pi, p) in g.pools.iter().enumerate() {
+    for (p, &(compute, blocked, tasks)) in g.pools.iter().zip(&per_pool) {
         out.push((
             format!("pool:{}={}", p.id, p.threads * 2),
             p.id.clone(),
@@ -468,25 +482,6 @@ pub fn candidates(g: &ExecGraph) -> Vec<(Edit, String, Vec<String>)> {
         // cores busy only with more threads than cores: cores × (1 + blocked /
         // compute), at most one per task (and 256). Doubling a pool of 2 threads
         // whose tasks sleep 10 ms per 0.2 ms of CPU found ×1.9 of the ×9 in reach.
-        let (mut compute, mut blocked, mut tasks) = (0u64, 0u64, 0u64);
-        for (i, st) in g.strands.iter().enumerate() {
-            if st.runs != Runs::Pool(pi as u32) {
-                continue;
-            }
-            tasks += 1;
-            compute += g
-                .ops_of(i as u32)
-                .iter()
-                .map(|o| if let Op::Compute(n) = o { *n } else { 0 })
-                .sum::<u64>();
-            let (a, b) = (st.first, st.first + st.len);
-            let from = g.compute_stall_ns.partition_point(|x| x.0 < a);
-            blocked += g.compute_stall_ns[from..]
-                .iter()
-                .take_while(|x| x.0 < b)
-                .map(|x| x.1)
-                .sum::<u64>();
-        }
         if !p.forkjoin && compute > 0 && blocked > compute {
             let want = (g.cores as f64 * (1.0 + blocked as f64 / compute as f64)).ceil() as u64;
             let n = want.min(tasks).min(MAX_POOL_SUGGESTED) as u32;
