@@ -23,15 +23,6 @@ public final class Barriers {
     /** What the pacers wait on. */
     static final class Pause {}
 
-    static long spin(long ns) {
-        long t = System.nanoTime();
-        long x = 0;
-        while (System.nanoTime() - t < ns) {
-            x++;
-        }
-        return x;
-    }
-
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 60;
         int items = args.length > 1 ? Integer.parseInt(args[1]) : 5_000;
@@ -42,7 +33,7 @@ public final class Barriers {
             parties[p] = new Thread(() -> {
                 try {
                     for (int r = 0; r < rounds; r++) {
-                        spin(work);
+                        Spin.spin(work);
                         barrier.await();
                     }
                 } catch (Exception e) {

@@ -14,28 +14,19 @@ import java.util.concurrent.Future;
  * wait for is the one busy inner thread. Args: {@code [tasks=300]}.
  */
 public final class NestedPools {
-    static long spin(long ns) {
-        long t = System.nanoTime();
-        long x = 0;
-        while (System.nanoTime() - t < ns) {
-            x++;
-        }
-        return x;
-    }
-
     static final ExecutorService INNER = Executors.newFixedThreadPool(1, r -> new Thread(r, "inner"));
 
     static final class Sub implements Callable<Long> {
         @Override
         public Long call() {
-            return spin(1_000_000);
+            return Spin.spin(1_000_000);
         }
     }
 
     static final class Outer implements Callable<Long> {
         @Override
         public Long call() throws Exception {
-            spin(200_000);
+            Spin.spin(200_000);
             return INNER.submit(new Sub()).get();
         }
     }
