@@ -28,6 +28,32 @@ fn record(class: &str, args: &[&str]) -> (std::path::PathBuf, Value, String) {
     (trace, json, text.stdout)
 }
 
+/// The report's first finding of `kind` (and of `class`, when given); a failure lists
+/// the findings.
+fn finding<'a>(report: &'a Value, kind: &str, class: Option<&str>) -> &'a Value {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == kind && class.is_none_or(|c| f["class"] == c))
+        .unwrap_or_else(|| {
+            panic!(
+                "no {kind} finding{}: {:#?}",
+                class.map_or(String::new(), |c| format!(" on {c}")),
+                report["findings"]
+            )
+        })
+}
+
+/// Whether the report has a finding of `kind`.
+fn has_finding(report: &Value, kind: &str) -> bool {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["kind"] == kind)
+}
+
 fn class<'a>(report: &'a Value, name: &str) -> &'a Value {
     report["tasks"]["classes"]
         .as_array()
@@ -260,12 +286,7 @@ fn waits_are_grouped_by_object_class_and_site() {
             "{g}"
         );
         // A finding about it, at the same site as the table.
-        let f = r["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["kind"] == "wait_contention" && f["class"] == class.as_str())
-            .unwrap_or_else(|| panic!("no wait_contention finding on {class}: {}", r["findings"]));
+        let f = finding(&r, "wait_contention", Some(&class));
         assert_eq!(f["site"], g["site"]);
         assert_eq!(f["stack"], g["stack"]);
         assert!(f["cost_ns"].as_u64().unwrap() >= g["count"].as_u64().unwrap() * 2_000_000);
@@ -358,10 +379,7 @@ fn waits_at_a_barrier_and_on_a_plain_object_are_findings() {
     let (_trace, r, text) = record("advice.Barriers", &["40", "3000"]);
     let findings = r["findings"].as_array().unwrap();
     let p = "weft.workloads.advice.Barriers";
-    let barrier = findings
-        .iter()
-        .find(|f| f["kind"] == "barrier_imbalance")
-        .unwrap_or_else(|| panic!("no barrier_imbalance finding: {findings:#?}"));
+    let barrier = finding(&r, "barrier_imbalance", None);
     assert_eq!(barrier["barrier"], "CyclicBarrier.await", "{barrier}");
     let site = barrier["site"].as_str().unwrap_or_default();
     assert!(
@@ -377,10 +395,7 @@ fn waits_at_a_barrier_and_on_a_plain_object_are_findings() {
         .unwrap_or_else(|| panic!("no wait group at {site}"))["threads"];
     assert_ne!(waited[0]["thread"], "slow", "{waited}");
     assert!(text.contains("[barrier imbalance,"), "{text}");
-    let handoff = findings
-        .iter()
-        .find(|f| f["kind"] == "wait_contention" && f["class"] == "java.lang.Object")
-        .unwrap_or_else(|| panic!("no wait_contention finding on Object: {findings:#?}"));
+    let handoff = finding(&r, "wait_contention", Some("java.lang.Object"));
     let site = handoff["site"].as_str().unwrap_or_default();
     assert!(
         site.starts_with(&format!("{p}.lambda$main$1:")),
@@ -421,10 +436,7 @@ fn a_thread_starvation_deadlock_is_found() {
     assert_eq!(rec.status.code(), Some(3), "{}", rec.describe());
     let r = report_json(&trace);
     let findings = r["findings"].as_array().unwrap();
-    let d = findings
-        .iter()
-        .find(|f| f["kind"] == "pool_starvation")
-        .unwrap_or_else(|| panic!("no pool_starvation finding: {findings:#?}"));
+    let d = finding(&r, "pool_starvation", None);
     assert_eq!(d["threads"], 2, "{d}");
     assert!(
         d["pool"].as_str().unwrap_or_default().starts_with("pool-"),
@@ -448,11 +460,7 @@ fn a_thread_starvation_deadlock_is_found() {
 fn tasks_a_saturated_pool_hands_back_to_the_submitter_are_a_finding() {
     let _serial = serial();
     let (_trace, r, text) = record("advice.CallerRuns", &["600", "4"]);
-    let findings = r["findings"].as_array().unwrap();
-    let f = findings
-        .iter()
-        .find(|f| f["kind"] == "caller_runs")
-        .unwrap_or_else(|| panic!("no caller_runs finding: {findings:#?}"));
+    let f = finding(&r, "caller_runs", None);
     assert_eq!(f["class"], "weft.workloads.advice.CallerRuns$Fetch", "{f}");
     assert_eq!(f["tasks"], 600, "{f}");
     let in_caller = f["in_caller"].as_u64().unwrap_or(0);
@@ -464,11 +472,7 @@ fn tasks_a_saturated_pool_hands_back_to_the_submitter_are_a_finding() {
     );
     assert!(text.contains("[tasks run by their submitter,"), "{text}");
     let (_trace, r, _) = record("advice.CallerRuns", &["600", "1000"]);
-    let findings = r["findings"].as_array().unwrap();
-    assert!(
-        !findings.iter().any(|f| f["kind"] == "caller_runs"),
-        "{findings:#?}"
-    );
+    assert!(!has_finding(&r, "caller_runs"), "{:#?}", r["findings"]);
 }
 
 /// Tasks that sleep 10 ms per 0.2 ms of CPU on a pool of 2 threads (`WhatIfBench pool`
@@ -488,11 +492,7 @@ fn blocking_tasks_on_a_small_pool_are_a_finding() {
             "pool=2",
         ],
     );
-    let findings = r["findings"].as_array().unwrap();
-    let f = findings
-        .iter()
-        .find(|f| f["kind"] == "pool_too_small")
-        .unwrap_or_else(|| panic!("no pool_too_small finding: {findings:#?}"));
+    let f = finding(&r, "pool_too_small", None);
     assert_eq!(f["class"], "weft.workloads.whatif.WhatIfBench$Chunk", "{f}");
     assert_eq!(f["pool"], "pool-1", "{f}");
     assert_eq!(f["threads"], 2, "{f}");
@@ -506,11 +506,7 @@ fn blocking_tasks_on_a_small_pool_are_a_finding() {
         "whatif.WhatIfBench",
         &["pool", "tasks=100", "work=2000000", "pool=2"],
     );
-    let findings = r["findings"].as_array().unwrap();
-    assert!(
-        !findings.iter().any(|f| f["kind"] == "pool_too_small"),
-        "{findings:#?}"
-    );
+    assert!(!has_finding(&r, "pool_too_small"), "{:#?}", r["findings"]);
 }
 
 /// Tasks of one pool waiting on tasks of a 1-thread pool (`advice.NestedPools`): the
@@ -519,11 +515,11 @@ fn blocking_tasks_on_a_small_pool_are_a_finding() {
 fn a_waiting_class_names_the_busy_pool_it_waits_for() {
     let _serial = serial();
     let (_trace, r, _) = record("advice.NestedPools", &["300"]);
-    let findings = r["findings"].as_array().unwrap();
-    let f = findings
-        .iter()
-        .find(|f| f["kind"] == "waiting" && f["class"] == "weft.workloads.advice.NestedPools$Outer")
-        .unwrap_or_else(|| panic!("no waiting finding on Outer: {findings:#?}"));
+    let f = finding(
+        &r,
+        "waiting",
+        Some("weft.workloads.advice.NestedPools$Outer"),
+    );
     assert_eq!(
         f["awaited_class"], "weft.workloads.advice.NestedPools$Sub",
         "{f}"
