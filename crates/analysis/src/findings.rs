@@ -1826,10 +1826,7 @@ fn wait_group_findings(i: &Inputs, out: &mut Vec<Finding>) {
         // another task, which the `waiting` finding covers per task class. But a JDK
         // object the application waits on itself (`synchronized (list) { list.wait(); }`,
         // a `new Object()` lock) is the application's own hand-off or condition.
-        let own_monitor = g.kind == "Object.wait"
-            && class != "java.lang.Thread"
-            && app_site(i, g)
-            && g.stack.first() == g.site.as_ref();
+        let own_monitor = g.kind == "Object.wait" && g.waits_in_app_handoff() && app_site(i, g);
         if crate::model::is_jdk_class(class) && !own_monitor {
             continue;
         }
