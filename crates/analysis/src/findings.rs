@@ -1104,14 +1104,10 @@ fn wait_findings(
         let mean = total / c.executions.max(1);
         let nearly_all_waiting = (s.waiting_ns as f64) >= LOOP_MIN_WAITING_SHARE * total as f64;
         let waited_to_the_end = || {
-            i.tasks
-                .executions
-                .iter()
-                .filter(|e| e.reported() && e.kind == c.kind && i.tasks.class(e) == c.class)
-                .all(|e| {
-                    e.end_ns.saturating_add(EXIT_SLACK_NS) >= i.model.duration_ns
-                        && i.model.threads.get(&e.thread).is_some_and(|t| t.daemon)
-                })
+            i.tasks.executions_of(c).all(|e| {
+                e.end_ns.saturating_add(EXIT_SLACK_NS) >= i.model.duration_ns
+                    && i.model.threads.get(&e.thread).is_some_and(|t| t.daemon)
+            })
         };
         if nearly_all_waiting
             && ((mean as f64) >= LOOP_MIN_SHARE_OF_RUN * i.model.duration_ns as f64
@@ -1717,12 +1713,11 @@ fn pool_too_small_findings(i: &Inputs, out: &mut Vec<Finding>) {
         let mut spans: Vec<(u64, u64)> = Vec::new();
         let mut threads: BTreeSet<ThreadIndex> = BTreeSet::new();
         let mut queued = 0u64;
-        for e in i.tasks.executions.iter().filter(|e| {
-            e.reported()
-                && e.kind == c.kind
-                && i.tasks.class(e) == c.class
-                && e.submit_thread() != Some(e.thread)
-        }) {
+        for e in i
+            .tasks
+            .executions_of(c)
+            .filter(|e| e.submit_thread() != Some(e.thread))
+        {
             spans.push((e.begin_ns, e.end_ns));
             threads.insert(e.thread);
             queued += e.queue_wait_ns().unwrap_or(0);

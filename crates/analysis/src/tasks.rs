@@ -285,6 +285,16 @@ impl TaskAnalysis {
             .get(&e.class_id)
             .map_or("<unknown class>", |n| n)
     }
+
+    /// The reported executions of a task class (its row in [`TaskAnalysis::classes`]).
+    pub fn executions_of<'a>(
+        &'a self,
+        c: &'a TaskClassStats,
+    ) -> impl Iterator<Item = &'a TaskExecution> + 'a {
+        self.executions
+            .iter()
+            .filter(move |e| e.reported() && e.kind == c.kind && self.class(e) == c.class)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
