@@ -460,6 +460,11 @@ fn secs(ns: u64) -> String {
     format!("{:.1} s", ns as f64 / 1e9)
 }
 
+/// The recording machine's CPUs (the header's `cpus`), else [`DEFAULT_CPUS`].
+fn cpus_of(model: &Model) -> u64 {
+    model.cpus.map_or(DEFAULT_CPUS, |c| u64::from(c.max(1)))
+}
+
 /// ` (N threads' worth of the run)`: what thread time lost means in threads, when
 /// that is at least a tenth of a thread.
 fn threads_busy(ns: u64, duration_ns: u64) -> String {
@@ -909,9 +914,8 @@ fn lock_findings(
             )
         };
         let cost_ns = if on_virtual {
-            let cpus = i.model.cpus.unwrap_or(DEFAULT_CPUS as u32) as u64;
             g.blocked_ns
-                .min(i.model.duration_ns.saturating_mul(cpus.max(1)))
+                .min(i.model.duration_ns.saturating_mul(cpus_of(i.model)))
         } else {
             g.blocked_ns
         };
@@ -1680,11 +1684,7 @@ pub const SMALL_POOL_MAX_SUGGESTED: u64 = 256;
 /// problem found" (1.05 s; 4 threads: 525 ms; 20: 110 ms). The thread count that
 /// keeps the cores busy is cores × (1 + blocked / busy) (Goetz's sizing rule).
 fn pool_too_small_findings(i: &Inputs, out: &mut Vec<Finding>) {
-    let cpus = if i.cpu.cpus_known {
-        i.cpu.cpus as u64
-    } else {
-        DEFAULT_CPUS
-    };
+    let cpus = cpus_of(i.model);
     for (ci, c) in i.tasks.classes.iter().enumerate() {
         if !matches!(c.kind, TaskKind::Runnable | TaskKind::Callable)
             || c.submitted < SMALL_POOL_MIN_TASKS
@@ -1981,11 +1981,7 @@ fn granularity_findings(i: &Inputs, on_virtual: &BTreeSet<&str>, out: &mut Vec<F
             }
         }
     }
-    let cpus = if cpu.cpus_known {
-        cpu.cpus as u64
-    } else {
-        DEFAULT_CPUS
-    };
+    let cpus = cpus_of(i.model);
     // A task on a virtual thread costs ~1 µs to start, and its queue wait is the wait
     // for a free carrier (a backlog, not an overhead): not judged fine-grained.
     for (ci, c) in tasks.classes.iter().enumerate() {
@@ -2399,7 +2395,7 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
             });
         }
     }
-    let cpus = i.model.cpus.unwrap_or(DEFAULT_CPUS as u32) as u64;
+    let cpus = cpus_of(i.model);
     // Per root class (a program that runs the same computation several times gets
     // one finding): (work, span, idle cost) of each low-parallelism computation, and
     // the threads that could have run it.
