@@ -216,7 +216,7 @@ impl FindingKind {
             FindingKind::PoolStarvation => "pool deadlock",
             FindingKind::ProducerBottleneck => "producer bottleneck",
             FindingKind::CallerRuns => "tasks run by their submitter",
-            FindingKind::PoolTooSmall => "pool too small for blocking tasks",
+            FindingKind::PoolTooSmall => "pool too small",
         }
     }
 
@@ -1678,11 +1678,18 @@ pub const SMALL_POOL_MAX_UTILISATION: f64 = 0.5;
 /// The most threads the advice names.
 pub const SMALL_POOL_MAX_SUGGESTED: u64 = 256;
 
-/// Tasks that mostly block without a recorded wait (socket I/O, `Thread.sleep`) on a
-/// pool of few threads, queued longer than they ran, while the CPUs idled: the pool
-/// is too small for blocking work. 200 tasks sleeping 10 ms on 2 threads read "no
-/// problem found" (1.05 s; 4 threads: 525 ms; 20: 110 ms). The thread count that
-/// keeps the cores busy is cores × (1 + blocked / busy) (Goetz's sizing rule).
+/// A pool smaller than the machine for CPU-bound tasks: queued at least this much CPU
+/// capacity idle while they ran (a `ThreadPoolExecutor(1, 8, …, new
+/// LinkedBlockingQueue<>())` never grows past its core size: 400 tasks of 2.4 ms ran
+/// on 1 thread of 2 CPUs, 1.0 s, "no problem found").
+pub const SMALL_POOL_MIN_IDLE_CPUS: f64 = 0.5;
+
+/// Tasks queued on a pool of fewer threads than the work can use, while the CPUs
+/// idled: blocking tasks (socket I/O, `Thread.sleep`, without a recorded wait) on a
+/// pool sized for the CPUs (200 tasks sleeping 10 ms on 2 threads read "no problem
+/// found": 1.05 s; 4 threads: 525 ms; 20: 110 ms), or CPU-bound tasks on a pool
+/// smaller than the machine. The thread count that keeps the cores busy is cores ×
+/// (1 + blocked / busy) (Goetz's sizing rule).
 fn pool_too_small_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let cpus = cpus_of(i.model);
     for (ci, c) in i.tasks.classes.iter().enumerate() {
@@ -1696,11 +1703,13 @@ fn pool_too_small_findings(i: &Inputs, out: &mut Vec<Finding>) {
         };
         let s = &act.split;
         let busy = s.running_ns + s.runnable_ns;
-        if act.activity != Activity::OffCpu
-            || !act.cpu_measured
-            || s.total() == 0
-            || busy as f64 > SMALL_POOL_MAX_BUSY_SHARE * s.total() as f64
-        {
+        if !act.cpu_measured || s.total() == 0 {
+            continue;
+        }
+        let blocking = act.activity == Activity::OffCpu
+            && busy as f64 <= SMALL_POOL_MAX_BUSY_SHARE * s.total() as f64;
+        let cpu_bound = act.activity == Activity::Running;
+        if !blocking && !cpu_bound {
             continue;
         }
         let Some(q) = &c.queue_wait_ns else {
@@ -1727,15 +1736,30 @@ fn pool_too_small_findings(i: &Inputs, out: &mut Vec<Finding>) {
             continue;
         }
         let (during, _) = i.cpu.inside_outside(&spans);
-        let Some(during) = during.filter(|d| d.utilisation < SMALL_POOL_MAX_UTILISATION) else {
+        let Some(during) = during else {
             continue;
         };
-        let want = (cpus as f64 * (1.0 + s.off_cpu_ns as f64 / busy.max(1) as f64)).ceil() as u64;
-        let n = want.min(c.submitted).min(SMALL_POOL_MAX_SUGGESTED);
+        let idle_cpus = (1.0 - during.utilisation).max(0.0) * cpus as f64;
+        let (n, cost) = if blocking {
+            if during.utilisation >= SMALL_POOL_MAX_UTILISATION {
+                continue;
+            }
+            let want =
+                (cpus as f64 * (1.0 + s.off_cpu_ns as f64 / busy.max(1) as f64)).ceil() as u64;
+            let cost = queued.min(i.model.duration_ns.saturating_mul(cpus));
+            (want.min(c.submitted).min(SMALL_POOL_MAX_SUGGESTED), cost)
+        } else {
+            // CPU-bound: as many threads as CPUs, and what is lost is the CPU time
+            // left idle while the tasks queued.
+            if k >= cpus || idle_cpus < SMALL_POOL_MIN_IDLE_CPUS {
+                continue;
+            }
+            let idle = (idle_cpus * during.covered_ns as f64) as u64;
+            (cpus.min(c.submitted), queued.min(idle))
+        };
         if n <= k {
             continue;
         }
-        let cost = queued.min(i.model.duration_ns.saturating_mul(cpus));
         if cost < WAIT_MIN_NS || (cost as f64) < WAIT_MIN_SHARE_OF_RUN * i.model.duration_ns as f64
         {
             continue;
@@ -1747,25 +1771,46 @@ fn pool_too_small_findings(i: &Inputs, out: &mut Vec<Finding>) {
             .map(|t| crate::model::pool_name(&t.display_name()))
             .unwrap_or_else(|| "its pool".to_string());
         let site = class_site(c);
-        let message = format!(
-            "`{}` tasks spend {} of their time off-CPU (I/O, sleep, or blocking weft does not \
-             record) on the {} of `{pool}`, and waited {} (median) in its queue for one, while \
-             the CPUs were {} busy: the pool is too small for blocking work. About {n} threads \
-             keep the {cpus} CPUs busy at this ratio of blocking to computing (`weft whatif \
-             TRACE --edit pool:{pool}={n}` estimates it), or run these tasks on virtual threads \
-             (JDK 21+).",
-            c.class,
-            pct(s.off_cpu_ns as f64 / s.total() as f64),
-            count(k, "thread"),
-            human_ns(q.p50),
-            pct(during.utilisation),
-        );
+        let message = if blocking {
+            format!(
+                "`{}` tasks spend {} of their time off-CPU (I/O, sleep, or blocking weft does not \
+                 record) on the {} of `{pool}`, and waited {} (median) in its queue for one, while \
+                 the CPUs were {} busy: the pool is too small for blocking work. About {n} threads \
+                 keep the {cpus} CPUs busy at this ratio of blocking to computing (`weft whatif \
+                 TRACE --edit pool:{pool}={n}` estimates it), or run these tasks on virtual threads \
+                 (JDK 21+).",
+                c.class,
+                pct(s.off_cpu_ns as f64 / s.total() as f64),
+                count(k, "thread"),
+                human_ns(q.p50),
+                pct(during.utilisation),
+            )
+        } else {
+            format!(
+                "{} `{}` tasks, busy on a CPU, ran on the {} of `{pool}` and waited {} (median) in \
+                 its queue for one, while the {cpus} CPUs were {} busy: the pool is smaller than \
+                 the machine. With {n} threads it would use the idle CPUs (`weft whatif TRACE \
+                 --edit pool:{pool}={n}` estimates it), unless these tasks must run one at a time. \
+                 A `ThreadPoolExecutor` starts threads beyond its core size only when its queue is \
+                 full: with an unbounded queue it never grows past the core size, whatever its \
+                 maximum; raise the core size.",
+                c.submitted,
+                c.class,
+                count(k, "thread"),
+                human_ns(q.p50),
+                pct(during.utilisation),
+            )
+        };
         out.push(Finding {
             kind: FindingKind::PoolTooSmall,
             class: Some(c.class.clone()),
             message,
             fields: vec![
                 ("pool", FieldValue::Text(pool)),
+                (
+                    "reason",
+                    FieldValue::Text(if blocking { "blocking" } else { "cpus" }.to_string()),
+                ),
                 ("threads", FieldValue::Int(k)),
                 ("suggested_threads", FieldValue::Int(n)),
                 ("queue_wait_p50_ns", FieldValue::Int(q.p50)),

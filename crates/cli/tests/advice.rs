@@ -478,7 +478,8 @@ fn tasks_a_saturated_pool_hands_back_to_the_submitter_are_a_finding() {
 /// Tasks that sleep 10 ms per 0.2 ms of CPU on a pool of 2 threads (`WhatIfBench pool`
 /// with `sleep_us`): queued for a thread while the CPUs idle, a `pool_too_small`
 /// finding naming the pool and a size; the same tasks without the sleep (CPU-bound),
-/// none.
+/// none on 2 threads (the machine's CPUs), and on 1 thread a `pool_too_small` for the
+/// CPUs it leaves idle (a `ThreadPoolExecutor` that never grows past its core size).
 #[test]
 fn blocking_tasks_on_a_small_pool_are_a_finding() {
     let _serial = serial();
@@ -498,15 +499,33 @@ fn blocking_tasks_on_a_small_pool_are_a_finding() {
     assert_eq!(f["threads"], 2, "{f}");
     let n = f["suggested_threads"].as_u64().unwrap_or(0);
     assert!((8..=100).contains(&n), "{f}");
+    assert_eq!(f["reason"], "blocking", "{f}");
+    assert!(text.contains("[pool too small,"), "{text}");
     assert!(
-        text.contains("[pool too small for blocking tasks,"),
-        "{text}"
+        f["message"].as_str().unwrap_or("").contains("too small for blocking work"),
+        "{f}"
     );
     let (_trace, r, _) = record(
         "whatif.WhatIfBench",
         &["pool", "tasks=100", "work=2000000", "pool=2"],
     );
     assert!(!has_finding(&r, "pool_too_small"), "{:#?}", r["findings"]);
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        return; // one CPU: a pool of 1 thread is as wide as the machine
+    }
+    let (_trace, r, text) = record(
+        "whatif.WhatIfBench",
+        &["pool", "tasks=100", "work=2000000", "pool=1"],
+    );
+    let f = finding(&r, "pool_too_small", None);
+    assert_eq!(f["reason"], "cpus", "{f}");
+    assert_eq!(f["threads"], 1, "{f}");
+    assert_eq!(f["suggested_threads"], 2, "{f}");
+    assert!(
+        f["message"].as_str().unwrap_or("").contains("smaller than the machine"),
+        "{f}"
+    );
+    assert!(text.contains("[pool too small,"), "{text}");
 }
 
 /// Tasks of one pool waiting on tasks of a 1-thread pool (`advice.NestedPools`): the

@@ -42,4 +42,11 @@ fn main() {
                 .collect::<Vec<_>>()
         );
     }
+    let max_stalls: usize = std::env::var("STALLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    for (op, ns) in g.compute_stall_ns.iter().take(max_stalls) {
+        println!("stall after op {op}: {ns} ns");
+    }
 }
