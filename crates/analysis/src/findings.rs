@@ -4192,8 +4192,18 @@ mod tests {
     #[test]
     fn not_coarse_when_cpus_busy_or_many() {
         assert!(coarse(0.9, 2).is_empty());
-        // 40 tasks of 100 ms on 8 CPUs: more than 2 per CPU
-        assert!(coarse(0.25, 40).is_empty());
+        // 40 tasks of 100 ms on 8 CPUs: more than 2 per CPU (queued on 4 threads while 6
+        // CPUs idle: a pool smaller than the machine, not coarse tasks)
+        let f = coarse(0.25, 40);
+        assert!(
+            !f.is_empty() && f.iter().all(|f| f.kind == FindingKind::PoolTooSmall),
+            "{f:#?}"
+        );
+        assert!(
+            f[0].fields
+                .contains(&("suggested_threads", FieldValue::Int(8))),
+            "{f:#?}"
+        );
     }
 
     #[test]

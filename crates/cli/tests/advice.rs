@@ -502,7 +502,10 @@ fn blocking_tasks_on_a_small_pool_are_a_finding() {
     assert_eq!(f["reason"], "blocking", "{f}");
     assert!(text.contains("[pool too small,"), "{text}");
     assert!(
-        f["message"].as_str().unwrap_or("").contains("too small for blocking work"),
+        f["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("too small for blocking work"),
         "{f}"
     );
     let (_trace, r, _) = record(
@@ -522,7 +525,10 @@ fn blocking_tasks_on_a_small_pool_are_a_finding() {
     assert_eq!(f["threads"], 1, "{f}");
     assert_eq!(f["suggested_threads"], 2, "{f}");
     assert!(
-        f["message"].as_str().unwrap_or("").contains("smaller than the machine"),
+        f["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("smaller than the machine"),
         "{f}"
     );
     assert!(text.contains("[pool too small,"), "{text}");
