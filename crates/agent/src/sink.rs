@@ -863,6 +863,20 @@ fn live_threads() -> u32 {
         .unwrap_or(0)
 }
 
+/// The whole machine's cumulative idle time in ns: idle + iowait of the `cpu` line of
+/// `/proc/stat` (all CPUs, in clock ticks). `None` when unreadable.
+fn machine_idle_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = s.lines().next()?.strip_prefix("cpu ")?;
+    let mut f = line.split_whitespace().map(|x| x.parse::<u64>().ok());
+    // user nice system idle iowait …
+    let idle = f.nth(3)??;
+    let iowait = f.next()??;
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (hz > 0).then(|| (idle + iowait).saturating_mul(1_000_000_000 / hz as u64))
+}
+
 pub fn rusage(who: libc::c_int) -> (u64, u64, u64) {
     // SAFETY: all-zero is a valid rusage value.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
@@ -884,6 +898,7 @@ pub fn sample() -> Record {
         voluntary_cs: vcs,
         involuntary_cs: ics,
         live_threads: live_threads(),
+        machine_idle_ns: machine_idle_ns(),
     }
 }
 

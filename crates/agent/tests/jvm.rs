@@ -279,6 +279,16 @@ fn executor_tasks_submissions_threads_gc() {
     assert!(ix.count(|r| matches!(r, Record::GcStart { .. })) >= 1);
     assert!(ix.count(|r| matches!(r, Record::GcEnd { .. })) >= 1);
     assert!(ix.count(|r| matches!(r, Record::Sample { .. })) >= 1);
+    // The machine's idle time (/proc/stat), which tells other processes' load apart.
+    assert!(
+        ix.count(|r| matches!(
+            r,
+            Record::Sample {
+                machine_idle_ns: Some(_),
+                ..
+            }
+        )) >= 1
+    );
     assert!(ix.count(|r| matches!(r, Record::Calibration { .. })) >= 2);
     // Scheduler statistics: every thread that ended read its own at its end, and
     // the live ones were read at VMDeath.

@@ -165,6 +165,7 @@ mod tests {
                 voluntary_cs: cs,
                 involuntary_cs: 0,
                 live_threads: 3,
+                machine_idle_ns: None,
             });
         }
         tb.global(Record::GcStart { ts: 150_000_000 });

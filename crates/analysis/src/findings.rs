@@ -2629,6 +2629,7 @@ mod tests {
                 voluntary_cs: c,
                 involuntary_cs: 0,
                 live_threads: 4,
+                machine_idle_ns: None,
             });
             cpu += (util(ts) * 100e6 * cpus as f64) as u64;
             c += cs(ts);

@@ -184,6 +184,8 @@ pub struct Sample {
     pub voluntary_cs: u64,
     pub involuntary_cs: u64,
     pub live_threads: u32,
+    /// The whole machine's cumulative idle time (all CPUs), when recorded.
+    pub machine_idle_ns: Option<u64>,
 }
 
 /// Records the agent says it could not write.
@@ -471,6 +473,7 @@ impl ModelBuilder {
                 voluntary_cs,
                 involuntary_cs,
                 live_threads,
+                machine_idle_ns,
             } => {
                 m.samples.push(Sample {
                     ts_ns: *ts,
@@ -478,6 +481,7 @@ impl ModelBuilder {
                     voluntary_cs: *voluntary_cs,
                     involuntary_cs: *involuntary_cs,
                     live_threads: *live_threads,
+                    machine_idle_ns: *machine_idle_ns,
                 });
                 None
             }

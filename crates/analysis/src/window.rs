@@ -436,14 +436,17 @@ fn is_main_start(r: &Record) -> bool {
 /// ends, interpolated, so that differences over the window are the window's.
 #[derive(Default)]
 struct Counters {
-    /// (ts, values), in file order (sorted by time).
-    points: Vec<(u64, [u64; 4])>,
+    /// (ts, values), in file order (sorted by time). Values: process CPU, voluntary and
+    /// involuntary context switches, live threads, machine idle (0 when unknown).
+    points: Vec<(u64, [u64; 5])>,
+    /// Every reading had the machine's idle time.
+    machine_idle: bool,
 }
 
 impl Counters {
     /// The counters at `t`, linearly between the readings around it (the first or
     /// last reading outside them).
-    fn at(&self, t: u64) -> Option<[u64; 4]> {
+    fn at(&self, t: u64) -> Option<[u64; 5]> {
         let p = &self.points;
         let i = p.partition_point(|s| s.0 <= t);
         let (a, b) = match (i.checked_sub(1).map(|j| p[j]), p.get(i)) {
@@ -457,7 +460,7 @@ impl Counters {
         } else {
             0.0
         };
-        let mut v = [0u64; 4];
+        let mut v = [0u64; 5];
         for (k, x) in v.iter_mut().enumerate() {
             *x = a.1[k] + (b.1[k].saturating_sub(a.1[k]) as f64 * f).round() as u64;
         }
@@ -554,15 +557,23 @@ impl Restriction {
                 voluntary_cs,
                 involuntary_cs,
                 live_threads,
-            } => self.samples.points.push((
-                *ts,
-                [
-                    *process_cpu_ns,
-                    *voluntary_cs,
-                    *involuntary_cs,
-                    *live_threads as u64,
-                ],
-            )),
+                machine_idle_ns,
+            } => {
+                if self.samples.points.is_empty() {
+                    self.samples.machine_idle = true;
+                }
+                self.samples.machine_idle &= machine_idle_ns.is_some();
+                self.samples.points.push((
+                    *ts,
+                    [
+                        *process_cpu_ns,
+                        *voluntary_cs,
+                        *involuntary_cs,
+                        *live_threads as u64,
+                        machine_idle_ns.unwrap_or(0),
+                    ],
+                ))
+            }
             Record::ThreadSched {
                 ts,
                 thread,
@@ -574,7 +585,7 @@ impl Restriction {
                 .entry(*thread)
                 .or_default()
                 .points
-                .push((*ts, [*on_cpu_ns, *runq_ns, *timeslices, 0])),
+                .push((*ts, [*on_cpu_ns, *runq_ns, *timeslices, 0, 0])),
             Record::Calibration { .. } => {} // times are already ns
             // main began before the window: kept (named, and not a task).
             Record::ThreadStart { ts, .. }
@@ -709,6 +720,7 @@ impl Restriction {
                     voluntary_cs: v[1],
                     involuntary_cs: v[2],
                     live_threads: v[3] as u32,
+                    machine_idle_ns: self.samples.machine_idle.then_some(v[4]),
                 };
                 out.push(GLOBAL_THREAD, r);
             }
@@ -795,6 +807,7 @@ mod tests {
                 voluntary_cs: 0,
                 involuntary_cs: 0,
                 live_threads: 2,
+                machine_idle_ns: None,
             });
         }
         for (ts, on_cpu) in [(0, 0), (200, 100), (450, 350)] {

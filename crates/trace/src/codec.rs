@@ -582,12 +582,16 @@ fn encode<W: Put>(out: &mut W, t: &mut Times, record: &Record) -> usize {
             voluntary_cs,
             involuntary_cs,
             live_threads,
+            machine_idle_ns,
         } => {
             let at = head(out, t, tag::SAMPLE, Some(*ts));
             v(out, *process_cpu_ns);
             v(out, *voluntary_cs);
             v(out, *involuntary_cs);
             v(out, *live_threads as u64);
+            if let Some(idle) = machine_idle_ns {
+                v(out, *idle);
+            }
             at
         }
         ThreadSched {

@@ -204,6 +204,7 @@ pub(crate) fn corpus(n: usize) -> Vec<Record> {
                 voluntary_cs: g.u64(),
                 involuntary_cs: g.u64(),
                 live_threads: g.u32(),
+                machine_idle_ns: None,
             },
             ThreadSched {
                 ts: g.ts(),

@@ -845,6 +845,7 @@ pub(crate) fn decode_record(
             voluntary_cs: c.varint()?,
             involuntary_cs: c.varint()?,
             live_threads: c.u32v()?,
+            machine_idle_ns: if c.done() { None } else { Some(c.varint()?) },
         },
         tag::THREAD_SCHED => ThreadSched {
             ts,

@@ -209,12 +209,16 @@ pub enum Record {
         ts: u64,
     },
     /// Sampler tick: cumulative process CPU time and context switches (getrusage(RUSAGE_SELF)).
+    /// `machine_idle_ns` (trailing, optional): the whole machine's cumulative idle
+    /// time, all CPUs (idle + iowait of `/proc/stat`), which says whether other
+    /// processes held CPUs the program's threads waited for.
     Sample {
         ts: u64,
         process_cpu_ns: u64,
         voluntary_cs: u64,
         involuntary_cs: u64,
         live_threads: u32,
+        machine_idle_ns: Option<u64>,
     },
     /// Scheduler statistics of one thread (`/proc/self/task/<tid>/schedstat`),
     /// cumulative since the thread began: time on a CPU, time runnable but waiting

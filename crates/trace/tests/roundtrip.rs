@@ -515,6 +515,23 @@ fn whatif_records_round_trip() {
             ts: 55,
             timed_out: true,
         },
+        // A sampler tick with the machine's idle time (trailing), and one without.
+        Record::Sample {
+            ts: 56,
+            process_cpu_ns: 1_000,
+            voluntary_cs: 3,
+            involuntary_cs: 1,
+            live_threads: 7,
+            machine_idle_ns: Some(123_456_789),
+        },
+        Record::Sample {
+            ts: 57,
+            process_cpu_ns: 2_000,
+            voluntary_cs: 4,
+            involuntary_cs: 1,
+            live_threads: 7,
+            machine_idle_ns: None,
+        },
         // --lock-detail: enter, entered (spun), nested enter (no entered: at once), exits.
         Record::MonitorEnter { ts: 60, lock: 1 },
         Record::MonitorEntered { ts: 75 },

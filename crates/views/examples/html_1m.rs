@@ -190,6 +190,7 @@ fn main() {
             voluntary_cs: t / 10_000,
             involuntary_cs: t / 100_000,
             live_threads: threads + 1,
+            machine_idle_ns: None,
         });
         cpu += 100_000_000 * (5 + (t / 100_000_000) % 3);
         if t.is_multiple_of(700_000_000) && t > 0 {

@@ -114,6 +114,7 @@ fn trace() -> Trace {
                 voluntary_cs: i as u64 * 10,
                 involuntary_cs: 0,
                 live_threads: 2,
+                machine_idle_ns: None,
             },
         ));
     }

@@ -821,7 +821,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
             Some((*t, share_intervals(&info.sched, w)))
         })
         .collect();
-    let (mut cpu_sum, mut wall_sum) = (0f64, 0u64);
+    let (mut cpu_sum, mut wall_sum, mut blocked_sum) = (0f64, 0u64, 0f64);
     let mut unmeasured: Vec<usize> = Vec::new();
     let contention = Contention::new(&compute_walls, g.cores.max(1));
     let mut stalls: Vec<(u32, u64)> = Vec::new();
@@ -866,6 +866,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
                     let d = (n as f64 - blocked) * k;
                     cpu_sum += d;
                     wall_sum += n;
+                    blocked_sum += blocked;
                     all_ops[i] = Op::Compute(d.round() as u64);
                     // Off-CPU time in the op beyond what sharing the cores with the
                     // program's other computing threads explains (docs/whatif.md
@@ -910,32 +911,56 @@ pub fn build(a: &Analysis) -> ExecGraph {
             .filter_map(|t| m.threads.get(t))
             .map(|i| i.sched.as_slice()),
     );
-    if mean_factor < 0.9 && wall_sum > 0 && denied {
-        let mut iv: Vec<(u64, u64)> = compute_walls
-            .iter()
-            .filter(|(t, _, _)| measured(t))
-            .map(|&(_, b, e)| (b, e))
-            .collect();
-        iv.sort_unstable();
-        let mut union = 0u64;
-        let mut cur: Option<(u64, u64)> = None;
-        for (b, e) in iv {
-            match cur {
-                Some((cb, ce)) if b <= ce => cur = Some((cb, ce.max(e))),
-                Some((cb, ce)) => {
-                    union += ce - cb;
-                    cur = Some((b, e));
+    // The factor over the part of the walls that was on a CPU or runnable: time a
+    // thread slept or did I/O inside a compute op (latency, `blocked` above) is not
+    // CPU it asked for (10 threads sleeping 100 ms between bursts read "got 11% of the
+    // CPU it asked for", and the capacity then fell to 1 of 2 idle CPUs: +50%).
+    let wanted_sum = wall_sum as f64 - blocked_sum;
+    let factor_wanted = if wanted_sum > 0.0 {
+        cpu_sum / wanted_sum
+    } else {
+        1.0
+    };
+    if factor_wanted < 0.9 && wall_sum > 0 && denied {
+        let sched = wall_per_thread
+            .keys()
+            .filter_map(|t| m.threads.get(t))
+            .map(|i| i.sched.as_slice());
+        // Whether other processes held CPUs the threads waited for: the machine's
+        // idle time says (recorded since session 18: where the threads waited, the
+        // program could have had its own CPU plus the idle CPUs); without it, the
+        // threads' run-queue waits say yes, whoever made them (10 threads sleeping
+        // between bursts wait for the cores in each burst: their own number).
+        let machine = machine_capacity(&m.samples, g.cores, sched);
+        if machine.is_none_or(|c| c < FULL_CAPACITY_SHARE * g.cores as f64) {
+            // The cores the program got: its CPU demand over the union of its compute
+            // walls.
+            let mut iv: Vec<(u64, u64)> = compute_walls
+                .iter()
+                .filter(|(t, _, _)| measured(t))
+                .map(|&(_, b, e)| (b, e))
+                .collect();
+            iv.sort_unstable();
+            let mut union = 0u64;
+            let mut cur: Option<(u64, u64)> = None;
+            for (b, e) in iv {
+                match cur {
+                    Some((cb, ce)) if b <= ce => cur = Some((cb, ce.max(e))),
+                    Some((cb, ce)) => {
+                        union += ce - cb;
+                        cur = Some((b, e));
+                    }
+                    None => cur = Some((b, e)),
                 }
-                None => cur = Some((b, e)),
             }
+            if let Some((cb, ce)) = cur {
+                union += ce - cb;
+            }
+            if union > 0 {
+                g.cores_effective = (cpu_sum / union as f64).clamp(0.05, g.cores as f64);
+            }
+            g.cpu_share = factor_wanted;
         }
-        if let Some((cb, ce)) = cur {
-            union += ce - cb;
-        }
-        if union > 0 {
-            g.cores_effective = (cpu_sum / union as f64).clamp(0.05, g.cores as f64);
-        }
-        g.cpu_share = mean_factor;
     }
     // On a loaded recording the off-CPU time is other processes' time slices, which
     // the reduced capacity accounts for.
@@ -1040,6 +1065,78 @@ fn monitor_handoffs(sections: &[weft_analysis::graph::MonitorSection]) -> Vec<u6
     out
 }
 
+/// The threads got at least this share of the cores where some waited for one: the
+/// cores were theirs (the waits were their own number).
+pub const FULL_CAPACITY_SHARE: f64 = 0.9;
+/// The CPUs the program could use where its threads waited for one: per sampler
+/// interval, its CPU time plus the machine's idle time (capped at `cores`), averaged
+/// with its threads' run-queue time in the interval as the weight. `cores` when they
+/// never waited; `None` without the machine's idle time in the trace.
+fn machine_capacity<'a>(
+    samples: &[weft_analysis::model::Sample],
+    cores: u32,
+    threads: impl Iterator<Item = &'a [SchedPoint]>,
+) -> Option<f64> {
+    if samples.len() < 2 || samples.iter().any(|s| s.machine_idle_ns.is_none()) {
+        return None;
+    }
+    // The threads' run-queue rate, a step function: (at, Δ rate), then its integral
+    // at each step.
+    let mut ev: Vec<(u64, f64)> = Vec::new();
+    for p in threads {
+        for w in p.windows(2) {
+            let dt = w[1].ts_ns.saturating_sub(w[0].ts_ns);
+            if dt == 0 {
+                continue;
+            }
+            let r = w[1].runq_ns.saturating_sub(w[0].runq_ns) as f64 / dt as f64;
+            ev.push((w[0].ts_ns, r));
+            ev.push((w[1].ts_ns, -r));
+        }
+    }
+    ev.sort_by_key(|e| e.0);
+    let mut steps: Vec<(u64, f64, f64)> = Vec::with_capacity(ev.len()); // (at, integral, rate after)
+    let (mut rate, mut acc, mut last) = (0f64, 0f64, 0u64);
+    for (at, dr) in ev {
+        acc += rate * at.saturating_sub(last) as f64;
+        rate += dr;
+        last = at;
+        match steps.last_mut() {
+            Some(s) if s.0 == at => *s = (at, acc, rate),
+            _ => steps.push((at, acc, rate)),
+        }
+    }
+    let integral = |t: u64| -> f64 {
+        let i = steps.partition_point(|s| s.0 <= t);
+        match i.checked_sub(1).map(|j| steps[j]) {
+            Some((at, acc, rate)) => acc + rate.max(0.0) * (t - at) as f64,
+            None => 0.0,
+        }
+    };
+    let (mut sum, mut weight) = (0f64, 0f64);
+    for w in samples.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        let dt = b.ts_ns.saturating_sub(a.ts_ns);
+        let (Some(ia), Some(ib)) = (a.machine_idle_ns, b.machine_idle_ns) else {
+            continue;
+        };
+        if dt == 0 {
+            continue;
+        }
+        let own = b.process_cpu_ns.saturating_sub(a.process_cpu_ns) as f64;
+        let idle = ib.saturating_sub(ia) as f64;
+        let available = ((own + idle) / dt as f64).min(cores as f64);
+        let runq = (integral(b.ts_ns) - integral(a.ts_ns)).max(0.0);
+        sum += available * runq;
+        weight += runq;
+    }
+    Some(if weight > 0.0 {
+        sum / weight
+    } else {
+        cores as f64
+    })
+}
+
 /// Whether the program's threads were kept off the CPUs by other work: their mean
 /// run-queue wait per time slice, over their schedstat readings, is at least
 /// [`LOADED_RUNQ_DELAY_NS`]. Without readings (or time slices) it cannot tell and
@@ -1064,7 +1161,7 @@ fn is_read_write(kind: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{monitor_handoffs, waited_a_scheduler_slice, Contention};
+    use super::{machine_capacity, monitor_handoffs, waited_a_scheduler_slice, Contention};
     use weft_analysis::graph::MonitorSection;
     use weft_analysis::SchedPoint;
 
@@ -1126,6 +1223,64 @@ mod tests {
     /// A lock hand-off every ~100 µs on an idle machine: 4,000 wake-ups of ~40 µs
     /// each in the run queue (a CPU factor of ~0.65) is not capacity denied; the
     /// same run beside busy processes waits milliseconds per slice.
+    #[test]
+    fn the_machine_s_idle_time_tells_own_threads_from_other_processes() {
+        // A sampler tick every 100 ms: the process's CPU and the machine's idle time.
+        let tick = |i: u64, cpu_ms: u64, idle_ms: Option<u64>| weft_analysis::model::Sample {
+            ts_ns: i * 100_000_000,
+            process_cpu_ns: cpu_ms * 1_000_000,
+            voluntary_cs: 0,
+            involuntary_cs: 0,
+            live_threads: 4,
+            machine_idle_ns: idle_ms.map(|m| m * 1_000_000),
+        };
+        // One thread that waited 50 ms for a CPU in each of the two intervals.
+        let waiting = vec![
+            SchedPoint {
+                ts_ns: 0,
+                on_cpu_ns: 0,
+                runq_ns: 0,
+                timeslices: 0,
+            },
+            SchedPoint {
+                ts_ns: 200_000_000,
+                on_cpu_ns: 100_000_000,
+                runq_ns: 100_000_000,
+                timeslices: 10,
+            },
+        ];
+        let got = |samples: &[weft_analysis::model::Sample]| {
+            machine_capacity(samples, 2, std::iter::once(waiting.as_slice()))
+        };
+        // Its threads used 1 CPU of 2 and the machine idled 1 CPU's worth: the
+        // waits were its own (bursts, sleeps around them); it could have had 2.
+        let idle = [
+            tick(0, 0, Some(0)),
+            tick(1, 100, Some(100)),
+            tick(2, 200, Some(200)),
+        ];
+        assert_eq!(got(&idle), Some(2.0));
+        // The same CPU, no idle time: another process held the other CPU.
+        let loaded = [
+            tick(0, 0, Some(0)),
+            tick(1, 100, Some(0)),
+            tick(2, 200, Some(0)),
+        ];
+        assert_eq!(got(&loaded), Some(1.0));
+        // Idle in the first interval only: the mean of 2 and 1 at equal waits.
+        let half = [
+            tick(0, 0, Some(0)),
+            tick(1, 100, Some(100)),
+            tick(2, 200, Some(100)),
+        ];
+        assert_eq!(got(&half), Some(1.5));
+        // A trace without the machine's idle time cannot tell.
+        let old = [tick(0, 0, None), tick(1, 100, None), tick(2, 200, None)];
+        assert_eq!(got(&old), None);
+        // No thread waited: all the cores.
+        assert_eq!(machine_capacity(&loaded, 2, std::iter::empty()), Some(2.0));
+    }
+
     #[test]
     fn hand_off_wake_ups_are_not_a_loaded_machine() {
         let idle = [points(40_000, 4_000), points(35_000, 4_000)];

@@ -105,19 +105,25 @@ fn for_overlaps(iv: &[ShareInterval], a: u64, b: u64, mut f: impl FnMut(usize, u
 }
 
 /// The CPU share and the off-CPU part of a compute op `[a, b)`: the overlap-weighted
-/// [`ShareInterval::share`] and [`ShareInterval::off`] of the measured intervals it
-/// lies in; `None` when no measured interval covers any of it.
+/// [`ShareInterval::off`] of the measured intervals it lies in, and their
+/// [`ShareInterval::share`] weighted by the part of the overlap that was not off
+/// (the share applies to that part only: a thread that slept through one interval
+/// (share ~1, nothing runnable) and waited 385 ms for a CPU in the next (share
+/// 0.003) read 0.4 of its non-sleeping wall as CPU demand, 35× what it used: 300
+/// threads simulated 8 s for 0.74 s); `None` when no measured interval covers any of it.
 pub fn share_over(iv: &[ShareInterval], a: u64, b: u64) -> Option<OpShare> {
-    let (mut cpu, mut off, mut covered) = (0f64, 0f64, 0u64);
+    let (mut cpu, mut on, mut off, mut covered) = (0f64, 0f64, 0f64, 0u64);
     for_overlaps(iv, a, b, |j, ns| {
         if let Some(k) = iv[j].share {
-            cpu += k * ns as f64;
+            let not_off = (1.0 - iv[j].off) * ns as f64;
+            cpu += k * not_off;
+            on += not_off;
             off += iv[j].off * ns as f64;
             covered += ns;
         }
     });
     (covered > 0).then(|| OpShare {
-        cpu: cpu / covered as f64,
+        cpu: if on > 0.0 { cpu / on } else { 1.0 },
         off: off / covered as f64,
     })
 }
@@ -194,5 +200,22 @@ mod tests {
         // No schedstats (on-CPU 0 while computing): no share.
         let s = share_intervals(&[at(0, 0, 0), at(100, 0, 0)], &[(0, 100)]);
         assert_eq!(s[0].share, None);
+    }
+
+    #[test]
+    fn a_sleeping_interval_s_share_weighs_only_its_runnable_part() {
+        // One op over two readings: 0..100 slept 98 and ran 2 (share 1, off 0.98);
+        // 100..200 ran 1 and waited 99 for a CPU (share 1/100, off 0). The op's CPU
+        // demand is what it ran, 3: the share of its not-off part (102) is 3/102, not
+        // the wall-weighted mean of 1 and 1/100 (0.505: a demand of 51.5).
+        let s = share_intervals(&[at(0, 0, 0), at(100, 2, 0), at(200, 3, 99)], &[(0, 200)]);
+        let o = share_over(&s, 0, 200).unwrap();
+        let blocked = 200.0 * o.off;
+        let demand = (200.0 - blocked) * o.cpu;
+        assert!((blocked - 98.0).abs() < 1e-9, "{blocked}");
+        assert!((demand - 3.0).abs() < 1e-9, "{demand}");
+        // All of it off: no runnable part to weigh, the share is moot.
+        let s = share_intervals(&[at(0, 0, 0), at(100, 0, 0)], &[]);
+        assert_eq!(share_over(&s, 0, 100).map(|o| o.cpu), Some(1.0));
     }
 }
