@@ -86,6 +86,9 @@ pub struct SpeedupInput {
     /// The sampler's cumulative process CPU time, `(ts, ns)` by time: how much CPU
     /// the process actually got (other processes and cgroup limits included).
     pub process_cpu: Vec<(u64, u64)>,
+    /// The machine's cumulative idle time (all CPUs) at the same ticks, when every
+    /// tick has it (`Sample::machine_idle_ns`, since session 18); else empty.
+    pub machine_idle: Vec<u64>,
     pub threads: Vec<ThreadTimeline>,
     /// Stop-the-world GC pauses.
     pub gc: Vec<(u64, u64)>,
@@ -150,6 +153,12 @@ pub fn gather(model: &Model, locks: &LockAnalysis, window: Option<&Window>) -> S
             .iter()
             .map(|x| (x.ts_ns, x.process_cpu_ns))
             .collect(),
+        machine_idle: model
+            .samples
+            .iter()
+            .map(|x| x.machine_idle_ns)
+            .collect::<Option<Vec<u64>>>()
+            .unwrap_or_default(),
         threads: threads.into_values().collect(),
         gc: model
             .gc_pauses
@@ -380,6 +389,9 @@ pub struct Quantities {
     pub busiest_cpu: f64,
     /// M_act = Σ_j max_θ running + runnable time.
     pub busiest_active: f64,
+    /// The same threads' time on a CPU or runnable (their active time without
+    /// blocking no probe records): E_CPU's denominator.
+    pub busiest_runnable: f64,
     /// Σ_j min(C_j / #T_j, M_cpu_j): the busiest time if each section were balanced.
     pub balanced_cpu: f64,
     /// G: GC pauses in the window.
@@ -482,6 +494,9 @@ impl Speedups {
 #[derive(Debug, Clone, Copy, Default)]
 struct Acc {
     act: f64,
+    /// The part of `act` on a CPU or runnable (schedstat): without the blocking no
+    /// probe records (sleep, socket I/O), which a core per thread does not shorten.
+    run: f64,
     cpu: f64,
     blk: f64,
     /// Active time spent handing a lock over (waking its next waiter).
@@ -571,6 +586,10 @@ struct Shares<'a> {
     /// Per thread and schedstat interval: the factor that makes the weights add
     /// up to the measured on-CPU time (1 where unknown).
     factors: Option<&'a [Vec<f64>]>,
+    /// Per thread and schedstat interval: the share of its active time that was
+    /// on a CPU or runnable (1 where unknown); the rest was blocking no probe
+    /// records (a `Thread.sleep`, socket I/O), time it did not want a CPU.
+    runnable: Option<&'a [Vec<f64>]>,
     /// Collects how each thread used each of its schedstat intervals.
     weights: Option<&'a mut Vec<Vec<IntervalUse>>>,
     /// Collects the number of threads wanting a CPU over time, `(start, end, n)`.
@@ -695,9 +714,19 @@ fn sweep(
                             k => f[i].get(k as usize),
                         });
                         let factor = factor.copied().unwrap_or(1.0);
+                        let runnable = shares
+                            .runnable
+                            .and_then(|r| match s.tick {
+                                BEFORE_FIRST => r[i].first(),
+                                AFTER_LAST => r[i].last(),
+                                k => r[i].get(k as usize),
+                            })
+                            .copied()
+                            .unwrap_or(1.0);
                         if let (Some(w), true) = (shares.weights.as_deref_mut(), s.tick >= 0) {
                             if let Some(x) = w[i].get_mut(s.tick as usize) {
                                 x.weighted += weight * dt;
+                                x.active += dt;
                                 x.max_weight = x.max_weight.max(weight);
                                 // Active from the interval's first reading on.
                                 let first = input.threads[i].sched[s.tick as usize].ts_ns;
@@ -706,6 +735,7 @@ fn sweep(
                         }
                         let share = (weight * factor).min(1.0);
                         a.act += dt;
+                        a.run += dt * runnable;
                         if s.handing_off {
                             a.hand += dt;
                         }
@@ -817,6 +847,7 @@ struct Classified {
     parallel: Vec<(RawSection, Vec<usize>)>,
     serial_cpu: f64,
     serial_active: f64,
+    serial_runnable: f64,
 }
 
 /// Work of a thread in a section for team membership: on-CPU time, plus blocked
@@ -883,6 +914,7 @@ fn classify(raw: Vec<RawSection>) -> Classified {
         parallel: Vec::new(),
         serial_cpu: 0.0,
         serial_active: 0.0,
+        serial_runnable: 0.0,
     };
     let mut finish = |sec: RawSection| {
         let members = team(&sec.per, sec.end - sec.start);
@@ -891,6 +923,7 @@ fn classify(raw: Vec<RawSection>) -> Classified {
         } else {
             out.serial_cpu += sec.per.iter().map(|a| a.cpu).sum::<f64>();
             out.serial_active += sec.per.iter().map(|a| a.act).fold(0.0, f64::max);
+            out.serial_runnable += sec.per.iter().map(|a| a.run).fold(0.0, f64::max);
         }
     };
     let burst = bursts(&raw);
@@ -979,9 +1012,20 @@ fn cpu_caps(input: &SpeedupInput, window: (u64, u64)) -> Vec<(u64, f64)> {
     });
     let mut caps = Vec::new();
     let mut seg = 0usize;
-    for w in input.process_cpu.windows(2) {
+    let idle = (input.machine_idle.len() == input.process_cpu.len()).then_some(&input.machine_idle);
+    for (j, w) in input.process_cpu.windows(2).enumerate() {
         let ((a, c0), (b, c1)) = (w[0], w[1]);
         if b <= a {
+            continue;
+        }
+        // The machine's idle time says it directly: the process could have had its
+        // own CPU and the idle CPUs. (Inferred from its threads instead, a thread
+        // that sleeps without a recorded wait reads as one denied a CPU.)
+        if let Some(idle) = idle {
+            let free = idle[j + 1].saturating_sub(idle[j]) as f64;
+            let could = (c1.saturating_sub(c0) as f64 + free) / (b - a) as f64;
+            caps.push((a, could.clamp(0.01 * cpus, cpus)));
+            caps.push((b, cpus));
             continue;
         }
         while seg < profile.len() && profile[seg].1 <= a {
@@ -1069,6 +1113,8 @@ struct IntervalUse {
     /// It was active (running or runnable) when the interval's first reading
     /// was taken.
     active_at_start: bool,
+    /// The time it was active (not in a recorded wait, not blocked) in the sweep.
+    active: f64,
 }
 
 /// Moves on-CPU time read in one schedstat interval back into the one before,
@@ -1124,6 +1170,35 @@ fn sweep_measured(input: &SpeedupInput, window: (u64, u64)) -> (Vec<RawSection>,
             ..Shares::default()
         },
     );
+    // The runnable share of each interval's active time: on-CPU plus run-queue time
+    // over it. Near 1 (readings lag a running thread by up to a tick) it is 1: only
+    // clear blocking counts (300 threads sleeping between bursts read "if a core per
+    // thread: ×29").
+    let runnable: Vec<Vec<f64>> = input
+        .threads
+        .iter()
+        .zip(&weights)
+        .map(|(t, uses)| {
+            t.sched
+                .windows(2)
+                .zip(uses)
+                .map(|(p, u)| {
+                    let (a, b) = (p[0].ts_ns, p[1].ts_ns);
+                    let inside = clip(a, b, (t.start_ns.max(window.0), t.end_ns.min(window.1)))
+                        .map_or(0, |(s, e)| e - s);
+                    let ran = (p[1].on_cpu_ns.saturating_sub(p[0].on_cpu_ns)
+                        + p[1].runq_ns.saturating_sub(p[0].runq_ns))
+                        as f64
+                        * inside as f64
+                        / (b - a).max(1) as f64;
+                    match ran / u.active {
+                        r if u.active > 0.0 && r < RUNNABLE_FULL => r,
+                        _ => 1.0,
+                    }
+                })
+                .collect()
+        })
+        .collect();
     let factors: Vec<Vec<f64>> = input
         .threads
         .iter()
@@ -1161,10 +1236,15 @@ fn sweep_measured(input: &SpeedupInput, window: (u64, u64)) -> (Vec<RawSection>,
         Shares {
             caps: &caps,
             factors: Some(&factors),
+            runnable: Some(&runnable),
             ..Shares::default()
         },
     )
 }
+
+/// A thread on a CPU or runnable for at least this share of its active time in an
+/// interval counts as runnable all of it.
+const RUNNABLE_FULL: f64 = 0.9;
 
 fn window_of(input: &SpeedupInput) -> ((u64, u64), bool) {
     match input.window {
@@ -1246,10 +1326,25 @@ impl Eq11 {
         match (l, self.capacity) {
             (_, None) => t,
             (Limitation::Oversubscription, _) if !self.externally_limited() => t,
-            (_, Some(b)) => {
-                let work = (1.0 - e.pf) * e.t1 / e.so + e.parallel_kept * e.pf * e.t1 / e.po;
-                t.max(e.gc + work / b)
-            }
+            (_, Some(b)) => t.max(e.at_capacity(b)),
+        }
+    }
+
+    /// All the work done at `b` CPUs: no run is shorter.
+    fn at_capacity(&self, b: f64) -> f64 {
+        let work =
+            (1.0 - self.pf) * self.t1 / self.so + self.parallel_kept * self.pf * self.t1 / self.po;
+        self.gc + work / b
+    }
+
+    /// The run's time under the model: eq. 11, never below all the work at the
+    /// CPUs the process could get (a team of 300 threads on 2 CPUs: eq. 11 alone
+    /// divides by 300, and every line, bounded so, read as a slowdown).
+    fn bounded_time(&self) -> f64 {
+        let t = self.time();
+        match self.capacity {
+            Some(b) => t.max(self.at_capacity(b)),
+            None => t,
         }
     }
 
@@ -1346,6 +1441,7 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
     }
     per_thread.retain(|p| p.1 + p.3 > 0.0);
     let c = classify(raw);
+    let c_serial_runnable = c.serial_runnable;
 
     let mut q = Quantities {
         cpu_serial: c.serial_cpu,
@@ -1364,6 +1460,7 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
         q.lock_handoff_parallel += sec.per.iter().map(|a| a.hand).sum::<f64>();
         let mcpu = sec.per.iter().map(|a| a.cpu).fold(0.0, f64::max);
         let mact = sec.per.iter().map(|a| a.act).fold(0.0, f64::max);
+        let mrun = sec.per.iter().map(|a| a.run).fold(0.0, f64::max);
         let nj = members.len() as f64;
         let balanced = (cj / nj).min(mcpu);
         q.cpu_parallel += cj;
@@ -1371,6 +1468,7 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
         q.lock_blocked_parallel += bj;
         q.busiest_cpu += mcpu;
         q.busiest_active += mact;
+        q.busiest_runnable += mrun;
         q.balanced_cpu += balanced;
         team_threads.extend(members.iter().copied());
         sections.push(Section {
@@ -1450,8 +1548,21 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
         q.active_parallel,
         q.active_parallel + q.lock_blocked_parallel,
     );
-    let cores = ratio(q.busiest_cpu, q.busiest_active);
-    let cores_serial = ratio(q.cpu_serial, q.active_serial).unwrap_or(1.0);
+    // Without blocking no probe records (sleep, socket I/O) once the trace says
+    // whether other processes held CPUs (the machine's idle time): before, that
+    // blocking is what read as CPU the process was denied.
+    let runnable_known = !input.machine_idle.is_empty();
+    let cores = if runnable_known {
+        ratio(q.busiest_cpu, q.busiest_runnable).map(|c| c.min(1.0))
+    } else {
+        ratio(q.busiest_cpu, q.busiest_active)
+    };
+    let cores_serial = if runnable_known {
+        ratio(q.cpu_serial, c_serial_runnable).map(|c| c.min(1.0))
+    } else {
+        ratio(q.cpu_serial, q.active_serial)
+    }
+    .unwrap_or(1.0);
     let threads_effective = ratio(q.cpu_parallel, q.balanced_cpu).unwrap_or(0.0);
     let efficiencies = Efficiencies {
         parallel_fraction: pf.or(Some(0.0)).filter(|_| status != Status::NoActivity),
@@ -1480,7 +1591,7 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
         cpus: input.cpus.map(f64::from),
     });
     let calculated = model
-        .map(|m| m.time())
+        .map(|m| m.bounded_time())
         .filter(|t| t.is_finite() && *t > 0.0);
     let residual = calculated.and_then(|c| ratio(observed_ns as f64 - c, observed_ns as f64));
     let lines = Limitation::ALL
@@ -1490,10 +1601,14 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
                 Limitation::Overhead => baseline.is_some(),
                 _ => true,
             };
+            // Removing a limitation never makes the run slower: at worst it stays
+            // (eq. 11 moving a serial part into inefficient parallel sections read
+            // "serial part ×0.81" on H2).
             let t = model
                 .filter(|_| available)
                 .map(|m| m.line_time(l))
-                .filter(|t| t.is_finite() && *t > 0.0);
+                .filter(|t| t.is_finite() && *t > 0.0)
+                .map(|t| calculated.map_or(t, |c| t.min(c)));
             Line {
                 remove: l,
                 time_ns: t,

@@ -32,6 +32,7 @@ fn input(threads: Vec<ThreadTimeline>, cpus: Option<u32>) -> SpeedupInput {
         window_source: "run".into(),
         cpus,
         process_cpu: Vec::new(),
+        machine_idle: Vec::new(),
         threads,
         gc: Vec::new(),
     }
@@ -939,4 +940,68 @@ fn lock_handoffs_are_unparks_of_blocked_threads() {
     };
     assert_eq!(of(1), Some(vec![(590, 598)]));
     assert_eq!(of(2), Some(vec![(190, 200), (390, 410)]));
+}
+
+/// Two threads that each ran 2 ms of their 10 and slept the rest without a
+/// recorded wait (`Thread.sleep`, socket I/O), on an idle 2-CPU machine. Read from
+/// the threads alone, the 8 ms look like CPU they were denied ("a core per thread:
+/// ×5", "other processes: got 0.40 of its 2 CPUs"); the machine's idle time says the
+/// CPUs were free, so the sleep is not oversubscription, and no line is a slowdown.
+#[test]
+fn blocking_without_a_recorded_wait_is_not_oversubscription() {
+    let pt = |ts: u64, on: u64| SchedPoint {
+        ts_ns: ts * MS,
+        on_cpu_ns: on * MS,
+        runq_ns: 0,
+        timeslices: 1,
+    };
+    let sleeper = |i: u32, name: &str| ThreadTimeline {
+        sched: vec![pt(0, 0), pt(10, 2)],
+        ..th(i, name, false, 0, 10)
+    };
+    let threads = vec![
+        waits(th(0, "main", true, 0, 10), &[(0, 10)]),
+        sleeper(1, "w0"),
+        sleeper(2, "w1"),
+    ];
+    let mut i = input(threads, Some(2));
+    i.process_cpu = vec![(0, 0), (10 * MS, 4 * MS)];
+    // Without the machine's idle time: the earlier reading.
+    let old = compute(&i, None);
+    assert!(
+        old.efficiencies.cores.unwrap() < 0.5,
+        "{:?}",
+        old.efficiencies
+    );
+    // 16 ms idle of 2 × 10: everything the process did not use was free.
+    i.machine_idle = vec![0, 16 * MS];
+    let s = compute(&i, None);
+    assert_eq!(s.status, Status::Ok);
+    assert!(
+        close(s.efficiencies.cores.unwrap(), 1.0),
+        "{:?}",
+        s.efficiencies
+    );
+    assert!(close(gain(&s, Limitation::Oversubscription).unwrap(), 1.0));
+    assert!(
+        !s.notes.iter().any(|n| n.contains("other processes")),
+        "{:?}",
+        s.notes
+    );
+    for l in Limitation::ALL {
+        if let Some(g) = gain(&s, l) {
+            assert!(g >= 1.0 - 1e-9, "{l:?} ×{g}");
+        }
+    }
+    // The same threads beside another process that held one CPU: no idle time.
+    i.machine_idle = vec![0, 0];
+    let loaded = compute(&i, None);
+    assert!(
+        loaded
+            .notes
+            .iter()
+            .any(|n| n.contains("other processes: the process got 0.40 of its 2 CPUs")),
+        "{:?}",
+        loaded.notes
+    );
 }
