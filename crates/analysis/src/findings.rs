@@ -898,6 +898,22 @@ fn lock_findings(
                 human_ns(g.max_blocked_ns)
             )
         };
+        // The holder off the CPU while others waited: a sleep or blocking I/O inside
+        // the critical section (4 threads sleeping 5 ms under one monitor read only
+        // "shorten the critical section").
+        let holder_off = holder_off_cpu(g);
+        let advice = match holder_off {
+            Some((off, frame)) => format!(
+                "Its holder was off the CPU (sleeping, or blocked in I/O) in {} of the wall \
+                 samples taken while it held the lock and others waited{}: the critical \
+                 section blocks while it holds the lock. Move the blocking call (the I/O, \
+                 sleep or remote call) out of the lock, or hold the lock only to read and \
+                 update the state. {advice}",
+                pct(off),
+                frame.map_or(String::new(), |f| format!(", mostly in {f}")),
+            ),
+            None => advice,
+        };
         let message = if on_virtual {
             format!(
                 "Virtual threads spent {} blocked on {what}{at} (unmounted: they held no \
@@ -935,6 +951,12 @@ fn lock_findings(
         if let Some(name) = framework {
             fields.push(("framework", FieldValue::Text(name)));
         }
+        if let Some((off, frame)) = holder_off {
+            fields.push(("holder_off_cpu_share", FieldValue::Float(off)));
+            if let Some(f) = frame {
+                fields.push(("holder_off_cpu_frame", FieldValue::Text(f.to_string())));
+            }
+        }
         if let Some(app) = caller {
             fields.push(("application_frame", FieldValue::Text(app.clone())));
         }
@@ -953,6 +975,21 @@ fn lock_findings(
             stack: Vec::new(),
         });
     }
+}
+
+/// A lock's holders are judged off the CPU in their holds from this many wall
+/// samples in them at least...
+pub const HOLDER_MIN_SAMPLES: u64 = 3;
+/// ...when they were off the CPU (sleeping, in I/O) in at least this share of them.
+pub const HOLDER_OFF_CPU_MIN_SHARE: f64 = 0.5;
+
+/// The share of its holders' wall samples in their holds (while others waited) in
+/// which they were off the CPU, with the frame most of those were in, when there
+/// are enough and the share is large: the lock is held across blocking.
+fn holder_off_cpu(g: &LockGroup) -> Option<(f64, Option<&str>)> {
+    let off = g.holder_off_cpu_samples as f64 / g.holder_wall_samples.max(1) as f64;
+    (g.holder_wall_samples >= HOLDER_MIN_SAMPLES && off >= HOLDER_OFF_CPU_MIN_SHARE)
+        .then(|| (off, g.holder_off_cpu_frames.first().map(|f| f.0.as_str())))
 }
 
 /// Task classes most of whose executions ran on virtual threads.

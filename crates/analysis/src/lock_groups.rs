@@ -39,6 +39,11 @@ pub struct LockGroup {
     pub owners: Vec<(String, u64)>,
     /// Threads that blocked on the group.
     pub threads: usize,
+    /// Σ `LockStats::holder_wall_samples` / `holder_off_cpu_samples` of its
+    /// instances, and their off-CPU frames merged (most first).
+    pub holder_wall_samples: u64,
+    pub holder_off_cpu_samples: u64,
+    pub holder_off_cpu_frames: Vec<(String, u64)>,
 }
 
 impl LockGroup {
@@ -128,7 +133,11 @@ pub fn group(la: &LockAnalysis) -> Vec<LockGroup> {
                 blocked_per_thread: Vec::new(),
                 owners: Vec::new(),
                 threads: 0,
+                holder_wall_samples: 0,
+                holder_off_cpu_samples: 0,
+                holder_off_cpu_frames: Vec::new(),
             };
+            let mut off_frames: HashMap<String, u64> = HashMap::new();
             for &i in &locks {
                 let l = &la.locks[i];
                 g.csp += l.csp;
@@ -138,6 +147,11 @@ pub fn group(la: &LockAnalysis) -> Vec<LockGroup> {
                 g.max_blocked_ns = g.max_blocked_ns.max(l.max_blocked_ns);
                 g.release_spread_ns = g.release_spread_ns.max(l.release_spread_ns);
                 g.shared_blocked_ns += l.shared_blocked_ns;
+                g.holder_wall_samples += l.holder_wall_samples;
+                g.holder_off_cpu_samples += l.holder_off_cpu_samples;
+                for (f, n) in &l.holder_off_cpu_frames {
+                    *off_frames.entry(f.clone()).or_default() += n;
+                }
                 for &(s, c) in &l.phases {
                     *phases.entry(s).or_default() += c;
                 }
@@ -158,6 +172,7 @@ pub fn group(la: &LockAnalysis) -> Vec<LockGroup> {
             g.threads = per_thread.len();
             g.blocked_per_thread = ranked(per_thread);
             g.owners = ranked(owners);
+            g.holder_off_cpu_frames = ranked(off_frames);
             g
         })
         .collect();
@@ -197,6 +212,9 @@ mod tests {
             blocked_per_thread: vec![(format!("t{}", i % 2), blocked)],
             sites: site.map(|s| vec![(s.to_string(), 1)]).unwrap_or_default(),
             owners: vec![],
+            holder_wall_samples: 0,
+            holder_off_cpu_samples: 0,
+            holder_off_cpu_frames: Vec::new(),
         }
     }
 

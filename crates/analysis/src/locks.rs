@@ -15,7 +15,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use weft_trace::{lock_flags, lock_kind, wait_kind, ThreadIndex};
+use weft_trace::{lock_flags, lock_kind, thread_state, wait_kind, ThreadIndex};
 
 use crate::events::EventKind;
 use crate::model::Model;
@@ -82,6 +82,42 @@ pub struct LockStats {
     pub sites: Vec<(String, u64)>,
     /// (owner thread name, contentions), most first.
     pub owners: Vec<(String, u64)>,
+    /// Wall samples of its holders while they held it and others waited (holds known
+    /// from consecutive contended acquisitions), and those in which the holder was
+    /// off the CPU (sleeping or in I/O: holding the lock across blocking), with their
+    /// innermost frames (most first).
+    pub holder_wall_samples: u64,
+    pub holder_off_cpu_samples: u64,
+    pub holder_off_cpu_frames: Vec<(String, u64)>,
+}
+
+/// A lock's holders' wall samples (see `LockStats::holder_wall_samples`).
+#[derive(Default)]
+struct HolderSamples {
+    samples: u64,
+    off: u64,
+    /// Stack id -> off-CPU samples.
+    off_stacks: HashMap<u32, u64>,
+}
+
+impl HolderSamples {
+    /// The innermost frame of each off-CPU sample, counted, most first.
+    fn frames(&self, model: &Model) -> Vec<(String, u64)> {
+        let r = &model.sampled;
+        let mut by: HashMap<String, u64> = HashMap::new();
+        for (stack, n) in &self.off_stacks {
+            let name = r
+                .stacks
+                .get(stack)
+                .and_then(|f| f.first())
+                .and_then(|id| r.frames.get(id))
+                .map_or_else(|| "[unknown frame]".to_string(), |f| f.name(true));
+            *by.entry(name).or_default() += n;
+        }
+        let mut v: Vec<(String, u64)> = by.into_iter().collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        v
+    }
 }
 
 /// Consecutive intervals where one lock's CSP was at least [`DOMINANT_CSP`].
@@ -597,6 +633,83 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
         }
     }
     out.running_ns = running.iter().sum();
+    // Per lock: the holder's wall samples while it held the lock and others waited,
+    // and those in which it was off the CPU (sleeping or in I/O), with where. A waiter
+    // granted the lock while another waited held it until that one was granted: the
+    // holds between two consecutive contended acquisitions are known without
+    // sampling the owner.
+    let mut holder_time: HashMap<u32, HolderSamples> = HashMap::new();
+    {
+        let mut wall: HashMap<ThreadIndex, Vec<(u64, u8, u32)>> = HashMap::new();
+        for x in &model.sampled.samples {
+            if x.mode == crate::profile::Mode::Wall {
+                wall.entry(x.thread)
+                    .or_default()
+                    .push((x.ts_ns, x.state, x.stack));
+            }
+        }
+        for v in wall.values_mut() {
+            v.sort_unstable();
+        }
+        // Each thread's own recorded blocks and waits: a holder blocked on another
+        // lock, or waiting, is not blocking in I/O or a sleep (another finding's).
+        let mut recorded: HashMap<ThreadIndex, Vec<(u64, u64)>> = HashMap::new();
+        for &(th, _, s, e, ..) in &raw_blocks {
+            recorded.entry(th).or_default().push((s, e));
+        }
+        for w in &wait_intervals {
+            recorded
+                .entry(w.thread)
+                .or_default()
+                .push((w.start_ns, w.end_ns));
+        }
+        for v in recorded.values_mut() {
+            v.sort_unstable();
+        }
+        let in_recorded = |th: ThreadIndex, t: u64| {
+            recorded.get(&th).is_some_and(|v| {
+                // Intervals of one thread do not nest; the latest begun by `t`.
+                let k = v.partition_point(|iv| iv.0 <= t);
+                k > 0 && v[k - 1].1 > t
+            })
+        };
+        let mut by_lock: HashMap<u32, Vec<(u64, u64, ThreadIndex)>> = HashMap::new();
+        for &(th, lock, s, e, ..) in &raw_blocks {
+            by_lock.entry(lock).or_default().push((e, s, th));
+        }
+        for (lock, mut v) in by_lock {
+            // One holder at a time: not read-write locks' readers, a semaphore's permits.
+            let exclusive = locks
+                .get(&lock)
+                .and_then(|a| a.def.as_ref())
+                .is_some_and(|d| d.0 == lock_kind::MONITOR || d.0 == lock_kind::REENTRANT_LOCK);
+            if !exclusive {
+                continue;
+            }
+            v.sort_unstable();
+            let h = holder_time.entry(lock).or_default();
+            for w in v.windows(2) {
+                let ((acq, _, holder), (next, waited_from, _)) = (w[0], w[1]);
+                if !(waited_from <= acq && acq < next) {
+                    continue;
+                }
+                let Some(samples) = wall.get(&holder) else {
+                    continue;
+                };
+                let from = samples.partition_point(|x| x.0 < acq);
+                for &(ts, state, stack) in samples[from..].iter().take_while(|x| x.0 < next) {
+                    if in_recorded(holder, ts) {
+                        continue;
+                    }
+                    h.samples += 1;
+                    if state == thread_state::SLEEPING || state == thread_state::IO {
+                        h.off += 1;
+                        *h.off_stacks.entry(stack).or_default() += 1;
+                    }
+                }
+            }
+        }
+    }
     let site_name = |id: u32| model.site_frame(id);
     let owner_name = |jid: u64| {
         by_java_id
@@ -670,6 +783,12 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
             blocked_per_thread: ranked(per_thread),
             sites: ranked(sites),
             owners: ranked(owners),
+            holder_wall_samples: holder_time.get(&id).map_or(0, |h| h.samples),
+            holder_off_cpu_samples: holder_time.get(&id).map_or(0, |h| h.off),
+            holder_off_cpu_frames: holder_time
+                .get(&id)
+                .map(|h| h.frames(model))
+                .unwrap_or_default(),
         };
         // Dominant phases of this lock.
         let idx = out.locks.len();

@@ -534,6 +534,33 @@ fn blocking_tasks_on_a_small_pool_are_a_finding() {
     assert!(text.contains("[pool too small,"), "{text}");
 }
 
+/// Threads that sleep 5 ms inside `synchronized` (`advice.LockAcrossSleep`): the lock
+/// finding says the holder was off the CPU while others waited, and in what
+/// (`Thread.sleep`), from the holder's wall samples in its holds; a lock whose holders
+/// compute (`WhatIfBench lock`) does not say so.
+#[test]
+fn a_lock_held_across_a_sleep_says_the_holder_blocks() {
+    let _serial = serial();
+    let (_trace, r, _) = record("advice.LockAcrossSleep", &[]);
+    let f = finding(&r, "lock_contention", Some("java.lang.Object"));
+    let off = f["holder_off_cpu_share"].as_f64().unwrap_or(0.0);
+    assert!(off >= 0.8, "{f}");
+    assert!(
+        f["holder_off_cpu_frame"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("java.lang.Thread.sleep"),
+        "{f}"
+    );
+    assert!(
+        f["message"].as_str().unwrap_or("").contains("off the CPU"),
+        "{f}"
+    );
+    let (_trace, r, _) = record("whatif.WhatIfBench", &["lock", "iters=1000"]);
+    let f = finding(&r, "lock_contention", None);
+    assert!(f.get("holder_off_cpu_share").is_none(), "{f}");
+}
+
 /// Tasks of one pool waiting on tasks of a 1-thread pool (`advice.NestedPools`): the
 /// `waiting` finding names what they wait for and that pool, busy nearly all its time.
 #[test]
