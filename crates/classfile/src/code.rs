@@ -163,6 +163,16 @@ pub(crate) struct BodyEdit<'a> {
     pub monitor_enter: &'a [u8],
     /// Replaces every `monitorexit` (empty: unchanged), as `monitor_enter`.
     pub monitor_exit: &'a [u8],
+    /// The last bytes of `monitor_enter` that run with the monitor held (after its
+    /// `monitorenter`): they join the exception ranges that begin right after the
+    /// `monitorenter` (javac's catch-any that exits the monitor), so that a call there
+    /// cannot leave the method with the monitor held (HotSpot's JIT compilers refuse
+    /// such a method as unbalanced, and it runs interpreted).
+    pub monitor_enter_tail: u32,
+    /// The last bytes of `monitor_exit` that run after its `monitorexit`: they leave
+    /// the exception ranges that end right after the `monitorexit` (javac's catch-any,
+    /// and its handler's range that covers the handler's own `monitorexit`).
+    pub monitor_exit_tail: u32,
 }
 
 const MONITORENTER: u8 = 0xc2;
@@ -679,9 +689,38 @@ pub(crate) fn rewrite_body(
     let mut tail: Vec<u8> = Vec::with_capacity(exc.len() + 64 + data.len().min(256));
     let mut er = Reader::new(exc, 0);
     let mut entries: Vec<[u16; 4]> = Vec::with_capacity(n_exc as usize + returns + 1);
+    // Old pcs right after a replaced `monitorenter`: ranges beginning there begin at the
+    // replacement's tail.
+    let after = |op: u8, tail: u32| -> Vec<u32> {
+        if tail == 0 || replacement(edit, op).is_none() {
+            return Vec::new();
+        }
+        let mut v: Vec<u32> = insns
+            .iter()
+            .filter(|i| i.op == op)
+            .map(|i| i.pc + i.len)
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let after_enter = after(MONITORENTER, edit.monitor_enter_tail);
+    // Ranges ending right after a replaced `monitorexit` end before its tail.
+    let after_exit = after(MONITOREXIT, edit.monitor_exit_tail);
     for _ in 0..n_exc {
-        let s = lay.target(er.u2()? as i64, false, "exception start_pc")?;
-        let e = lay.target(er.u2()? as i64, true, "exception end_pc")?;
+        let old_start = er.u2()? as u32;
+        let s = lay.target(old_start as i64, false, "exception start_pc")?;
+        let s = if after_enter.binary_search(&old_start).is_ok() {
+            s - edit.monitor_enter_tail
+        } else {
+            s
+        };
+        let old_end = er.u2()? as u32;
+        let e = lay.target(old_end as i64, true, "exception end_pc")?;
+        let e = if after_exit.binary_search(&old_end).is_ok() {
+            e - edit.monitor_exit_tail
+        } else {
+            e
+        };
         let h = lay.target(er.u2()? as i64, false, "exception handler_pc")?;
         if s >= e {
             return Err(Error::malformed(

@@ -273,6 +273,8 @@ pub fn instrument(
             extra_stack: 3,
             monitor_enter: &[],
             monitor_exit: &[],
+            monitor_enter_tail: 0,
+            monitor_exit_tail: 0,
         };
         for &mi in &ctors {
             let m = &cf.methods[mi];
@@ -367,6 +369,8 @@ pub fn instrument(
                 handler,
                 monitor_enter: &[],
                 monitor_exit: &[],
+                monitor_enter_tail: 0,
+                monitor_exit_tail: 0,
             };
             let ai = m
                 .attrs

@@ -69,6 +69,10 @@ struct Dated {
 /// Longest time from a virtual thread's end to the unpark its carrier makes for it
 /// (its joiner's wake-up, in `afterDone` right after the unmount).
 const VT_END_WAKE_NS: u64 = 1_000_000;
+/// A wake-up by a thread outside any strand, at most this long after a strand of that
+/// thread ended, is that strand's end (the pool's code after a task: a worker's exit
+/// signalling `awaitTermination`).
+const WAKE_AFTER_STRAND_NS: u64 = 1_000_000;
 
 /// Builds the execution graph of a trace and its analysis.
 pub fn build(a: &Analysis) -> ExecGraph {
@@ -588,12 +592,31 @@ pub fn build(a: &Analysis) -> ExecGraph {
         let &(end, vt) = v[..v.partition_point(|x| x.0 <= ts)].last()?;
         (ts - end <= VT_END_WAKE_NS).then_some((vt, end))
     };
+    // A pool worker wakes `awaitTermination` (and a latch counted down in a task's
+    // `finally`, a future completed by the pool's code) after its last task ended, in
+    // the pool's own code: the wake-up is that task's end, just before. (Else the
+    // shutdown wait was a fixed delay: a task class made 2× faster estimated ×1.00.)
+    let strand_ended_before = |t: ThreadIndex, ts: u64| -> Option<u64> {
+        let v = on_thread.get(&t)?;
+        let n = v.partition_point(|x| x.0 <= ts);
+        v[n.saturating_sub(64)..n]
+            .iter()
+            .map(|x| g.strands[x.2 as usize].observed_end_ns)
+            .filter(|&e| e <= ts)
+            .max()
+            .filter(|&e| ts - e <= WAKE_AFTER_STRAND_NS)
+    };
     let mut sync_ts: Vec<u64> = Vec::new();
     for w in &locks.wait_intervals {
         let sync = sync_ts.len() as u32;
         let signalled = woken_by.get(&(w.thread, w.end_ns)).and_then(|&(t, ts)| {
             if put(&mut marks, t, ts, ts, Mark::Signal(sync)) {
                 return Some((t, ts));
+            }
+            if let Some(end) = strand_ended_before(t, ts) {
+                if put(&mut marks, t, end, end, Mark::Signal(sync)) {
+                    return Some((t, end));
+                }
             }
             let (vt, end) = vt_ended_before(t, ts)?;
             put(&mut marks, vt, end, end, Mark::Signal(sync)).then_some((vt, end))

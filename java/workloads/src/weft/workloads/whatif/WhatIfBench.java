@@ -22,9 +22,10 @@ import java.util.concurrent.RecursiveTask;
  * java weft.workloads.whatif.WhatIfBench CASE [key=value]...
  *   lock      threads=4 iters=N inside=U outside=U lock=shared|none   (lock-bound or CPU-bound)
  *   inline    steps=N work=U between=U inline=false|true              (submit, then get at once)
- *   pool      tasks=N work=U pool=K sleep_us=0                        (a pool smaller than the work;
+ *   pool      tasks=N work=U pool=K sleep_us=0 wait=get|termination   (a pool smaller than the work;
  *                                                                     sleep_us: each task first waits,
- *                                                                     as for I/O)
+ *                                                                     as for I/O; wait=termination:
+ *                                                                     shutdown and awaitTermination)
  *   fj        units=N cutoff=C parallelism=2                          (size-based split, sum)
  *   pipeline  items=N w1=U w2=U w3=U cap=C                            (3 threads, 2 queues)
  *   imbalance big=U small=U smalls=N bigscale=1.0 smallscale=1.0 pool=2
@@ -223,6 +224,14 @@ public final class WhatIfBench {
         List<Future<Long>> fs = new ArrayList<>();
         for (long i = 0; i < tasks; i++) fs.add(pool.submit(new Chunk(work, sleepUs)));
         long c = 0;
+        if ("termination".equals(kv.get("wait"))) {
+            // wait=termination: the common ending, shutdown() and awaitTermination (woken
+            // by the last worker's exit, after its last task) instead of a get per task.
+            pool.shutdown();
+            pool.awaitTermination(1, java.util.concurrent.TimeUnit.HOURS);
+            for (Future<Long> f : fs) c ^= f.get();
+            return c;
+        }
         for (Future<Long> f : fs) c ^= f.get();
         pool.shutdown();
         return c;
