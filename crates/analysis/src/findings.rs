@@ -160,6 +160,7 @@ pub enum FindingKind {
     /// Consumer threads waiting for work on a queue most of their time while the one
     /// thread that feeds them is busy: the producer is the bottleneck.
     ProducerBottleneck,
+    ConsumerBottleneck,
     /// Tasks a saturated pool gave back to the thread that submitted them (a rejection
     /// policy such as `CallerRunsPolicy`), while the pool's threads waited for work.
     CallerRuns,
@@ -189,6 +190,7 @@ impl FindingKind {
             FindingKind::Deadlock => "deadlock",
             FindingKind::PoolStarvation => "pool_starvation",
             FindingKind::ProducerBottleneck => "producer_bottleneck",
+            FindingKind::ConsumerBottleneck => "consumer_bottleneck",
             FindingKind::CallerRuns => "caller_runs",
             FindingKind::PoolTooSmall => "pool_too_small",
         }
@@ -215,6 +217,7 @@ impl FindingKind {
             FindingKind::Deadlock => "deadlock",
             FindingKind::PoolStarvation => "pool deadlock",
             FindingKind::ProducerBottleneck => "producer bottleneck",
+            FindingKind::ConsumerBottleneck => "consumer bottleneck",
             FindingKind::CallerRuns => "tasks run by their submitter",
             FindingKind::PoolTooSmall => "pool too small",
         }
@@ -313,6 +316,7 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     wait_findings(i, &starved, &on_virtual, &mut costed);
     wait_group_findings(i, &mut costed);
     producer_findings(i, &mut costed);
+    consumer_findings(i, &mut costed);
     caller_runs_findings(i, &mut costed);
     pool_too_small_findings(i, &mut costed);
     granularity_findings(i, &on_virtual, &mut costed);
@@ -1399,6 +1403,105 @@ pub const PRODUCER_BUSY_SHARE: f64 = 0.8;
 /// bottleneck (more consumers would wait more). The what-if's critical path says the
 /// same in time ("compute main 100%"); without this the report read "no problem found".
 fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
+    if let Some(b) = busy_waker(i, |g| g.waits_for_work() || g.waits_in_app_handoff()) {
+        out.push(producer_finding(i, b));
+    }
+}
+
+/// Producer threads that wait for room in a bounded queue most of their life (a full
+/// `ArrayBlockingQueue.put`, a `SubmissionPublisher` whose subscriber's buffer is
+/// full), woken mostly by one thread busy nearly all of its life: that consumer is
+/// the bottleneck. `main` submitting 2,000 items to a `SubmissionPublisher` whose one
+/// consumer task ran 773 ms of the 785 ms run, `main` parked 753 ms: "no problem
+/// found".
+fn consumer_findings(i: &Inputs, out: &mut Vec<Finding>) {
+    let Some(b) = busy_waker(i, |g| g.waits_for_room()) else {
+        return;
+    };
+    let at = b
+        .group
+        .and_then(|g| g.site.as_deref())
+        .map_or(String::new(), |s| format!(" at {s}"));
+    let message = format!(
+        "{} ({}) waited for room in a full buffer {} ({} of their time){at}, and `{}`, which \
+         made room (woke them {} of {} times), was busy {} of the {} meanwhile: the consumer is \
+         the bottleneck, not the producers. A larger buffer would not help; make consuming \
+         cheaper, or consume with several threads (a pool behind the queue, or several \
+         subscribers).",
+        count(b.waiters.len() as u64, "producer thread"),
+        b.names(i),
+        human_ns(b.waited),
+        pct(b.waited as f64 / b.lifetimes.max(1) as f64),
+        b.waker.display_name(),
+        b.woke,
+        b.all,
+        pct(b.busy as f64 / b.window.max(1) as f64),
+        human_ns(b.window),
+    );
+    out.push(Finding {
+        kind: FindingKind::ConsumerBottleneck,
+        class: None,
+        message,
+        fields: vec![
+            ("consumer", FieldValue::Text(b.waker.display_name())),
+            ("producers", FieldValue::Int(b.waiters.len() as u64)),
+            ("waiting_ns", FieldValue::Int(b.waited)),
+            ("consumer_busy_ns", FieldValue::Int(b.busy)),
+        ],
+        cost_ns: b.waited,
+        site: b.group.and_then(|g| g.site.clone()),
+        stack: b.group.map(|g| g.stack.clone()).unwrap_or_default(),
+    });
+}
+
+/// Threads that waited most of their life, and the one busy thread that woke them.
+struct BusyWaker<'a> {
+    /// The waiting threads and how long each waited.
+    waiters: BTreeMap<ThreadIndex, u64>,
+    waited: u64,
+    /// Their lifetimes up to their last wait, summed.
+    lifetimes: u64,
+    waker: &'a crate::model::ThreadInfo,
+    /// Its wake-ups of them, of all their wake-ups.
+    woke: u64,
+    all: u64,
+    /// Its time on a CPU or runnable, over the window while they waited.
+    busy: u64,
+    window: u64,
+    /// Where they waited most.
+    group: Option<&'a crate::wait_groups::WaitGroup>,
+}
+
+impl BusyWaker<'_> {
+    /// Up to three of the waiters' names, and how many more.
+    fn names(&self, i: &Inputs) -> String {
+        let names: Vec<String> = self
+            .waiters
+            .keys()
+            .take(3)
+            .filter_map(|t| {
+                i.model
+                    .threads
+                    .get(t)
+                    .map(|t| format!("`{}`", t.display_name()))
+            })
+            .collect();
+        let more = self.waiters.len().saturating_sub(names.len());
+        if more > 0 {
+            format!("{} and {more} more", names.join(", "))
+        } else {
+            names.join(", ")
+        }
+    }
+}
+
+/// Threads whose waits of the groups `select` keeps take at least
+/// [`STARVED_CONSUMER_SHARE`] of their life, woken for [`PRODUCER_WAKE_SHARE`] of it by
+/// one thread that was busy [`PRODUCER_BUSY_SHARE`] of the time meanwhile.
+fn busy_waker<'a>(
+    i: &Inputs<'a>,
+    select: impl Fn(&crate::wait_groups::WaitGroup) -> bool,
+) -> Option<BusyWaker<'a>> {
     let model = i.model;
     let life = |t: &crate::model::ThreadInfo| {
         let (from, to) = t.lifetime(model.duration_ns);
@@ -1413,7 +1516,7 @@ fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
         let Some(g) = i.locks.wait_groups.get(w.group) else {
             continue;
         };
-        if g.waits_for_work() || g.waits_in_app_handoff() {
+        if select(g) {
             waits
                 .entry(w.thread)
                 .or_default()
@@ -1454,7 +1557,7 @@ fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
         || waited < WAIT_MIN_NS
         || (waited as f64) < WAIT_MIN_SHARE_OF_RUN * model.duration_ns as f64
     {
-        return;
+        return None;
     }
     // Who woke them.
     let by_java_id = model.threads_by_java_id();
@@ -1475,15 +1578,11 @@ fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
         }
     }
     let all: u64 = wakers.values().sum();
-    let Some((&producer, &woke)) = wakers.iter().max_by_key(|(_, n)| **n) else {
-        return;
-    };
+    let (&producer, &woke) = wakers.iter().max_by_key(|(_, n)| **n)?;
     if (woke as f64) < PRODUCER_WAKE_SHARE * all as f64 {
-        return;
+        return None;
     }
-    let Some(p) = model.threads.get(&producer) else {
-        return;
-    };
+    let p = model.threads.get(&producer)?;
     // Its busy share while the consumers waited (from the first one's start to the
     // last one's last wait): busy before they existed (a program's start-up) fed
     // nobody.
@@ -1499,12 +1598,10 @@ fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let from = from.max(pfrom);
     let to = to.min(pfrom + plife);
     let window = to.saturating_sub(from);
-    let Some((running, runq)) = p.sched_between(from, to) else {
-        return;
-    };
+    let (running, runq) = p.sched_between(from, to)?;
     let busy = running + runq;
     if window == 0 || (busy as f64) < PRODUCER_BUSY_SHARE * window as f64 {
-        return;
+        return None;
     }
     // Where the consumers wait: their largest wait-for-work group.
     let mut by_group: BTreeMap<usize, u64> = BTreeMap::new();
@@ -1517,6 +1614,30 @@ fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
         .iter()
         .max_by_key(|(_, ns)| **ns)
         .and_then(|(g, _)| i.locks.wait_groups.get(*g));
+    let lifetimes: u64 = consumers
+        .keys()
+        .filter_map(|t| spans.get(t).map(|s| s.0))
+        .sum();
+    Some(BusyWaker {
+        waiters: consumers,
+        waited,
+        lifetimes,
+        waker: p,
+        woke,
+        all,
+        busy,
+        window,
+        group,
+    })
+}
+
+/// The producer-bottleneck finding of consumers starved by a busy producer.
+fn producer_finding(i: &Inputs, b: BusyWaker) -> Finding {
+    let (consumers, waited, p, woke, all, busy, window, group) = (
+        &b.waiters, b.waited, b.waker, b.woke, b.all, b.busy, b.window, b.group,
+    );
+    let lifetimes = b.lifetimes;
+    let model = i.model;
     let at = group
         .and_then(|g| g.site.as_deref())
         .map_or(String::new(), |s| format!(" at {s}"));
@@ -1525,10 +1646,6 @@ fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
     } else {
         ""
     };
-    let lifetimes: u64 = consumers
-        .keys()
-        .filter_map(|t| spans.get(t).map(|s| s.0))
-        .sum();
     let names: Vec<String> = consumers
         .keys()
         .take(3)
@@ -1560,7 +1677,7 @@ fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
         pct(busy as f64 / window as f64),
         human_ns(window),
     );
-    out.push(Finding {
+    Finding {
         kind: FindingKind::ProducerBottleneck,
         class: None,
         message,
@@ -1573,7 +1690,7 @@ fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
         cost_ns: waited,
         site: group.and_then(|g| g.site.clone()),
         stack: group.map(|g| g.stack.clone()).unwrap_or_default(),
-    });
+    }
 }
 
 /// A class is judged from this many submitted executions...

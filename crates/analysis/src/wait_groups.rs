@@ -70,6 +70,25 @@ impl WaitGroup {
         })
     }
 
+    /// Whether these are waits for room in a bounded buffer: a blocking queue's `put`
+    /// (or timed `offer`), a `SubmissionPublisher`'s submit or offer blocked on a
+    /// subscriber's full buffer.
+    pub fn waits_for_room(&self) -> bool {
+        self.stack.iter().any(|f| {
+            let Some(rest) = f.strip_prefix("java.util.concurrent.") else {
+                return false;
+            };
+            let method = rest.split(':').next().unwrap_or(rest);
+            let Some((class, name)) = method.rsplit_once('.') else {
+                return false;
+            };
+            ((class.contains("Queue") || class.contains("Deque"))
+                && (name.starts_with("put") || name.starts_with("offer")))
+                || (class.starts_with("SubmissionPublisher")
+                    && matches!(name, "block" | "doOffer" | "submit" | "offer"))
+        })
+    }
+
     /// Whether these are an application's own hand-off: `Condition.await` or
     /// `Object.wait` called directly by its code (a hand-made buffer or work list),
     /// not inside a JDK class (a queue, a barrier, `Thread.join`). A consumer idle

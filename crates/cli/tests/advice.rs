@@ -534,6 +534,31 @@ fn blocking_tasks_on_a_small_pool_are_a_finding() {
     assert!(text.contains("[pool too small,"), "{text}");
 }
 
+/// A cheap producer and one slow consumer behind a bounded queue (`advice.SlowConsumer`):
+/// `main` waits in `put` for room all along, woken by the consumer, busy all along: a
+/// `consumer_bottleneck` naming it (not a producer bottleneck).
+#[test]
+fn a_producer_waiting_for_room_names_the_busy_consumer() {
+    let _serial = serial();
+    let (_trace, r, text) = record("advice.SlowConsumer", &[]);
+    let f = finding(&r, "consumer_bottleneck", None);
+    assert_eq!(f["consumer"], "consumer-0", "{f}");
+    assert_eq!(f["producers"], 1, "{f}");
+    assert!(
+        f["site"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("weft.workloads.advice.SlowConsumer.main:"),
+        "{f}"
+    );
+    assert!(
+        !has_finding(&r, "producer_bottleneck"),
+        "{:#?}",
+        r["findings"]
+    );
+    assert!(text.contains("[consumer bottleneck,"), "{text}");
+}
+
 /// Threads that sleep 5 ms inside `synchronized` (`advice.LockAcrossSleep`): the lock
 /// finding says the holder was off the CPU while others waited, and in what
 /// (`Thread.sleep`), from the holder's wall samples in its holds; a lock whose holders
