@@ -1438,20 +1438,28 @@ fn consumer_findings(i: &Inputs, out: &mut Vec<Finding>) {
         pct(b.busy as f64 / b.window.max(1) as f64),
         human_ns(b.window),
     );
-    out.push(Finding {
-        kind: FindingKind::ConsumerBottleneck,
-        class: None,
+    out.push(b.finding(
+        FindingKind::ConsumerBottleneck,
         message,
-        fields: vec![
-            ("consumer", FieldValue::Text(b.waker.display_name())),
-            ("producers", FieldValue::Int(b.waiters.len() as u64)),
-            ("waiting_ns", FieldValue::Int(b.waited)),
-            ("consumer_busy_ns", FieldValue::Int(b.busy)),
-        ],
-        cost_ns: b.waited,
-        site: b.group.and_then(|g| g.site.clone()),
-        stack: b.group.map(|g| g.stack.clone()).unwrap_or_default(),
-    });
+        ["consumer", "producers", "consumer_busy_ns"],
+    ));
+}
+
+/// The first `max` of `threads`' names, in backquotes.
+fn thread_names<'a>(
+    i: &Inputs,
+    threads: impl Iterator<Item = &'a ThreadIndex>,
+    max: usize,
+) -> Vec<String> {
+    threads
+        .take(max)
+        .filter_map(|t| {
+            i.model
+                .threads
+                .get(t)
+                .map(|t| format!("`{}`", t.display_name()))
+        })
+        .collect()
 }
 
 /// Threads that waited most of their life, and the one busy thread that woke them.
@@ -1473,19 +1481,28 @@ struct BusyWaker<'a> {
 }
 
 impl BusyWaker<'_> {
+    /// The finding, its fields named `[waker, waiters, waker's busy ns]` (and
+    /// `waiting_ns`); its cost is the waiting.
+    fn finding(&self, kind: FindingKind, message: String, names: [&'static str; 3]) -> Finding {
+        Finding {
+            kind,
+            class: None,
+            message,
+            fields: vec![
+                (names[0], FieldValue::Text(self.waker.display_name())),
+                (names[1], FieldValue::Int(self.waiters.len() as u64)),
+                ("waiting_ns", FieldValue::Int(self.waited)),
+                (names[2], FieldValue::Int(self.busy)),
+            ],
+            cost_ns: self.waited,
+            site: self.group.and_then(|g| g.site.clone()),
+            stack: self.group.map(|g| g.stack.clone()).unwrap_or_default(),
+        }
+    }
+
     /// Up to three of the waiters' names, and how many more.
     fn names(&self, i: &Inputs) -> String {
-        let names: Vec<String> = self
-            .waiters
-            .keys()
-            .take(3)
-            .filter_map(|t| {
-                i.model
-                    .threads
-                    .get(t)
-                    .map(|t| format!("`{}`", t.display_name()))
-            })
-            .collect();
+        let names = thread_names(i, self.waiters.keys(), 3);
         let more = self.waiters.len().saturating_sub(names.len());
         if more > 0 {
             format!("{} and {more} more", names.join(", "))
@@ -1633,64 +1650,35 @@ fn busy_waker<'a>(
 
 /// The producer-bottleneck finding of consumers starved by a busy producer.
 fn producer_finding(i: &Inputs, b: BusyWaker) -> Finding {
-    let (consumers, waited, p, woke, all, busy, window, group) = (
-        &b.waiters, b.waited, b.waker, b.woke, b.all, b.busy, b.window, b.group,
-    );
-    let lifetimes = b.lifetimes;
-    let model = i.model;
-    let at = group
+    let at = b
+        .group
         .and_then(|g| g.site.as_deref())
         .map_or(String::new(), |s| format!(" at {s}"));
-    let for_work = if group.is_some_and(|g| g.waits_for_work()) {
+    let for_work = if b.group.is_some_and(|g| g.waits_for_work()) {
         " for work"
     } else {
         ""
     };
-    let names: Vec<String> = consumers
-        .keys()
-        .take(3)
-        .filter_map(|t| {
-            model
-                .threads
-                .get(t)
-                .map(|t| format!("`{}`", t.display_name()))
-        })
-        .collect();
-    let more = consumers.len().saturating_sub(names.len());
     let message = format!(
-        "{} ({}{}) waited{for_work} {} ({} of their time){at}, and `{}`, which woke them ({} of \
+        "{} ({}) waited{for_work} {} ({} of their time){at}, and `{}`, which woke them ({} of \
          {} wake-ups), was busy {} of the {} meanwhile: it is the bottleneck, not the consumers. More \
          consumer threads would wait more; make producing cheaper, or split it over several \
          producers.",
-        count(consumers.len() as u64, "consumer thread"),
-        names.join(", "),
-        if more > 0 {
-            format!(" and {more} more")
-        } else {
-            String::new()
-        },
-        human_ns(waited),
-        pct(waited as f64 / lifetimes.max(1) as f64),
-        p.display_name(),
-        woke,
-        all,
-        pct(busy as f64 / window as f64),
-        human_ns(window),
+        count(b.waiters.len() as u64, "consumer thread"),
+        b.names(i),
+        human_ns(b.waited),
+        pct(b.waited as f64 / b.lifetimes.max(1) as f64),
+        b.waker.display_name(),
+        b.woke,
+        b.all,
+        pct(b.busy as f64 / b.window.max(1) as f64),
+        human_ns(b.window),
     );
-    Finding {
-        kind: FindingKind::ProducerBottleneck,
-        class: None,
+    b.finding(
+        FindingKind::ProducerBottleneck,
         message,
-        fields: vec![
-            ("producer", FieldValue::Text(p.display_name())),
-            ("consumers", FieldValue::Int(consumers.len() as u64)),
-            ("waiting_ns", FieldValue::Int(waited)),
-            ("producer_busy_ns", FieldValue::Int(busy)),
-        ],
-        cost_ns: waited,
-        site: group.and_then(|g| g.site.clone()),
-        stack: group.map(|g| g.stack.clone()).unwrap_or_default(),
-    }
+        ["producer", "consumers", "producer_busy_ns"],
+    )
 }
 
 /// A class is judged from this many submitted executions...
@@ -1778,16 +1766,7 @@ fn caller_runs_findings(i: &Inputs, out: &mut Vec<Finding>) {
         }
         let in_caller_ns: u64 = c.in_caller.iter().map(|r| r.2.saturating_sub(r.1)).sum();
         let callers: BTreeSet<ThreadIndex> = c.in_caller.iter().map(|r| r.0).collect();
-        let caller_names: Vec<String> = callers
-            .iter()
-            .take(3)
-            .filter_map(|t| {
-                i.model
-                    .threads
-                    .get(t)
-                    .map(|t| format!("`{}`", t.display_name()))
-            })
-            .collect();
+        let caller_names = thread_names(i, callers.iter(), 3);
         let at = c
             .site
             .as_deref()

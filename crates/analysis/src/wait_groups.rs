@@ -55,14 +55,7 @@ impl WaitGroup {
     /// through a JDK queue's take or poll (a message loop's `LinkedBlockingQueue.take`,
     /// a pool worker's `getTask`). Idle, not slowed.
     pub fn waits_for_work(&self) -> bool {
-        self.stack.iter().any(|f| {
-            let Some(rest) = f.strip_prefix("java.util.concurrent.") else {
-                return false;
-            };
-            let method = rest.split(':').next().unwrap_or(rest);
-            let Some((class, name)) = method.rsplit_once('.') else {
-                return false;
-            };
+        self.through_juc(|class, name| {
             (class.contains("Queue") || class.contains("Deque"))
                 && (name.starts_with("take")
                     || name.starts_with("poll")
@@ -74,18 +67,25 @@ impl WaitGroup {
     /// (or timed `offer`), a `SubmissionPublisher`'s submit or offer blocked on a
     /// subscriber's full buffer.
     pub fn waits_for_room(&self) -> bool {
+        self.through_juc(|class, name| {
+            ((class.contains("Queue") || class.contains("Deque"))
+                && (name.starts_with("put") || name.starts_with("offer")))
+                || (class.starts_with("SubmissionPublisher")
+                    && matches!(name, "block" | "doOffer" | "submit" | "offer"))
+        })
+    }
+
+    /// Whether a frame of the recorded stack is a `java.util.concurrent` method
+    /// `(class after the package, method name)` that `is` accepts.
+    fn through_juc(&self, is: impl Fn(&str, &str) -> bool) -> bool {
         self.stack.iter().any(|f| {
             let Some(rest) = f.strip_prefix("java.util.concurrent.") else {
                 return false;
             };
             let method = rest.split(':').next().unwrap_or(rest);
-            let Some((class, name)) = method.rsplit_once('.') else {
-                return false;
-            };
-            ((class.contains("Queue") || class.contains("Deque"))
-                && (name.starts_with("put") || name.starts_with("offer")))
-                || (class.starts_with("SubmissionPublisher")
-                    && matches!(name, "block" | "doOffer" | "submit" | "offer"))
+            method
+                .rsplit_once('.')
+                .is_some_and(|(class, name)| is(class, name))
         })
     }
 

@@ -1188,20 +1188,19 @@ mod tests {
     use weft_analysis::graph::MonitorSection;
     use weft_analysis::SchedPoint;
 
+    fn at(ts_ns: u64, on_cpu_ns: u64, runq_ns: u64, timeslices: u64) -> SchedPoint {
+        SchedPoint {
+            ts_ns,
+            on_cpu_ns,
+            runq_ns,
+            timeslices,
+        }
+    }
+
     fn points(runq_per_slice_ns: u64, slices: u64) -> Vec<SchedPoint> {
         vec![
-            SchedPoint {
-                ts_ns: 0,
-                on_cpu_ns: 0,
-                runq_ns: 0,
-                timeslices: 0,
-            },
-            SchedPoint {
-                ts_ns: 400_000_000,
-                on_cpu_ns: 300_000_000,
-                runq_ns: runq_per_slice_ns * slices,
-                timeslices: slices,
-            },
+            at(0, 0, 0, 0),
+            at(400_000_000, 300_000_000, runq_per_slice_ns * slices, slices),
         ]
     }
 
@@ -1259,18 +1258,8 @@ mod tests {
         };
         // One thread that waited 50 ms for a CPU in each of the two intervals.
         let waiting = vec![
-            SchedPoint {
-                ts_ns: 0,
-                on_cpu_ns: 0,
-                runq_ns: 0,
-                timeslices: 0,
-            },
-            SchedPoint {
-                ts_ns: 200_000_000,
-                on_cpu_ns: 100_000_000,
-                runq_ns: 100_000_000,
-                timeslices: 10,
-            },
+            at(0, 0, 0, 0),
+            at(200_000_000, 100_000_000, 100_000_000, 10),
         ];
         let got = |samples: &[weft_analysis::model::Sample]| {
             machine_capacity(samples, 2, std::iter::once(waiting.as_slice()))
