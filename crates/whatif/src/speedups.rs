@@ -46,7 +46,11 @@ pub fn fill(sp: &mut Speedups, g: &ExecGraph) {
         match r {
             Ok(gain) => {
                 if let Some(line) = sp.lines.iter_mut().find(|x| x.remove == l) {
-                    line.simulated_gain = Some(gain);
+                    // Removing a limitation never makes the run slower (at worst the
+                    // program keeps it); an edited graph that simulates slower is the
+                    // edit's artefact (a serial part split over a team of server
+                    // threads that mostly wait read "sim ×0.44").
+                    line.simulated_gain = Some(gain.max(1.0));
                 }
             }
             Err(msg) => {
