@@ -1767,8 +1767,18 @@ fn caller_runs_findings(i: &Inputs, out: &mut Vec<Finding>) {
         let in_caller_ns: u64 = c.in_caller.iter().map(|r| r.2.saturating_sub(r.1)).sum();
         let callers: BTreeSet<ThreadIndex> = c.in_caller.iter().map(|r| r.0).collect();
         let caller_names = thread_names(i, callers.iter(), 3);
-        let at = c
-            .site
+        // The site of a run in the caller: its submission's, when that one's stack was
+        // sampled (the first 64 of a class, then 1 in 256); else the class's most
+        // frequent submission site (a pool that ran dry only after 64 submissions).
+        let site = c.site.clone().or_else(|| {
+            i.tasks
+                .classes
+                .iter()
+                .find(|s| s.class == class)
+                .and_then(class_site)
+                .map(|s| s.0)
+        });
+        let at = site
             .as_deref()
             .map_or(String::new(), |s| format!(" at {s}"));
         let message = format!(
@@ -1796,7 +1806,7 @@ fn caller_runs_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 ("pool_idle_ns", FieldValue::Int(idle)),
             ],
             cost_ns: idle,
-            site: c.site.clone(),
+            site,
             stack: Vec::new(),
         });
     }
