@@ -200,6 +200,8 @@ fn lookup(jvmti: Jvmti, jni: Jni, obj: jobject, monitor: bool) -> Option<Arc<Ent
             kind,
             class,
             ident,
+            // ReentrantLock's, ReentrantReadWriteLock's and Semaphore's fair syncs.
+            fair: !monitor && name.ends_with("$FairSync"),
         });
     }
     Some(e)

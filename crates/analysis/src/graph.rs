@@ -430,6 +430,7 @@ mod tests {
                     kind: lock_kind::MONITOR,
                     class: "L".into(),
                     ident: 1,
+                    fair: false,
                 },
             ),
             (

@@ -44,6 +44,8 @@ pub struct LockGroup {
     pub holder_wall_samples: u64,
     pub holder_off_cpu_samples: u64,
     pub holder_off_cpu_frames: Vec<(String, u64)>,
+    /// Some instance is a fair j.u.c. lock.
+    pub fair: bool,
 }
 
 impl LockGroup {
@@ -136,6 +138,7 @@ pub fn group(la: &LockAnalysis) -> Vec<LockGroup> {
                 holder_wall_samples: 0,
                 holder_off_cpu_samples: 0,
                 holder_off_cpu_frames: Vec::new(),
+                fair: false,
             };
             let mut off_frames: HashMap<String, u64> = HashMap::new();
             for &i in &locks {
@@ -149,6 +152,7 @@ pub fn group(la: &LockAnalysis) -> Vec<LockGroup> {
                 g.shared_blocked_ns += l.shared_blocked_ns;
                 g.holder_wall_samples += l.holder_wall_samples;
                 g.holder_off_cpu_samples += l.holder_off_cpu_samples;
+                g.fair |= l.fair;
                 for (f, n) in &l.holder_off_cpu_frames {
                     *off_frames.entry(f.clone()).or_default() += n;
                 }
@@ -215,6 +219,7 @@ mod tests {
             holder_wall_samples: 0,
             holder_off_cpu_samples: 0,
             holder_off_cpu_frames: Vec::new(),
+            fair: false,
         }
     }
 

@@ -89,6 +89,8 @@ pub struct LockStats {
     pub holder_wall_samples: u64,
     pub holder_off_cpu_samples: u64,
     pub holder_off_cpu_frames: Vec<(String, u64)>,
+    /// A fair j.u.c. lock (`new ReentrantLock(true)`: its sync is a `FairSync`).
+    pub fair: bool,
 }
 
 /// A lock's holders' wall samples (see `LockStats::holder_wall_samples`).
@@ -785,6 +787,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
             owners: ranked(owners),
             holder_wall_samples: holder_time.get(&id).map_or(0, |h| h.samples),
             holder_off_cpu_samples: holder_time.get(&id).map_or(0, |h| h.off),
+            fair: model.lock_defs.get(&id).is_some_and(|d| d.fair),
             holder_off_cpu_frames: holder_time
                 .get(&id)
                 .map(|h| h.frames(model))
@@ -974,6 +977,7 @@ mod tests {
                     kind: lock_kind::MONITOR,
                     class: "A".into(),
                     ident: 7,
+                    fair: false,
                 },
             ),
             (0, start("main", 0, 1)),

@@ -54,6 +54,7 @@ fn lock(m: &mut Model, id: u32, kind: u8, class: &str) {
             kind,
             class: class.to_string(),
             ident: id,
+            fair: false,
         },
     );
 }

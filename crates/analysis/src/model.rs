@@ -301,6 +301,8 @@ pub struct LockDef {
     /// Class name as Java writes it.
     pub class: String,
     pub ident: u32,
+    /// A fair j.u.c. lock (`new ReentrantLock(true)`).
+    pub fair: bool,
 }
 
 /// Builds a [`Model`] in one pass over a trace's records, in file order (each
@@ -418,6 +420,7 @@ impl ModelBuilder {
                 kind,
                 class,
                 ident,
+                fair,
             } => {
                 m.lock_defs.insert(
                     *id,
@@ -425,6 +428,7 @@ impl ModelBuilder {
                         kind: *kind,
                         class: java_type_name(class),
                         ident: *ident,
+                        fair: *fair,
                     },
                 );
                 None

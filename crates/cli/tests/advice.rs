@@ -559,6 +559,35 @@ fn a_producer_waiting_for_room_names_the_busy_consumer() {
     assert!(text.contains("[consumer bottleneck,"), "{text}");
 }
 
+/// A lock-bound program on a fair `ReentrantLock` (`advice.FairLock`): the lock finding
+/// says the lock is fair and what that costs (the agent reads the lock's `FairSync`); on
+/// the default unfair lock it does not.
+#[test]
+fn a_fair_lock_is_said_to_be_fair() {
+    let _serial = serial();
+    let (_trace, r, _) = record("advice.FairLock", &["true", "4", "5000"]);
+    let f = finding(
+        &r,
+        "lock_contention",
+        Some("java.util.concurrent.locks.ReentrantLock"),
+    );
+    assert_eq!(f["fair"], true, "{f}");
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("The lock is fair (`new ReentrantLock(true)`)"),
+        "{f}"
+    );
+    let (_trace, r, _) = record("advice.FairLock", &["false", "4", "5000"]);
+    let f = finding(
+        &r,
+        "lock_contention",
+        Some("java.util.concurrent.locks.ReentrantLock"),
+    );
+    assert!(f.get("fair").is_none(), "{f}");
+}
+
 /// Threads that sleep 5 ms inside `synchronized` (`advice.LockAcrossSleep`): the lock
 /// finding says the holder was off the CPU while others waited, and in what
 /// (`Thread.sleep`), from the holder's wall samples in its holds; a lock whose holders

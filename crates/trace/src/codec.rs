@@ -713,12 +713,17 @@ fn encode<W: Put>(out: &mut W, t: &mut Times, record: &Record) -> usize {
             kind,
             class,
             ident,
+            fair,
         } => {
             let at = head(out, t, tag::LOCK_DEF, None);
             v(out, *id as u64);
             out.byte(*kind);
             string(out, class);
             v(out, *ident as u64);
+            // Written only when set: most locks are monitors or unfair.
+            if *fair {
+                out.byte(1);
+            }
             at
         }
         LockBlock {

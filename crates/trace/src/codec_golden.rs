@@ -287,6 +287,7 @@ pub(crate) fn corpus(n: usize) -> Vec<Record> {
                 kind: g.u8(),
                 class: g.string(),
                 ident: g.u32(),
+                fair: false,
             },
             LockBlock {
                 ts: g.ts(),

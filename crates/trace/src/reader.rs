@@ -928,6 +928,7 @@ pub(crate) fn decode_record(
             kind: c.u8()?,
             class: c.string()?,
             ident: c.u32v()?,
+            fair: !c.done() && c.u8()? != 0,
         },
         tag::LOCK_BLOCK => LockBlock {
             ts,

@@ -407,12 +407,15 @@ pub enum Record {
 
     // ---- locks (tags 60–79; docs/locks.md) ----
     /// A lock, defined at its first contention (global block). `kind` is a
-    /// [`lock_kind`] code, `class` the lock's class (dots), `ident` its identity hash.
+    /// [`lock_kind`] code, `class` the lock's class (dots), `ident` its identity hash;
+    /// `fair` (trailing, written only when set): a fair j.u.c. lock (its sync is a
+    /// `FairSync`: `new ReentrantLock(true)`).
     LockDef {
         id: u32,
         kind: u8,
         class: String,
         ident: u32,
+        fair: bool,
     },
     /// This thread began blocking to acquire lock `lock` (monitor contended enter,
     /// or the AQS / StampedLock slow path). `flags`: [`lock_flags`]; `owner` the Java

@@ -346,12 +346,14 @@ fn lock_and_join_records_round_trip() {
             kind: lock_kind::MONITOR,
             class: "demo.Shared".into(),
             ident: 0x7fff_ffff,
+            fair: false,
         },
         Record::LockDef {
             id: 300,
             kind: lock_kind::OTHER_AQS,
             class: "java.util.concurrent.ThreadPoolExecutor$Worker".into(),
             ident: 0,
+            fair: false,
         },
         Record::AppStart { ts: 5 },
         Record::ThreadSched {
@@ -514,6 +516,14 @@ fn whatif_records_round_trip() {
         Record::WaitEnd {
             ts: 55,
             timed_out: true,
+        },
+        // A fair lock (a trailing byte; absent: not).
+        Record::LockDef {
+            id: 77,
+            kind: lock_kind::REENTRANT_LOCK,
+            class: "java.util.concurrent.locks.ReentrantLock".into(),
+            ident: 0xfeed,
+            fair: true,
         },
         // A sampler tick with the machine's idle time (trailing), and one without.
         Record::Sample {

@@ -68,6 +68,7 @@ fn main() {
             kind: weft_trace::lock_kind::MONITOR,
             class: class.into(),
             ident: 0x1234 + id,
+            fair: false,
         });
     }
     // Durations: a deterministic pseudo-random mix per class (5 µs .. 2 ms).

@@ -110,6 +110,7 @@ pub fn report_json(a: &Analysis) -> Value {
                     FieldValue::Int(i) => json!(i),
                     FieldValue::Float(x) => json!(x),
                     FieldValue::Text(s) => json!(s),
+                    FieldValue::Bool(b) => json!(b),
                 };
                 o.insert((*k).to_string(), v);
             }

@@ -75,6 +75,7 @@ fn analysis() -> Analysis {
                 kind: lock_kind::MONITOR,
                 class: "demo.L".into(),
                 ident: 0xab,
+                fair: false,
             },
         ),
         (0, start("main", 0, 1)),

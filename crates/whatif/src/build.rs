@@ -1362,6 +1362,7 @@ mod tests {
                     kind: lock_kind::READ_WRITE_LOCK,
                     class: "java.util.concurrent.locks.ReentrantReadWriteLock".into(),
                     ident: 0x55,
+                    fair: false,
                 },
             ),
             (0, start("main", 1)),
