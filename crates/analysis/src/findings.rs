@@ -161,6 +161,7 @@ pub enum FindingKind {
     /// thread that feeds them is busy: the producer is the bottleneck.
     ProducerBottleneck,
     ConsumerBottleneck,
+    SerialPhase,
     /// Tasks a saturated pool gave back to the thread that submitted them (a rejection
     /// policy such as `CallerRunsPolicy`), while the pool's threads waited for work.
     CallerRuns,
@@ -191,6 +192,7 @@ impl FindingKind {
             FindingKind::PoolStarvation => "pool_starvation",
             FindingKind::ProducerBottleneck => "producer_bottleneck",
             FindingKind::ConsumerBottleneck => "consumer_bottleneck",
+            FindingKind::SerialPhase => "serial_phase",
             FindingKind::CallerRuns => "caller_runs",
             FindingKind::PoolTooSmall => "pool_too_small",
         }
@@ -218,6 +220,7 @@ impl FindingKind {
             FindingKind::PoolStarvation => "pool deadlock",
             FindingKind::ProducerBottleneck => "producer bottleneck",
             FindingKind::ConsumerBottleneck => "consumer bottleneck",
+            FindingKind::SerialPhase => "serial phase",
             FindingKind::CallerRuns => "tasks run by their submitter",
             FindingKind::PoolTooSmall => "pool too small",
         }
@@ -303,6 +306,7 @@ pub struct Inputs<'a> {
     pub forkjoin: &'a ForkJoinAnalysis,
     pub activity: &'a ActivityAnalysis,
     pub virtual_threads: &'a crate::vthreads::VirtualThreadAnalysis,
+    pub speedups: &'a crate::speedups::Speedups,
 }
 
 /// All findings: trace completeness first, then every other finding by cost, largest first.
@@ -320,6 +324,7 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     consumer_findings(i, &mut costed);
     caller_runs_findings(i, &mut costed);
     pool_too_small_findings(i, &mut costed);
+    serial_phase_findings(i, &mut costed);
     granularity_findings(i, &on_virtual, &mut costed);
     forkjoin_findings(i, &mut costed);
     costed.extend(virtual_thread_findings(i.virtual_threads));
@@ -1987,6 +1992,127 @@ fn pool_too_small_findings(i: &Inputs, out: &mut Vec<Finding>) {
             stack: Vec::new(),
         });
     }
+}
+
+/// A serial phase is a finding when removing it could make the run this much faster
+/// (the possible-speedups serial line, eq. 11)...
+pub const SERIAL_MIN_GAIN: f64 = 1.15;
+/// ...it lasted this long and this share of the run...
+pub const SERIAL_MIN_NS: u64 = 100_000_000;
+pub const SERIAL_MIN_SHARE: f64 = 0.2;
+/// ...and at least this share of its CPU samples (of at least SERIAL_MIN_SAMPLES)
+/// were in the application's code: not the JVM's start-up, class loading or a
+/// library's initialisation, which the program cannot change.
+pub const SERIAL_MIN_APP_SHARE: f64 = 0.5;
+pub const SERIAL_MIN_SAMPLES: u64 = 5;
+
+/// Time in which only one thread worked, in the application's own code, while CPUs
+/// idled (Amdahl's serial part): a 400 ms phase of `main` before 2 × 650 ms of parallel
+/// work on 2 CPUs read "no problem found" (the speedups said "serial part ×1.31").
+fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
+    use crate::speedups::{Limitation, Status};
+    let sp = i.speedups;
+    let cpus = cpus_of(i.model);
+    if sp.status != Status::Ok || cpus < 2 || sp.sections_total > sp.sections.len() {
+        return;
+    }
+    let Some(gain) = sp
+        .lines
+        .iter()
+        .find(|l| l.remove == Limitation::Serial)
+        .and_then(|l| l.closed_form_gain)
+        .filter(|g| *g >= SERIAL_MIN_GAIN)
+    else {
+        return;
+    };
+    let (ws, we) = sp.window;
+    let run = we.saturating_sub(ws);
+    let mut sections: Vec<(u64, u64)> = sp
+        .sections
+        .iter()
+        .map(|s| (s.start_ns.max(ws), s.end_ns.min(we)))
+        .filter(|(s, e)| e > s)
+        .collect();
+    sections.sort_unstable();
+    let parallel: u64 = sections.iter().map(|(s, e)| e - s).sum();
+    let serial = run.saturating_sub(parallel);
+    if serial < SERIAL_MIN_NS || (serial as f64) < SERIAL_MIN_SHARE * run as f64 {
+        return;
+    }
+    let in_parallel = |t: u64| {
+        let k = sections.partition_point(|s| s.0 <= t);
+        k > 0 && sections[k - 1].1 > t
+    };
+    // Where the serial time went: CPU samples outside the parallel sections, by the
+    // innermost frame of the application's code.
+    let r = &i.model.sampled;
+    let (mut total, mut app) = (0u64, 0u64);
+    let mut methods: BTreeMap<String, u64> = BTreeMap::new();
+    let mut threads: BTreeMap<ThreadIndex, u64> = BTreeMap::new();
+    for s in r.samples.iter().filter(|s| {
+        s.mode == crate::profile::Mode::Cpu
+            && s.ts_ns >= ws
+            && s.ts_ns < we
+            && !in_parallel(s.ts_ns)
+    }) {
+        total += 1;
+        *threads.entry(s.thread).or_default() += 1;
+        let frames: Vec<&crate::profile::Frame> = r
+            .stacks
+            .get(&s.stack)
+            .map(|ids| ids.iter().filter_map(|id| r.frames.get(id)).collect())
+            .unwrap_or_default();
+        // Class initialisation and loading are start-up, whoever's classes they are
+        // (Clojure's `clojure.core__init.load` runs in `<clinit>`).
+        let startup = frames
+            .iter()
+            .any(|f| f.method == "<clinit>" || f.class.starts_with("java.lang.ClassLoader"));
+        let frame = frames.iter().filter(|_| !startup).find_map(|f| {
+            let name = f.name(false);
+            (i.model.owner_of(&name) == FrameOwner::Application).then_some(name)
+        });
+        if let Some(f) = frame {
+            app += 1;
+            *methods.entry(f).or_default() += 1;
+        }
+    }
+    if total < SERIAL_MIN_SAMPLES || (app as f64) < SERIAL_MIN_APP_SHARE * total as f64 {
+        return;
+    }
+    let Some((method, n)) = methods
+        .iter()
+        .max_by_key(|(m, n)| (**n, std::cmp::Reverse(*m)))
+    else {
+        return;
+    };
+    let mut by_thread: Vec<(&ThreadIndex, &u64)> = threads.iter().collect();
+    by_thread.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let names = thread_names(i, by_thread.iter().map(|(t, _)| *t), 3);
+    let idle = serial.saturating_mul(cpus - 1);
+    let message = format!(
+        "For {} ({} of the run) only one thread at a time worked ({}), mostly in {method} \
+         ({} of the CPU samples then), while {} of the {cpus} CPUs idled: a serial phase. \
+         Without it the run could be up to ×{gain:.2} faster. Split that work over threads (a \
+         pool, a parallel stream), or overlap it with the parallel work.",
+        human_ns(serial),
+        pct(serial as f64 / run.max(1) as f64),
+        names.join(", "),
+        pct(*n as f64 / total as f64),
+        cpus - 1,
+    );
+    out.push(Finding {
+        kind: FindingKind::SerialPhase,
+        class: None,
+        message,
+        fields: vec![
+            ("serial_ns", FieldValue::Int(serial)),
+            ("method", FieldValue::Text(method.clone())),
+            ("possible_speedup", FieldValue::Float(gain)),
+        ],
+        cost_ns: idle,
+        site: Some(method.clone()),
+        stack: Vec::new(),
+    });
 }
 
 /// Waits on an application object: threads waiting for another thread to release

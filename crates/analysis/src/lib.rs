@@ -147,6 +147,7 @@ pub fn analyze_model_staged(
         forkjoin: &forkjoin,
         activity: &activity,
         virtual_threads: &virtual_threads,
+        speedups: &speedups,
     });
     stage("findings");
     Analysis {

@@ -559,6 +559,35 @@ fn a_producer_waiting_for_room_names_the_busy_consumer() {
     assert!(text.contains("[consumer bottleneck,"), "{text}");
 }
 
+/// A serial prologue on `main` before each round of pool tasks (`speedups.SerialPrologue`
+/// with as much serial as parallel work): a `serial_phase` finding naming `main` and the
+/// method; with the serial part split into the tasks (`split=true`), none.
+#[test]
+fn a_serial_phase_in_the_application_is_a_finding() {
+    let _serial = serial();
+    let args = ["serial=400000", "parallel=400000"];
+    let (_trace, r, text) = record("speedups.SerialPrologue", &args);
+    let f = finding(&r, "serial_phase", None);
+    assert!(
+        f["method"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("weft.workloads.speedups."),
+        "{f}"
+    );
+    assert!(f["possible_speedup"].as_f64().unwrap_or(0.0) >= 1.15, "{f}");
+    assert!(
+        f["message"].as_str().unwrap_or("").contains("(`main`)"),
+        "{f}"
+    );
+    assert!(text.contains("[serial phase,"), "{text}");
+    let (_trace, r, _) = record(
+        "speedups.SerialPrologue",
+        &["serial=400000", "parallel=400000", "split=true"],
+    );
+    assert!(!has_finding(&r, "serial_phase"), "{:#?}", r["findings"]);
+}
+
 /// A lock-bound program on a fair `ReentrantLock` (`advice.FairLock`): the lock finding
 /// says the lock is fair and what that costs (the agent reads the lock's `FairSync`); on
 /// the default unfair lock it does not.
