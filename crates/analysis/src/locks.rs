@@ -122,6 +122,85 @@ impl HolderSamples {
     }
 }
 
+/// Per exclusive lock (`exclusive`: monitors and `ReentrantLock`s, one holder at a
+/// time), its holders' wall samples while they held it and others waited, and those
+/// in which the holder was off the CPU (sleeping or in I/O), with where. A waiter
+/// granted the lock while another waited held it until that one was granted: the
+/// holds between two consecutive contended acquisitions are known without sampling
+/// the owner. `blocks`: (thread, lock, blocked from, acquired at).
+fn holder_samples(
+    model: &Model,
+    blocks: &[(ThreadIndex, u32, u64, u64)],
+    waits: &[WaitInterval],
+    exclusive: &[u32],
+) -> HashMap<u32, HolderSamples> {
+    let mut out: HashMap<u32, HolderSamples> = HashMap::new();
+    let mut wall: HashMap<ThreadIndex, Vec<(u64, u8, u32)>> = HashMap::new();
+    for x in &model.sampled.samples {
+        if x.mode == crate::profile::Mode::Wall {
+            wall.entry(x.thread)
+                .or_default()
+                .push((x.ts_ns, x.state, x.stack));
+        }
+    }
+    for v in wall.values_mut() {
+        v.sort_unstable();
+    }
+    // Each thread's own recorded blocks and waits: a holder blocked on another lock,
+    // or waiting, is not blocking in I/O or a sleep (another finding's).
+    let mut recorded: HashMap<ThreadIndex, Vec<(u64, u64)>> = HashMap::new();
+    for &(th, _, s, e) in blocks {
+        recorded.entry(th).or_default().push((s, e));
+    }
+    for w in waits {
+        recorded
+            .entry(w.thread)
+            .or_default()
+            .push((w.start_ns, w.end_ns));
+    }
+    for v in recorded.values_mut() {
+        v.sort_unstable();
+    }
+    let in_recorded = |th: ThreadIndex, t: u64| {
+        recorded.get(&th).is_some_and(|v| {
+            // Intervals of one thread do not nest; the latest begun by `t`.
+            let k = v.partition_point(|iv| iv.0 <= t);
+            k > 0 && v[k - 1].1 > t
+        })
+    };
+    let mut by_lock: HashMap<u32, Vec<(u64, u64, ThreadIndex)>> = HashMap::new();
+    for &(th, lock, s, e) in blocks {
+        if exclusive.contains(&lock) {
+            by_lock.entry(lock).or_default().push((e, s, th));
+        }
+    }
+    for (lock, mut v) in by_lock {
+        v.sort_unstable();
+        let h = out.entry(lock).or_default();
+        for w in v.windows(2) {
+            let ((acq, _, holder), (next, waited_from, _)) = (w[0], w[1]);
+            if !(waited_from <= acq && acq < next) {
+                continue;
+            }
+            let Some(samples) = wall.get(&holder) else {
+                continue;
+            };
+            let from = samples.partition_point(|x| x.0 < acq);
+            for &(ts, state, stack) in samples[from..].iter().take_while(|x| x.0 < next) {
+                if in_recorded(holder, ts) {
+                    continue;
+                }
+                h.samples += 1;
+                if state == thread_state::SLEEPING || state == thread_state::IO {
+                    h.off += 1;
+                    *h.off_stacks.entry(stack).or_default() += 1;
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Consecutive intervals where one lock's CSP was at least [`DOMINANT_CSP`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct DominantPhase {
@@ -635,83 +714,18 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
         }
     }
     out.running_ns = running.iter().sum();
-    // Per lock: the holder's wall samples while it held the lock and others waited,
-    // and those in which it was off the CPU (sleeping or in I/O), with where. A waiter
-    // granted the lock while another waited held it until that one was granted: the
-    // holds between two consecutive contended acquisitions are known without
-    // sampling the owner.
-    let mut holder_time: HashMap<u32, HolderSamples> = HashMap::new();
-    {
-        let mut wall: HashMap<ThreadIndex, Vec<(u64, u8, u32)>> = HashMap::new();
-        for x in &model.sampled.samples {
-            if x.mode == crate::profile::Mode::Wall {
-                wall.entry(x.thread)
-                    .or_default()
-                    .push((x.ts_ns, x.state, x.stack));
-            }
-        }
-        for v in wall.values_mut() {
-            v.sort_unstable();
-        }
-        // Each thread's own recorded blocks and waits: a holder blocked on another
-        // lock, or waiting, is not blocking in I/O or a sleep (another finding's).
-        let mut recorded: HashMap<ThreadIndex, Vec<(u64, u64)>> = HashMap::new();
-        for &(th, _, s, e, ..) in &raw_blocks {
-            recorded.entry(th).or_default().push((s, e));
-        }
-        for w in &wait_intervals {
-            recorded
-                .entry(w.thread)
-                .or_default()
-                .push((w.start_ns, w.end_ns));
-        }
-        for v in recorded.values_mut() {
-            v.sort_unstable();
-        }
-        let in_recorded = |th: ThreadIndex, t: u64| {
-            recorded.get(&th).is_some_and(|v| {
-                // Intervals of one thread do not nest; the latest begun by `t`.
-                let k = v.partition_point(|iv| iv.0 <= t);
-                k > 0 && v[k - 1].1 > t
-            })
-        };
-        let mut by_lock: HashMap<u32, Vec<(u64, u64, ThreadIndex)>> = HashMap::new();
-        for &(th, lock, s, e, ..) in &raw_blocks {
-            by_lock.entry(lock).or_default().push((e, s, th));
-        }
-        for (lock, mut v) in by_lock {
-            // One holder at a time: not read-write locks' readers, a semaphore's permits.
-            let exclusive = locks
-                .get(&lock)
-                .and_then(|a| a.def.as_ref())
-                .is_some_and(|d| d.0 == lock_kind::MONITOR || d.0 == lock_kind::REENTRANT_LOCK);
-            if !exclusive {
-                continue;
-            }
-            v.sort_unstable();
-            let h = holder_time.entry(lock).or_default();
-            for w in v.windows(2) {
-                let ((acq, _, holder), (next, waited_from, _)) = (w[0], w[1]);
-                if !(waited_from <= acq && acq < next) {
-                    continue;
-                }
-                let Some(samples) = wall.get(&holder) else {
-                    continue;
-                };
-                let from = samples.partition_point(|x| x.0 < acq);
-                for &(ts, state, stack) in samples[from..].iter().take_while(|x| x.0 < next) {
-                    if in_recorded(holder, ts) {
-                        continue;
-                    }
-                    h.samples += 1;
-                    if state == thread_state::SLEEPING || state == thread_state::IO {
-                        h.off += 1;
-                        *h.off_stacks.entry(stack).or_default() += 1;
-                    }
-                }
-            }
-        }
-    }
+    let exclusive: Vec<u32> = locks
+        .iter()
+        .filter(|(_, a)| {
+            a.def
+                .as_ref()
+                .is_some_and(|d| d.0 == lock_kind::MONITOR || d.0 == lock_kind::REENTRANT_LOCK)
+        })
+        .map(|(id, _)| *id)
+        .collect();
+    let blocks: Vec<(ThreadIndex, u32, u64, u64)> =
+        raw_blocks.iter().map(|b| (b.0, b.1, b.2, b.3)).collect();
+    let holder_time = holder_samples(model, &blocks, &wait_intervals, &exclusive);
     let site_name = |id: u32| model.site_frame(id);
     let owner_name = |jid: u64| {
         by_java_id
