@@ -1172,7 +1172,7 @@ fn sweep_measured(input: &SpeedupInput, window: (u64, u64)) -> (Vec<RawSection>,
     );
     // The runnable share of each interval's active time: on-CPU plus run-queue time
     // over it. Near 1 (readings lag a running thread by up to a tick) it is 1: only
-    // clear blocking counts (300 threads sleeping between bursts read "if a core per
+    // clear blocking counts (4 threads sleeping 5 ms under a lock read "a core per
     // thread: ×29").
     let runnable: Vec<Vec<f64>> = input
         .threads

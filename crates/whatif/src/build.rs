@@ -1088,8 +1088,9 @@ fn monitor_handoffs(sections: &[weft_analysis::graph::MonitorSection]) -> Vec<u6
     out
 }
 
-/// The threads got at least this share of the cores where some waited for one: the
-/// cores were theirs (the waits were their own number).
+/// The program could have had at least this share of the cores where its threads
+/// waited for one: the cores were its own (the waits were its threads outnumbering
+/// them), not held by other processes.
 pub const FULL_CAPACITY_SHARE: f64 = 0.9;
 /// The CPUs the program could use where its threads waited for one: per sampler
 /// interval, its CPU time plus the machine's idle time (capped at `cores`), averaged
