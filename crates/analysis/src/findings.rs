@@ -324,6 +324,7 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     consumer_findings(i, &mut costed);
     caller_runs_findings(i, &mut costed);
     pool_too_small_findings(i, &mut costed);
+    blocking_forkjoin_findings(i, &mut costed);
     serial_phase_findings(i, &mut costed);
     granularity_findings(i, &on_virtual, &mut costed);
     forkjoin_findings(i, &mut costed);
@@ -1989,6 +1990,84 @@ fn pool_too_small_findings(i: &Inputs, out: &mut Vec<Finding>) {
             ],
             cost_ns: cost,
             site: site.map(|s| s.0),
+            stack: Vec::new(),
+        });
+    }
+}
+
+/// Fork-join tasks (a parallel stream's, a `RecursiveTask`'s) that mostly block without
+/// a recorded wait (I/O, `Thread.sleep`) while the CPUs idle: a fork-join pool is sized
+/// for computing (the common pool: CPUs − 1 threads, plus the caller), and blocking in it
+/// leaves the CPUs idle. 100 elements of a parallel stream sleeping 20 ms each took 1.0 s
+/// on 2 CPUs, 3% busy: "no problem found".
+fn blocking_forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
+    for (ci, c) in i.tasks.classes.iter().enumerate() {
+        if c.kind != TaskKind::ForkJoin {
+            continue;
+        }
+        let Some(act) = i.activity.classes.get(ci) else {
+            continue;
+        };
+        let s = &act.split;
+        let busy = s.running_ns + s.runnable_ns;
+        if act.activity != Activity::OffCpu
+            || !act.cpu_measured
+            || s.total() == 0
+            || busy as f64 > SMALL_POOL_MAX_BUSY_SHARE * s.total() as f64
+        {
+            continue;
+        }
+        let cost = s.off_cpu_ns;
+        if cost < WAIT_MIN_NS || (cost as f64) < WAIT_MIN_SHARE_OF_RUN * i.model.duration_ns as f64
+        {
+            continue;
+        }
+        let mut spans: Vec<(u64, u64)> = Vec::new();
+        let mut threads: BTreeSet<ThreadIndex> = BTreeSet::new();
+        for e in i.tasks.executions_of(c) {
+            spans.push((e.begin_ns, e.end_ns));
+            threads.insert(e.thread);
+        }
+        let (during, _) = i.cpu.inside_outside(&spans);
+        let Some(during) = during.filter(|d| d.utilisation < SMALL_POOL_MAX_UTILISATION) else {
+            continue;
+        };
+        // The pool: a worker's (the caller of a parallel stream runs pieces too).
+        let pool = threads
+            .iter()
+            .filter_map(|t| i.model.threads.get(t))
+            .map(|t| t.display_name())
+            .find(|n| n.starts_with("ForkJoinPool"))
+            .map(|n| crate::model::pool_name(&n))
+            .unwrap_or_else(|| "its pool".to_string());
+        let message = format!(
+            "`{}` fork-join tasks spend {} of their time off-CPU (I/O, sleep, or blocking weft \
+             does not record), run by {} of `{pool}`, while the CPUs were {} busy. A fork-join pool is sized for computing (the common pool: one \
+             thread fewer than the CPUs, and the caller): blocking in it, as in a parallel \
+             stream that calls a service or reads files, leaves the CPUs idle. Run the blocking \
+             calls on an executor sized for them (or on virtual threads, JDK 21+), or wrap them \
+             in `ForkJoinPool.managedBlock` so the pool adds threads meanwhile.",
+            c.class,
+            pct(s.off_cpu_ns as f64 / s.total() as f64),
+            count(threads.len() as u64, "thread"),
+            pct(during.utilisation),
+        );
+        out.push(Finding {
+            kind: FindingKind::PoolTooSmall,
+            class: Some(c.class.clone()),
+            message,
+            fields: vec![
+                ("pool", FieldValue::Text(pool)),
+                ("reason", FieldValue::Text("forkjoin".to_string())),
+                ("threads", FieldValue::Int(threads.len() as u64)),
+                (
+                    "off_cpu_share",
+                    FieldValue::Float(s.off_cpu_ns as f64 / s.total() as f64),
+                ),
+                ("utilisation_during", FieldValue::Float(during.utilisation)),
+            ],
+            cost_ns: cost,
+            site: class_site(c).map(|s| s.0),
             stack: Vec::new(),
         });
     }

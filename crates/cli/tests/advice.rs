@@ -559,6 +559,26 @@ fn a_producer_waiting_for_room_names_the_busy_consumer() {
     assert!(text.contains("[consumer bottleneck,"), "{text}");
 }
 
+/// A parallel stream whose elements sleep (`advice.BlockingStream`): fork-join tasks that
+/// block while the CPUs idle, a `pool_too_small` finding (`reason: forkjoin`) on the
+/// common pool.
+#[test]
+fn blocking_in_a_parallel_stream_is_a_finding() {
+    let _serial = serial();
+    let (_trace, r, _) = record("advice.BlockingStream", &["60", "20"]);
+    let f = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "pool_too_small" && f["reason"] == "forkjoin")
+        .unwrap_or_else(|| panic!("{:#?}", r["findings"]));
+    assert!(
+        f["pool"].as_str().unwrap_or("").starts_with("ForkJoinPool"),
+        "{f}"
+    );
+    assert!(f["off_cpu_share"].as_f64().unwrap_or(0.0) > 0.5, "{f}");
+}
+
 /// A serial prologue on `main` before each round of pool tasks (`speedups.SerialPrologue`
 /// with as much serial as parallel work): a `serial_phase` finding naming `main` and the
 /// method; with the serial part split into the tasks (`split=true`), none.
