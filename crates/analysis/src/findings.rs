@@ -818,7 +818,25 @@ fn lock_findings(
                 .find(|(p, _)| s.starts_with(p))
                 .map(|(_, a)| *a)
         });
+        let crowded = crowded_pool_queue(i, g);
         let advice = match (&framework, caller, known) {
+            // A pool's task-queue lock, with far more pool threads than CPUs: holders
+            // preempted while they hold it (64 threads on 2 CPUs read "shorten the
+            // critical section at LinkedBlockingQueue.take").
+            _ if crowded.is_some() => {
+                let (pool, threads) = crowded.clone().unwrap_or_default();
+                let cpus = cpus_of(i.model);
+                format!(
+                    "This is the task queue's lock of `{pool}`: its {threads} threads compete \
+                     for {cpus} CPUs, so a thread holding the queue's lock is often preempted \
+                     and the others wait for it to run again. For CPU-bound tasks a pool needs \
+                     no more threads than CPUs: size `{pool}` to {cpus} \
+                     (`Runtime.getRuntime().availableProcessors()`); tasks that block on I/O \
+                     may need more, but not {threads} running at once. The CPUs were busy \
+                     meanwhile: most of this waiting would otherwise be waiting for a CPU, so \
+                     the gain is in fewer switches, not in more work done."
+                )
+            }
             // HotSpot's lock of a class's initialization: the wait is for a static
             // initializer another thread runs (two threads first using a class at once).
             _ if g.class == weft_trace::CLASS_INIT_LOCK => format!(
@@ -955,9 +973,20 @@ fn lock_findings(
                 pct(g.csp),
             )
         };
+        // A crowded pool's threads blocked while the CPUs were busy: without the lock
+        // they would mostly have waited for a CPU; what is lost is the CPUs' idle time.
+        let idle_cpu_ns = || {
+            let util = i
+                .cpu
+                .window(0, i.model.duration_ns)
+                .map_or(0.0, |w| w.utilisation);
+            ((1.0 - util).max(0.0) * (i.model.duration_ns * cpus_of(i.model)) as f64) as u64
+        };
         let cost_ns = if on_virtual {
             g.blocked_ns
                 .min(i.model.duration_ns.saturating_mul(cpus_of(i.model)))
+        } else if crowded.is_some() {
+            g.blocked_ns.min(idle_cpu_ns())
         } else {
             g.blocked_ns
         };
@@ -1004,6 +1033,45 @@ fn lock_findings(
             stack: Vec::new(),
         });
     }
+}
+
+/// A pool's threads are crowded on its task queue's lock with more than this many
+/// threads per CPU...
+pub const CROWDED_POOL_THREADS_PER_CPU: u64 = 4;
+/// ...while the CPUs were at least this busy over the run.
+pub const CROWDED_POOL_MIN_UTILISATION: f64 = 0.8;
+
+/// The pool (name, threads) whose task-queue lock this group is, when the pool has
+/// many more threads than CPUs and the CPUs were busy: a lock taken in a JDK
+/// blocking queue's `take`/`poll`/`offer`/`put`, blocked on by that pool's threads.
+fn crowded_pool_queue(i: &Inputs, g: &LockGroup) -> Option<(String, u64)> {
+    let site = g.site.as_deref()?;
+    let method = site.split(':').next()?;
+    let (class, name) = method.rsplit_once('.')?;
+    let queue_call = class.starts_with("java.util.concurrent.")
+        && class.contains("Queue")
+        && matches!(name, "take" | "poll" | "offer" | "put");
+    if !queue_call {
+        return None;
+    }
+    // The pool most of the blocked threads belong to.
+    let mut pools: BTreeMap<String, u64> = BTreeMap::new();
+    for (t, ns) in &g.blocked_per_thread {
+        *pools.entry(crate::model::pool_name(t)).or_default() += ns;
+    }
+    let (pool, _) = pools.into_iter().max_by_key(|(_, ns)| *ns)?;
+    let threads = i
+        .model
+        .threads
+        .values()
+        .filter(|t| crate::model::pool_name(&t.display_name()) == pool)
+        .count() as u64;
+    let cpus = cpus_of(i.model);
+    let busy = i
+        .cpu
+        .window(0, i.model.duration_ns)
+        .is_some_and(|w| w.utilisation >= CROWDED_POOL_MIN_UTILISATION);
+    (threads > CROWDED_POOL_THREADS_PER_CPU * cpus && busy).then_some((pool, threads))
 }
 
 /// A lock's holders are judged off the CPU in their holds from this many wall

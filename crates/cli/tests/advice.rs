@@ -559,6 +559,31 @@ fn a_producer_waiting_for_room_names_the_busy_consumer() {
     assert!(text.contains("[consumer bottleneck,"), "{text}");
 }
 
+/// CPU-bound tasks on a pool of 64 threads for 2 CPUs (`advice.CrowdedPool`): the lock
+/// its workers block on is the pool's task-queue lock, held by preempted workers; the
+/// finding says so and how to size the pool, and its cost is the CPUs' idle time, not
+/// the blocked threads' time.
+#[test]
+fn a_crowded_pool_s_queue_lock_is_said_as_such() {
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) > 8 {
+        return; // 64 threads are not crowded on a large machine
+    }
+    let _serial = serial();
+    let (_trace, r, _) = record("advice.CrowdedPool", &[]);
+    let f = finding(
+        &r,
+        "lock_contention",
+        Some("java.util.concurrent.locks.ReentrantLock"),
+    );
+    let m = f["message"].as_str().unwrap_or("");
+    assert!(m.contains("task queue's lock of `pool-1`"), "{f}");
+    assert!(m.contains("64 threads"), "{f}");
+    assert!(
+        f["cost_ns"].as_u64().unwrap_or(u64::MAX) < f["blocked_ns"].as_u64().unwrap_or(0),
+        "{f}"
+    );
+}
+
 /// A parallel stream whose elements sleep (`advice.BlockingStream`): fork-join tasks that
 /// block while the CPUs idle, a `pool_too_small` finding (`reason: forkjoin`) on the
 /// common pool.
