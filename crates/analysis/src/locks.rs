@@ -176,18 +176,33 @@ fn holder_samples(
     }
     for (lock, mut v) in by_lock {
         v.sort_unstable();
-        let h = out.entry(lock).or_default();
-        for w in v.windows(2) {
-            let ((acq, _, holder), (next, waited_from, _)) = (w[0], w[1]);
-            if !(waited_from <= acq && acq < next) {
-                continue;
+        // When some thread was blocked on the lock (someone held it): the union of its
+        // blocked periods.
+        let mut waited: Vec<(u64, u64)> = v.iter().map(|&(e, s, _)| (s, e)).collect();
+        waited.sort_unstable();
+        let mut held: Vec<(u64, u64)> = Vec::with_capacity(waited.len());
+        for (s, e) in waited {
+            match held.last_mut() {
+                Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                _ => held.push((s, e)),
             }
+        }
+        let contended_at = |t: u64| {
+            let k = held.partition_point(|iv| iv.0 <= t);
+            k > 0 && held[k - 1].1 > t
+        };
+        let h = out.entry(lock).or_default();
+        // Between two contended acquisitions, while others waited, the lock's holder
+        // is the first one's thread (a barging thread, which acquires without
+        // blocking, is the one case this misses).
+        for w in v.windows(2) {
+            let ((acq, _, holder), (next, _, _)) = (w[0], w[1]);
             let Some(samples) = wall.get(&holder) else {
                 continue;
             };
             let from = samples.partition_point(|x| x.0 < acq);
             for &(ts, state, stack) in samples[from..].iter().take_while(|x| x.0 < next) {
-                if in_recorded(holder, ts) {
+                if !contended_at(ts) || in_recorded(holder, ts) {
                     continue;
                 }
                 h.samples += 1;

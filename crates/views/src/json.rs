@@ -246,6 +246,10 @@ pub fn locks_json(a: &Analysis) -> Value {
                 "blocked_ns_per_thread": k.blocked_per_thread.iter().map(|(t, d)| json!({ "thread": t, "ns": d })).collect::<Vec<_>>(),
                 "sites": k.sites.iter().map(|(s, _)| s.clone()).collect::<Vec<_>>(),
                 "owners": k.owners.iter().map(|(o, _)| o.clone()).collect::<Vec<_>>(),
+                "fair": k.fair,
+                "holder_wall_samples": k.holder_wall_samples,
+                "holder_off_cpu_samples": k.holder_off_cpu_samples,
+                "holder_off_cpu_frames": k.holder_off_cpu_frames.iter().map(|(f, n)| json!({ "frame": f, "samples": n })).collect::<Vec<_>>(),
             })
         })
         .collect();
