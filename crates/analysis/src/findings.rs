@@ -162,6 +162,7 @@ pub enum FindingKind {
     ProducerBottleneck,
     ConsumerBottleneck,
     SerialPhase,
+    AwaitedAtOnce,
     /// Tasks a saturated pool gave back to the thread that submitted them (a rejection
     /// policy such as `CallerRunsPolicy`), while the pool's threads waited for work.
     CallerRuns,
@@ -193,6 +194,7 @@ impl FindingKind {
             FindingKind::ProducerBottleneck => "producer_bottleneck",
             FindingKind::ConsumerBottleneck => "consumer_bottleneck",
             FindingKind::SerialPhase => "serial_phase",
+            FindingKind::AwaitedAtOnce => "awaited_at_once",
             FindingKind::CallerRuns => "caller_runs",
             FindingKind::PoolTooSmall => "pool_too_small",
         }
@@ -221,6 +223,7 @@ impl FindingKind {
             FindingKind::ProducerBottleneck => "producer bottleneck",
             FindingKind::ConsumerBottleneck => "consumer bottleneck",
             FindingKind::SerialPhase => "serial phase",
+            FindingKind::AwaitedAtOnce => "each task awaited at once",
             FindingKind::CallerRuns => "tasks run by their submitter",
             FindingKind::PoolTooSmall => "pool too small",
         }
@@ -325,6 +328,7 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     caller_runs_findings(i, &mut costed);
     pool_too_small_findings(i, &mut costed);
     blocking_forkjoin_findings(i, &mut costed);
+    awaited_at_once_findings(i, &mut costed);
     serial_phase_findings(i, &mut costed);
     granularity_findings(i, &on_virtual, &mut costed);
     forkjoin_findings(i, &mut costed);
@@ -2141,6 +2145,155 @@ fn blocking_forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
     }
 }
 
+/// A class whose tasks were each awaited before the next was started is judged from
+/// this many of them...
+pub const AWAITED_MIN_TASKS: u64 = 5;
+/// ...this share of its started (or submitted) executions.
+pub const AWAITED_MIN_SHARE: f64 = 0.8;
+
+/// Tasks (or threads) each waited for by the thread that submitted (or started) it
+/// before it submitted the next: they run one at a time however large the pool
+/// (`submit(task).get()` in a loop, `t.start(); t.join()`): 20 tasks of 30 ms on a
+/// pool of 4 read a "serial phase" at best, 20 threads started and joined one by one
+/// "no problem found".
+fn awaited_at_once_findings(i: &Inputs, out: &mut Vec<Finding>) {
+    use crate::edges::EdgeKind;
+    let cpus = cpus_of(i.model);
+    if cpus < 2 {
+        return;
+    }
+    let execs = &i.tasks.executions;
+    // Each execution's starter and when: its submission, or its thread's start.
+    let mut started: BTreeMap<usize, (ThreadIndex, u64)> = BTreeMap::new();
+    // (execution, waiter) -> when the wait returned.
+    let mut awaited: BTreeMap<(usize, ThreadIndex), u64> = BTreeMap::new();
+    for e in &i.tasks.edges.edges {
+        match e.kind {
+            EdgeKind::Submit | EdgeKind::ThreadStart => {
+                if let Some(to) = e.to {
+                    started.entry(to).or_insert((e.from_thread, e.from_ns));
+                }
+            }
+            EdgeKind::FutureGet | EdgeKind::ThreadJoin => {
+                if let Some(from) = e.from {
+                    awaited.entry((from, e.to_thread)).or_insert(e.to_ns);
+                }
+            }
+        }
+    }
+    // Per starter and class, its starts by time (a pool's first submissions also start
+    // its worker threads: not the next of these).
+    let mut by_starter: BTreeMap<(ThreadIndex, u32), Vec<(u64, usize)>> = BTreeMap::new();
+    for (&x, &(t, at)) in &started {
+        if let Some(e) = execs.get(x) {
+            by_starter.entry((t, e.class_id)).or_default().push((at, x));
+        }
+    }
+    // Per class: (starter, executions, awaited at once, their spans).
+    #[derive(Default)]
+    struct PerClass {
+        starters: BTreeMap<ThreadIndex, u64>,
+        total: u64,
+        at_once: u64,
+        spans: Vec<(u64, u64)>,
+        thread_kind: bool,
+    }
+    let mut classes: BTreeMap<&str, PerClass> = BTreeMap::new();
+    for ((starter, _), mut v) in by_starter {
+        v.sort_unstable();
+        for (k, &(_, x)) in v.iter().enumerate() {
+            let Some(e) = execs.get(x).filter(|e| e.reported()) else {
+                continue;
+            };
+            if !matches!(
+                e.kind,
+                TaskKind::Runnable | TaskKind::Callable | TaskKind::Thread
+            ) || e.thread == starter
+            {
+                continue;
+            }
+            let c = classes.entry(i.tasks.class(e)).or_default();
+            c.total += 1;
+            c.thread_kind |= e.kind == TaskKind::Thread;
+            // Awaited by its starter before the starter started the next one.
+            let next = v.get(k + 1).map_or(u64::MAX, |n| n.0);
+            if awaited.get(&(x, starter)).is_some_and(|&ret| ret <= next) {
+                c.at_once += 1;
+                *c.starters.entry(starter).or_default() += 1;
+                c.spans.push((e.begin_ns, e.end_ns));
+            }
+        }
+    }
+    for (class, c) in classes {
+        if c.at_once < AWAITED_MIN_TASKS || (c.at_once as f64) < AWAITED_MIN_SHARE * c.total as f64
+        {
+            continue;
+        }
+        let (during, _) = i.cpu.inside_outside(&c.spans);
+        let Some(during) = during else {
+            continue;
+        };
+        let idle =
+            ((1.0 - during.utilisation).max(0.0) * cpus as f64 * during.covered_ns as f64) as u64;
+        if idle < WAIT_MIN_NS || (idle as f64) < WAIT_MIN_SHARE_OF_RUN * i.model.duration_ns as f64
+        {
+            continue;
+        }
+        let ran: u64 = c.spans.iter().map(|(b, e)| e - b).sum();
+        let names = thread_names(i, c.starters.keys(), 3);
+        let (verb, fix) = if c.thread_kind {
+            (
+                "started",
+                "Start them all first, then join them (or run them as tasks on a pool)",
+            )
+        } else {
+            (
+                "submitted",
+                "Submit them all first, then wait for them (`invokeAll`, or keep the futures \
+                 and `get` them after the loop)",
+            )
+        };
+        // `inline:` applies to pool tasks, not threads.
+        let inline = if c.thread_kind {
+            "save the thread".to_string()
+        } else {
+            format!("save the hand-off (`weft whatif TRACE --edit inline:{class}` estimates it)")
+        };
+        let message = format!(
+            "{} of {} `{class}` tasks were each waited for by the thread that {verb} them ({}) \
+             before it {verb} the next: they ran one at a time, {} in all, while the CPUs were \
+             {} busy. {fix}; or, if they must run in order, run them in that thread and \
+             {inline}.",
+            c.at_once,
+            c.total,
+            names.join(", "),
+            human_ns(ran),
+            pct(during.utilisation),
+        );
+        let site = i
+            .tasks
+            .classes
+            .iter()
+            .find(|s| s.class == class)
+            .and_then(class_site)
+            .map(|s| s.0);
+        out.push(Finding {
+            kind: FindingKind::AwaitedAtOnce,
+            class: Some(class.to_string()),
+            message,
+            fields: vec![
+                ("tasks", FieldValue::Int(c.total)),
+                ("awaited_at_once", FieldValue::Int(c.at_once)),
+                ("ran_ns", FieldValue::Int(ran)),
+                ("utilisation_during", FieldValue::Float(during.utilisation)),
+            ],
+            cost_ns: idle,
+            site,
+            stack: Vec::new(),
+        });
+    }
+}
+
 /// A serial phase is a finding when removing it could make the run this much faster
 /// (the possible-speedups serial line, eq. 11)...
 pub const SERIAL_MIN_GAIN: f64 = 1.15;
@@ -2158,6 +2311,11 @@ pub const SERIAL_MIN_SAMPLES: u64 = 5;
 /// work on 2 CPUs read "no problem found" (the speedups said "serial part ×1.31").
 fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
     use crate::speedups::{Limitation, Status};
+    // Tasks each awaited before the next was started are the serial phase's cause,
+    // said there.
+    if out.iter().any(|f| f.kind == FindingKind::AwaitedAtOnce) {
+        return;
+    }
     let sp = i.speedups;
     let cpus = cpus_of(i.model);
     if sp.status != Status::Ok || cpus < 2 || sp.sections_total > sp.sections.len() {

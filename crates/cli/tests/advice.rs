@@ -604,6 +604,30 @@ fn blocking_in_a_parallel_stream_is_a_finding() {
     assert!(f["off_cpu_share"].as_f64().unwrap_or(0.0) > 0.5, "{f}");
 }
 
+/// Pool tasks and threads each waited for before the next was started
+/// (`advice.AwaitEach`: `submit(task).get()`, `t.start(); t.join()` in a loop): an
+/// `awaited_at_once` finding on their class (not a serial phase); started all first
+/// (`all=true`), none.
+#[test]
+fn tasks_each_awaited_at_once_are_a_finding() {
+    let _serial = serial();
+    for mode in ["tasks", "threads"] {
+        let (_trace, r, _) = record("advice.AwaitEach", &[mode, "false", "16", "4000000"]);
+        let f = finding(&r, "awaited_at_once", None);
+        assert!(
+            f["class"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("weft.workloads.advice.AwaitEach$$Lambda"),
+            "{f}"
+        );
+        assert!(f["awaited_at_once"].as_u64().unwrap_or(0) >= 12, "{f}");
+        assert!(!has_finding(&r, "serial_phase"), "{:#?}", r["findings"]);
+        let (_trace, r, _) = record("advice.AwaitEach", &[mode, "true", "16", "4000000"]);
+        assert!(!has_finding(&r, "awaited_at_once"), "{:#?}", r["findings"]);
+    }
+}
+
 /// A serial prologue on `main` before each round of pool tasks (`speedups.SerialPrologue`
 /// with as much serial as parallel work): a `serial_phase` finding naming `main` and the
 /// method; with the serial part split into the tasks (`split=true`), none.
