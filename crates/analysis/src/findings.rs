@@ -2163,15 +2163,25 @@ fn awaited_at_once_findings(i: &Inputs, out: &mut Vec<Finding>) {
         return;
     }
     let execs = &i.tasks.executions;
-    // Each execution's starter and when: its submission, or its thread's start.
-    let mut started: BTreeMap<usize, (ThreadIndex, u64)> = BTreeMap::new();
-    // (execution, waiter) -> when the wait returned.
-    let mut awaited: BTreeMap<(usize, ThreadIndex), u64> = BTreeMap::new();
+    // (execution, waiter) -> when the wait returned; per starter and class, its starts
+    // (submissions, thread starts) by time (a pool's first submissions also start its
+    // worker threads: not the next of these).
+    let mut awaited: std::collections::HashMap<(usize, ThreadIndex), u64> =
+        std::collections::HashMap::new();
+    let mut by_starter: std::collections::HashMap<(ThreadIndex, u32), Vec<(u64, usize)>> =
+        std::collections::HashMap::new();
+    let mut seen = vec![false; execs.len()];
     for e in &i.tasks.edges.edges {
         match e.kind {
             EdgeKind::Submit | EdgeKind::ThreadStart => {
-                if let Some(to) = e.to {
-                    started.entry(to).or_insert((e.from_thread, e.from_ns));
+                let Some((x, ex)) = e.to.and_then(|x| Some((x, execs.get(x)?))) else {
+                    continue;
+                };
+                if !std::mem::replace(&mut seen[x], true) {
+                    by_starter
+                        .entry((e.from_thread, ex.class_id))
+                        .or_default()
+                        .push((e.from_ns, x));
                 }
             }
             EdgeKind::FutureGet | EdgeKind::ThreadJoin => {
@@ -2179,14 +2189,6 @@ fn awaited_at_once_findings(i: &Inputs, out: &mut Vec<Finding>) {
                     awaited.entry((from, e.to_thread)).or_insert(e.to_ns);
                 }
             }
-        }
-    }
-    // Per starter and class, its starts by time (a pool's first submissions also start
-    // its worker threads: not the next of these).
-    let mut by_starter: BTreeMap<(ThreadIndex, u32), Vec<(u64, usize)>> = BTreeMap::new();
-    for (&x, &(t, at)) in &started {
-        if let Some(e) = execs.get(x) {
-            by_starter.entry((t, e.class_id)).or_default().push((at, x));
         }
     }
     // Per class: (starter, executions, awaited at once, their spans).
