@@ -28,6 +28,13 @@ pub struct WindowStats {
     pub covered_ns: u64,
 }
 
+impl WindowStats {
+    /// The CPUs left idle on average, of `cpus`.
+    pub fn idle_cpus(&self, cpus: u64) -> f64 {
+        (1.0 - self.utilisation).max(0.0) * cpus as f64
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CpuProfile {
     /// CPUs used to normalise utilisation (header `cpus`, else 1).
@@ -141,6 +148,12 @@ pub fn merge_intervals(intervals: &[(u64, u64)]) -> Vec<(u64, u64)> {
         }
     }
     out
+}
+
+/// Whether `t` lies in one of `merged` (sorted, disjoint: [`merge_intervals`]).
+pub fn covers(merged: &[(u64, u64)], t: u64) -> bool {
+    let k = merged.partition_point(|iv| iv.0 <= t);
+    k > 0 && merged[k - 1].1 > t
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 //! The papers give no numeric thresholds; ours are the named constants below.
 //! This module decides and words findings; it does not lay out reports.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::activity::{Activity, ActivityAnalysis};
 use crate::cpu::{CpuProfile, WindowStats};
@@ -457,6 +457,16 @@ pub fn class_site(c: &TaskClassStats) -> Option<(String, &'static str)> {
     }
 }
 
+/// [`class_site`] of the task class named `class`.
+fn site_of_class(i: &Inputs, class: &str) -> Option<String> {
+    i.tasks
+        .classes
+        .iter()
+        .find(|s| s.class == class)
+        .and_then(class_site)
+        .map(|s| s.0)
+}
+
 /// `n thing` or `n things`.
 fn count(n: u64, thing: &str) -> String {
     if n == 1 {
@@ -823,12 +833,11 @@ fn lock_findings(
                 .map(|(_, a)| *a)
         });
         let crowded = crowded_pool_queue(i, g);
-        let advice = match (&framework, caller, known) {
+        let advice = match (crowded.as_ref(), &framework, caller, known) {
             // A pool's task-queue lock, with far more pool threads than CPUs: holders
             // preempted while they hold it (64 threads on 2 CPUs read "shorten the
             // critical section at LinkedBlockingQueue.take").
-            _ if crowded.is_some() => {
-                let (pool, threads) = crowded.clone().unwrap_or_default();
+            (Some(CrowdedQueue { pool, threads, .. }), ..) => {
                 let cpus = cpus_of(i.model);
                 format!(
                     "This is the task queue's lock of `{pool}`: its {threads} threads compete \
@@ -857,13 +866,13 @@ fn lock_findings(
             {
                 CHM_BIN_ADVICE.to_string()
             }
-            (Some(_), None, Some(a)) => a.to_string(),
-            (Some(name), Some(app), _) => format!(
+            (_, Some(_), None, Some(a)) => a.to_string(),
+            (_, Some(name), Some(app), _) => format!(
                 "The critical section is inside {name}, which the application calls at {app}: \
                  call it there from fewer threads at once or less often (keep what it returns), \
                  or configure {name} to hold the lock for less time (a pool's or cache's size)."
             ),
-            (Some(name), None, None) => {
+            (_, Some(name), None, None) => {
                 let why = if stack.len() >= LOCK_SITE_FRAMES {
                     format!(
                         "none of the {LOCK_SITE_FRAMES} innermost frames recorded for its \
@@ -885,14 +894,14 @@ fn lock_findings(
             // waited once for work done under the lock, not for a lock held often. Not
             // when the holders are as many as the waiters: threads (virtual threads, one
             // task each) queued on a lock each of them held in turn.
-            (None, ..) if one_off(g) => format!(
+            (_, None, ..) if one_off(g) => format!(
                 "A one-off wait, not a lock taken often: the blocked thread waited for work \
                  another thread did once under the lock (a lazy initialisation, a start-up or \
                  shutdown step). If {} matters, do that work before the threads need it, or \
                  outside the lock.",
                 human_ns(g.max_blocked_ns)
             ),
-            (None, ..) => lock_advice(g, &at),
+            (_, None, ..) => lock_advice(g, &at),
         };
         // Virtual threads blocked on it unmount and hold no carrier: their blocked time
         // is latency, not threads' worth of the run (2,000 of them queued on one lock
@@ -979,20 +988,12 @@ fn lock_findings(
         };
         // A crowded pool's threads blocked while the CPUs were busy: without the lock
         // they would mostly have waited for a CPU; what is lost is the CPUs' idle time.
-        let idle_cpu_ns = || {
-            let util = i
-                .cpu
-                .window(0, i.model.duration_ns)
-                .map_or(0.0, |w| w.utilisation);
-            ((1.0 - util).max(0.0) * (i.model.duration_ns * cpus_of(i.model)) as f64) as u64
-        };
-        let cost_ns = if on_virtual {
-            g.blocked_ns
-                .min(i.model.duration_ns.saturating_mul(cpus_of(i.model)))
-        } else if crowded.is_some() {
-            g.blocked_ns.min(idle_cpu_ns())
-        } else {
-            g.blocked_ns
+        let cost_ns = match &crowded {
+            _ if on_virtual => g
+                .blocked_ns
+                .min(i.model.duration_ns.saturating_mul(cpus_of(i.model))),
+            Some(c) => g.blocked_ns.min(c.idle_cpu_ns),
+            None => g.blocked_ns,
         };
         let mut fields = vec![
             ("lock_class", FieldValue::Text(g.class.clone())),
@@ -1045,10 +1046,18 @@ pub const CROWDED_POOL_THREADS_PER_CPU: u64 = 4;
 /// ...while the CPUs were at least this busy over the run.
 pub const CROWDED_POOL_MIN_UTILISATION: f64 = 0.8;
 
-/// The pool (name, threads) whose task-queue lock this group is, when the pool has
-/// many more threads than CPUs and the CPUs were busy: a lock taken in a JDK
-/// blocking queue's `take`/`poll`/`offer`/`put`, blocked on by that pool's threads.
-fn crowded_pool_queue(i: &Inputs, g: &LockGroup) -> Option<(String, u64)> {
+/// A pool's task-queue lock its many threads crowd on (`crowded_pool_queue`).
+struct CrowdedQueue {
+    pool: String,
+    threads: u64,
+    /// The CPUs' idle time over the run.
+    idle_cpu_ns: u64,
+}
+
+/// The pool whose task-queue lock this group is, when the pool has many more threads
+/// than CPUs and the CPUs were busy: a lock taken in a JDK blocking queue's
+/// `take`/`poll`/`offer`/`put`, blocked on by that pool's threads.
+fn crowded_pool_queue(i: &Inputs, g: &LockGroup) -> Option<CrowdedQueue> {
     let site = g.site.as_deref()?;
     let method = site.split(':').next()?;
     let (class, name) = method.rsplit_once('.')?;
@@ -1071,11 +1080,14 @@ fn crowded_pool_queue(i: &Inputs, g: &LockGroup) -> Option<(String, u64)> {
         .filter(|t| crate::model::pool_name(&t.display_name()) == pool)
         .count() as u64;
     let cpus = cpus_of(i.model);
-    let busy = i
-        .cpu
-        .window(0, i.model.duration_ns)
-        .is_some_and(|w| w.utilisation >= CROWDED_POOL_MIN_UTILISATION);
-    (threads > CROWDED_POOL_THREADS_PER_CPU * cpus && busy).then_some((pool, threads))
+    let run = i.cpu.window(0, i.model.duration_ns)?;
+    (threads > CROWDED_POOL_THREADS_PER_CPU * cpus
+        && run.utilisation >= CROWDED_POOL_MIN_UTILISATION)
+        .then(|| CrowdedQueue {
+            pool,
+            threads,
+            idle_cpu_ns: (run.idle_cpus(cpus) * i.model.duration_ns as f64) as u64,
+        })
 }
 
 /// A lock's holders are judged off the CPU in their holds from this many wall
@@ -1867,14 +1879,7 @@ fn caller_runs_findings(i: &Inputs, out: &mut Vec<Finding>) {
         // The site of a run in the caller: its submission's, when that one's stack was
         // sampled (the first 64 of a class, then 1 in 256); else the class's most
         // frequent submission site (a pool that ran dry only after 64 submissions).
-        let site = c.site.clone().or_else(|| {
-            i.tasks
-                .classes
-                .iter()
-                .find(|s| s.class == class)
-                .and_then(class_site)
-                .map(|s| s.0)
-        });
+        let site = c.site.clone().or_else(|| site_of_class(i, class));
         let at = site
             .as_deref()
             .map_or(String::new(), |s| format!(" at {s}"));
@@ -1924,6 +1929,14 @@ pub const SMALL_POOL_MAX_SUGGESTED: u64 = 256;
 /// on 1 thread of 2 CPUs, 1.0 s, "no problem found").
 pub const SMALL_POOL_MIN_IDLE_CPUS: f64 = 0.5;
 
+/// Tasks off the CPU without a recorded wait (I/O, `Thread.sleep`) most of their self
+/// time: on a CPU or ready to run at most [`SMALL_POOL_MAX_BUSY_SHARE`] of it.
+fn mostly_blocking(act: &crate::activity::ClassActivity) -> bool {
+    let s = &act.split;
+    act.activity == Activity::OffCpu
+        && (s.running_ns + s.runnable_ns) as f64 <= SMALL_POOL_MAX_BUSY_SHARE * s.total() as f64
+}
+
 /// Tasks queued on a pool of fewer threads than the work can use, while the CPUs
 /// idled: blocking tasks (socket I/O, `Thread.sleep`, without a recorded wait) on a
 /// pool sized for the CPUs (200 tasks sleeping 10 ms on 2 threads read "no problem
@@ -1946,8 +1959,7 @@ fn pool_too_small_findings(i: &Inputs, out: &mut Vec<Finding>) {
         if !act.cpu_measured || s.total() == 0 {
             continue;
         }
-        let blocking = act.activity == Activity::OffCpu
-            && busy as f64 <= SMALL_POOL_MAX_BUSY_SHARE * s.total() as f64;
+        let blocking = mostly_blocking(act);
         let cpu_bound = act.activity == Activity::Running;
         if !blocking && !cpu_bound {
             continue;
@@ -1979,7 +1991,7 @@ fn pool_too_small_findings(i: &Inputs, out: &mut Vec<Finding>) {
         let Some(during) = during else {
             continue;
         };
-        let idle_cpus = (1.0 - during.utilisation).max(0.0) * cpus as f64;
+        let idle_cpus = during.idle_cpus(cpus);
         let (n, cost) = if blocking {
             if during.utilisation >= SMALL_POOL_MAX_UTILISATION {
                 continue;
@@ -2081,12 +2093,7 @@ fn blocking_forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
             continue;
         };
         let s = &act.split;
-        let busy = s.running_ns + s.runnable_ns;
-        if act.activity != Activity::OffCpu
-            || !act.cpu_measured
-            || s.total() == 0
-            || busy as f64 > SMALL_POOL_MAX_BUSY_SHARE * s.total() as f64
-        {
+        if !act.cpu_measured || s.total() == 0 || !mostly_blocking(act) {
             continue;
         }
         let cost = s.off_cpu_ns;
@@ -2157,7 +2164,6 @@ pub const AWAITED_MIN_SHARE: f64 = 0.8;
 /// pool of 4 read a "serial phase" at best, 20 threads started and joined one by one
 /// "no problem found".
 fn awaited_at_once_findings(i: &Inputs, out: &mut Vec<Finding>) {
-    use crate::edges::EdgeKind;
     let cpus = cpus_of(i.model);
     if cpus < 2 {
         return;
@@ -2166,10 +2172,8 @@ fn awaited_at_once_findings(i: &Inputs, out: &mut Vec<Finding>) {
     // (execution, waiter) -> when the wait returned; per starter and class, its starts
     // (submissions, thread starts) by time (a pool's first submissions also start its
     // worker threads: not the next of these).
-    let mut awaited: std::collections::HashMap<(usize, ThreadIndex), u64> =
-        std::collections::HashMap::new();
-    let mut by_starter: std::collections::HashMap<(ThreadIndex, u32), Vec<(u64, usize)>> =
-        std::collections::HashMap::new();
+    let mut awaited: HashMap<(usize, ThreadIndex), u64> = HashMap::new();
+    let mut by_starter: HashMap<(ThreadIndex, u32), Vec<(u64, usize)>> = HashMap::new();
     let mut seen = vec![false; execs.len()];
     for e in &i.tasks.edges.edges {
         match e.kind {
@@ -2235,8 +2239,7 @@ fn awaited_at_once_findings(i: &Inputs, out: &mut Vec<Finding>) {
         let Some(during) = during else {
             continue;
         };
-        let idle =
-            ((1.0 - during.utilisation).max(0.0) * cpus as f64 * during.covered_ns as f64) as u64;
+        let idle = (during.idle_cpus(cpus) * during.covered_ns as f64) as u64;
         if idle < WAIT_MIN_NS || (idle as f64) < WAIT_MIN_SHARE_OF_RUN * i.model.duration_ns as f64
         {
             continue;
@@ -2272,13 +2275,7 @@ fn awaited_at_once_findings(i: &Inputs, out: &mut Vec<Finding>) {
             human_ns(ran),
             pct(during.utilisation),
         );
-        let site = i
-            .tasks
-            .classes
-            .iter()
-            .find(|s| s.class == class)
-            .and_then(class_site)
-            .map(|s| s.0);
+        let site = site_of_class(i, class);
         out.push(Finding {
             kind: FindingKind::AwaitedAtOnce,
             class: Some(class.to_string()),
@@ -2334,22 +2331,17 @@ fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
     };
     let (ws, we) = sp.window;
     let run = we.saturating_sub(ws);
-    let mut sections: Vec<(u64, u64)> = sp
+    let clipped: Vec<(u64, u64)> = sp
         .sections
         .iter()
         .map(|s| (s.start_ns.max(ws), s.end_ns.min(we)))
-        .filter(|(s, e)| e > s)
         .collect();
-    sections.sort_unstable();
+    let sections = crate::cpu::merge_intervals(&clipped);
     let parallel: u64 = sections.iter().map(|(s, e)| e - s).sum();
     let serial = run.saturating_sub(parallel);
     if serial < SERIAL_MIN_NS || (serial as f64) < SERIAL_MIN_SHARE * run as f64 {
         return;
     }
-    let in_parallel = |t: u64| {
-        let k = sections.partition_point(|s| s.0 <= t);
-        k > 0 && sections[k - 1].1 > t
-    };
     // Where the serial time went: CPU samples outside the parallel sections, by the
     // innermost frame of the application's code.
     let r = &i.model.sampled;
@@ -2360,7 +2352,7 @@ fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
         s.mode == crate::profile::Mode::Cpu
             && s.ts_ns >= ws
             && s.ts_ns < we
-            && !in_parallel(s.ts_ns)
+            && !crate::cpu::covers(&sections, s.ts_ns)
     }) {
         total += 1;
         *threads.entry(s.thread).or_default() += 1;
@@ -2873,7 +2865,7 @@ fn coarse_grained(
     if s.blocked_ns as f64 >= COARSE_MAX_BLOCKED_SHARE * s.total() as f64 {
         return None;
     }
-    let idle_cpu_ns = (ins.covered_ns as f64 * cpus as f64 * (1.0 - ins.utilisation)) as u64;
+    let idle_cpu_ns = (ins.idle_cpus(cpus) * ins.covered_ns as f64) as u64;
     let mut fields = vec![
         ("executions", FieldValue::Int(c.executions)),
         ("self_p50_ns", FieldValue::Int(c.granularity_ns.p50)),

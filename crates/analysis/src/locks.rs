@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use weft_trace::{lock_flags, lock_kind, thread_state, wait_kind, ThreadIndex};
 
+use crate::cpu::{covers, merge_intervals};
 use crate::events::EventKind;
 use crate::model::Model;
 
@@ -159,15 +160,9 @@ fn holder_samples(
             .push((w.start_ns, w.end_ns));
     }
     for v in recorded.values_mut() {
-        v.sort_unstable();
+        *v = merge_intervals(v);
     }
-    let in_recorded = |th: ThreadIndex, t: u64| {
-        recorded.get(&th).is_some_and(|v| {
-            // Intervals of one thread do not nest; the latest begun by `t`.
-            let k = v.partition_point(|iv| iv.0 <= t);
-            k > 0 && v[k - 1].1 > t
-        })
-    };
+    let in_recorded = |th: ThreadIndex, t: u64| recorded.get(&th).is_some_and(|v| covers(v, t));
     let mut by_lock: HashMap<u32, Vec<(u64, u64, ThreadIndex)>> = HashMap::new();
     for &(th, lock, s, e) in blocks {
         if exclusive.contains(&lock) {
@@ -178,19 +173,8 @@ fn holder_samples(
         v.sort_unstable();
         // When some thread was blocked on the lock (someone held it): the union of its
         // blocked periods.
-        let mut waited: Vec<(u64, u64)> = v.iter().map(|&(e, s, _)| (s, e)).collect();
-        waited.sort_unstable();
-        let mut held: Vec<(u64, u64)> = Vec::with_capacity(waited.len());
-        for (s, e) in waited {
-            match held.last_mut() {
-                Some(last) if s <= last.1 => last.1 = last.1.max(e),
-                _ => held.push((s, e)),
-            }
-        }
-        let contended_at = |t: u64| {
-            let k = held.partition_point(|iv| iv.0 <= t);
-            k > 0 && held[k - 1].1 > t
-        };
+        let waited: Vec<(u64, u64)> = v.iter().map(|&(e, s, _)| (s, e)).collect();
+        let held = merge_intervals(&waited);
         let h = out.entry(lock).or_default();
         // Between two contended acquisitions, while others waited, the lock's holder
         // is the first one's thread (a barging thread, which acquires without
@@ -202,7 +186,7 @@ fn holder_samples(
             };
             let from = samples.partition_point(|x| x.0 < acq);
             for &(ts, state, stack) in samples[from..].iter().take_while(|x| x.0 < next) {
-                if !contended_at(ts) || in_recorded(holder, ts) {
+                if !covers(&held, ts) || in_recorded(holder, ts) {
                     continue;
                 }
                 h.samples += 1;

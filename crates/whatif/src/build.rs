@@ -958,27 +958,15 @@ pub fn build(a: &Analysis) -> ExecGraph {
         if machine.is_none_or(|c| c < FULL_CAPACITY_SHARE * g.cores as f64) {
             // The cores the program got: its CPU demand over the union of its compute
             // walls.
-            let mut iv: Vec<(u64, u64)> = compute_walls
+            let iv: Vec<(u64, u64)> = compute_walls
                 .iter()
                 .filter(|(t, _, _)| measured(t))
                 .map(|&(_, b, e)| (b, e))
                 .collect();
-            iv.sort_unstable();
-            let mut union = 0u64;
-            let mut cur: Option<(u64, u64)> = None;
-            for (b, e) in iv {
-                match cur {
-                    Some((cb, ce)) if b <= ce => cur = Some((cb, ce.max(e))),
-                    Some((cb, ce)) => {
-                        union += ce - cb;
-                        cur = Some((b, e));
-                    }
-                    None => cur = Some((b, e)),
-                }
-            }
-            if let Some((cb, ce)) = cur {
-                union += ce - cb;
-            }
+            let union: u64 = weft_analysis::cpu::merge_intervals(&iv)
+                .iter()
+                .map(|(b, e)| e - b)
+                .sum();
             if union > 0 {
                 g.cores_effective = (cpu_sum / union as f64).clamp(0.05, g.cores as f64);
             }
