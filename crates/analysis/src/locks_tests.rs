@@ -315,3 +315,40 @@ fn sliding_peak_counts_a_burst_split_by_a_boundary() {
     assert_eq!(a.running_over.between(0, S), a.running_per_interval[0]);
     assert_eq!(a.running_over.between(S, 2 * S), a.running_per_interval[1]);
 }
+
+/// Threads of one name (a pool's that came and went, H2's `H2-save`) are one row, their
+/// times summed, in the per-thread blocked times and waits: collected by name into a
+/// map they overwrote each other, and which survived depended on the hash order.
+#[test]
+fn threads_of_one_name_are_summed() {
+    let mut m = model(
+        &[
+            (1, "saver", 0, Some(S)),
+            (2, "saver", 0, Some(S)),
+            (3, "b", 0, Some(S)),
+        ],
+        &[
+            (1, block(100 * MS, 1, 3, 0, 0)),
+            (1, acquired(200 * MS, 1, true)),
+            (2, block(300 * MS, 1, 3, 0, 0)),
+            (2, acquired(350 * MS, 1, true)),
+            (1, wait(EventKind::WaitBegin, 400 * MS, wait_kind::PARK)),
+            (1, wait(EventKind::WaitEnd, 500 * MS, 0)),
+            (2, wait(EventKind::WaitBegin, 600 * MS, wait_kind::PARK)),
+            (2, wait(EventKind::WaitEnd, 620 * MS, 0)),
+        ],
+        S,
+    );
+    lock(&mut m, 1, lock_kind::MONITOR, "java.lang.Object");
+    let a = analyze_locks_with(&m, S);
+    assert_eq!(
+        a.locks[0].blocked_per_thread,
+        vec![("saver".to_string(), 150 * MS)]
+    );
+    let park = a
+        .waits
+        .iter()
+        .find(|w| w.kind == "park")
+        .expect("park waits");
+    assert_eq!(park.threads, vec![("saver".to_string(), 120 * MS)]);
+}
