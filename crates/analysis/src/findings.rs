@@ -116,6 +116,11 @@ pub const FJ_IMBALANCE_SHARE: f64 = 0.6;
 /// [`FJ_LOW_PARALLELISM`] have too little parallelism.
 pub const FJ_MIN_WORK_NS: u64 = 50_000_000;
 pub const FJ_LOW_PARALLELISM: f64 = 2.0;
+/// …and below this share of the threads that could run it.
+pub const FJ_LOW_SHARE_OF_WIDTH: f64 = 0.75;
+/// Share of a low-parallelism root class's tasks run by their forker at once
+/// (`forkjoin::run_at_once`) from which that is said to be the cause.
+pub const FJ_RUN_AT_ONCE_SHARE: f64 = 0.5;
 /// Fork-join: workers blocked in joins for at least this share of their busy time.
 pub const FJ_JOIN_BLOCKED_SHARE: f64 = 0.25;
 
@@ -329,9 +334,9 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     pool_too_small_findings(i, &mut costed);
     blocking_forkjoin_findings(i, &mut costed);
     awaited_at_once_findings(i, &mut costed);
+    forkjoin_findings(i, &mut costed);
     serial_phase_findings(i, &mut costed);
     granularity_findings(i, &on_virtual, &mut costed);
-    forkjoin_findings(i, &mut costed);
     costed.extend(virtual_thread_findings(i.virtual_threads));
     // Stable: equal costs keep the order above.
     costed.sort_by_key(|f| std::cmp::Reverse(f.cost_ns));
@@ -2348,6 +2353,7 @@ fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let (mut total, mut app) = (0u64, 0u64);
     let mut methods: BTreeMap<String, u64> = BTreeMap::new();
     let mut threads: BTreeMap<ThreadIndex, u64> = BTreeMap::new();
+    let mut serial_ts: Vec<u64> = Vec::new();
     for s in r.samples.iter().filter(|s| {
         s.mode == crate::profile::Mode::Cpu
             && s.ts_ns >= ws
@@ -2355,6 +2361,7 @@ fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
             && !crate::cpu::covers(&sections, s.ts_ns)
     }) {
         total += 1;
+        serial_ts.push(s.ts_ns);
         *threads.entry(s.thread).or_default() += 1;
         let frames: Vec<&crate::profile::Frame> = r
             .stacks
@@ -2376,6 +2383,12 @@ fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
         }
     }
     if total < SERIAL_MIN_SAMPLES || (app as f64) < SERIAL_MIN_APP_SHARE * total as f64 {
+        return;
+    }
+    // Serial time inside fork-join computations of little parallelism is theirs,
+    // said there with its cause (a fork joined at once); "split that work over
+    // threads" would be wrong advice for work that is already forked.
+    if in_low_parallelism_forkjoin(i, out, &serial_ts) * 2 >= total {
         return;
     }
     let Some((method, n)) = methods
@@ -2412,6 +2425,30 @@ fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
         site: Some(method.clone()),
         stack: Vec::new(),
     });
+}
+
+/// How many of `ts` fall inside a fork-join computation whose root class has a
+/// low-parallelism finding in `out`.
+fn in_low_parallelism_forkjoin(i: &Inputs, out: &[Finding], ts: &[u64]) -> u64 {
+    let roots: BTreeSet<&str> = out
+        .iter()
+        .filter(|f| f.kind == FindingKind::ForkJoinLowParallelism)
+        .filter_map(|f| f.class.as_deref())
+        .collect();
+    if roots.is_empty() {
+        return 0;
+    }
+    let spans: Vec<(u64, u64)> = i
+        .forkjoin
+        .computations
+        .iter()
+        .filter(|c| roots.contains(c.root_class.as_str()))
+        .map(|c| (c.begin_ns, c.end_ns))
+        .collect();
+    let spans = crate::cpu::merge_intervals(&spans);
+    ts.iter()
+        .filter(|&&t| crate::cpu::covers(&spans, t))
+        .count() as u64
 }
 
 /// Waits on an application object: threads waiting for another thread to release
@@ -3040,11 +3077,13 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 .iter()
                 .find(|p| p.pool == c.pool)
                 .map_or(cpus, |p| p.parallelism as u64);
-            let width = pool_par.min(cpus).max(1);
+            // The threads that could run it: the pool's, and the thread that invoked
+            // it when it helped (the common pool leaves a CPU to that thread).
+            let width = (pool_par + c.helpers as u64).min(cpus).max(1);
             let cost = (c.span_ns.saturating_mul(width)).saturating_sub(c.work_ns);
-            // As parallel as the threads that could run it (a parallel stream on the
-            // 1-worker common pool of a 2-CPU machine): nothing left idle to win back.
-            if cost == 0 || c.parallelism >= width as f64 {
+            // Nearly as parallel as the threads that could run it (a parallel stream
+            // on the 1-worker common pool of a 2-CPU machine): little idle to win back.
+            if cost == 0 || c.parallelism >= FJ_LOW_SHARE_OF_WIDTH * width as f64 {
                 continue;
             }
             let e = low.entry(c.root_class.as_str()).or_default();
@@ -3066,25 +3105,59 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 simple(root)
             )
         };
+        // The cause when most of its tasks were run by their forker right after the
+        // fork: `fork(); join();` before the forking task did its own share.
+        let at_once = f.classes.iter().find(|k| k.class == root).filter(|k| {
+            k.tasks > 1 && k.run_at_once as f64 >= FJ_RUN_AT_ONCE_SHARE * k.tasks as f64
+        });
+        let (advice, site) = match at_once {
+            Some(k) => (
+                format!(
+                    "{} of its {} tasks were run by the thread that forked them right after \
+                     the fork, before that thread did anything else: each `fork()` is joined \
+                     at once, so the forking task waits before it does its own share and the \
+                     halves run one after the other. Fork one half, `compute()` the other, then \
+                     `join()` the first (or `invokeAll(left, right)`){}.",
+                    pct(k.run_at_once as f64 / k.tasks as f64),
+                    k.tasks,
+                    k.site
+                        .as_deref()
+                        .map_or(String::new(), |s| format!(" at {s} ({})", source_of(s))),
+                ),
+                k.site.clone(),
+            ),
+            None => (
+                "Fork earlier and join later, so independent subtasks overlap.".to_string(),
+                None,
+            ),
+        };
+        let mut fields = vec![
+            ("computations", FieldValue::Int(runs.len() as u64)),
+            ("work_ns", FieldValue::Int(work)),
+            ("span_ns", FieldValue::Int(span)),
+            ("parallelism", FieldValue::Float(parallelism)),
+            ("threads", FieldValue::Int(width)),
+        ];
+        if let Some(k) = at_once {
+            fields.push((
+                "run_at_once_share",
+                FieldValue::Float(k.run_at_once as f64 / k.tasks as f64),
+            ));
+        }
         out.push(Finding {
             kind: FindingKind::ForkJoinLowParallelism,
             class: Some(root.to_string()),
             message: format!(
                 "{which} little parallelism ({parallelism:.1}: work {}, critical path {}): the \
                  tasks wait on each other, leaving about {} of thread time idle on {width} \
-                 threads. Fork earlier and join later, so independent subtasks overlap.",
+                 threads. {advice}",
                 human_ns(work),
                 human_ns(span),
                 human_ns(cost),
             ),
-            fields: vec![
-                ("computations", FieldValue::Int(runs.len() as u64)),
-                ("work_ns", FieldValue::Int(work)),
-                ("span_ns", FieldValue::Int(span)),
-                ("parallelism", FieldValue::Float(parallelism)),
-            ],
+            fields,
             cost_ns: cost,
-            site: None,
+            site,
             stack: Vec::new(),
         });
     }
@@ -4073,7 +4146,9 @@ mod tests {
         const MS: u64 = 1_000_000;
         // `runs` computations one after another, 100 ms apart; the low-parallelism
         // findings.
-        let low = |parallelism: u32, runs: u64| {
+        // The root run by the thread that submitted it (thread 1, outside the pool:
+        // `invoke` from `main`, which helps): it counts beside the pool's one worker.
+        let low_on = |parallelism: u32, runs: u64, root_thread: u32| {
             let mut tb = TB::new();
             let worker = Record::FjWorker {
                 pool: 7,
@@ -4086,21 +4161,22 @@ mod tests {
             tb.recs.push((3, worker));
             for k in 0..runs {
                 let (t, u) = (k * 100 * MS, 2 * k);
+                let r = root_thread;
                 let recs = [
                     (1, push(u + 1, t, true)),
-                    (2, begin(u + 1, t)),
-                    (2, push(u + 2, t + MS, false)),
+                    (r, begin(u + 1, t)),
+                    (r, push(u + 2, t + MS, false)),
                     (3, begin(u + 2, t + 2 * MS)),
                     (3, Record::FjRunEnd { ts: t + 22 * MS }),
                     (
-                        2,
+                        r,
                         Record::FjJoinBegin {
                             ts: t + 99 * MS,
                             usage: u + 2,
                         },
                     ),
-                    (2, Record::FjJoinEnd { ts: t + 99 * MS }),
-                    (2, Record::FjRunEnd { ts: t + 100 * MS }),
+                    (r, Record::FjJoinEnd { ts: t + 99 * MS }),
+                    (r, Record::FjRunEnd { ts: t + 100 * MS }),
                 ];
                 tb.recs.extend(recs);
             }
@@ -4112,8 +4188,10 @@ mod tests {
                 .filter(|f| f.kind == FindingKind::ForkJoinLowParallelism)
                 .collect::<Vec<_>>()
         };
+        let low = |parallelism: u32, runs: u64| low_on(parallelism, runs, 2);
         assert_eq!(low(2, 1).len(), 1);
         assert!(low(1, 1).is_empty());
+        assert_eq!(low_on(1, 1, 1).len(), 1);
         // The same computation three times: one finding for the three.
         let three = low(2, 3);
         assert_eq!(three.len(), 1, "{three:#?}");

@@ -91,6 +91,9 @@ pub struct Computation {
     pub max_depth: u32,
     pub begin_ns: u64,
     pub end_ns: u64,
+    /// Threads outside its pool that ran its tasks: the thread that invoked it and
+    /// helped (the common pool's parallelism leaves a CPU for that thread).
+    pub helpers: u32,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -114,7 +117,19 @@ pub struct FjClass {
     pub fine: u64,
     /// Innermost user frame of a sampled fork site.
     pub site: Option<String>,
+    /// Forked tasks the forking thread ran itself right after the fork, before
+    /// doing anything else ([`RUN_AT_ONCE_GAP_RATIO`]): `fork(); join();`.
+    pub run_at_once: u64,
 }
+
+/// A forked task is run at once when the thread that forked it ran it next in
+/// the forking run (no other fork between, and the fork before it not one still
+/// waiting: `a.fork(); b.fork(); b.join()` is not it) with a gap (push to run)
+/// under 1/[`RUN_AT_ONCE_GAP_RATIO`] of its own run: `l.fork(); l.join();`, the
+/// gap being the fork's own cost (a few µs when it wakes a worker). A sibling
+/// computed in between forks nothing when it is a leaf, but leaves its whole run
+/// in the gap (about one run when the work is divided in halves).
+pub const RUN_AT_ONCE_GAP_RATIO: u64 = 2;
 
 /// Self time under which a task is fine-grained (fork, queue and steal costs are
 /// then a large part of it).
@@ -570,6 +585,7 @@ fn analyze_with(model: &Model, slots: std::borrow::Cow<'_, UsageSlots>) -> ForkJ
     let mut strand: Vec<(u64, usize, bool)> = Vec::new();
     let mut threads: BTreeMap<ThreadIndex, FjThread> = BTreeMap::new();
     let mut cancels: Vec<u64> = Vec::new();
+    let mut run_at_once: HashMap<u32, u64> = HashMap::default();
 
     let thread_entry = |threads: &mut BTreeMap<ThreadIndex, FjThread>, t: ThreadIndex| {
         threads.entry(t).or_insert_with(|| FjThread {
@@ -684,6 +700,21 @@ fn analyze_with(model: &Model, slots: std::borrow::Cow<'_, UsageSlots>) -> ForkJ
                     }
                     let self_ns = incl.saturating_sub(f.child).saturating_sub(f.blocked);
                     if let Some(p) = usage_frame(stack) {
+                        let n = p.ev.len();
+                        let next_after_push = n >= 1
+                            && p.ev[n - 1].1 == f.usage
+                            && !p.ev[n - 1].2
+                            && (n == 1 || p.ev[n - 2].2);
+                        if next_after_push {
+                            if let Some(u) = usages.get(&f.usage) {
+                                let gap = f.begin.saturating_sub(u.push_ns);
+                                if u.push_thread == t
+                                    && gap.saturating_mul(RUN_AT_ONCE_GAP_RATIO) <= incl
+                                {
+                                    *run_at_once.entry(u.class_id).or_default() += 1;
+                                }
+                            }
+                        }
                         p.child += incl;
                         // A run inside a run: the outer one waited for it here (an inline
                         // join, or helping; only children count, see span below).
@@ -901,6 +932,8 @@ fn analyze_with(model: &Model, slots: std::borrow::Cow<'_, UsageSlots>) -> ForkJ
         let mut stack: Vec<(u32, u32, bool)> = vec![(root, 1, false)];
         let (mut tasks, mut work, mut depth) = (0u64, 0u64, 0u32);
         let (mut begin, mut end) = (u64::MAX, 0u64);
+        // A handful of threads help run a computation: a short list.
+        let mut helpers: Vec<ThreadIndex> = Vec::new();
         while let Some((id, d, done)) = stack.pop() {
             let kids = children(id);
             if !done {
@@ -918,6 +951,10 @@ fn analyze_with(model: &Model, slots: std::borrow::Cow<'_, UsageSlots>) -> ForkJ
                 depth = depth.max(d);
                 begin = begin.min(u.begin_ns);
                 end = end.max(u.end_ns);
+                let worker = worker_pool.get(&u.run_thread).map(|p| p.0);
+                if worker.is_none() && !helpers.contains(&u.run_thread) {
+                    helpers.push(u.run_thread);
+                }
             }
             // A run forks a handful of children: a list beats a map per node.
             // (child slot, fork offset)
@@ -963,6 +1000,7 @@ fn analyze_with(model: &Model, slots: std::borrow::Cow<'_, UsageSlots>) -> ForkJ
             max_depth: depth,
             begin_ns: if begin == u64::MAX { ru.push_ns } else { begin },
             end_ns: end,
+            helpers: helpers.len() as u32,
         });
     }
 
@@ -980,6 +1018,7 @@ fn analyze_with(model: &Model, slots: std::borrow::Cow<'_, UsageSlots>) -> ForkJ
             }
             let e = by_class.entry(u.class_id).or_default();
             e.0.push(u.self_ns);
+
             if u.site != 0 {
                 *e.1.entry(u.site).or_default() += 1;
             }
@@ -1000,6 +1039,7 @@ fn analyze_with(model: &Model, slots: std::borrow::Cow<'_, UsageSlots>) -> ForkJ
                 fine: selfs.iter().filter(|&&s| s < FINE_NS).count() as u64,
                 granularity_ns: Distribution::of(&selfs),
                 site,
+                run_at_once: run_at_once.get(&cid).copied().unwrap_or(0),
             }
         })
         .collect();
@@ -1113,6 +1153,59 @@ mod tests {
         assert_eq!((c2.work_ns, c2.span_ns), (640, 540));
         let t2 = f.threads.iter().find(|t| t.thread == 2).unwrap();
         assert_eq!(t2.join_blocked_ns, 460);
+    }
+
+    /// Forked tasks run by their forker next, with little gap (`fork(); join();`),
+    /// are counted per class; forking both halves and joining the last forked first,
+    /// or computing the sibling between fork and join, is not that.
+    #[test]
+    fn tasks_run_at_once_after_their_fork() {
+        let at_once = |recs: Vec<Record>| {
+            let mut tb = TB::new();
+            tb.recs.push((0, push(1, 0, true)));
+            for r in recs {
+                tb.recs.push((1, r));
+            }
+            let f = analyze(&Model::build(&tb.trace()));
+            (f.classes[0].run_at_once, f.classes[0].tasks)
+        };
+        let end = |ts| Record::FjRunEnd { ts };
+        // `l.fork(); l.join(); r.compute()` twice down the spine: 2 and 3 run at once
+        // (gaps 10 vs runs 1000 and 500).
+        let wrong = vec![
+            begin(1, 0),
+            push(2, 10, false),
+            begin(2, 20),
+            end(1020),
+            push(3, 1030, false),
+            begin(3, 1040),
+            end(1540),
+            end(2100),
+        ];
+        assert_eq!(at_once(wrong), (2, 3));
+        // `a.fork(); b.fork(); b.join(); a.join()`: b follows a fork still queued, a
+        // does not follow its own push.
+        let both = vec![
+            begin(1, 0),
+            push(2, 10, false),
+            push(3, 20, false),
+            begin(3, 30),
+            end(530),
+            begin(2, 540),
+            end(1040),
+            end(1050),
+        ];
+        assert_eq!(at_once(both), (0, 3));
+        // `l.fork(); r.compute(); l.join()` with a leaf sibling: the gap (500) is as
+        // long as l's run (500).
+        let right = vec![
+            begin(1, 0),
+            push(2, 10, false),
+            begin(2, 510),
+            end(1010),
+            end(1020),
+        ];
+        assert_eq!(at_once(right), (0, 2));
     }
 
     /// A client thread waiting for the computation it submitted is not counted as a

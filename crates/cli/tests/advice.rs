@@ -628,6 +628,46 @@ fn tasks_each_awaited_at_once_are_a_finding() {
     }
 }
 
+/// A fork joined at once (`advice.ForkThenJoin`: `left.fork(); left.join();
+/// right.compute()` on the common pool, which `main` helps run): a low-parallelism
+/// finding on the task class that names the cause and the fork site, not a serial
+/// phase ("split that work over threads" for work already forked); forked, computed,
+/// then joined (`order=right`), none.
+#[test]
+fn a_fork_joined_at_once_is_said_as_such() {
+    let _serial = serial();
+    let (_trace, r, text) = record("advice.ForkThenJoin", &["wrong", "12"]);
+    let f = finding(&r, "fj_low_parallelism", None);
+    assert_eq!(f["class"], "weft.workloads.advice.ForkThenJoin$Sum", "{f}");
+    assert!(f["run_at_once_share"].as_f64().unwrap_or(0.0) >= 0.9, "{f}");
+    assert!(f["parallelism"].as_f64().unwrap_or(9.0) < 1.5, "{f}");
+    assert!(
+        f["site"]
+            .as_str()
+            .unwrap_or("")
+            .contains("ForkThenJoin$Sum.compute"),
+        "{f}"
+    );
+    assert!(!has_finding(&r, "serial_phase"), "{:#?}", r["findings"]);
+    assert!(text.contains("joined at once"), "{text}");
+    let classes = r["forkjoin"]["classes"].as_array().unwrap();
+    assert!(classes
+        .iter()
+        .any(|c| c["run_at_once"].as_u64().unwrap_or(0) > 1000));
+    let (_trace, r, _) = record("advice.ForkThenJoin", &["right", "12"]);
+    assert!(
+        !has_finding(&r, "fj_low_parallelism"),
+        "{:#?}",
+        r["findings"]
+    );
+    let classes = r["forkjoin"]["classes"].as_array().unwrap();
+    assert!(
+        classes.iter().all(|c| c["run_at_once"].as_u64().unwrap_or(0) * 10
+            < c["tasks"].as_u64().unwrap_or(0)),
+        "{classes:?}"
+    );
+}
+
 /// A serial prologue on `main` before each round of pool tasks (`speedups.SerialPrologue`
 /// with as much serial as parallel work): a `serial_phase` finding naming `main` and the
 /// method; with the serial part split into the tasks (`split=true`), none.

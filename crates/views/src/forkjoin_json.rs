@@ -28,6 +28,7 @@ pub fn forkjoin_json(a: &Analysis) -> Value {
             "max_depth": c.max_depth,
             "begin_ns": c.begin_ns,
             "end_ns": c.end_ns,
+            "helpers": c.helpers,
         })).collect::<Vec<_>>(),
         "threads": f.threads.iter().map(|t| json!({
             "name": t.name,
@@ -42,6 +43,7 @@ pub fn forkjoin_json(a: &Analysis) -> Value {
             "tasks": c.tasks,
             "granularity_ns": d(&c.granularity_ns),
             "fine": c.fine,
+            "run_at_once": c.run_at_once,
             "site": c.site,
         })).collect::<Vec<_>>(),
         "pools": f.pools.iter().map(|p| json!({
