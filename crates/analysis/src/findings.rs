@@ -577,6 +577,17 @@ fn one_off(g: &LockGroup) -> bool {
     g.slow_acquisitions <= g.threads as u64 && g.release_spread_ns * 2 <= g.max_blocked_ns
 }
 
+/// The JDK's output classes whose methods lock the stream: threads printing or
+/// writing to one of them queue for it (`System.out.println` from every thread).
+const OUTPUT_STREAMS: &[&str] = &[
+    "java.io.PrintStream",
+    "java.io.PrintWriter",
+    "java.io.BufferedWriter",
+    "java.io.BufferedOutputStream",
+    "java.io.OutputStreamWriter",
+    "java.io.FileWriter",
+];
+
 /// What to change for a contended lock group, in words.
 fn lock_advice(g: &LockGroup, at: &str) -> String {
     let concurrent = if g.class.contains("Map") || g.class.contains("Hashtable") {
@@ -593,6 +604,25 @@ fn lock_advice(g: &LockGroup, at: &str) -> String {
         return format!(
             "`StringBuffer` takes its lock on every call: give each thread its own \
              `StringBuilder`{at} and join the pieces once, or hand the text to one writer thread."
+        );
+    }
+    if OUTPUT_STREAMS.contains(&g.class.as_str()) {
+        return format!(
+            "Threads take turns writing output: `{}` (`System.out` and `System.err` are \
+             `PrintStream`s) holds its lock for each call, the write to the file or terminal \
+             included. Print less from the threads{at}, build each thread's output in its own \
+             `StringBuilder` and write it once, or hand the lines to one writer thread (a queue, \
+             an asynchronous logger).",
+            simple(&g.class)
+        );
+    }
+    if g.class.starts_with("java.util.logging.") && g.class.ends_with("Handler") {
+        return format!(
+            "`{}` publishes each log record under its lock, formatting and writing included: \
+             log less from these threads (the site is inside the logging code; check the \
+             level before building a message), or hand the records to one writer thread (an \
+             asynchronous handler or appender).",
+            simple(&g.class)
         );
     }
     if COLLECTIONS.contains(&g.class.as_str()) {
@@ -4411,6 +4441,43 @@ mod tests {
             "{}",
             f[0].message
         );
+    }
+
+    /// Threads printing to one `PrintStream` (`System.out.println` in every thread)
+    /// or logging through one `java.util.logging` handler: advice about output, not
+    /// "shorten the critical section".
+    #[test]
+    fn shared_output_gets_output_advice() {
+        let f = lock_findings_of(
+            &["demo.Worker.run:12", "demo.Main.main:3"],
+            weft_trace::lock_kind::MONITOR,
+            "java.io.PrintStream",
+            11,
+        );
+        assert_eq!(f.len(), 1);
+        let m = &f[0].message;
+        assert!(m.contains("Threads take turns writing output"), "{m}");
+        assert!(
+            m.contains("Print less from the threads at demo.Worker.run:12"),
+            "{m}"
+        );
+        assert!(!m.contains("Shorten the critical section"), "{m}");
+        let f = lock_findings_of(
+            &[
+                "java.util.logging.StreamHandler.publish:194",
+                "java.util.logging.ConsoleHandler.publish:95",
+            ],
+            weft_trace::lock_kind::MONITOR,
+            "java.util.logging.ConsoleHandler",
+            11,
+        );
+        assert_eq!(f.len(), 1);
+        let m = &f[0].message;
+        assert!(
+            m.contains("publishes each log record under its lock"),
+            "{m}"
+        );
+        assert!(!m.contains("Shorten the critical section"), "{m}");
     }
 
     #[test]
