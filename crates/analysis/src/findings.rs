@@ -1264,16 +1264,31 @@ fn wait_findings(
         }
         let s = &a.split;
         let total = s.total();
-        // Waits for work (a queue's take) are idle time, not a slowdown.
+        // Waits for work (a queue's take) are idle time, not a slowdown; unless the
+        // tasks of this class refill that queue themselves (a pool of connections or
+        // buffers they take and give back): they wait for a resource, not for work.
+        let for_work = |g: usize| {
+            i.locks
+                .wait_groups
+                .get(g)
+                .is_some_and(|g| g.waits_for_work())
+        };
+        let idle_before: u64 = a
+            .wait_groups
+            .iter()
+            .filter(|(g, _, _)| for_work(*g))
+            .map(|(_, ns, _)| ns)
+            .sum();
+        let refilled = if idle_before >= WAIT_MIN_NS {
+            peer_refilled_groups(i, c)
+        } else {
+            BTreeSet::new()
+        };
+        let idle_group = |g: usize| for_work(g) && !refilled.contains(&g);
         let idle: u64 = a
             .wait_groups
             .iter()
-            .filter(|(g, _, _)| {
-                i.locks
-                    .wait_groups
-                    .get(*g)
-                    .is_some_and(|g| g.waits_for_work())
-            })
+            .filter(|(g, _, _)| idle_group(*g))
             .map(|(_, ns, _)| ns)
             .sum();
         let waiting = s.waiting_ns.saturating_sub(idle);
@@ -1309,9 +1324,17 @@ fn wait_findings(
         let groups: Vec<(&crate::wait_groups::WaitGroup, u64, u64)> = a
             .wait_groups
             .iter()
+            .filter(|(g, _, _)| !idle_group(*g))
             .filter_map(|&(g, ns, n)| Some((i.locks.wait_groups.get(g)?, ns, n)))
-            .filter(|(g, _, _)| !g.waits_for_work())
             .collect();
+        // The largest wait is for an item other tasks of this class give back.
+        let resource = a
+            .wait_groups
+            .iter()
+            .filter(|(g, _, _)| !idle_group(*g))
+            .max_by_key(|(_, ns, _)| *ns)
+            .filter(|(g, _, _)| refilled.contains(g))
+            .and_then(|(g, _, _)| i.locks.wait_groups.get(*g));
         let on: Vec<String> = groups
             .iter()
             .take(3)
@@ -1373,11 +1396,32 @@ fn wait_findings(
                 a.pool
             )
         });
-        let message = format!(
-            "{}{at} spends {} of its self time waiting ({}: {}) and runs only {}.{change}{awaits} \
-             Each wait holds a pool thread: make what it waits for (a future, a queue, a \
+        let advice = if let Some(g) = resource {
+            let threads = i
+                .tasks
+                .executions_of(c)
+                .map(|e| e.thread)
+                .collect::<BTreeSet<_>>()
+                .len();
+            let queue = g
+                .queue_take()
+                .map_or(String::new(), |m| format!(" (`{m}`)"));
+            format!(
+                " Its tasks wait on a queue{queue} that tasks of the same class refill (they \
+                 woke each other): they take an item other tasks hold and give back, a pool \
+                 of resources (connections, buffers) smaller than the {threads} threads that \
+                 use it. Make that pool larger, hold each item for less time, or run no more \
+                 threads than there are items."
+            )
+        } else {
+            " Each wait holds a pool thread: make what it waits for (a future, a queue, a \
              condition) ready sooner, or submit the task only when its input is ready (a \
-             continuation such as `thenApply` instead of a blocking `get`).",
+             continuation such as `thenApply` instead of a blocking `get`)."
+                .to_string()
+        };
+        let message = format!(
+            "{}{at} spends {} of its self time waiting ({}: {}) and runs only {}.{change}{awaits}\
+             {advice}",
             c.class,
             pct(waiting as f64 / total.max(1) as f64),
             human_ns(waiting),
@@ -1394,6 +1438,9 @@ fn wait_findings(
         if let Some((g, ns, _)) = groups.first() {
             fields.push(("top_wait", FieldValue::Text(g.label())));
             fields.push(("top_wait_ns", FieldValue::Int(*ns)));
+        }
+        if resource.is_some() {
+            fields.push(("resource_pool", FieldValue::Bool(true)));
         }
         if let Some(a) = awaited {
             fields.push(("awaited_class", FieldValue::Text(a.class)));
@@ -1415,6 +1462,82 @@ fn wait_findings(
             stack,
         });
     }
+}
+
+/// At most this many waits per execution for a queue wait to be a resource's.
+pub const RESOURCE_MAX_WAITS_PER_RUN: u64 = 2;
+
+/// The wait-for-work groups (a queue's take or poll) of a task class's waits that
+/// were mostly (by time) ended by a thread running a task of the same class: the
+/// tasks take an item their peers give back (a pool of connections), so those
+/// waits are for a resource, not for work.
+fn peer_refilled_groups(i: &Inputs, c: &TaskClassStats) -> BTreeSet<usize> {
+    // The class's executions by thread, sorted by begin (executions of one thread
+    // nest or follow each other).
+    let mut runs: BTreeMap<ThreadIndex, Vec<(u64, u64)>> = BTreeMap::new();
+    for e in i.tasks.executions_of(c) {
+        runs.entry(e.thread)
+            .or_default()
+            .push((e.begin_ns, e.end_ns));
+    }
+    for r in runs.values_mut() {
+        r.sort_unstable();
+    }
+    let inside = |t: ThreadIndex, ts: u64| {
+        runs.get(&t).is_some_and(|r| {
+            let k = r.partition_point(|&(b, _)| b <= ts);
+            r[..k].iter().rev().take(4).any(|&(_, e)| ts <= e)
+        })
+    };
+    // Wake-ups of those threads: (target, time, waker), by target and time.
+    let by_java_id = i.model.threads_by_java_id();
+    let mut wakes: BTreeMap<ThreadIndex, Vec<(u64, ThreadIndex)>> = BTreeMap::new();
+    for evs in &i.model.events {
+        for e in evs.iter() {
+            if e.kind == crate::events::EventKind::Unpark {
+                if let Some(&t) = by_java_id.get(&e.a).filter(|t| runs.contains_key(t)) {
+                    wakes.entry(t).or_default().push((e.ts, evs.thread));
+                }
+            }
+        }
+    }
+    for w in wakes.values_mut() {
+        w.sort_unstable();
+    }
+    // Per group: (waits' time, of which woken by a peer, waits).
+    let mut by_group: BTreeMap<usize, (u64, u64, u64)> = BTreeMap::new();
+    for w in &i.locks.wait_intervals {
+        let Some(g) = i.locks.wait_groups.get(w.group) else {
+            continue;
+        };
+        if !g.waits_for_work() || !inside(w.thread, w.start_ns) {
+            continue;
+        }
+        let d = w.end_ns.saturating_sub(w.start_ns);
+        let e = by_group.entry(w.group).or_default();
+        e.0 += d;
+        e.2 += 1;
+        // The last wake-up of the thread within the wait.
+        let waker = wakes.get(&w.thread).and_then(|ws| {
+            let k = ws.partition_point(|&(ts, _)| ts <= w.end_ns);
+            ws[..k].last().filter(|&&(ts, _)| ts >= w.start_ns)
+        });
+        if let Some(&(ts, by)) = waker {
+            if by != w.thread && inside(by, ts) {
+                e.1 += d;
+            }
+        }
+    }
+    // A task that takes one item (or two) per run: a crawler's tasks, each looping
+    // over a queue they also feed, wait for work their peers make.
+    let executions = c.executions.max(1);
+    by_group
+        .into_iter()
+        .filter(|(_, (all, peer, n))| {
+            *all > 0 && *peer * 2 >= *all && *n <= RESOURCE_MAX_WAITS_PER_RUN * executions
+        })
+        .map(|(g, _)| g)
+        .collect()
 }
 
 /// Every thread of a pool (threads named alike, `pool-1-thread-N`, that ran

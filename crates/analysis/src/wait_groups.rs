@@ -55,11 +55,16 @@ impl WaitGroup {
     /// through a JDK queue's take or poll (a message loop's `LinkedBlockingQueue.take`,
     /// a pool worker's `getTask`). Idle, not slowed.
     pub fn waits_for_work(&self) -> bool {
-        self.through_juc(|class, name| {
-            (class.contains("Queue") || class.contains("Deque"))
-                && (name.starts_with("take")
-                    || name.starts_with("poll")
-                    || matches!(name, "transfer" | "xfer" | "awaitMatch" | "awaitFulfill"))
+        self.through_juc(queue_take)
+    }
+
+    /// The JDK queue's take or poll these waits are in (`ArrayBlockingQueue.take`),
+    /// when the recorded stack goes through one ([`WaitGroup::waits_for_work`]).
+    pub fn queue_take(&self) -> Option<&str> {
+        self.stack.iter().find_map(|f| {
+            let method = juc_method(f)?;
+            let (class, name) = method.rsplit_once('.')?;
+            queue_take(class, name).then_some(method)
         })
     }
 
@@ -79,12 +84,8 @@ impl WaitGroup {
     /// `(class after the package, method name)` that `is` accepts.
     fn through_juc(&self, is: impl Fn(&str, &str) -> bool) -> bool {
         self.stack.iter().any(|f| {
-            let Some(rest) = f.strip_prefix("java.util.concurrent.") else {
-                return false;
-            };
-            let method = rest.split(':').next().unwrap_or(rest);
-            method
-                .rsplit_once('.')
+            juc_method(f)
+                .and_then(|m| m.rsplit_once('.'))
                 .is_some_and(|(class, name)| is(class, name))
         })
     }
@@ -134,6 +135,22 @@ impl WaitGroup {
         }
         s
     }
+}
+
+/// A `java.util.concurrent` frame as `Class.method` after the package (no line).
+fn juc_method(frame: &str) -> Option<&str> {
+    let rest = frame.strip_prefix("java.util.concurrent.")?;
+    Some(rest.split(':').next().unwrap_or(rest))
+}
+
+/// A queue's (or deque's) take or poll, or a hand-off's transfer: a consumer
+/// waiting for an item.
+fn queue_take(class: &str, name: &str) -> bool {
+    (class.contains("Queue") || class.contains("Deque"))
+        && !class.starts_with("locks.")
+        && (name.starts_with("take")
+            || name.starts_with("poll")
+            || matches!(name, "transfer" | "xfer" | "awaitMatch" | "awaitFulfill"))
 }
 
 /// A park on a `Condition` is a `Condition.await`: the agent gives the lock the

@@ -668,6 +668,28 @@ fn a_fork_joined_at_once_is_said_as_such() {
     );
 }
 
+/// Tasks queueing for items other tasks give back (`advice.ResourcePool`: 8 pool
+/// threads sharing 2 "connections" in an `ArrayBlockingQueue`): a `waiting` finding
+/// that says it is a pool of resources smaller than its users, not idle consumers
+/// waiting for work (which is no finding); with as many items as threads, none.
+#[test]
+fn tasks_queueing_for_a_small_resource_pool_are_a_finding() {
+    let _serial = serial();
+    let (_trace, r, text) = record("advice.ResourcePool", &["2", "8", "200", "5"]);
+    let f = finding(&r, "waiting", None);
+    assert!(
+        f["class"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("weft.workloads.advice.ResourcePool$$Lambda"),
+        "{f}"
+    );
+    assert_eq!(f["resource_pool"], true, "{f}");
+    assert!(text.contains("`ArrayBlockingQueue.take`"), "{text}");
+    let (_trace, r, _) = record("advice.ResourcePool", &["8", "8", "200", "5"]);
+    assert!(!has_finding(&r, "waiting"), "{:#?}", r["findings"]);
+}
+
 /// A serial prologue on `main` before each round of pool tasks (`speedups.SerialPrologue`
 /// with as much serial as parallel work): a `serial_phase` finding naming `main` and the
 /// method; with the serial part split into the tasks (`split=true`), none.
