@@ -332,6 +332,7 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     consumer_findings(i, &mut costed);
     caller_runs_findings(i, &mut costed);
     pool_too_small_findings(i, &mut costed);
+    forkjoin_pool_too_small_findings(i, &mut costed);
     blocking_forkjoin_findings(i, &mut costed);
     awaited_at_once_findings(i, &mut costed);
     forkjoin_findings(i, &mut costed);
@@ -2237,6 +2238,88 @@ fn pool_too_small_findings(i: &Inputs, out: &mut Vec<Finding>) {
     }
 }
 
+/// A fork-join pool made with fewer threads than CPUs (`new ForkJoinPool(1)`) whose
+/// computations had more parallelism (work / critical path) than the pool's threads,
+/// while CPUs idled: the pool, not the program, kept them serial. On 2 CPUs, 10 sums on
+/// `new ForkJoinPool(1)` (parallelism ~50 each) took 1.35 s and read "a serial phase
+/// ... split that work over threads". The common pool's CPUs − 1 plus its caller is
+/// not this (the caller that helped counts).
+fn forkjoin_pool_too_small_findings(i: &Inputs, out: &mut Vec<Finding>) {
+    let f = i.forkjoin;
+    let cpus = cpus_of(i.model);
+    for p in &f.pools {
+        let comps: Vec<&crate::forkjoin::Computation> =
+            f.computations.iter().filter(|c| c.pool == p.pool).collect();
+        let helpers = comps.iter().map(|c| c.helpers).max().unwrap_or(0) as u64;
+        let width = p.parallelism as u64 + helpers;
+        if width >= cpus || comps.is_empty() {
+            continue;
+        }
+        let work: u64 = comps.iter().map(|c| c.work_ns).sum();
+        let span: u64 = comps.iter().map(|c| c.span_ns).sum();
+        let parallelism = work as f64 / span.max(1) as f64;
+        if work < FJ_MIN_WORK_NS || parallelism < FJ_SMALL_POOL_MIN_EXCESS * width as f64 {
+            continue;
+        }
+        let spans: Vec<(u64, u64)> = comps.iter().map(|c| (c.begin_ns, c.end_ns)).collect();
+        let Some(during) = i.cpu.inside_outside(&spans).0 else {
+            continue;
+        };
+        let idle_cpus = during.idle_cpus(cpus);
+        if idle_cpus < SMALL_POOL_MIN_IDLE_CPUS {
+            continue;
+        }
+        let cost = ((idle_cpus * during.covered_ns as f64) as u64).min(work);
+        if cost < WAIT_MIN_NS || (cost as f64) < WAIT_MIN_SHARE_OF_RUN * i.model.duration_ns as f64
+        {
+            continue;
+        }
+        let pool = f
+            .threads
+            .iter()
+            .find(|t| t.pool == p.pool)
+            .map(|t| crate::model::pool_name(&t.name))
+            .unwrap_or_else(|| format!("pool #{:08x}", p.pool));
+        let roots: BTreeSet<&str> = comps.iter().map(|c| c.root_class.as_str()).collect();
+        let root = roots.iter().next().copied().unwrap_or("?");
+        let n = cpus.min(parallelism.floor() as u64).max(width + 1);
+        out.push(Finding {
+            kind: FindingKind::PoolTooSmall,
+            class: Some(root.to_string()),
+            message: format!(
+                "`{pool}` (parallelism {}) ran its {} rooted at `{}` on {} of a machine of \
+                 {cpus} CPUs: they could use {parallelism:.0} threads (work {}, critical path {}), \
+                 while the CPUs were {} busy. Create the pool with the CPU count (`new \
+                 ForkJoinPool()`) or use the common pool (`weft whatif TRACE --edit \
+                 pool:{pool}={n}` estimates it).",
+                p.parallelism,
+                count(comps.len() as u64, "computation"),
+                simple(root),
+                count(width, "thread"),
+                human_ns(work),
+                human_ns(span),
+                pct(during.utilisation),
+            ),
+            fields: vec![
+                ("pool", FieldValue::Text(pool)),
+                ("reason", FieldValue::Text("parallelism".to_string())),
+                ("threads", FieldValue::Int(width)),
+                ("suggested_threads", FieldValue::Int(n)),
+                ("parallelism", FieldValue::Float(parallelism)),
+                ("fj_pool", FieldValue::Int(p.pool as u64)),
+                ("utilisation_during", FieldValue::Float(during.utilisation)),
+            ],
+            cost_ns: cost,
+            site: None,
+            stack: Vec::new(),
+        });
+    }
+}
+
+/// A fork-join pool's computations must have this many times its threads in
+/// parallelism (work / critical path) to be held back by its size.
+pub const FJ_SMALL_POOL_MIN_EXCESS: f64 = 2.0;
+
 /// Fork-join tasks (a parallel stream's, a `RecursiveTask`'s) that mostly block without
 /// a recorded wait (I/O, `Thread.sleep`) while the CPUs idle: a fork-join pool is sized
 /// for computing (the common pool: CPUs − 1 threads, plus the caller), and blocking in it
@@ -2580,22 +2663,31 @@ fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
     });
 }
 
-/// How many of `ts` fall inside a fork-join computation whose root class has a
-/// low-parallelism finding in `out`.
+/// How many of `ts` fall inside a fork-join computation that a finding in `out`
+/// explains: its root class has a low-parallelism finding, or its pool a
+/// too-small one.
 fn in_low_parallelism_forkjoin(i: &Inputs, out: &[Finding], ts: &[u64]) -> u64 {
     let roots: BTreeSet<&str> = out
         .iter()
         .filter(|f| f.kind == FindingKind::ForkJoinLowParallelism)
         .filter_map(|f| f.class.as_deref())
         .collect();
-    if roots.is_empty() {
+    let pools: BTreeSet<u64> = out
+        .iter()
+        .filter(|f| f.kind == FindingKind::PoolTooSmall)
+        .filter_map(|f| match f.field("fj_pool") {
+            Some(FieldValue::Int(p)) => Some(*p),
+            _ => None,
+        })
+        .collect();
+    if roots.is_empty() && pools.is_empty() {
         return 0;
     }
     let spans: Vec<(u64, u64)> = i
         .forkjoin
         .computations
         .iter()
-        .filter(|c| roots.contains(c.root_class.as_str()))
+        .filter(|c| roots.contains(c.root_class.as_str()) || pools.contains(&(c.pool as u64)))
         .map(|c| (c.begin_ns, c.end_ns))
         .collect();
     let spans = crate::cpu::merge_intervals(&spans);

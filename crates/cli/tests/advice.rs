@@ -668,6 +668,31 @@ fn a_fork_joined_at_once_is_said_as_such() {
     );
 }
 
+/// Fork-join work on a `new ForkJoinPool(1)` on the 2-CPU machine
+/// (`advice.ForkThenJoin right ... 1`): a `pool_too_small` finding with reason
+/// `parallelism` naming the pool and the edit that estimates it, not a serial phase;
+/// on `new ForkJoinPool(2)`, none.
+#[test]
+fn a_fork_join_pool_smaller_than_the_machine_is_a_finding() {
+    let _serial = serial();
+    let (_trace, r, _) = record("advice.ForkThenJoin", &["right", "12", "4000000", "1"]);
+    let f = finding(&r, "pool_too_small", None);
+    assert_eq!(f["reason"], "parallelism", "{f}");
+    assert_eq!(f["pool"], "ForkJoinPool-1", "{f}");
+    assert_eq!(f["threads"], 1, "{f}");
+    assert!(f["parallelism"].as_f64().unwrap_or(0.0) >= 4.0, "{f}");
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("--edit pool:ForkJoinPool-1=2"),
+        "{f}"
+    );
+    assert!(!has_finding(&r, "serial_phase"), "{:#?}", r["findings"]);
+    let (_trace, r, _) = record("advice.ForkThenJoin", &["right", "12", "4000000", "2"]);
+    assert!(!has_finding(&r, "pool_too_small"), "{:#?}", r["findings"]);
+}
+
 /// Tasks queueing for items other tasks give back (`advice.ResourcePool`: 8 pool
 /// threads sharing 2 "connections" in an `ArrayBlockingQueue`): a `waiting` finding
 /// that says it is a pool of resources smaller than its users, not idle consumers

@@ -9,7 +9,9 @@ import java.util.concurrent.RecursiveTask;
  * {@code left.fork(); left.join(); right.compute()}: each fork is joined before the
  * forking task does its own half, so the halves run one after the other whatever the
  * pool. {@code order=right}: {@code left.fork(); right.compute(); left.join()}.
- * Prints the sum and the elapsed time. Args: {@code [order=wrong] [reps=12] [n=4000000]}.
+ * {@code pool=0} runs it on the common pool, {@code pool=N} on a {@code new ForkJoinPool(N)}.
+ * Prints the sum and the elapsed time. Args:
+ * {@code [order=wrong] [reps=12] [n=4000000] [pool=0]}.
  */
 public final class ForkThenJoin {
     static final int LEAF = 2_000;
@@ -51,10 +53,12 @@ public final class ForkThenJoin {
         boolean wrong = args.length == 0 || !args[0].equals("right");
         int reps = args.length > 1 ? Integer.parseInt(args[1]) : 12;
         int n = args.length > 2 ? Integer.parseInt(args[2]) : 4_000_000;
+        int size = args.length > 3 ? Integer.parseInt(args[3]) : 0;
+        ForkJoinPool pool = size > 0 ? new ForkJoinPool(size) : ForkJoinPool.commonPool();
         long t0 = System.nanoTime();
         double s = 0;
         for (int r = 0; r < reps; r++) {
-            s += ForkJoinPool.commonPool().invoke(new Sum(0, n, wrong));
+            s += pool.invoke(new Sum(0, n, wrong));
         }
         System.out.printf("sum=%.3f ms=%.1f%n", s, (System.nanoTime() - t0) / 1e6);
     }
