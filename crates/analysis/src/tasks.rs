@@ -5,7 +5,7 @@
 //! Input is the [`Model`] and the trace's task records; output is a
 //! [`TaskAnalysis`]. It does no formatting and no CPU/findings work.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 
 // Fx: the maps here are keyed by ids and hold one entry per task.
 use rustc_hash::FxHashMap as HashMap;
@@ -399,9 +399,12 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
     let vt_scheduler = vthread_scheduler_classes(model);
 
     let mut submits: Vec<SubmitRec> = Vec::new();
-    let mut submit_queues: HashMap<Ident, VecDeque<usize>> = HashMap::default();
-    // identity -> (ts, thread, site) of creations and forks
-    let mut created: HashMap<Ident, Vec<(u64, ThreadIndex, u32)>> = HashMap::default();
+    // (identity, submission) of every submission; sorted by identity, then time, it
+    // is each identity's FIFO queue (one list: a queue per object cost ~450 B per
+    // submitted task, the task model's peak on a million tasks).
+    let mut submit_queues: ByIdent<u32> = ByIdent::default();
+    // (identity, (ts, thread, site)) of creations, sorted the same way.
+    let mut created: ByIdent<(u64, ThreadIndex, u32)> = ByIdent::default();
     // (identity, ts, thread) of forks, sorted: one list, as most objects are forked
     // once (a Vec per object cost ~100 B per fork-join task).
     let mut forked: Vec<(Ident, u64, ThreadIndex)> = Vec::new();
@@ -429,14 +432,11 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
                         thread,
                     });
                     let (c, id) = unobj(e.a);
-                    submit_queues.entry(object(c, id)).or_default().push_back(i);
+                    submit_queues.push(object(c, id), i as u32);
                 }
                 EventKind::Created => {
                     let (c, id) = unobj(e.a);
-                    created
-                        .entry(object(c, id))
-                        .or_default()
-                        .push((e.ts, thread, e.c))
+                    created.push(object(c, id), (e.ts, thread, e.c))
                 }
                 EventKind::Fork => {
                     let (c, id) = unobj(e.a);
@@ -458,14 +458,8 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             }
         }
     }
-    for q in submit_queues.values_mut() {
-        let mut v: Vec<usize> = q.drain(..).collect();
-        v.sort_by_key(|&i| (submits[i].ts, i));
-        q.extend(v);
-    }
-    for v in created.values_mut() {
-        v.sort_by_key(|e| e.0);
-    }
+    submit_queues.sort_by_key(|&i| (submits[i as usize].ts, i));
+    created.sort_by_key(|e| e.0);
     forked.sort_by_key(|e| (e.0, e.1));
     let fj_plumbing = fj_plumbing_classes(model);
 
@@ -770,19 +764,18 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
             .chain(wrapper)
             .chain(extra.iter().copied());
         for id in ids {
-            if let Some(q) = submit_queues.get_mut(&id) {
-                if let Some(&s) = q.front() {
-                    if submits[s].ts <= n.end {
-                        q.pop_front();
-                        matched[k] = s as u32;
-                        break;
-                    }
+            if let Some(&s) = submit_queues.front(id) {
+                if submits[s as usize].ts <= n.end {
+                    submit_queues.pop_front(id);
+                    matched[k] = s;
+                    break;
                 }
             }
         }
     }
     drop(order);
-    out.unmatched_submissions = submit_queues.values().map(|q| q.len() as u64).sum();
+    out.unmatched_submissions = submit_queues.remaining() as u64;
+    drop(submit_queues);
 
     // ---- build executions: class, kind, creation, aggregation ----
     let mut execs: Vec<TaskExecution> = Vec::with_capacity(kept.len());
@@ -848,8 +841,9 @@ pub fn analyze_tasks(model: &Model) -> TaskAnalysis {
         // falling back to Fork; unknown means the running thread.
         let creation_of = |o: Ident| {
             let creation = created
-                .get(&o)
-                .and_then(|v| latest_before(v, n.begin, |e| e.0));
+                .get(o)
+                .and_then(|v| latest_before(v, n.begin, |e| e.1 .0))
+                .map(|e| e.1);
             let creator = creation.map(|c| c.1).or_else(|| {
                 if o.1 >> 63 == 1 {
                     // A forked usage's run (see fj_key).
@@ -999,7 +993,7 @@ fn happens_before(
     model: &Model,
     execs: &[TaskExecution],
     (submits, matched): (&[SubmitRec], &[u32]),
-    created: &HashMap<Ident, Vec<(u64, ThreadIndex, u32)>>,
+    created: &ByIdent<(u64, ThreadIndex, u32)>,
     thread_objects: &[(usize, Ident, Option<Ident>)],
     idents: &edges::ExecIdents,
     completion_probes: &std::collections::HashSet<u32>,
@@ -1009,7 +1003,9 @@ fn happens_before(
     for (i, e) in execs.iter().enumerate() {
         by_thread.entry(e.thread).or_default().push(i);
     }
-    let mut submit_edges = Vec::new();
+    // Sized up front: a million submissions' edges grown by doubling were the task
+    // model's peak.
+    let mut submit_edges = Vec::with_capacity(matched.iter().filter(|&&m| m != NO_SUBMIT).count());
     let mut start_edges = Vec::new();
     for (k, e) in execs.iter().enumerate() {
         if let Some((sth, sts)) = submit_of(matched, k).map(|s| (submits[s].thread, submits[s].ts))
@@ -1031,8 +1027,9 @@ fn happens_before(
             // The Thread object's creation, else its target's.
             let c = std::iter::once(obj)
                 .chain(target)
-                .find_map(|id| created.get(&id))
-                .and_then(|v| latest_before(v, e.begin_ns, |c| c.0))
+                .find_map(|id| created.get(id))
+                .and_then(|v| latest_before(v, e.begin_ns, |c| c.1 .0))
+                .map(|c| c.1)
                 .filter(|c| c.0 <= e.begin_ns);
             match c {
                 None => out.unresolved_starts += 1,
@@ -1050,7 +1047,11 @@ fn happens_before(
     }
     submit_edges.sort_by_key(|e| (e.to_ns, e.to_thread));
     start_edges.sort_by_key(|e| (e.to_ns, e.to_thread));
-    out.edges.extend(submit_edges);
+    if out.edges.is_empty() {
+        out.edges = submit_edges;
+    } else {
+        out.edges.extend(submit_edges);
+    }
     out.edges.extend(start_edges);
     let late: Vec<bool> = execs.iter().map(|e| e.stand_in()).collect();
     edges::resolve_joins(
@@ -1163,6 +1164,87 @@ fn close(n: &mut Node, f: Frame, ts: u64, incomplete: bool) {
 }
 
 /// The last entry with time ≤ `t`, else the first entry.
+/// Values by object identity, in one list (most objects have one or two): filled
+/// with [`ByIdent::push`], then [`ByIdent::sort_by_key`] once; each identity's values
+/// are a range of it, in the key's order, found through a map of range starts (a
+/// binary search per lookup missed the cache at every step: 5 s on a million
+/// tasks). A queue's front is a cursor per range.
+struct ByIdent<T> {
+    items: Vec<(Ident, T)>,
+    /// Each identity's first item.
+    starts: HashMap<Ident, u32>,
+    /// By range start: how many of the range were popped.
+    popped: Vec<u32>,
+    remaining: usize,
+}
+
+impl<T> Default for ByIdent<T> {
+    fn default() -> Self {
+        ByIdent {
+            items: Vec::new(),
+            starts: HashMap::default(),
+            popped: Vec::new(),
+            remaining: 0,
+        }
+    }
+}
+
+impl<T: Copy> ByIdent<T> {
+    fn push(&mut self, id: Ident, v: T) {
+        self.items.push((id, v));
+    }
+
+    fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Sorts by identity, then by `key` of the values, and indexes the ranges.
+    fn sort_by_key<K: Ord>(&mut self, key: impl Fn(&T) -> K) {
+        self.items
+            .sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| key(&a.1).cmp(&key(&b.1))));
+        self.starts = HashMap::default();
+        self.starts.reserve(self.items.len());
+        for (i, e) in self.items.iter().enumerate() {
+            self.starts.entry(e.0).or_insert(i as u32);
+        }
+        self.popped = vec![0; self.items.len()];
+        self.remaining = self.items.len();
+    }
+
+    fn range(&self, id: Ident) -> Option<std::ops::Range<usize>> {
+        let from = *self.starts.get(&id)? as usize;
+        let len = self.items[from..].iter().take_while(|e| e.0 == id).count();
+        Some(from..from + len)
+    }
+
+    /// The entries of `id` (none: `None`), in sorted order; pops do not hide them.
+    fn get(&self, id: Ident) -> Option<&[(Ident, T)]> {
+        self.range(id).map(|r| &self.items[r])
+    }
+
+    /// The first value of `id` not popped yet.
+    fn front(&self, id: Ident) -> Option<&T> {
+        let r = self.range(id)?;
+        let at = r.start + self.popped[r.start] as usize;
+        (at < r.end).then(|| &self.items[at].1)
+    }
+
+    fn pop_front(&mut self, id: Ident) {
+        if let Some(r) = self.range(id) {
+            let p = &mut self.popped[r.start];
+            if r.start + (*p as usize) < r.end {
+                *p += 1;
+                self.remaining -= 1;
+            }
+        }
+    }
+
+    /// Values never popped.
+    fn remaining(&self) -> usize {
+        self.remaining
+    }
+}
+
 fn latest_before<T: Copy>(v: &[T], t: u64, ts: impl Fn(&T) -> u64) -> Option<T> {
     let n = v.partition_point(|e| ts(e) <= t);
     if n > 0 {

@@ -894,3 +894,36 @@ fn happens_before_edges() {
     assert_eq!(e.unresolved_starts, 1);
     assert_eq!(e.unresolved_joins, 2);
 }
+
+/// Values by identity: each identity's values in key order, a FIFO per identity
+/// (pops do not reach another identity's values), the count never popped.
+#[test]
+fn values_by_identity_are_a_queue_each() {
+    let mut b: ByIdent<u64> = ByIdent::default();
+    for (id, v) in [
+        ((1, 7), 30),
+        ((2, 1), 5),
+        ((1, 7), 10),
+        ((1, 8), 1),
+        ((1, 7), 20),
+    ] {
+        b.push(id, v);
+    }
+    b.sort_by_key(|v| *v);
+    let vals = |b: &ByIdent<u64>, id| b.get(id).map(|v| v.iter().map(|e| e.1).collect::<Vec<_>>());
+    assert_eq!(vals(&b, (1, 7)), Some(vec![10, 20, 30]));
+    assert_eq!(vals(&b, (9, 9)), None);
+    assert_eq!(b.front((1, 7)), Some(&10));
+    b.pop_front((1, 7));
+    b.pop_front((1, 7));
+    assert_eq!(b.front((1, 7)), Some(&30));
+    b.pop_front((1, 7));
+    b.pop_front((1, 7));
+    assert_eq!(b.front((1, 7)), None);
+    assert_eq!(b.front((1, 8)), Some(&1));
+    assert_eq!(b.front((2, 1)), Some(&5));
+    b.pop_front((9, 9));
+    assert_eq!(b.remaining(), 2);
+    // Popped values are still there for lookups by time.
+    assert_eq!(vals(&b, (1, 7)), Some(vec![10, 20, 30]));
+}
