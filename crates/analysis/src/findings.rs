@@ -330,6 +330,7 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     wait_group_findings(i, &mut costed);
     producer_findings(i, &mut costed);
     consumer_findings(i, &mut costed);
+    exchanger_findings(i, &mut costed);
     caller_runs_findings(i, &mut costed);
     pool_too_small_findings(i, &mut costed);
     forkjoin_pool_too_small_findings(i, &mut costed);
@@ -1711,6 +1712,48 @@ fn consumer_findings(i: &Inputs, out: &mut Vec<Finding>) {
         message,
         ["consumer", "producers", "consumer_busy_ns"],
     ));
+}
+
+/// Threads waiting most of their life in an `Exchanger.exchange` for one busy
+/// thread, the other side of the exchange: that side is the bottleneck (a producer
+/// swapping buffers with a consumer 4 times slower waited 75% of its time and read
+/// "too coarse-grained" on the consumer only).
+fn exchanger_findings(i: &Inputs, out: &mut Vec<Finding>) {
+    let Some(b) = busy_waker(i, |g| g.waits_at_exchanger()) else {
+        return;
+    };
+    let at = b
+        .group
+        .and_then(|g| g.site.as_deref())
+        .map_or(String::new(), |s| format!(" at {s}"));
+    let (their, them) = if b.waiters.len() == 1 {
+        ("its", "it")
+    } else {
+        ("their", "them")
+    };
+    let message = format!(
+        "{} ({}) waited at an `Exchanger` {} ({} of {their} time){at} for `{}`, the other side \
+         of the exchange (it woke {them} {} of {} times), which was busy {} of the {} \
+         meanwhile: that side is the bottleneck. Make its work between exchanges cheaper, or \
+         spread it over several threads (an `Exchanger` pairs two threads; a queue feeds \
+         several).",
+        count(b.waiters.len() as u64, "thread"),
+        b.names(i),
+        human_ns(b.waited),
+        pct(b.waited as f64 / b.lifetimes.max(1) as f64),
+        b.waker.display_name(),
+        b.woke,
+        b.all,
+        pct(b.busy as f64 / b.window.max(1) as f64),
+        human_ns(b.window),
+    );
+    let mut f = b.finding(
+        FindingKind::ConsumerBottleneck,
+        message,
+        ["consumer", "producers", "consumer_busy_ns"],
+    );
+    f.fields.push(("exchanger", FieldValue::Bool(true)));
+    out.push(f);
 }
 
 /// The first `max` of `threads`' names, in backquotes.

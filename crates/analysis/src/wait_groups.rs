@@ -68,6 +68,12 @@ impl WaitGroup {
         })
     }
 
+    /// Whether these are waits in an `Exchanger.exchange` (for the other side of the
+    /// exchange).
+    pub fn waits_at_exchanger(&self) -> bool {
+        self.through_juc(|class, name| class == "Exchanger" && name == "exchange")
+    }
+
     /// Whether these are waits for room in a bounded buffer: a blocking queue's `put`
     /// (or timed `offer`), a `SubmissionPublisher`'s submit or offer blocked on a
     /// subscriber's full buffer.

@@ -693,6 +693,22 @@ fn a_fork_join_pool_smaller_than_the_machine_is_a_finding() {
     assert!(!has_finding(&r, "pool_too_small"), "{:#?}", r["findings"]);
 }
 
+/// A producer swapping buffers through an `Exchanger` with a consumer 40 times slower
+/// (`advice.ExchangerPair`): a `consumer_bottleneck` finding (`exchanger: true`) naming
+/// the consumer; with the work the other way round, the consumer waits and the producer
+/// is named.
+#[test]
+fn the_slow_side_of_an_exchanger_is_named() {
+    let _serial = serial();
+    let (_trace, r, _) = record("advice.ExchangerPair", &["40", "100000", "4000000"]);
+    let f = finding(&r, "consumer_bottleneck", None);
+    assert_eq!(f["exchanger"], true, "{f}");
+    assert_eq!(f["consumer"], "consumer", "{f}");
+    let (_trace, r, _) = record("advice.ExchangerPair", &["40", "4000000", "100000"]);
+    let f = finding(&r, "consumer_bottleneck", None);
+    assert_eq!(f["consumer"], "producer", "{f}");
+}
+
 /// Tasks queueing for items other tasks give back (`advice.ResourcePool`: 8 pool
 /// threads sharing 2 "connections" in an `ArrayBlockingQueue`): a `waiting` finding
 /// that says it is a pool of resources smaller than its users, not idle consumers
