@@ -2,6 +2,7 @@ package weft.workloads.advice;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -31,13 +32,19 @@ public final class PoolDeadlock {
         watchdog.start();
         ExecutorService pool = Executors.newFixedThreadPool(2);
         List<Future<Integer>> fs = new ArrayList<>();
+        // The outer tasks submit their inner ones only once all outer ones are queued:
+        // an inner task submitted before the pool had its second thread would start
+        // that thread itself and run (5 tasks never started instead of 6, now and then).
+        CountDownLatch queued = new CountDownLatch(1);
         for (int i = 0; i < outer; i++) {
             final int k = i;
             fs.add(pool.submit(() -> {
+                queued.await();
                 Future<Integer> inner = pool.submit(() -> k * 2);
                 return inner.get();
             }));
         }
+        queued.countDown();
         for (Future<Integer> f : fs) {
             f.get();
         }
