@@ -2490,6 +2490,12 @@ fn awaited_at_once_findings(i: &Inputs, out: &mut Vec<Finding>) {
     }
     let mut classes: BTreeMap<&str, PerClass> = BTreeMap::new();
     for ((starter, _), mut v) in by_starter {
+        // One start is no loop: a thread that starts one task and waits for it (each
+        // of 2,000 virtual threads handing one job to a pool) ran nothing one after
+        // another.
+        if v.len() < 2 {
+            continue;
+        }
         v.sort_unstable();
         for (k, &(_, x)) in v.iter().enumerate() {
             let Some(e) = execs.get(x).filter(|e| e.reported()) else {
@@ -2678,6 +2684,28 @@ fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
     };
     let mut by_thread: Vec<(&ThreadIndex, &u64)> = threads.iter().collect();
     by_thread.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    // The serial work ran mostly on a pool said to be too small: that is its cause
+    // (a pool of 1 fed by 2,000 virtual threads).
+    let small_pools: BTreeSet<&str> = out
+        .iter()
+        .filter(|f| f.kind == FindingKind::PoolTooSmall)
+        .filter_map(|f| match f.field("pool") {
+            Some(FieldValue::Text(p)) => Some(p.as_str()),
+            _ => None,
+        })
+        .collect();
+    let on_small_pool: u64 = by_thread
+        .iter()
+        .filter(|(t, _)| {
+            i.model.threads.get(t).is_some_and(|info| {
+                small_pools.contains(crate::model::pool_name(&info.display_name()).as_str())
+            })
+        })
+        .map(|(_, n)| **n)
+        .sum();
+    if on_small_pool * 2 >= total {
+        return;
+    }
     let names = thread_names(i, by_thread.iter().map(|(t, _)| *t), 3);
     let idle = serial.saturating_mul(cpus - 1);
     let message = format!(

@@ -709,6 +709,20 @@ fn the_slow_side_of_an_exchanger_is_named() {
     assert_eq!(f["consumer"], "producer", "{f}");
 }
 
+/// 100 threads each handing one CPU job to a fixed pool of 1 and waiting for it
+/// (`advice.OneJobEach`; the same with 2,000 virtual threads read "each task awaited at
+/// once"): the pool is too small, and no thread ran its jobs one at a time (one each),
+/// so neither `awaited_at_once` nor a `serial_phase` beside the pool finding.
+#[test]
+fn one_job_per_thread_is_not_awaited_one_at_a_time() {
+    let _serial = serial();
+    let (_trace, r, _) = record("advice.OneJobEach", &["100", "1", "1000000"]);
+    let f = finding(&r, "pool_too_small", None);
+    assert_eq!(f["reason"], "cpus", "{f}");
+    assert!(!has_finding(&r, "awaited_at_once"), "{:#?}", r["findings"]);
+    assert!(!has_finding(&r, "serial_phase"), "{:#?}", r["findings"]);
+}
+
 /// Tasks queueing for items other tasks give back (`advice.ResourcePool`: 8 pool
 /// threads sharing 2 "connections" in an `ArrayBlockingQueue`): a `waiting` finding
 /// that says it is a pool of resources smaller than its users, not idle consumers
