@@ -2148,8 +2148,11 @@ fn mostly_blocking(act: &crate::activity::ClassActivity) -> bool {
 fn pool_too_small_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let cpus = cpus_of(i.model);
     for (ci, c) in i.tasks.classes.iter().enumerate() {
+        // CPU-bound tasks need only outnumber the CPUs (3 long tasks queued on a
+        // single-thread scheduler of a 2-CPU machine read "too coarse-grained: only 3
+        // tasks for 2 CPUs"); blocking ones need a sample of waits.
         if !matches!(c.kind, TaskKind::Runnable | TaskKind::Callable)
-            || c.submitted < SMALL_POOL_MIN_TASKS
+            || c.submitted < SMALL_POOL_MIN_TASKS.min(cpus + 1)
         {
             continue;
         }
@@ -2161,7 +2164,7 @@ fn pool_too_small_findings(i: &Inputs, out: &mut Vec<Finding>) {
         if !act.cpu_measured || s.total() == 0 {
             continue;
         }
-        let blocking = mostly_blocking(act);
+        let blocking = mostly_blocking(act) && c.submitted >= SMALL_POOL_MIN_TASKS;
         let cpu_bound = act.activity == Activity::Running;
         if !blocking && !cpu_bound {
             continue;
@@ -2988,12 +2991,19 @@ fn granularity_findings(i: &Inputs, on_virtual: &BTreeSet<&str>, out: &mut Vec<F
             .filter(|_| !on_virtual.contains(c.class.as_str()))
         {
             out.push(f);
-        } else if !hosts.contains(&key) {
+        } else if !hosts.contains(&key) && !pool_too_small_for(out, &c.class) {
             if let Some(f) = coarse_grained(i, ci, cpus, inside, outside) {
                 out.push(f);
             }
         }
     }
+}
+
+/// Whether `out` says the pool that ran `class` is too small: its tasks queued for
+/// a thread, not too few of them (no "split tasks" beside it).
+fn pool_too_small_for(out: &[Finding], class: &str) -> bool {
+    out.iter()
+        .any(|f| f.kind == FindingKind::PoolTooSmall && f.class.as_deref() == Some(class))
 }
 
 /// Platform threads of one class started for tiny jobs: at least this many...
@@ -3219,6 +3229,47 @@ fn coarse_grained(
         return None;
     }
     let idle_cpu_ns = (ins.idle_cpus(cpus) * ins.covered_ns as f64) as u64;
+    // More tasks than CPUs, run by fewer threads than CPUs: they ran one after another
+    // for want of threads, not of tasks (3 tasks on a single-thread scheduler of a
+    // 2-CPU machine read "only 3 tasks for 2 CPUs ... split tasks").
+    let threads: BTreeSet<ThreadIndex> = tasks.executions_of(c).map(|e| e.thread).collect();
+    let k = threads.len() as u64;
+    if c.kind != TaskKind::Thread && c.executions > k && k < cpus.min(c.executions) {
+        let pool = threads
+            .iter()
+            .next()
+            .and_then(|t| model.threads.get(t))
+            .map(|t| crate::model::pool_name(&t.display_name()))
+            .unwrap_or_else(|| "its pool".to_string());
+        return Some(Finding {
+            kind: FindingKind::PoolTooSmall,
+            class: Some(c.class.clone()),
+            message: format!(
+                "{} `{}` tasks, busy on a CPU (about {} each), ran on only the {} of `{pool}` \
+                 while the {cpus} CPUs were {} busy: the pool is smaller than the machine ({} \
+                 of CPU time left idle). With {} threads they would run side by side, unless \
+                 they must run one at a time (a single-thread executor used to keep them in \
+                 order).",
+                c.executions,
+                c.class,
+                human_ns(run.p50),
+                count(k, "thread"),
+                pct(ins.utilisation),
+                human_ns(idle_cpu_ns),
+                cpus.min(c.executions),
+            ),
+            fields: vec![
+                ("pool", FieldValue::Text(pool)),
+                ("reason", FieldValue::Text("cpus".to_string())),
+                ("threads", FieldValue::Int(k)),
+                ("suggested_threads", FieldValue::Int(cpus.min(c.executions))),
+                ("utilisation_during", FieldValue::Float(ins.utilisation)),
+            ],
+            cost_ns: idle_cpu_ns,
+            site: class_site(c).map(|s| s.0),
+            stack: Vec::new(),
+        });
+    }
     let mut fields = vec![
         ("executions", FieldValue::Int(c.executions)),
         ("self_p50_ns", FieldValue::Int(c.granularity_ns.p50)),

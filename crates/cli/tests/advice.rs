@@ -723,6 +723,30 @@ fn one_job_per_thread_is_not_awaited_one_at_a_time() {
     assert!(!has_finding(&r, "serial_phase"), "{:#?}", r["findings"]);
 }
 
+/// Three long CPU jobs on a single-thread executor, submitted or scheduled
+/// (`advice.SingleThreadJobs`; the scheduled ones have no submission record): the
+/// pool is too small, not the tasks too coarse ("only 3 tasks for 2 CPUs ... split
+/// tasks" before); on 2 threads, none.
+#[test]
+fn a_few_long_jobs_on_a_single_thread_executor_are_a_small_pool() {
+    let _serial = serial();
+    for scheduled in ["false", "true"] {
+        let (_trace, r, _) = record(
+            "advice.SingleThreadJobs",
+            &["3", "40000000", scheduled, "1"],
+        );
+        let f = finding(&r, "pool_too_small", None);
+        assert_eq!(f["reason"], "cpus", "{f}");
+        assert_eq!(f["threads"], 1, "{f}");
+        assert!(!has_finding(&r, "coarse_grained"), "{:#?}", r["findings"]);
+        let (_trace, r, _) = record(
+            "advice.SingleThreadJobs",
+            &["3", "40000000", scheduled, "2"],
+        );
+        assert!(!has_finding(&r, "pool_too_small"), "{:#?}", r["findings"]);
+    }
+}
+
 /// Tasks queueing for items other tasks give back (`advice.ResourcePool`: 8 pool
 /// threads sharing 2 "connections" in an `ArrayBlockingQueue`): a `waiting` finding
 /// that says it is a pool of resources smaller than its users, not idle consumers
