@@ -130,6 +130,8 @@ pub fn simulate_speedups(
         }
         _ => {}
     }
+    // The findings that need the simulated gains.
+    weft_analysis::findings::add_load_imbalance(analysis);
 }
 
 fn parse_edits(texts: &[String]) -> Result<Vec<Edit>, CliError> {

@@ -747,6 +747,25 @@ fn a_few_long_jobs_on_a_single_thread_executor_are_a_small_pool() {
     }
 }
 
+/// Threads each given a fixed block of a loop whose cost grows with the index
+/// (`speedups.StaticImbalance`): a `load_imbalance` finding (both the closed form and
+/// the simulator say ≥ ×1.15) in the text and JSON reports; with the indices dealt
+/// cyclically (`partition=cyclic`), none.
+#[test]
+fn threads_that_do_not_finish_together_are_a_finding() {
+    let _serial = serial();
+    let (_trace, r, text) = record("speedups.StaticImbalance", &[]);
+    let f = finding(&r, "load_imbalance", None);
+    assert!(
+        f["simulated_speedup"].as_f64().unwrap_or(0.0) >= 1.15,
+        "{f}"
+    );
+    assert!(f["load_balance"].as_f64().unwrap_or(1.0) < 0.9, "{f}");
+    assert!(text.contains("[load imbalance,"), "{text}");
+    let (_trace, r, _) = record("speedups.StaticImbalance", &["partition=cyclic"]);
+    assert!(!has_finding(&r, "load_imbalance"), "{:#?}", r["findings"]);
+}
+
 /// Tasks queueing for items other tasks give back (`advice.ResourcePool`: 8 pool
 /// threads sharing 2 "connections" in an `ArrayBlockingQueue`): a `waiting` finding
 /// that says it is a pool of resources smaller than its users, not idle consumers
