@@ -2829,7 +2829,7 @@ pub fn add_load_imbalance(a: &mut crate::Analysis) {
     let mut threads: Vec<&(String, f64, f64, f64)> = sp
         .per_thread
         .iter()
-        .filter(|t| t.1 as f64 >= 0.01 * run as f64)
+        .filter(|t| t.1 >= 0.01 * run as f64)
         .collect();
     threads.sort_by(|x, y| y.1.total_cmp(&x.1).then_with(|| x.0.cmp(&y.0)));
     let shown: Vec<String> = threads
