@@ -2716,11 +2716,27 @@ fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
     }
     let names = thread_names(i, by_thread.iter().map(|(t, _)| *t), 3);
     let idle = serial.saturating_mul(cpus - 1);
+    // Meanwhile, were other tasks off the CPU outside any recorded wait (a socket
+    // read, a file, a sleep)? Then the run waits on that, and splitting the little
+    // work there is would not help (an HTTP load test bound by the network's
+    // latency read "split that work over threads").
+    let blocked = blocked_tasks_during(i, &sections, (ws, we), serial);
+    let advice = match &blocked {
+        Some((share, frame)) => format!(
+            " Meanwhile other tasks were off the CPU outside any recorded wait ({} of the \
+             time; mostly in {frame}): the run is bound by that I/O or sleep, not by this \
+             work. Make it shorter or overlap more of it (more requests in flight, \
+             asynchronous I/O).",
+            pct(*share)
+        ),
+        None => " Split that work over threads (a pool, a parallel stream), or overlap it \
+                 with the parallel work."
+            .to_string(),
+    };
     let message = format!(
         "For {} ({} of the run) only one thread at a time worked ({}), mostly in {method} \
          ({} of the CPU samples then), while {} of the {cpus} CPUs idled: a serial phase. \
-         Without it the run could be up to ×{gain:.2} faster. Split that work over threads (a \
-         pool, a parallel stream), or overlap it with the parallel work.",
+         Without it the run could be up to ×{gain:.2} faster.{advice}",
         human_ns(serial),
         pct(serial as f64 / run.max(1) as f64),
         names.join(", "),
@@ -2731,16 +2747,113 @@ fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
         kind: FindingKind::SerialPhase,
         class: None,
         message,
-        fields: vec![
-            ("serial_ns", FieldValue::Int(serial)),
-            ("method", FieldValue::Text(method.clone())),
-            ("possible_speedup", FieldValue::Float(gain)),
-        ],
+        fields: {
+            let mut f = vec![
+                ("serial_ns", FieldValue::Int(serial)),
+                ("method", FieldValue::Text(method.clone())),
+                ("possible_speedup", FieldValue::Float(gain)),
+            ];
+            if let Some((share, frame)) = blocked {
+                f.push(("tasks_blocked_share", FieldValue::Float(share)));
+                f.push(("tasks_blocked_frame", FieldValue::Text(frame)));
+            }
+            f
+        },
         cost_ns: idle,
         site: Some(method.clone()),
         stack: Vec::new(),
     });
 }
+
+/// The share of a serial phase's wall-sample ticks at which some task was off the CPU
+/// (sleeping or in I/O) outside its recorded waits and lock blocking, and the
+/// innermost frame most of those samples were in; `None` under half the ticks (or
+/// with no wall samples).
+fn blocked_tasks_during(
+    i: &Inputs,
+    sections: &[(u64, u64)],
+    (ws, we): (u64, u64),
+    serial_ns: u64,
+) -> Option<(f64, String)> {
+    use weft_trace::thread_state;
+    let r = &i.model.sampled;
+    let period = r.wall_period_ns;
+    if period == 0 || serial_ns < period {
+        return None;
+    }
+    let mut waits: HashMap<ThreadIndex, Vec<(u64, u64)>> = HashMap::new();
+    for w in &i.locks.wait_intervals {
+        waits
+            .entry(w.thread)
+            .or_default()
+            .push((w.start_ns, w.end_ns));
+    }
+    for v in waits.values_mut() {
+        *v = crate::cpu::merge_intervals(v);
+    }
+    let mut ticks: BTreeSet<u64> = BTreeSet::new();
+    let mut frames: BTreeMap<String, u64> = BTreeMap::new();
+    // Submitted tasks' executions by thread (not threads' own loops: a server's
+    // selector thread sleeps in `epoll_wait` by design).
+    let mut tasks: HashMap<ThreadIndex, Vec<(u64, u64)>> = HashMap::new();
+    for e in &i.tasks.executions {
+        if e.reported()
+            && matches!(
+                e.kind,
+                TaskKind::Runnable | TaskKind::Callable | TaskKind::VirtualThread
+            )
+        {
+            tasks
+                .entry(e.thread)
+                .or_default()
+                .push((e.begin_ns, e.end_ns));
+        }
+    }
+    for v in tasks.values_mut() {
+        *v = crate::cpu::merge_intervals(v);
+    }
+    for s in r.samples.iter().filter(|s| {
+        s.mode == crate::profile::Mode::Wall
+            && s.ts_ns >= ws
+            && s.ts_ns < we
+            && (s.state == thread_state::SLEEPING || s.state == thread_state::IO)
+            && s.lock.is_none()
+            && !crate::cpu::covers(sections, s.ts_ns)
+    }) {
+        let in_task = tasks
+            .get(&s.thread)
+            .is_some_and(|t| crate::cpu::covers(t, s.ts_ns));
+        if !in_task
+            || waits
+                .get(&s.thread)
+                .is_some_and(|w| crate::cpu::covers(w, s.ts_ns))
+        {
+            continue;
+        }
+        ticks.insert(s.ts_ns / period);
+        let top = r
+            .stacks
+            .get(&s.stack)
+            .and_then(|ids| ids.iter().find_map(|id| r.frames.get(id)))
+            .map(|f| f.name(false));
+        if let Some(f) = top {
+            *frames.entry(f).or_default() += 1;
+        }
+    }
+    let share = (ticks.len() as u64 * period) as f64 / serial_ns as f64;
+    if share < SERIAL_BLOCKED_TASKS_SHARE {
+        return None;
+    }
+    let frame = frames
+        .into_iter()
+        .max_by_key(|(f, n)| (*n, std::cmp::Reverse(f.clone())))
+        .map_or_else(|| "unknown frames".to_string(), |(f, _)| format!("`{f}`"));
+    Some((share.min(1.0), frame))
+}
+
+/// A serial phase during which tasks were blocked off the CPU for at least this share
+/// of its time is said to wait on that blocking.
+pub const SERIAL_BLOCKED_TASKS_SHARE: f64 = 0.5;
 
 /// How many of `ts` fall inside a fork-join computation that a finding in `out`
 /// explains: its root class has a low-parallelism finding, or its pool a
@@ -5420,5 +5533,88 @@ mod tests {
         assert_eq!(human_ns(12_345), "12.3 µs");
         assert_eq!(human_ns(4_560_000), "4.56 ms");
         assert_eq!(human_ns(123_000_000_000), "123 s");
+    }
+}
+
+#[cfg(test)]
+mod blocked_tasks_tests {
+    use super::*;
+    use crate::testutil::*;
+    use weft_trace::{frame_kind, sample_mode, thread_state, Record, GLOBAL_THREAD};
+
+    /// A pool thread (1) runs a submitted demo.Work from 0 to 1 s; wall samples every
+    /// 50 ms of it in state `state` in Thread.sleep, those in [600, 800) ms inside a
+    /// recorded wait. Returns the share of a serial phase over [0, 1 s) it reports.
+    fn blocked_share(state: u8, sections: &[(u64, u64)]) -> Option<(f64, String)> {
+        const MS: u64 = 1_000_000;
+        let mut tb = TB::new();
+        tb.header
+            .set("sampling.wall_period_ns", (50 * MS).to_string());
+        tb.submit(MAIN, 0, (C_WORK, 7), 0);
+        tb.start(1, 0, C_THREAD, (C_WORKER, 2001));
+        tb.begin(1, MS, P_WORK_RUN, C_WORK, 7);
+        tb.wait(
+            1,
+            weft_trace::wait_kind::OBJECT_WAIT,
+            C_WORK,
+            0,
+            600 * MS,
+            800 * MS,
+        );
+        tb.end(1, 999 * MS, P_WORK_RUN, 7);
+        tb.thread_end(1, 1000 * MS);
+        tb.recs.push((
+            GLOBAL_THREAD,
+            Record::FrameDef {
+                id: 1,
+                kind: frame_kind::JAVA,
+                line: 0,
+                class: "java.lang.Thread".into(),
+                method: "sleep".into(),
+            },
+        ));
+        tb.recs.push((
+            GLOBAL_THREAD,
+            Record::StackDef {
+                id: 1,
+                frames: vec![1],
+            },
+        ));
+        for k in 1..20u64 {
+            tb.recs.push((
+                GLOBAL_THREAD,
+                Record::StackSample {
+                    ts: k * 50 * MS,
+                    thread: 1,
+                    stack: 1,
+                    mode_state: sample_mode::WALL | (state << 4),
+                },
+            ));
+        }
+        tb.global(Record::End { ts: 1000 * MS });
+        let a = crate::analyze(&tb.trace());
+        let i = Inputs {
+            model: &a.model,
+            tasks: &a.tasks,
+            cpu: &a.cpu,
+            locks: &a.locks,
+            lock_groups: &a.lock_groups,
+            forkjoin: &a.forkjoin,
+            activity: &a.activity,
+            virtual_threads: &a.virtual_threads,
+            speedups: &a.speedups,
+        };
+        blocked_tasks_during(&i, sections, (0, 1000 * MS), 1000 * MS)
+    }
+
+    #[test]
+    fn tasks_off_the_cpu_outside_recorded_waits_are_counted_by_tick() {
+        // 19 ticks, 4 of them (600-750 ms) in the recorded wait: 15 × 50 ms of 1 s.
+        let (share, frame) = blocked_share(thread_state::SLEEPING, &[]).unwrap();
+        assert!((share - 0.75).abs() < 1e-9, "{share}");
+        assert_eq!(frame, "`java.lang.Thread.sleep`");
+        // Running, or inside parallel sections: none.
+        assert_eq!(blocked_share(thread_state::RUNNING, &[]), None);
+        assert_eq!(blocked_share(thread_state::IO, &[(0, 700_000_000)]), None);
     }
 }
