@@ -569,7 +569,22 @@ fn a_crowded_pool_s_queue_lock_is_said_as_such() {
         return; // 64 threads are not crowded on a large machine
     }
     let _serial = serial();
-    let (_trace, r, _) = record("advice.CrowdedPool", &[]);
+    // Whether the workers get preempted holding the queue's lock is the scheduler's
+    // choice: most runs block for 5-20 s on it, about one in six (more on a loaded
+    // machine) for ~0.2 s, no finding. The wording is what is tested: up to 3 runs.
+    let is_queue_lock = |f: &&Value| {
+        f["kind"] == "lock_contention" && f["class"] == "java.util.concurrent.locks.ReentrantLock"
+    };
+    let r = (0..3)
+        .map(|_| record("advice.CrowdedPool", &[]).1)
+        .find(|r| {
+            r["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| is_queue_lock(&f))
+        })
+        .expect("3 runs of advice.CrowdedPool without contention on the queue's lock");
     let f = finding(
         &r,
         "lock_contention",
