@@ -119,7 +119,7 @@ pub const FJ_LOW_PARALLELISM: f64 = 2.0;
 /// …and below this share of the threads that could run it.
 pub const FJ_LOW_SHARE_OF_WIDTH: f64 = 0.75;
 /// Share of a low-parallelism root class's tasks run by their forker at once
-/// (`forkjoin::run_at_once`) from which that is said to be the cause.
+/// (`FjClass::run_at_once`) from which that is said to be the cause.
 pub const FJ_RUN_AT_ONCE_SHARE: f64 = 0.5;
 /// Fork-join: workers blocked in joins for at least this share of their busy time.
 pub const FJ_JOIN_BLOCKED_SHARE: f64 = 0.25;
@@ -3451,7 +3451,10 @@ fn coarse_grained(
     // 2-CPU machine read "only 3 tasks for 2 CPUs ... split tasks").
     let threads: BTreeSet<ThreadIndex> = tasks.executions_of(c).map(|e| e.thread).collect();
     let k = threads.len() as u64;
-    if c.kind != TaskKind::Thread && c.executions > k && k < cpus.min(c.executions) {
+    if matches!(c.kind, TaskKind::Runnable | TaskKind::Callable)
+        && c.executions > k
+        && k < cpus.min(c.executions)
+    {
         let pool = threads
             .iter()
             .next()

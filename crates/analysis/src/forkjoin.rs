@@ -1018,7 +1018,6 @@ fn analyze_with(model: &Model, slots: std::borrow::Cow<'_, UsageSlots>) -> ForkJ
             }
             let e = by_class.entry(u.class_id).or_default();
             e.0.push(u.self_ns);
-
             if u.site != 0 {
                 *e.1.entry(u.site).or_default() += 1;
             }

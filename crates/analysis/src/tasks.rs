@@ -1198,10 +1198,11 @@ impl<T: Copy> ByIdent<T> {
         self.items.is_empty()
     }
 
-    /// Sorts by identity, then by `key` of the values, and indexes the ranges.
+    /// Sorts by identity, then by `key` of the values (stable: equal keys keep
+    /// their push order, as each identity's own list did), and indexes the ranges.
     fn sort_by_key<K: Ord>(&mut self, key: impl Fn(&T) -> K) {
         self.items
-            .sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| key(&a.1).cmp(&key(&b.1))));
+            .sort_by(|a, b| a.0.cmp(&b.0).then_with(|| key(&a.1).cmp(&key(&b.1))));
         self.starts = HashMap::default();
         self.starts.reserve(self.items.len());
         for (i, e) in self.items.iter().enumerate() {
