@@ -1696,17 +1696,27 @@ fn consumer_findings(i: &Inputs, out: &mut Vec<Finding>) {
         .group
         .and_then(|g| g.site.as_deref())
         .map_or(String::new(), |s| format!(" at {s}"));
+    let (was, avg) = b.busy_words();
+    let who = if b.waker_pool.is_some() {
+        "the consumers are"
+    } else {
+        "the consumer is"
+    };
+    let more = if b.waker_pool.is_some() {
+        "make consuming cheaper, or add consumer threads while the CPUs have room"
+    } else {
+        "make consuming cheaper, or consume with several threads (a pool behind the queue, \
+         or several subscribers)"
+    };
     let message = format!(
-        "{} ({}) waited for room in a full buffer {} ({} of their time){at}, and `{}`, which \
-         made room (woke them {} of {} times), was busy {} of the {} meanwhile: the consumer is \
-         the bottleneck, not the producers. A larger buffer would not help; make consuming \
-         cheaper, or consume with several threads (a pool behind the queue, or several \
-         subscribers).",
+        "{} ({}) waited for room in a full buffer {} ({} of their time){at}, and {}, which \
+         made room (woke them {} of {} times), {was} busy {} of the {}{avg} meanwhile: \
+         {who} the bottleneck, not the producers. A larger buffer would not help; {more}.",
         count(b.waiters.len() as u64, "producer thread"),
         b.names(i),
         human_ns(b.waited),
         pct(b.waited as f64 / b.lifetimes.max(1) as f64),
-        b.waker.display_name(),
+        b.waker_label(),
         b.woke,
         b.all,
         pct(b.busy as f64 / b.window.max(1) as f64),
@@ -1737,7 +1747,7 @@ fn exchanger_findings(i: &Inputs, out: &mut Vec<Finding>) {
         ("their", "them")
     };
     let message = format!(
-        "{} ({}) waited at an `Exchanger` {} ({} of {their} time){at} for `{}`, the other side \
+        "{} ({}) waited at an `Exchanger` {} ({} of {their} time){at} for {}, the other side \
          of the exchange (it woke {them} {} of {} times), which was busy {} of the {} \
          meanwhile: that side is the bottleneck. Make its work between exchanges cheaper, or \
          spread it over several threads (an `Exchanger` pairs two threads; a queue feeds \
@@ -1746,7 +1756,7 @@ fn exchanger_findings(i: &Inputs, out: &mut Vec<Finding>) {
         b.names(i),
         human_ns(b.waited),
         pct(b.waited as f64 / b.lifetimes.max(1) as f64),
-        b.waker.display_name(),
+        b.waker_label(),
         b.woke,
         b.all,
         pct(b.busy as f64 / b.window.max(1) as f64),
@@ -1786,6 +1796,9 @@ struct BusyWaker<'a> {
     /// Their lifetimes up to their last wait, summed.
     lifetimes: u64,
     waker: &'a crate::model::ThreadInfo,
+    /// When the waker is a group of threads named alike: (its name, its size);
+    /// `waker` is one of them and `busy` their mean.
+    waker_pool: Option<(String, u64)>,
     /// Its wake-ups of them, of all their wake-ups.
     woke: u64,
     all: u64,
@@ -1805,7 +1818,7 @@ impl BusyWaker<'_> {
             class: None,
             message,
             fields: vec![
-                (names[0], FieldValue::Text(self.waker.display_name())),
+                (names[0], FieldValue::Text(self.waker_name())),
                 (names[1], FieldValue::Int(self.waiters.len() as u64)),
                 ("waiting_ns", FieldValue::Int(self.waited)),
                 (names[2], FieldValue::Int(self.busy)),
@@ -1813,6 +1826,31 @@ impl BusyWaker<'_> {
             cost_ns: self.waited,
             site: self.group.and_then(|g| g.site.clone()),
             stack: self.group.map(|g| g.stack.clone()).unwrap_or_default(),
+        }
+    }
+
+    /// The waker's name, or its group's (`consumer`).
+    fn waker_name(&self) -> String {
+        match &self.waker_pool {
+            Some((pool, _)) => pool.clone(),
+            None => self.waker.display_name(),
+        }
+    }
+
+    /// "was busy" or, for a group, "were busy ... on average": (verb, suffix).
+    fn busy_words(&self) -> (&'static str, &'static str) {
+        if self.waker_pool.is_some() {
+            ("were", " on average")
+        } else {
+            ("was", "")
+        }
+    }
+
+    /// The waker in words: `` `name` ``, or "the 3 `consumer` threads".
+    fn waker_label(&self) -> String {
+        match &self.waker_pool {
+            Some((pool, n)) => format!("the {n} `{pool}` threads"),
+            None => format!("`{}`", self.waker.display_name()),
         }
     }
 
@@ -1912,9 +1950,29 @@ fn busy_waker<'a>(
     }
     let all: u64 = wakers.values().sum();
     let (&producer, &woke) = wakers.iter().max_by_key(|(_, n)| **n)?;
-    if (woke as f64) < PRODUCER_WAKE_SHARE * all as f64 {
-        return None;
-    }
+    // No one thread woke them: threads of one pool (named alike, `consumer-N`) that
+    // did together, each of them busy, are the bottleneck as a group (3 consumers
+    // of a full queue, each waking the producer a third of the time).
+    let (producer, woke, members) = if (woke as f64) < PRODUCER_WAKE_SHARE * all as f64 {
+        let mut by_pool: BTreeMap<String, (u64, Vec<ThreadIndex>)> = BTreeMap::new();
+        for (t, n) in &wakers {
+            let Some(info) = model.threads.get(t) else {
+                continue;
+            };
+            let e = by_pool
+                .entry(crate::model::pool_name(&info.display_name()))
+                .or_default();
+            e.0 += n;
+            e.1.push(*t);
+        }
+        let (_, (n, ts)) = by_pool.into_iter().max_by_key(|(_, (n, _))| *n)?;
+        if ts.len() < 2 || (n as f64) < PRODUCER_WAKE_SHARE * all as f64 {
+            return None;
+        }
+        (ts[0], n, ts)
+    } else {
+        (producer, woke, vec![producer])
+    };
     let p = model.threads.get(&producer)?;
     // Its busy share while the consumers waited (from the first one's start to the
     // last one's last wait): busy before they existed (a program's start-up) fed
@@ -1931,8 +1989,13 @@ fn busy_waker<'a>(
     let from = from.max(pfrom);
     let to = to.min(pfrom + plife);
     let window = to.saturating_sub(from);
-    let (running, runq) = p.sched_between(from, to)?;
-    let busy = running + runq;
+    // A group's busy time is its members' mean.
+    let mut busy = 0u64;
+    for t in &members {
+        let (running, runq) = model.threads.get(t)?.sched_between(from, to)?;
+        busy += running + runq;
+    }
+    let busy = busy / members.len() as u64;
     if window == 0 || (busy as f64) < PRODUCER_BUSY_SHARE * window as f64 {
         return None;
     }
@@ -1951,11 +2014,18 @@ fn busy_waker<'a>(
         .keys()
         .filter_map(|t| spans.get(t).map(|s| s.0))
         .sum();
+    let waker_pool = (members.len() > 1).then(|| {
+        (
+            crate::model::pool_name(&p.display_name()),
+            members.len() as u64,
+        )
+    });
     Some(BusyWaker {
         waiters: consumers,
         waited,
         lifetimes,
         waker: p,
+        waker_pool,
         woke,
         all,
         busy,
@@ -1975,16 +2045,17 @@ fn producer_finding(i: &Inputs, b: BusyWaker) -> Finding {
     } else {
         ""
     };
+    let (was, avg) = b.busy_words();
     let message = format!(
-        "{} ({}) waited{for_work} {} ({} of their time){at}, and `{}`, which woke them ({} of \
-         {} wake-ups), was busy {} of the {} meanwhile: it is the bottleneck, not the consumers. More \
-         consumer threads would wait more; make producing cheaper, or split it over several \
-         producers.",
+        "{} ({}) waited{for_work} {} ({} of their time){at}, and {}, which woke them ({} of \
+         {} wake-ups), {was} busy {} of the {}{avg} meanwhile: the producing is the bottleneck, \
+         not the consumers. More consumer threads would wait more; make producing cheaper, or \
+         split it over several producers.",
         count(b.waiters.len() as u64, "consumer thread"),
         b.names(i),
         human_ns(b.waited),
         pct(b.waited as f64 / b.lifetimes.max(1) as f64),
-        b.waker.display_name(),
+        b.waker_label(),
         b.woke,
         b.all,
         pct(b.busy as f64 / b.window.max(1) as f64),

@@ -781,6 +781,24 @@ fn threads_that_do_not_finish_together_are_a_finding() {
     assert!(!has_finding(&r, "load_imbalance"), "{:#?}", r["findings"]);
 }
 
+/// `main` putting into a full queue that 3 busy consumer threads take from
+/// (`advice.SlowConsumers`), none of which wakes it 80% of the time: a
+/// `consumer_bottleneck` naming the group (`consumer`, 3 threads).
+#[test]
+fn several_busy_consumers_are_a_bottleneck_together() {
+    let _serial = serial();
+    let (_trace, r, _) = record("advice.SlowConsumers", &["3", "600", "300000"]);
+    let f = finding(&r, "consumer_bottleneck", None);
+    assert_eq!(f["consumer"], "consumer", "{f}");
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("the 3 `consumer` threads"),
+        "{f}"
+    );
+}
+
 /// Tasks queueing for items other tasks give back (`advice.ResourcePool`: 8 pool
 /// threads sharing 2 "connections" in an `ArrayBlockingQueue`): a `waiting` finding
 /// that says it is a pool of resources smaller than its users, not idle consumers
