@@ -16,14 +16,6 @@ import java.util.concurrent.Future;
  * [work=5000000]}.
  */
 public final class AwaitEach {
-    static double work(int n) {
-        double s = 0;
-        for (int i = 0; i < n; i++) {
-            s += Math.sqrt(i + s);
-        }
-        return s;
-    }
-
     public static void main(String[] args) throws Exception {
         boolean threads = args.length > 0 && args[0].equals("threads");
         boolean all = args.length > 1 && Boolean.parseBoolean(args[1]);
@@ -35,7 +27,7 @@ public final class AwaitEach {
             List<Thread> ts = new ArrayList<>();
             for (int i = 0; i < count; i++) {
                 final int k = i;
-                Thread t = new Thread(() -> r[k] = work(work), "piece-" + i);
+                Thread t = new Thread(() -> r[k] = Arith.work(work), "piece-" + i);
                 t.start();
                 if (all) {
                     ts.add(t);
@@ -50,7 +42,7 @@ public final class AwaitEach {
             ExecutorService pool = Executors.newFixedThreadPool(4);
             List<Future<Double>> fs = new ArrayList<>();
             for (int i = 0; i < count; i++) {
-                Future<Double> f = pool.submit(() -> work(work));
+                Future<Double> f = pool.submit(() -> Arith.work(work));
                 if (all) {
                     fs.add(f);
                 } else {

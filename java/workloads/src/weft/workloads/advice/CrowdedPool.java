@@ -16,14 +16,6 @@ import java.util.concurrent.Future;
  * [work=60000]}.
  */
 public final class CrowdedPool {
-    static double work(int n) {
-        double s = 0;
-        for (int i = 0; i < n; i++) {
-            s += Math.sqrt(i + s);
-        }
-        return s;
-    }
-
     public static void main(String[] args) throws Exception {
         int threads = args.length > 0 ? Integer.parseInt(args[0]) : 64;
         int tasks = args.length > 1 ? Integer.parseInt(args[1]) : 4000;
@@ -32,7 +24,7 @@ public final class CrowdedPool {
         long t0 = System.nanoTime();
         List<Future<Double>> fs = new ArrayList<>();
         for (int i = 0; i < tasks; i++) {
-            fs.add(pool.submit(() -> work(work)));
+            fs.add(pool.submit(() -> Arith.work(work)));
         }
         double s = 0;
         for (Future<Double> f : fs) {

@@ -10,14 +10,6 @@ import java.util.concurrent.Exchanger;
  * {@code [rounds=60] [produce=100000] [consume=4000000]}.
  */
 public final class ExchangerPair {
-    static double work(int n) {
-        double s = 0;
-        for (int i = 0; i < n; i++) {
-            s += Math.sqrt(i + s);
-        }
-        return s;
-    }
-
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 60;
         int produce = args.length > 1 ? Integer.parseInt(args[1]) : 100_000;
@@ -28,7 +20,7 @@ public final class ExchangerPair {
             double[] b = new double[1];
             try {
                 for (int i = 0; i < rounds; i++) {
-                    b[0] = work(produce);
+                    b[0] = Arith.work(produce);
                     b = exchanger.exchange(b);
                 }
             } catch (InterruptedException e) {
@@ -41,7 +33,7 @@ public final class ExchangerPair {
             try {
                 for (int i = 0; i < rounds; i++) {
                     b = exchanger.exchange(b);
-                    sum[0] += b[0] + work(consume);
+                    sum[0] += b[0] + Arith.work(consume);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -13,14 +13,6 @@ import java.util.concurrent.Future;
  * {@code [threads=100] [pool=1] [work=1000000]}.
  */
 public final class OneJobEach {
-    static double work(int n) {
-        double s = 0;
-        for (int i = 0; i < n; i++) {
-            s += Math.sqrt(i + s);
-        }
-        return s;
-    }
-
     public static void main(String[] args) throws Exception {
         int threads = args.length > 0 ? Integer.parseInt(args[0]) : 100;
         int size = args.length > 1 ? Integer.parseInt(args[1]) : 1;
@@ -33,7 +25,7 @@ public final class OneJobEach {
             final int k = i;
             Runnable job = () -> {
                 try {
-                    Future<Double> f = pool.submit(() -> work(work));
+                    Future<Double> f = pool.submit(() -> Arith.work(work));
                     r[k] = f.get();
                 } catch (Exception e) {
                     throw new RuntimeException(e);

@@ -17,14 +17,6 @@ import java.util.concurrent.TimeUnit;
  * Prints the elapsed time. Args: {@code [jobs=3] [work=40000000] [scheduled=false] [threads=1]}.
  */
 public final class SingleThreadJobs {
-    static double work(int n) {
-        double s = 0;
-        for (int i = 0; i < n; i++) {
-            s += Math.sqrt(i + s);
-        }
-        return s;
-    }
-
     public static void main(String[] args) throws Exception {
         int jobs = args.length > 0 ? Integer.parseInt(args[0]) : 3;
         int work = args.length > 1 ? Integer.parseInt(args[1]) : 40_000_000;
@@ -36,13 +28,13 @@ public final class SingleThreadJobs {
         if (scheduled) {
             ScheduledExecutorService ses = Executors.newScheduledThreadPool(threads);
             for (int i = 0; i < jobs; i++) {
-                fs.add(ses.schedule(() -> work(work), 10L * i, TimeUnit.MILLISECONDS));
+                fs.add(ses.schedule(() -> Arith.work(work), 10L * i, TimeUnit.MILLISECONDS));
             }
             pool = ses;
         } else {
             pool = Executors.newFixedThreadPool(threads);
             for (int i = 0; i < jobs; i++) {
-                fs.add(pool.submit(() -> work(work)));
+                fs.add(pool.submit(() -> Arith.work(work)));
             }
         }
         double s = 0;

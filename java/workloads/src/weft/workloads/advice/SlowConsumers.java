@@ -12,14 +12,6 @@ import java.util.concurrent.BlockingQueue;
  * Prints the elapsed time. Args: {@code [consumers=3] [items=600] [work=300000]}.
  */
 public final class SlowConsumers {
-    static double work(int n) {
-        double s = 0;
-        for (int i = 0; i < n; i++) {
-            s += Math.sqrt(i + s);
-        }
-        return s;
-    }
-
     public static void main(String[] args) throws Exception {
         int consumers = args.length > 0 ? Integer.parseInt(args[0]) : 3;
         int items = args.length > 1 ? Integer.parseInt(args[1]) : 600;
@@ -37,7 +29,7 @@ public final class SlowConsumers {
                         if (v < 0) {
                             return;
                         }
-                        sums[id] += work(work + v % 7);
+                        sums[id] += Arith.work(work + v % 7);
                     }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
