@@ -1692,10 +1692,7 @@ fn consumer_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let Some(b) = busy_waker(i, |g| g.waits_for_room()) else {
         return;
     };
-    let at = b
-        .group
-        .and_then(|g| g.site.as_deref())
-        .map_or(String::new(), |s| format!(" at {s}"));
+    let at = b.at();
     let (was, avg) = b.busy_words();
     let who = if b.waker_pool.is_some() {
         "the consumers are"
@@ -1737,10 +1734,7 @@ fn exchanger_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let Some(b) = busy_waker(i, |g| g.waits_at_exchanger()) else {
         return;
     };
-    let at = b
-        .group
-        .and_then(|g| g.site.as_deref())
-        .map_or(String::new(), |s| format!(" at {s}"));
+    let at = b.at();
     let (their, them) = if b.waiters.len() == 1 {
         ("its", "it")
     } else {
@@ -1827,6 +1821,13 @@ impl BusyWaker<'_> {
             site: self.group.and_then(|g| g.site.clone()),
             stack: self.group.map(|g| g.stack.clone()).unwrap_or_default(),
         }
+    }
+
+    /// " at SITE" of the waits, when known.
+    fn at(&self) -> String {
+        self.group
+            .and_then(|g| g.site.as_deref())
+            .map_or(String::new(), |s| format!(" at {s}"))
     }
 
     /// The waker's name, or its group's (`consumer`).
@@ -2036,10 +2037,7 @@ fn busy_waker<'a>(
 
 /// The producer-bottleneck finding of consumers starved by a busy producer.
 fn producer_finding(i: &Inputs, b: BusyWaker) -> Finding {
-    let at = b
-        .group
-        .and_then(|g| g.site.as_deref())
-        .map_or(String::new(), |s| format!(" at {s}"));
+    let at = b.at();
     let for_work = if b.group.is_some_and(|g| g.waits_for_work()) {
         " for work"
     } else {
