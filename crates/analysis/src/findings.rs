@@ -2957,8 +2957,10 @@ fn in_low_parallelism_forkjoin(i: &Inputs, out: &[Finding], ts: &[u64]) -> u64 {
         .count() as u64
 }
 
-/// The closed form and the simulated imbalance line must both say this much.
+/// The closed form and the simulated imbalance line must both say this much...
 pub const IMBALANCE_MIN_GAIN: f64 = 1.15;
+/// ...and be within this factor of each other.
+pub const IMBALANCE_MAX_DISAGREEMENT: f64 = 1.25;
 
 /// Threads that worked in parallel but did not finish together: two threads each
 /// given half of a triangular loop's rows (one did 3× the other's work), consumers
@@ -2967,7 +2969,8 @@ pub const IMBALANCE_MIN_GAIN: f64 = 1.15;
 /// speedups' simulated gains are known (`Speedups::lines[].simulated_gain`, filled by
 /// the what-if crate after the analysis): the closed form alone over-reads imbalance
 /// where threads wait for each other by design (H2's ×1.30 simulated ×1.00). Not when
-/// a finding already names the imbalance (a barrier's, a fork-join pool's).
+/// a finding already names the imbalance (a barrier's, a fork-join pool's), nor in a
+/// run that hung (a deadlock).
 pub fn add_load_imbalance(a: &mut crate::Analysis) {
     use crate::speedups::{Limitation, Status};
     let sp = &a.speedups;
@@ -2978,6 +2981,8 @@ pub fn add_load_imbalance(a: &mut crate::Analysis) {
                 FindingKind::BarrierImbalance
                     | FindingKind::ForkJoinImbalance
                     | FindingKind::LoadImbalance
+                    | FindingKind::Deadlock
+                    | FindingKind::PoolStarvation
             )
         })
     {
@@ -2989,7 +2994,12 @@ pub fn add_load_imbalance(a: &mut crate::Analysis) {
     let (Some(closed), Some(sim)) = (line.closed_form_gain, line.simulated_gain) else {
         return;
     };
-    if closed < IMBALANCE_MIN_GAIN || sim < IMBALANCE_MIN_GAIN {
+    // Both say it, and they agree: a hung run (a pool deadlocked, a watchdog thread
+    // sleeping to the end) read ×1.34 closed and ×30.8 simulated.
+    if closed < IMBALANCE_MIN_GAIN
+        || sim < IMBALANCE_MIN_GAIN
+        || sim.max(closed) > IMBALANCE_MAX_DISAGREEMENT * sim.min(closed)
+    {
         return;
     }
     // The team's idle time in the parallel sections: each section's busiest thread
