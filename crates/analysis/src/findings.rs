@@ -834,6 +834,13 @@ fn lock_findings(
                 "{} (monitor)",
                 count(g.locks.len() as u64, "class initialization lock")
             ),
+            // A `Class` object's monitor is what `static synchronized` methods and
+            // `synchronized (X.class)` take: "blocked on `java.lang.Class`" alone
+            // left users to guess.
+            1 if g.class == "java.lang.Class" => "`java.lang.Class` (monitor: a class's own \
+                 lock, which its `static synchronized` methods and `synchronized (X.class)` \
+                 take)"
+                .to_string(),
             1 => format!("`{}` ({})", g.class, g.kind.replace('_', " ")),
             n => format!("{n} `{}` instances ({})", g.class, g.kind.replace('_', " ")),
         };
@@ -5114,6 +5121,23 @@ mod tests {
             "{m}"
         );
         assert!(!m.contains("Shorten the critical section"), "{m}");
+    }
+
+    /// A class's monitor (`static synchronized`) is said to be one.
+    #[test]
+    fn a_class_monitor_is_named_as_such() {
+        let f = lock_findings_of(
+            &["demo.Counter.inc:4", "demo.Main.main:3"],
+            weft_trace::lock_kind::MONITOR,
+            "java.lang.Class",
+            11,
+        );
+        assert_eq!(f.len(), 1);
+        assert!(
+            f[0].message.contains("its `static synchronized` methods"),
+            "{}",
+            f[0].message
+        );
     }
 
     #[test]
