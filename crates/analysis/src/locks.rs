@@ -144,7 +144,7 @@ fn holder_samples(
     model: &Model,
     blocks: &[(ThreadIndex, u32, u64, u64)],
     waits: &[WaitInterval],
-    exclusive: &[u32],
+    exclusive: &std::collections::HashSet<u32>,
 ) -> HashMap<u32, HolderSamples> {
     let mut out: HashMap<u32, HolderSamples> = HashMap::new();
     let mut wall: HashMap<ThreadIndex, Vec<(u64, u8, u32)>> = HashMap::new();
@@ -724,7 +724,8 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
         }
     }
     out.running_ns = running.iter().sum();
-    let exclusive: Vec<u32> = locks
+    // A set: looked up once per contended acquisition (Derby: thousands of locks).
+    let exclusive: std::collections::HashSet<u32> = locks
         .iter()
         .filter(|(_, a)| {
             a.def
