@@ -150,6 +150,22 @@ pub fn merge_intervals(intervals: &[(u64, u64)]) -> Vec<(u64, u64)> {
     out
 }
 
+/// `(thread, start, end)` intervals gathered per thread, each thread's merged
+/// ([`merge_intervals`]): for [`covers`] lookups of a thread at a time.
+pub fn merged_by_thread(
+    intervals: impl IntoIterator<Item = (weft_trace::ThreadIndex, u64, u64)>,
+) -> std::collections::HashMap<weft_trace::ThreadIndex, Vec<(u64, u64)>> {
+    let mut by: std::collections::HashMap<weft_trace::ThreadIndex, Vec<(u64, u64)>> =
+        std::collections::HashMap::new();
+    for (t, s, e) in intervals {
+        by.entry(t).or_default().push((s, e));
+    }
+    for v in by.values_mut() {
+        *v = merge_intervals(v);
+    }
+    by
+}
+
 /// Whether `t` lies in one of `merged` (sorted, disjoint: [`merge_intervals`]).
 pub fn covers(merged: &[(u64, u64)], t: u64) -> bool {
     let k = merged.partition_point(|iv| iv.0 <= t);

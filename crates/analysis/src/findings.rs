@@ -2220,6 +2220,17 @@ fn mostly_blocking(act: &crate::activity::ClassActivity) -> bool {
         && (s.running_ns + s.runnable_ns) as f64 <= SMALL_POOL_MAX_BUSY_SHARE * s.total() as f64
 }
 
+/// The pool (threads named alike: `pool-1`) of the first of `threads`, the threads
+/// that ran a class's tasks.
+fn pool_of(model: &Model, threads: &BTreeSet<ThreadIndex>) -> String {
+    threads
+        .iter()
+        .next()
+        .and_then(|t| model.threads.get(t))
+        .map(|t| crate::model::pool_name(&t.display_name()))
+        .unwrap_or_else(|| "its pool".to_string())
+}
+
 /// Tasks queued on a pool of fewer threads than the work can use, while the CPUs
 /// idled: blocking tasks (socket I/O, `Thread.sleep`, without a recorded wait) on a
 /// pool sized for the CPUs (200 tasks sleeping 10 ms on 2 threads read "no problem
@@ -2302,12 +2313,7 @@ fn pool_too_small_findings(i: &Inputs, out: &mut Vec<Finding>) {
         {
             continue;
         }
-        let pool = threads
-            .iter()
-            .next()
-            .and_then(|t| i.model.threads.get(t))
-            .map(|t| crate::model::pool_name(&t.display_name()))
-            .unwrap_or_else(|| "its pool".to_string());
+        let pool = pool_of(i.model, &threads);
         let site = class_site(c);
         let message = if blocking {
             format!(
@@ -2857,37 +2863,29 @@ fn blocked_tasks_during(
     if period == 0 || serial_ns < period {
         return None;
     }
-    let mut waits: HashMap<ThreadIndex, Vec<(u64, u64)>> = HashMap::new();
-    for w in &i.locks.wait_intervals {
-        waits
-            .entry(w.thread)
-            .or_default()
-            .push((w.start_ns, w.end_ns));
-    }
-    for v in waits.values_mut() {
-        *v = crate::cpu::merge_intervals(v);
-    }
+    let waits = crate::cpu::merged_by_thread(
+        i.locks
+            .wait_intervals
+            .iter()
+            .map(|w| (w.thread, w.start_ns, w.end_ns)),
+    );
     let mut ticks: BTreeSet<u64> = BTreeSet::new();
     let mut frames: BTreeMap<String, u64> = BTreeMap::new();
     // Submitted tasks' executions by thread (not threads' own loops: a server's
     // selector thread sleeps in `epoll_wait` by design).
-    let mut tasks: HashMap<ThreadIndex, Vec<(u64, u64)>> = HashMap::new();
-    for e in &i.tasks.executions {
-        if e.reported()
-            && matches!(
-                e.kind,
-                TaskKind::Runnable | TaskKind::Callable | TaskKind::VirtualThread
-            )
-        {
-            tasks
-                .entry(e.thread)
-                .or_default()
-                .push((e.begin_ns, e.end_ns));
-        }
-    }
-    for v in tasks.values_mut() {
-        *v = crate::cpu::merge_intervals(v);
-    }
+    let tasks = crate::cpu::merged_by_thread(
+        i.tasks
+            .executions
+            .iter()
+            .filter(|e| {
+                e.reported()
+                    && matches!(
+                        e.kind,
+                        TaskKind::Runnable | TaskKind::Callable | TaskKind::VirtualThread
+                    )
+            })
+            .map(|e| (e.thread, e.begin_ns, e.end_ns)),
+    );
     for s in r.samples.iter().filter(|s| {
         s.mode == crate::profile::Mode::Wall
             && s.ts_ns >= ws
@@ -3541,12 +3539,7 @@ fn coarse_grained(
         && c.executions > k
         && k < cpus.min(c.executions)
     {
-        let pool = threads
-            .iter()
-            .next()
-            .and_then(|t| model.threads.get(t))
-            .map(|t| crate::model::pool_name(&t.display_name()))
-            .unwrap_or_else(|| "its pool".to_string());
+        let pool = pool_of(model, &threads);
         return Some(Finding {
             kind: FindingKind::PoolTooSmall,
             class: Some(c.class.clone()),

@@ -160,19 +160,12 @@ fn holder_samples(
     }
     // Each thread's own recorded blocks and waits: a holder blocked on another lock,
     // or waiting, is not blocking in I/O or a sleep (another finding's).
-    let mut recorded: HashMap<ThreadIndex, Vec<(u64, u64)>> = HashMap::new();
-    for &(th, _, s, e) in blocks {
-        recorded.entry(th).or_default().push((s, e));
-    }
-    for w in waits {
-        recorded
-            .entry(w.thread)
-            .or_default()
-            .push((w.start_ns, w.end_ns));
-    }
-    for v in recorded.values_mut() {
-        *v = merge_intervals(v);
-    }
+    let recorded = crate::cpu::merged_by_thread(
+        blocks
+            .iter()
+            .map(|&(th, _, s, e)| (th, s, e))
+            .chain(waits.iter().map(|w| (w.thread, w.start_ns, w.end_ns))),
+    );
     let in_recorded = |th: ThreadIndex, t: u64| recorded.get(&th).is_some_and(|v| covers(v, t));
     let mut by_lock: HashMap<u32, Vec<(u64, u64, ThreadIndex)>> = HashMap::new();
     for &(th, lock, s, e) in blocks {
