@@ -503,11 +503,16 @@ struct Acc {
     hand: f64,
 }
 
+/// The accumulators of the threads that took part in a section, by thread index
+/// (ascending). Sparse: a run of thousands of short-lived threads has thousands
+/// of sections, each with a few threads.
+type PerThread = Vec<(usize, Acc)>;
+
 #[derive(Debug, Clone)]
 struct RawSection {
     start: u64,
     end: u64,
-    per: Vec<Acc>,
+    per: PerThread,
     /// Threads that started or whose wait ended at `start`.
     resumed: Vec<usize>,
 }
@@ -659,6 +664,10 @@ fn sweep(
         };
         n
     ];
+    // Participating threads in index order (the order the dense sweep summed in).
+    let mut participating = std::collections::BTreeSet::new();
+    let mut counts = Counts::default();
+    let mut slot = vec![NO_SLOT; n];
     let mut gc_depth = 0u32;
     let mut sections: Vec<RawSection> = Vec::new();
     let mut open: Option<RawSection> = None;
@@ -681,7 +690,7 @@ fn sweep(
             if gc_depth > 0 {
                 tot.gc += dt;
             } else {
-                let n_active = st.iter().filter(|s| s.active()).count();
+                let n_active = counts.active;
                 if let Some(p) = shares.profile.as_deref_mut() {
                     p.push((prev, t, n_active as u32));
                 }
@@ -696,13 +705,18 @@ fn sweep(
                         tot.full_time += dt;
                     }
                 }
-                let others = st.iter().zip(&root).any(|(s, &r)| !r && s.participating());
+                let others = counts.others > 0;
                 if let Some(sec) = open.as_mut() {
-                    for (i, s) in st.iter().enumerate() {
-                        if !s.participating() {
-                            continue;
-                        }
-                        let a = &mut sec.per[i];
+                    for &i in &participating {
+                        let s = &st[i];
+                        let a = match slot[i] {
+                            NO_SLOT => {
+                                slot[i] = sec.per.len() as u32;
+                                sec.per.push((i, Acc::default()));
+                                &mut sec.per.last_mut().expect("just pushed").1
+                            }
+                            j => &mut sec.per[j as usize].1,
+                        };
                         if s.blocked {
                             a.blk += dt;
                             continue;
@@ -756,6 +770,7 @@ fn sweep(
         let mut resumed: Vec<usize> = Vec::new();
         while k < ev.len() && ev[k].0 == t {
             let (_, i, kind) = ev[k];
+            let before = st.get(i).copied();
             match kind {
                 EvKind::GcStart => gc_depth += 1,
                 EvKind::GcEnd => gc_depth = gc_depth.saturating_sub(1),
@@ -782,9 +797,12 @@ fn sweep(
                 EvKind::HandoffEnd => st[i].handing_off = false,
                 EvKind::Tick(k) => st[i].tick = k,
             }
+            if let Some(before) = before {
+                counts.update(i, &before, &st[i], root[i], &mut participating);
+            }
             k += 1;
         }
-        let any = st.iter().any(State::participating);
+        let any = !participating.is_empty();
         if any {
             tot.first_participation.get_or_insert(t);
         }
@@ -796,14 +814,15 @@ fn sweep(
             if cut || !any {
                 sec.end = t;
                 tot.last_participation = t;
-                sections.push(open.take().expect("open section"));
+                let sec = open.take().expect("open section");
+                sections.push(closed(sec, &mut slot));
             }
         }
         if any && open.is_none() {
             open = Some(RawSection {
                 start: t,
                 end: t,
-                per: vec![Acc::default(); n],
+                per: Vec::new(),
                 resumed,
             });
         }
@@ -811,9 +830,58 @@ fn sweep(
     if let Some(mut sec) = open.take() {
         sec.end = prev;
         tot.last_participation = prev;
-        sections.push(sec);
+        sections.push(closed(sec, &mut slot));
     }
     (sections, tot, measured)
+}
+
+/// `slot[i]` when thread i has no entry in the open section.
+const NO_SLOT: u32 = u32::MAX;
+
+/// A section at its end: its entries by thread index, their slots freed.
+fn closed(mut sec: RawSection, slot: &mut [u32]) -> RawSection {
+    for &(i, _) in &sec.per {
+        slot[i] = NO_SLOT;
+    }
+    sec.per.sort_unstable_by_key(|e| e.0);
+    sec
+}
+
+/// What the sweep needs of all threads' states at each instant, kept as the
+/// states change (counting them at each instant made a run of 100,000 threads
+/// quadratic).
+#[derive(Default)]
+struct Counts {
+    /// Threads active (participating, not blocked).
+    active: usize,
+    /// Participating threads other than the root.
+    others: usize,
+}
+
+impl Counts {
+    fn update(
+        &mut self,
+        i: usize,
+        before: &State,
+        after: &State,
+        root: bool,
+        participating: &mut std::collections::BTreeSet<usize>,
+    ) {
+        self.active = self.active + after.active() as usize - before.active() as usize;
+        if !root {
+            self.others =
+                self.others + after.participating() as usize - before.participating() as usize;
+        }
+        match (before.participating(), after.participating()) {
+            (false, true) => {
+                participating.insert(i);
+            }
+            (true, false) => {
+                participating.remove(&i);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Team members of a section (`len` ns long): threads with at least
@@ -823,22 +891,24 @@ fn sweep(
 /// thread was blocked most of the section (it would have worked): pool workers
 /// blocked a few ms on the pool's lock while starting or exiting, beside a main
 /// thread working alone, are not a team.
-fn team(per: &[Acc], len: u64) -> Vec<usize> {
+fn team(per: &[(usize, Acc)], len: u64) -> Vec<usize> {
     members(per, &works(per), len)
 }
 
-/// [`team`] with each thread's work ([`works`]) already computed.
-fn members(per: &[Acc], work: &[f64], len: u64) -> Vec<usize> {
+/// [`team`] with each entry's work ([`works`]) already computed; thread indices.
+fn members(per: &[(usize, Acc)], work: &[f64], len: u64) -> Vec<usize> {
     let max = work.iter().copied().fold(0.0, f64::max);
     if max <= 0.0 {
         return Vec::new();
     }
-    (0..per.len())
-        .filter(|&i| {
-            work[i] > 0.0
-                && work[i] >= TEAM_MIN_SHARE * max
-                && (per[i].cpu >= TEAM_MIN_SHARE * max || per[i].blk >= 0.5 * len as f64)
+    per.iter()
+        .zip(work)
+        .filter(|&(&(_, a), &w)| {
+            w > 0.0
+                && w >= TEAM_MIN_SHARE * max
+                && (a.cpu >= TEAM_MIN_SHARE * max || a.blk >= 0.5 * len as f64)
         })
+        .map(|(&(i, _), _)| i)
         .collect()
 }
 
@@ -850,34 +920,51 @@ struct Classified {
     serial_runnable: f64,
 }
 
-/// Work of a thread in a section for team membership: on-CPU time, plus blocked
-/// time at the section's CPU rate (see [`team`]).
-fn works(per: &[Acc]) -> Vec<f64> {
+/// Work of each entry's thread in a section for team membership: on-CPU time,
+/// plus blocked time at the section's CPU rate (see [`team`]).
+fn works(per: &[(usize, Acc)]) -> Vec<f64> {
     let (cpu, act): (f64, f64) = per
         .iter()
-        .fold((0.0, 0.0), |s, a| (s.0 + a.cpu, s.1 + a.act));
+        .fold((0.0, 0.0), |s, (_, a)| (s.0 + a.cpu, s.1 + a.act));
     let rate = if act > 0.0 { cpu / act } else { 1.0 };
-    per.iter().map(|a| a.cpu + a.blk * rate).collect()
+    per.iter().map(|(_, a)| a.cpu + a.blk * rate).collect()
+}
+
+/// The sum of one accumulator over a section's threads.
+fn total(per: &[(usize, Acc)], f: impl Fn(&Acc) -> f64) -> f64 {
+    per.iter().map(|(_, a)| f(a)).sum()
+}
+
+/// The largest value of one accumulator over a section's threads (0 if none).
+fn largest(per: &[(usize, Acc)], f: impl Fn(&Acc) -> f64) -> f64 {
+    per.iter().map(|(_, a)| f(a)).fold(0.0, f64::max)
 }
 
 /// Per raw section, per thread it resumed: the thread's work from that resume
 /// to its next one (or a gap), over however many raw sections that spans. A
 /// resumed thread's work inside its first raw section alone says little: the
 /// section can be cut short by another thread's resume.
-fn bursts(raw: &[RawSection]) -> Vec<Vec<f64>> {
-    let n = raw.first().map_or(0, |s| s.per.len());
-    let mut acc = vec![0.0; n];
+fn bursts(raw: &[RawSection], threads: usize) -> Vec<Vec<f64>> {
+    // Per thread its work so far, valid in the stretch without gaps numbered
+    // `epoch` (a gap starts a new one instead of clearing every thread's sum).
+    let mut acc = vec![(0.0, 0u32); threads];
+    let mut epoch = 0u32;
     let mut out = vec![Vec::new(); raw.len()];
     for j in (0..raw.len()).rev() {
         if raw.get(j + 1).is_some_and(|next| next.start != raw[j].end) {
-            acc.iter_mut().for_each(|a| *a = 0.0);
+            epoch += 1;
         }
-        for (a, w) in acc.iter_mut().zip(works(&raw[j].per)) {
-            *a += w;
+        for (&(i, _), w) in raw[j].per.iter().zip(works(&raw[j].per)) {
+            let a = &mut acc[i];
+            if a.1 != epoch {
+                *a = (0.0, epoch);
+            }
+            a.0 += w;
         }
-        out[j] = raw[j].resumed.iter().map(|&r| acc[r]).collect();
+        let sum = |a: &(f64, u32)| if a.1 == epoch { a.0 } else { 0.0 };
+        out[j] = raw[j].resumed.iter().map(|&r| sum(&acc[r])).collect();
         for &r in &raw[j].resumed {
-            acc[r] = 0.0;
+            acc[r] = (0.0, epoch);
         }
     }
     out
@@ -909,7 +996,7 @@ fn continues(c: &RawSection, sec: &RawSection, burst: &[f64]) -> bool {
 /// one before ([`continues`]), so the tail of an imbalanced section, where one
 /// thread works on alone, stays in it. Then a section whose team is one thread
 /// is serial.
-fn classify(raw: Vec<RawSection>) -> Classified {
+fn classify(raw: Vec<RawSection>, threads: usize) -> Classified {
     let mut out = Classified {
         parallel: Vec::new(),
         serial_cpu: 0.0,
@@ -921,21 +1008,17 @@ fn classify(raw: Vec<RawSection>) -> Classified {
         if members.len() >= 2 {
             out.parallel.push((sec, members));
         } else {
-            out.serial_cpu += sec.per.iter().map(|a| a.cpu).sum::<f64>();
-            out.serial_active += sec.per.iter().map(|a| a.act).fold(0.0, f64::max);
-            out.serial_runnable += sec.per.iter().map(|a| a.run).fold(0.0, f64::max);
+            out.serial_cpu += total(&sec.per, |a| a.cpu);
+            out.serial_active += largest(&sec.per, |a| a.act);
+            out.serial_runnable += largest(&sec.per, |a| a.run);
         }
     };
-    let burst = bursts(&raw);
+    let burst = bursts(&raw, threads);
     let mut cur: Option<RawSection> = None;
     for (sec, burst) in raw.into_iter().zip(burst) {
         match cur.as_mut() {
             Some(c) if continues(c, &sec, &burst) => {
-                for (a, b) in c.per.iter_mut().zip(&sec.per) {
-                    a.act += b.act;
-                    a.cpu += b.cpu;
-                    a.blk += b.blk;
-                }
+                c.per = merged(std::mem::take(&mut c.per), &sec.per);
                 c.end = sec.end;
             }
             _ => {
@@ -949,6 +1032,33 @@ fn classify(raw: Vec<RawSection>) -> Classified {
         finish(c);
     }
     out
+}
+
+/// `c`'s entries with `next`'s work added (its time, CPU and blocking; a merged
+/// section's runnable and hand-off time stay `c`'s).
+fn merged(c: PerThread, next: &[(usize, Acc)]) -> PerThread {
+    let mut out = Vec::with_capacity(c.len() + next.len());
+    let mut b = next.iter().peekable();
+    for (i, mut a) in c {
+        while let Some(&&(j, x)) = b.peek().filter(|e| e.0 < i) {
+            out.push((j, added(Acc::default(), &x)));
+            b.next();
+        }
+        if let Some(&&(_, x)) = b.peek().filter(|e| e.0 == i) {
+            a = added(a, &x);
+            b.next();
+        }
+        out.push((i, a));
+    }
+    out.extend(b.map(|&(j, x)| (j, added(Acc::default(), &x))));
+    out
+}
+
+fn added(mut a: Acc, b: &Acc) -> Acc {
+    a.act += b.act;
+    a.cpu += b.cpu;
+    a.blk += b.blk;
+    a
 }
 
 /// The baseline run's work split: the root thread alone (serial), the rest (parallel).
@@ -1418,13 +1528,8 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
     };
     let busy_threads = raw
         .iter()
-        .flat_map(|s| {
-            s.per
-                .iter()
-                .enumerate()
-                .filter(|(_, a)| a.act + a.blk > 0.0)
-        })
-        .map(|(i, _)| i)
+        .flat_map(|s| s.per.iter().filter(|(_, a)| a.act + a.blk > 0.0))
+        .map(|&(i, _)| i)
         .collect::<std::collections::BTreeSet<_>>()
         .len();
     let mut per_thread: Vec<(String, f64, f64, f64)> = input
@@ -1433,14 +1538,15 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
         .map(|t| (t.name.clone(), 0.0, 0.0, 0.0))
         .collect();
     for sec in &raw {
-        for (p, a) in per_thread.iter_mut().zip(&sec.per) {
+        for &(i, a) in &sec.per {
+            let p = &mut per_thread[i];
             p.1 += a.act;
             p.2 += a.cpu;
             p.3 += a.blk;
         }
     }
     per_thread.retain(|p| p.1 + p.3 > 0.0);
-    let c = classify(raw);
+    let c = classify(raw, input.threads.len());
     let c_serial_runnable = c.serial_runnable;
 
     let mut q = Quantities {
@@ -1454,13 +1560,13 @@ pub fn compute(input: &SpeedupInput, baseline: Option<BaselineWork>) -> Speedups
     let mut team_threads = std::collections::BTreeSet::new();
     let mut sections = Vec::new();
     for (sec, members) in &c.parallel {
-        let cj: f64 = sec.per.iter().map(|a| a.cpu).sum();
-        let aj: f64 = sec.per.iter().map(|a| a.act).sum();
-        let bj: f64 = sec.per.iter().map(|a| a.blk).sum();
-        q.lock_handoff_parallel += sec.per.iter().map(|a| a.hand).sum::<f64>();
-        let mcpu = sec.per.iter().map(|a| a.cpu).fold(0.0, f64::max);
-        let mact = sec.per.iter().map(|a| a.act).fold(0.0, f64::max);
-        let mrun = sec.per.iter().map(|a| a.run).fold(0.0, f64::max);
+        let cj = total(&sec.per, |a| a.cpu);
+        let aj = total(&sec.per, |a| a.act);
+        let bj = total(&sec.per, |a| a.blk);
+        q.lock_handoff_parallel += total(&sec.per, |a| a.hand);
+        let mcpu = largest(&sec.per, |a| a.cpu);
+        let mact = largest(&sec.per, |a| a.act);
+        let mrun = largest(&sec.per, |a| a.run);
         let nj = members.len() as f64;
         let balanced = (cj / nj).min(mcpu);
         q.cpu_parallel += cj;

@@ -124,6 +124,35 @@ fn balanced_parallel_run_has_nothing_to_gain() {
     all_finite(&s);
 }
 
+/// A thread per task: 20,000 threads, two at a time for 1 ms each, while main
+/// waits. The same answer as two long-lived workers (the sweep keeps per section
+/// only the threads in it: with a slot per thread per section this run needed
+/// ~10 GB, and CompletableFuture's thread-per-task executor makes such runs).
+#[test]
+fn a_thread_per_task_run_is_a_balanced_run() {
+    let pairs = 10_000u64;
+    let mut threads = vec![waits(th(0, "main", true, 0, pairs), &[(0, pairs)])];
+    for k in 0..pairs {
+        for j in 0..2 {
+            let i = 1 + 2 * k as u32 + j;
+            threads.push(th(i, &format!("Thread-{i}"), false, k, k + 1));
+        }
+    }
+    let s = compute(&input(threads, Some(2)), None);
+    assert_eq!(s.status, Status::Ok);
+    let e = s.efficiencies;
+    assert_eq!(e.parallel_fraction, Some(1.0));
+    assert_eq!(e.load_balance, Some(1.0));
+    assert_eq!(s.threads, 20_000);
+    assert!(close(s.threads_effective, 2.0));
+    assert_eq!(s.observed_ns, pairs * MS);
+    assert_eq!(s.sections.len(), pairs as usize);
+    for l in s.lines.iter().filter(|l| l.remove != Limitation::Overhead) {
+        assert!(close(l.closed_form_gain.unwrap(), 1.0), "{l:?}");
+    }
+    all_finite(&s);
+}
+
 /// Serial prologue of 4 ms on main, then two workers 6 ms each: E_PF = 12/16,
 /// T_calc = 4 + 6, no serial part → 16/2 = 8 ms (×1.25).
 #[test]

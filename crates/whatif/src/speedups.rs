@@ -32,6 +32,16 @@ use crate::sim::{simulate, LockMode, Overlay, SimParams};
 /// add ops).
 const MIN_SPLIT_NS: u64 = 20_000;
 
+/// The most pieces one serial op is split into. The team's thread count is the
+/// model (the pieces then take the cores' share such a team would against the
+/// other strands), but a run of thousands of short-lived threads, each in some
+/// team, made millions of strands of it; 64 pieces take within a few percent of
+/// the share of any larger team.
+const MAX_SPLIT_WAYS: u32 = 64;
+
+/// Strands the serial split may add (each a simulator context: ~0.3 KB).
+const MAX_SERIAL_PIECES: usize = 1_000_000;
+
 /// A simulated baseline further than this from the recorded time: the graph
 /// misses what shaped the run (unrecorded lock holds, unmatched waits), and a
 /// gain simulated on it would not be about this run; none is given.
@@ -106,7 +116,7 @@ pub fn simulated_gains(g: &ExecGraph, sp: &Speedups) -> Vec<(Limitation, Result<
         .iter()
         .map(|&l| {
             let edited = match l {
-                Limitation::Serial => places.split_serial(g, sp.threads),
+                Limitation::Serial => places.split_serial(g, sp.threads.min(MAX_SPLIT_WAYS)),
                 Limitation::Imbalance => Ok((Cow::Owned(places.balanced(g)), SimParams::default())),
                 // The locks' own hand-off work (H_p) goes with them, as in the
                 // closed form: the parallel work × (1 − H_p/A_p).
@@ -370,6 +380,11 @@ impl Places {
                     out.op_begin.push(b);
                     continue;
                 }
+                if pieces.len() + k as usize > MAX_SERIAL_PIECES {
+                    return Err(format!(
+                        "the serial part is in too many pieces to simulate (over {MAX_SERIAL_PIECES})"
+                    ));
+                }
                 let ids: Vec<StrandId> = (0..k).map(|x| next + x).collect();
                 next += k;
                 for &id in &ids {
@@ -536,6 +551,11 @@ mod tests {
         // 400 µs serial on 2 threads: 200 + 300 = 500 against 700.
         let gain = gain(&g, &sp, Limitation::Serial).unwrap();
         assert!((gain - 700.0 / 500.0).abs() < 1e-6, "{gain}");
+        // A team of thousands of threads (a thread per task) splits it at most
+        // MAX_SPLIT_WAYS ways: on 2 cores the same time.
+        let many = speedups(&[(400_000, 700_000)], 10_000);
+        let gain_many = self::gain(&g, &many, Limitation::Serial).unwrap();
+        assert!((gain_many - gain).abs() < 1e-6, "{gain_many}");
         // No lock, a core per thread already: nothing to gain.
         assert_eq!(self::gain(&g, &sp, Limitation::Locks), Ok(1.0));
         assert_eq!(self::gain(&g, &sp, Limitation::Oversubscription), Ok(1.0));
