@@ -1333,4 +1333,22 @@ mod tests {
         let mean = sum / 10_000;
         assert!((9_800_000..10_200_000).contains(&mean), "{mean}");
     }
+
+    /// The first period is the residual of jitter's renewal process: mean
+    /// E[X²]/2E[X] = 13p/24, half of the draws under p/2, none at 3p/2 or over.
+    #[test]
+    fn a_thread_s_first_period_is_the_residual_time_to_a_tick() {
+        let rng = AtomicU64::new(12345);
+        let p = 10_000_000u64;
+        let (mut sum, mut short) = (0u64, 0u32);
+        for _ in 0..100_000 {
+            let x = sig::first_period(&rng, p);
+            assert!(x < 3 * p / 2, "{x}");
+            sum += x;
+            short += (x < p / 2) as u32;
+        }
+        let mean = sum as f64 / 100_000.0 / p as f64;
+        assert!((mean - 13.0 / 24.0).abs() < 0.01, "{mean}");
+        assert!((49_000..51_000).contains(&short), "{short}");
+    }
 }
