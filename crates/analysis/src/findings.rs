@@ -344,6 +344,7 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     forkjoin_findings(i, &mut costed);
     serial_phase_findings(i, &mut costed);
     granularity_findings(i, &on_virtual, &mut costed);
+    drop_fine_adapters(&mut costed);
     costed.extend(virtual_thread_findings(i.virtual_threads));
     // Stable: equal costs keep the order above.
     costed.sort_by_key(|f| std::cmp::Reverse(f.cost_ns));
@@ -354,6 +355,24 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// A pool's JDK wrapper of submitted Runnables and Callables
+/// (`ForkJoinTask$RunnableExecuteAction`, `$AdaptedCallable`, ...) found too
+/// fine is the same tasks the task model reports by their own class, with the
+/// submission site: that finding is kept, the wrapper's dropped.
+fn drop_fine_adapters(out: &mut Vec<Finding>) {
+    if !out.iter().any(|f| f.kind == FindingKind::FineGrained) {
+        return;
+    }
+    out.retain(|f| {
+        f.kind != FindingKind::ForkJoinFineGrained
+            || !f.fields.iter().any(|(k, _)| *k == "external")
+            || !f.class.as_deref().is_some_and(|c| {
+                c.starts_with("java.util.concurrent.ForkJoinTask$")
+                    || c.starts_with("java.util.concurrent.CompletableFuture$")
+            })
+    });
 }
 
 fn trace_findings(model: &Model, tasks: &TaskAnalysis, out: &mut Vec<Finding>) {
@@ -1684,7 +1703,9 @@ pub const PRODUCER_BUSY_SHARE: f64 = 0.8;
 /// bottleneck (more consumers would wait more). The what-if's critical path says the
 /// same in time ("compute main 100%"); without this the report read "no problem found".
 fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
-    if let Some(b) = busy_waker(i, |g| g.waits_for_work() || g.waits_in_app_handoff()) {
+    // A thread fed by the tasks it submitted waits for its own tasks' results.
+    let feed = Feed::NotOwnTasks;
+    if let Some(b) = busy_waker(i, |g| g.waits_for_work() || g.waits_in_app_handoff(), feed) {
         out.push(producer_finding(i, b));
     }
 }
@@ -1696,7 +1717,7 @@ fn producer_findings(i: &Inputs, out: &mut Vec<Finding>) {
 /// consumer task ran 773 ms of the 785 ms run, `main` parked 753 ms: "no problem
 /// found".
 fn consumer_findings(i: &Inputs, out: &mut Vec<Finding>) {
-    let Some(b) = busy_waker(i, |g| g.waits_for_room()) else {
+    let Some(b) = busy_waker(i, |g| g.waits_for_room(), Feed::Any) else {
         return;
     };
     let at = b.at();
@@ -1738,7 +1759,7 @@ fn consumer_findings(i: &Inputs, out: &mut Vec<Finding>) {
 /// swapping buffers with a consumer 4 times slower waited 75% of its time and read
 /// "too coarse-grained" on the consumer only).
 fn exchanger_findings(i: &Inputs, out: &mut Vec<Finding>) {
-    let Some(b) = busy_waker(i, |g| g.waits_at_exchanger()) else {
+    let Some(b) = busy_waker(i, |g| g.waits_at_exchanger(), Feed::Any) else {
         return;
     };
     let at = b.at();
@@ -1787,6 +1808,72 @@ fn thread_names<'a>(
                 .map(|t| format!("`{}`", t.display_name()))
         })
         .collect()
+}
+
+/// Which wake-ups of the waiting threads [`busy_waker`] counts as their feed.
+#[derive(Clone, Copy, PartialEq)]
+enum Feed {
+    Any,
+    /// Not when mostly made by tasks the waiting threads submitted themselves
+    /// ([`own_tasks_wakeups`]); a publisher waiting for room in its subscriber's
+    /// buffer, whose consumer task it started, is still held back by that consumer.
+    NotOwnTasks,
+}
+
+/// Wake-ups of the waiting threads (before their last wait) made inside task
+/// executions they submitted themselves: a thread waiting for the results of its
+/// own tasks (`ExecutorCompletionService.take`, `invokeAny`, a results queue the
+/// tasks fill) is not a consumer starved by a producer (100 `invokeAny` calls on a
+/// busy pool of 2 read "the producing is the bottleneck").
+fn own_tasks_wakeups(
+    i: &Inputs,
+    waiting: &BTreeMap<ThreadIndex, u64>,
+    spans: &BTreeMap<ThreadIndex, (u64, u64)>,
+    by_java_id: &HashMap<u64, ThreadIndex>,
+) -> u64 {
+    // Per thread, its executions submitted by a waiting thread: (begin, end, submitter).
+    let mut runs: HashMap<ThreadIndex, Vec<(u64, u64, ThreadIndex)>> = HashMap::new();
+    for e in &i.tasks.executions {
+        if let Some(s) = e.submit_thread().filter(|s| waiting.contains_key(s)) {
+            runs.entry(e.thread)
+                .or_default()
+                .push((e.begin_ns, e.end_ns, s));
+        }
+    }
+    if runs.is_empty() {
+        return 0;
+    }
+    for r in runs.values_mut() {
+        r.sort_unstable();
+    }
+    let mut own = 0;
+    for evs in &i.model.events {
+        let Some(r) = runs.get(&evs.thread) else {
+            continue;
+        };
+        for e in evs.iter() {
+            if e.kind != crate::events::EventKind::Unpark {
+                continue;
+            }
+            let Some(&woken) = by_java_id.get(&e.a) else {
+                continue;
+            };
+            if !spans.get(&woken).is_some_and(|s| e.ts < s.1) {
+                continue;
+            }
+            // The executions that began by then, latest first (nested ones last).
+            let n = r.partition_point(|x| x.0 <= e.ts);
+            if r[..n]
+                .iter()
+                .rev()
+                .take(8)
+                .any(|&(_, end, s)| end >= e.ts && s == woken)
+            {
+                own += 1;
+            }
+        }
+    }
+    own
 }
 
 /// Threads that waited most of their life, and the one busy thread that woke them.
@@ -1880,6 +1967,7 @@ impl BusyWaker<'_> {
 fn busy_waker<'a>(
     i: &Inputs<'a>,
     select: impl Fn(&crate::wait_groups::WaitGroup) -> bool,
+    feed: Feed,
 ) -> Option<BusyWaker<'a>> {
     let model = i.model;
     let life = |t: &crate::model::ThreadInfo| {
@@ -1957,6 +2045,11 @@ fn busy_waker<'a>(
         }
     }
     let all: u64 = wakers.values().sum();
+    if feed == Feed::NotOwnTasks
+        && (own_tasks_wakeups(i, &consumers, &spans, &by_java_id) as f64) >= 0.5 * all as f64
+    {
+        return None;
+    }
     let (&producer, &woke) = wakers.iter().max_by_key(|(_, n)| **n)?;
     // No one thread woke them: threads of one pool (named alike, `consumer-N`) that
     // did together, each of them busy, are the bottleneck as a group (3 consumers
@@ -3661,13 +3754,39 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 .site
                 .as_deref()
                 .map_or(String::new(), |s| format!(" at {s} ({})", source_of(s)));
+            // Tasks handed to the pool one by one from outside it (`execute`,
+            // `submit`) have no cutoff to raise: what to change is the submitting.
+            let submitted = c.external * 2 >= c.tasks;
+            let (cost_of, advice) = if submitted {
+                (
+                    "submission and queueing",
+                    format!(
+                        "They are submitted to the pool one at a time from outside it, not \
+                         forked: submit fewer, larger tasks (several items each){at}, or one \
+                         task that forks the work."
+                    ),
+                )
+            } else {
+                (
+                    "fork and steal",
+                    format!("Raise the sequential cutoff{at} so each task does more work before it forks."),
+                )
+            };
+            let mut fields = vec![
+                ("tasks", FieldValue::Int(c.tasks)),
+                ("fine", FieldValue::Int(c.fine)),
+                ("self_p50_ns", FieldValue::Int(c.granularity_ns.p50)),
+                ("cost_estimated", FieldValue::Int(1)),
+            ];
+            if submitted {
+                fields.push(("external", FieldValue::Int(c.external)));
+            }
             out.push(Finding {
                 kind: FindingKind::ForkJoinFineGrained,
                 class: Some(c.class.clone()),
                 message: format!(
-                    "{} of {} `{}` fork-join tasks run less than {} (median {}): at ~{} of fork \
-                     and steal cost per task (an estimate), about {}{bound} of overhead. Raise \
-                     the sequential cutoff{at} so each task does more work before it forks.",
+                    "{} of {} `{}` fork-join tasks run less than {} (median {}): at ~{} of {cost_of} \
+                     cost per task (an estimate), about {}{bound} of overhead. {advice}",
                     pct(share),
                     c.tasks,
                     simple(&c.class),
@@ -3676,12 +3795,7 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
                     human_ns(FJ_TASK_OVERHEAD_NS),
                     human_ns(cost)
                 ),
-                fields: vec![
-                    ("tasks", FieldValue::Int(c.tasks)),
-                    ("fine", FieldValue::Int(c.fine)),
-                    ("self_p50_ns", FieldValue::Int(c.granularity_ns.p50)),
-                    ("cost_estimated", FieldValue::Int(1)),
-                ],
+                fields,
                 cost_ns: cost,
                 site: c.site.clone(),
                 stack: Vec::new(),
@@ -3734,7 +3848,7 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
     // Per root class (a program that runs the same computation several times gets
     // one finding): (work, span, idle cost) of each low-parallelism computation, and
     // the threads that could have run it.
-    type Runs = Vec<(u64, u64, u64)>;
+    type Runs = Vec<(u64, u64, u64, u64, u64)>;
     let mut low: BTreeMap<&str, (Runs, u64)> = BTreeMap::new();
     for c in &f.computations {
         if c.work_ns >= FJ_MIN_WORK_NS && c.tasks > 1 && c.parallelism < FJ_LOW_PARALLELISM {
@@ -3753,7 +3867,7 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 continue;
             }
             let e = low.entry(c.root_class.as_str()).or_default();
-            e.0.push((c.work_ns, c.span_ns, cost));
+            e.0.push((c.work_ns, c.span_ns, cost, c.begin_ns, c.end_ns));
             e.1 = e.1.max(width);
         }
     }
@@ -3776,26 +3890,68 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
         let at_once = f.classes.iter().find(|k| k.class == root).filter(|k| {
             k.tasks > 1 && k.run_at_once as f64 >= FJ_RUN_AT_ONCE_SHARE * k.tasks as f64
         });
-        let (advice, site) = match at_once {
-            Some(k) => (
+        // Or a lock its tasks blocked on meanwhile: the pieces then take unequal
+        // time whatever the split (a parallel stream's `groupingByConcurrent` into a
+        // collector the JDK guards with `synchronized` read "fork earlier").
+        let spans: Vec<(u64, u64)> = runs.iter().map(|r| (r.3, r.4)).collect();
+        let lock = lock_blocking_during(i, &spans)
+            .filter(|l| l.blocked_ns as f64 >= FJ_LOCK_SHARE_OF_IDLE * cost as f64);
+        let jdk = root.starts_with("java.") || root.starts_with("jdk.");
+        let (advice, site) = match (at_once, lock.as_ref()) {
+            (None, Some(l)) => (
                 format!(
-                    "{} of its {} tasks were run by the thread that forked them right after \
+                    "Its tasks were blocked {} on `{}`{} meanwhile: that lock, not the split, \
+                     makes the pieces take unequal time. Reduce the work under it, or give \
+                     each piece its own (merge the results after){}.",
+                    human_ns(l.blocked_ns),
+                    simple(&l.class),
+                    l.site
+                        .as_deref()
+                        .map_or(String::new(), |s| format!(" at {s}")),
+                    if jdk {
+                        " (a concurrent collector, or `collect` with a merge function, instead \
+                         of a shared synchronized one)"
+                    } else {
+                        ""
+                    },
+                ),
+                l.site.clone(),
+            ),
+            (None, None) if jdk => (
+                format!(
+                    "It is the JDK's (a parallel stream's or `Arrays.parallel*`'s): its split \
+                     is not yours to change, its pieces took unequal time. Make the work per \
+                     element even, or give the stream a source that splits evenly (an array, \
+                     an `ArrayList`, `IntStream.range`; not an iterator or a `LinkedList`)."
+                ),
+                None,
+            ),
+            _ => match at_once {
+                Some(k) => (
+                    format!(
+                        "{} of its {} tasks were run by the thread that forked them right after \
                      the fork, before that thread did anything else: each `fork()` is joined \
                      at once, so the forking task waits before it does its own share and the \
                      halves run one after the other. Fork one half, `compute()` the other, then \
                      `join()` the first (or `invokeAll(left, right)`){}.",
-                    pct(k.run_at_once as f64 / k.tasks as f64),
-                    k.tasks,
-                    k.site
-                        .as_deref()
-                        .map_or(String::new(), |s| format!(" at {s} ({})", source_of(s))),
+                        pct(k.run_at_once as f64 / k.tasks as f64),
+                        k.tasks,
+                        k.site
+                            .as_deref()
+                            .map_or(String::new(), |s| format!(" at {s} ({})", source_of(s))),
+                    ),
+                    k.site.clone(),
                 ),
-                k.site.clone(),
-            ),
-            None => (
-                "Fork earlier and join later, so independent subtasks overlap.".to_string(),
-                None,
-            ),
+                None => (
+                    "Fork earlier and join later, so independent subtasks overlap.".to_string(),
+                    None,
+                ),
+            },
+        };
+        let waits = if lock.is_some() || jdk {
+            ""
+        } else {
+            "the tasks wait on each other, leaving "
         };
         let mut fields = vec![
             ("computations", FieldValue::Int(runs.len() as u64)),
@@ -3804,6 +3960,10 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
             ("parallelism", FieldValue::Float(parallelism)),
             ("threads", FieldValue::Int(width)),
         ];
+        if let (None, Some(l)) = (at_once, lock.as_ref()) {
+            fields.push(("lock", FieldValue::Text(l.id.clone())));
+            fields.push(("lock_blocked_ns", FieldValue::Int(l.blocked_ns)));
+        }
         if let Some(k) = at_once {
             fields.push((
                 "run_at_once_share",
@@ -3814,9 +3974,8 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
             kind: FindingKind::ForkJoinLowParallelism,
             class: Some(root.to_string()),
             message: format!(
-                "{which} little parallelism ({parallelism:.1}: work {}, critical path {}): the \
-                 tasks wait on each other, leaving about {} of thread time idle on {width} \
-                 threads. {advice}",
+                "{which} little parallelism ({parallelism:.1}: work {}, critical path {}): \
+                 {waits}about {} of thread time idle on {width} threads. {advice}",
                 human_ns(work),
                 human_ns(span),
                 human_ns(cost),
@@ -3849,6 +4008,48 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
             stack: Vec::new(),
         });
     }
+}
+
+/// A lock blocked on during a fork-join computation with little parallelism is
+/// said to be its cause when the blocking is at least this share of the idle
+/// thread time.
+const FJ_LOCK_SHARE_OF_IDLE: f64 = 0.25;
+
+/// The lock threads were blocked on most inside the given spans, with its time.
+struct BlockingLock {
+    id: String,
+    class: String,
+    site: Option<String>,
+    blocked_ns: u64,
+}
+
+fn lock_blocking_during(i: &Inputs, spans: &[(u64, u64)]) -> Option<BlockingLock> {
+    let mut by_lock: BTreeMap<usize, (u64, BTreeMap<&str, u64>)> = BTreeMap::new();
+    for b in &i.locks.blocked {
+        let inside: u64 = spans
+            .iter()
+            .map(|&(s, e)| b.end_ns.min(e).saturating_sub(b.start_ns.max(s)))
+            .sum();
+        if inside == 0 {
+            continue;
+        }
+        let e = by_lock.entry(b.lock).or_default();
+        e.0 += inside;
+        if let Some(site) = b.site.as_deref() {
+            *e.1.entry(site).or_default() += inside;
+        }
+    }
+    let (lock, (blocked_ns, sites)) = by_lock.into_iter().max_by_key(|(_, v)| v.0)?;
+    let l = i.locks.locks.get(lock)?;
+    Some(BlockingLock {
+        id: l.id.clone(),
+        class: l.class.clone(),
+        site: sites
+            .into_iter()
+            .max_by_key(|(_, n)| *n)
+            .map(|(s, _)| s.to_string()),
+        blocked_ns,
+    })
 }
 
 /// A pinning site is worth a finding from this much blocked time (a carrier
@@ -4801,6 +5002,87 @@ mod tests {
             fine.message.contains("(bounded by their self time)"),
             "{}",
             fine.message
+        );
+    }
+
+    /// The same low-parallelism computation with its root blocked 30 ms on a lock
+    /// meanwhile (over a quarter of the 80 ms left idle): the lock is the cause said.
+    #[test]
+    fn low_parallelism_from_a_lock_names_the_lock() {
+        const MS: u64 = 1_000_000;
+        let mut tb = TB::new();
+        let worker = Record::FjWorker {
+            pool: 7,
+            class_id: C_WORK,
+            parallelism: 2,
+        };
+        tb.recs.push((2, worker.clone()));
+        tb.recs.push((3, worker));
+        tb.site_frames(9, &["demo.Work.add:12"]);
+        tb.global(Record::LockDef {
+            id: 1,
+            kind: weft_trace::lock_kind::MONITOR,
+            class: "demo.Totals".into(),
+            ident: 0x1234,
+            fair: false,
+        });
+        let recs = [
+            (1, TB::fj_push(1, 0, true, 7)),
+            (2, TB::fj_begin(1, 0)),
+            (2, TB::fj_push(2, MS, false, 7)),
+            (3, TB::fj_begin(2, 2 * MS)),
+            (3, Record::FjRunEnd { ts: 22 * MS }),
+            (
+                2,
+                Record::LockBlock {
+                    ts: 30 * MS,
+                    lock: 1,
+                    flags: 0,
+                    owner: 0,
+                    site: 9,
+                },
+            ),
+            (
+                2,
+                Record::LockAcquired {
+                    ts: 60 * MS,
+                    lock: 1,
+                    parked: true,
+                },
+            ),
+            (
+                2,
+                Record::FjJoinBegin {
+                    ts: 99 * MS,
+                    usage: 2,
+                },
+            ),
+            (2, Record::FjJoinEnd { ts: 99 * MS }),
+            (2, Record::FjRunEnd { ts: 100 * MS }),
+        ];
+        for t in 1..=3 {
+            tb.start(t, 0, C_THREAD, (0, 0));
+        }
+        tb.recs.extend(recs);
+        for t in 1..=3 {
+            tb.thread_end(t, 100 * MS);
+        }
+        tb.global(Record::End { ts: 100 * MS + 1 });
+        let f = findings(&tb);
+        let low = f
+            .iter()
+            .find(|f| f.kind == FindingKind::ForkJoinLowParallelism)
+            .unwrap_or_else(|| panic!("no low-parallelism finding: {f:#?}"));
+        assert!(
+            low.message
+                .contains("blocked 30.0 ms on `Totals` at demo.Work.add:12"),
+            "{}",
+            low.message
+        );
+        assert!(!low.message.contains("Fork earlier"), "{}", low.message);
+        assert_eq!(
+            low.field("lock_blocked_ns"),
+            Some(&FieldValue::Int(30 * MS))
         );
     }
 

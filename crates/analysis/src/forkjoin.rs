@@ -120,6 +120,9 @@ pub struct FjClass {
     /// Forked tasks the forking thread ran itself right after the fork, before
     /// doing anything else ([`RUN_AT_ONCE_GAP_RATIO`]): `fork(); join();`.
     pub run_at_once: u64,
+    /// Tasks submitted to a pool from outside it (`execute`, `submit`, `invoke`
+    /// from a non-worker thread), not forked.
+    pub external: u64,
 }
 
 /// A forked task is run at once when the thread that forked it ran it next in
@@ -1009,7 +1012,7 @@ fn analyze_with(model: &Model, slots: std::borrow::Cow<'_, UsageSlots>) -> ForkJ
     drop(kid_start);
 
     // Totals, classes, pools.
-    let mut by_class: BTreeMap<u32, (Vec<u64>, HashMap<u32, u64>)> = BTreeMap::new();
+    let mut by_class: BTreeMap<u32, (Vec<u64>, HashMap<u32, u64>, u64)> = BTreeMap::new();
     for u in usages.values() {
         if u.ran() {
             out.tasks += 1;
@@ -1018,6 +1021,7 @@ fn analyze_with(model: &Model, slots: std::borrow::Cow<'_, UsageSlots>) -> ForkJ
             }
             let e = by_class.entry(u.class_id).or_default();
             e.0.push(u.self_ns);
+            e.2 += u64::from(u.external);
             if u.site != 0 {
                 *e.1.entry(u.site).or_default() += 1;
             }
@@ -1027,7 +1031,7 @@ fn analyze_with(model: &Model, slots: std::borrow::Cow<'_, UsageSlots>) -> ForkJ
     }
     out.classes = by_class
         .into_iter()
-        .map(|(cid, (selfs, sites))| {
+        .map(|(cid, (selfs, sites, external))| {
             let site = sites
                 .into_iter()
                 .max_by_key(|(s, n)| (*n, std::cmp::Reverse(*s)))
@@ -1039,6 +1043,7 @@ fn analyze_with(model: &Model, slots: std::borrow::Cow<'_, UsageSlots>) -> ForkJ
                 granularity_ns: Distribution::of(&selfs),
                 site,
                 run_at_once: run_at_once.get(&cid).copied().unwrap_or(0),
+                external,
             }
         })
         .collect();

@@ -926,3 +926,44 @@ fn a_waiting_class_names_the_busy_pool_it_waits_for() {
     let message = f["message"].as_str().unwrap_or_default();
     assert!(message.contains("that pool is the bottleneck"), "{message}");
 }
+
+/// `invokeAny` in a loop on a busy pool of 2 (`advice.AnyOfPool`): `main` waits in
+/// the completion queue for its own tasks' results, woken by the pool threads
+/// running them. That is no producer bottleneck ("make producing cheaper, or split
+/// it over several producers" before).
+#[test]
+fn waiting_for_the_results_of_one_s_own_tasks_is_no_producer_bottleneck() {
+    let _serial = serial();
+    let (_trace, r, _) = record("advice.AnyOfPool", &["60", "3000000"]);
+    assert!(
+        !has_finding(&r, "producer_bottleneck"),
+        "{:#?}",
+        r["findings"]
+    );
+}
+
+/// 200,000 tiny Runnables `execute`d one by one on a `ForkJoinPool`
+/// (`advice.ExecuteOnForkJoin`): too fine-grained, said of the Runnable's class
+/// where it is submitted; not of the pool's wrapper
+/// (`ForkJoinTask$RunnableExecuteAction`) with "raise the sequential cutoff".
+#[test]
+fn tiny_runnables_executed_on_a_fork_join_pool_are_said_once() {
+    let _serial = serial();
+    let (_trace, r, text) = record("advice.ExecuteOnForkJoin", &["200000"]);
+    let f = finding(&r, "fine_grained", None);
+    assert!(
+        f["class"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("weft.workloads.advice.ExecuteOnForkJoin$$Lambda")),
+        "{f}"
+    );
+    assert!(!has_finding(&r, "fj_fine_grained"), "{:#?}", r["findings"]);
+    assert!(!text.contains("sequential cutoff"), "{text}");
+    let wrapper = r["forkjoin"]["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["class"] == "java.util.concurrent.ForkJoinTask$RunnableExecuteAction")
+        .unwrap_or_else(|| panic!("{}", r["forkjoin"]["classes"]));
+    assert_eq!(wrapper["external"], wrapper["tasks"], "{wrapper}");
+}

@@ -44,6 +44,7 @@ pub fn forkjoin_json(a: &Analysis) -> Value {
             "granularity_ns": d(&c.granularity_ns),
             "fine": c.fine,
             "run_at_once": c.run_at_once,
+            "external": c.external,
             "site": c.site,
         })).collect::<Vec<_>>(),
         "pools": f.pools.iter().map(|p| json!({
