@@ -1858,7 +1858,7 @@ fn own_tasks_wakeups(
             let Some(&woken) = by_java_id.get(&e.a) else {
                 continue;
             };
-            if !spans.get(&woken).is_some_and(|s| e.ts < s.1) {
+            if spans.get(&woken).is_none_or(|s| e.ts >= s.1) {
                 continue;
             }
             // The executions that began by then, latest first (nested ones last).
@@ -3918,12 +3918,11 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 l.site.clone(),
             ),
             (None, None) if jdk => (
-                format!(
-                    "It is the JDK's (a parallel stream's or `Arrays.parallel*`'s): its split \
-                     is not yours to change, its pieces took unequal time. Make the work per \
-                     element even, or give the stream a source that splits evenly (an array, \
-                     an `ArrayList`, `IntStream.range`; not an iterator or a `LinkedList`)."
-                ),
+                "It is the JDK's (a parallel stream's or `Arrays.parallel*`'s): its split is \
+                 not yours to change, its pieces took unequal time. Make the work per element \
+                 even, or give the stream a source that splits evenly (an array, an \
+                 `ArrayList`, `IntStream.range`; not an iterator or a `LinkedList`)."
+                    .to_string(),
                 None,
             ),
             _ => match at_once {

@@ -1012,7 +1012,9 @@ fn analyze_with(model: &Model, slots: std::borrow::Cow<'_, UsageSlots>) -> ForkJ
     drop(kid_start);
 
     // Totals, classes, pools.
-    let mut by_class: BTreeMap<u32, (Vec<u64>, HashMap<u32, u64>, u64)> = BTreeMap::new();
+    // Per class: self times, fork sites (site → tasks), external submissions.
+    type ClassTasks = (Vec<u64>, HashMap<u32, u64>, u64);
+    let mut by_class: BTreeMap<u32, ClassTasks> = BTreeMap::new();
     for u in usages.values() {
         if u.ran() {
             out.tasks += 1;
