@@ -2865,6 +2865,13 @@ fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
     else {
         return;
     };
+    // Other threads blocked on a contended lock for most of it: the lock lets one
+    // thread at a time work, said by its own finding (2,000 virtual threads taking
+    // a `ReentrantLock` in turn left their carriers working one at a time: "split
+    // that work over threads").
+    if serial_under_contended_lock(i, out, &sections, (ws, we)) * 2 >= serial {
+        return;
+    }
     let mut by_thread: Vec<(&ThreadIndex, &u64)> = threads.iter().collect();
     by_thread.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     // The serial work ran mostly on a pool said to be too small: that is its cause
@@ -2938,6 +2945,53 @@ fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
         site: Some(method.clone()),
         stack: Vec::new(),
     });
+}
+
+/// The wall time outside the parallel `sections` (in the window) during which some
+/// thread was blocked on a lock of a class that has a lock-contention finding.
+fn serial_under_contended_lock(
+    i: &Inputs,
+    out: &[Finding],
+    sections: &[(u64, u64)],
+    (ws, we): (u64, u64),
+) -> u64 {
+    let contended: BTreeSet<&str> = out
+        .iter()
+        .filter(|f| f.kind == FindingKind::LockContention)
+        .filter_map(|f| f.class.as_deref())
+        .collect();
+    if contended.is_empty() {
+        return 0;
+    }
+    let blocked: Vec<(u64, u64)> = i
+        .locks
+        .blocked
+        .iter()
+        .filter(|b| {
+            i.locks
+                .locks
+                .get(b.lock)
+                .is_some_and(|l| contended.contains(l.class.as_str()))
+        })
+        .map(|b| (b.start_ns.max(ws), b.end_ns.min(we)))
+        .filter(|(s, e)| e > s)
+        .collect();
+    let blocked = crate::cpu::merge_intervals(&blocked);
+    // Blocked time minus its overlap with the parallel sections (both merged).
+    let total: u64 = blocked.iter().map(|(s, e)| e - s).sum();
+    let mut overlap = 0;
+    let mut k = 0;
+    for &(s, e) in &blocked {
+        while k < sections.len() && sections[k].1 <= s {
+            k += 1;
+        }
+        let mut j = k;
+        while j < sections.len() && sections[j].0 < e {
+            overlap += e.min(sections[j].1) - s.max(sections[j].0);
+            j += 1;
+        }
+    }
+    total - overlap
 }
 
 /// The share of a serial phase's wall-sample ticks at which some task was off the CPU

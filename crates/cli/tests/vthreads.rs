@@ -450,6 +450,33 @@ fn virtual_threads_queued_on_a_reentrant_lock() {
     }
 }
 
+/// Virtual threads computing in turn under one `ReentrantLock`
+/// (`VirtualLock 400 2 cpu`): the lock is the finding, not a serial phase (the
+/// carriers work one at a time because the lock lets one virtual thread in: "split
+/// that work over threads" before).
+#[test]
+fn virtual_threads_computing_under_a_lock_are_no_serial_phase() {
+    for major in [21, 25] {
+        let _serial = serial();
+        let trace = record_on_jdk(
+            major,
+            "vt-lock-cpu",
+            &[],
+            &["weft.workloads.VirtualLock", "400", "2", "cpu"],
+        );
+        let report = report_json(&trace);
+        let kinds: Vec<&str> = report["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter_map(|f| f["kind"].as_str())
+            .collect();
+        assert!(kinds.contains(&"lock_contention"), "JDK {major}: {kinds:?}");
+        assert!(!kinds.contains(&"serial_phase"), "JDK {major}: {kinds:?}");
+        let _ = std::fs::remove_file(&trace);
+    }
+}
+
 /// On JDK 21+ an executor starts its workers through `Thread.start(ThreadContainer)`,
 /// a copy of `start()` that does not call it: both are hooked, so a pool's workers
 /// have their starting thread there too (`ExecutorBench`'s 2 workers and the JDK's

@@ -13,9 +13,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code newVirtualThreadPerTaskExecutor()}, each taking the lock and sleeping
  * {@code hold_ms} inside it, so that they go in one after another and nearly all
  * of them park (unmounted) waiting for it. A j.u.c. lock unmounts a waiting virtual
- * thread: it does not pin, on any JDK.
+ * thread: it does not pin, on any JDK. With {@code cpu}, each holds the lock
+ * computing for about {@code hold_ms} instead of sleeping: the carriers then work one
+ * at a time, the lock's doing.
  *
- * <p>Args: [tasks=200] [hold_ms=1]
+ * <p>Args: [tasks=200] [hold_ms=1] [sleep|cpu]
  */
 public final class VirtualLock {
     static final ReentrantLock LOCK = new ReentrantLock();
@@ -23,6 +25,7 @@ public final class VirtualLock {
     public static void main(String[] args) throws Exception {
         int tasks = args.length > 0 ? Integer.parseInt(args[0]) : 200;
         long holdMs = args.length > 1 ? Long.parseLong(args[1]) : 1;
+        boolean cpu = args.length > 2 && args[2].equals("cpu");
         ExecutorService ex = (ExecutorService)
                 Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
         List<Future<?>> fs = new ArrayList<>();
@@ -30,7 +33,11 @@ public final class VirtualLock {
             fs.add(ex.submit(() -> {
                 LOCK.lock();
                 try {
-                    Thread.sleep(holdMs);
+                    if (cpu) {
+                        compute(holdMs);
+                    } else {
+                        Thread.sleep(holdMs);
+                    }
                 } catch (InterruptedException e) {
                     throw new RuntimeException(e);
                 } finally {
@@ -42,6 +49,20 @@ public final class VirtualLock {
             f.get();
         }
         ex.shutdown();
-        System.out.println("VirtualLock done");
+        System.out.println("VirtualLock done " + sink);
+    }
+
+    static double sink;
+
+    /** About {@code ms} of CPU (the clock read every 1,000 rounds). */
+    static void compute(long ms) {
+        long end = System.nanoTime() + ms * 1_000_000;
+        double s = 0;
+        while (System.nanoTime() < end) {
+            for (int i = 0; i < 1000; i++) {
+                s += Math.sqrt(i + s);
+            }
+        }
+        sink += s;
     }
 }
