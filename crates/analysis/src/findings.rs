@@ -339,6 +339,7 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     caller_runs_findings(i, &mut costed);
     pool_too_small_findings(i, &mut costed);
     forkjoin_pool_too_small_findings(i, &mut costed);
+    carriers_too_few_findings(i, &mut costed);
     blocking_forkjoin_findings(i, &mut costed);
     awaited_at_once_findings(i, &mut costed);
     forkjoin_findings(i, &mut costed);
@@ -2540,6 +2541,113 @@ fn forkjoin_pool_too_small_findings(i: &Inputs, out: &mut Vec<Finding>) {
             stack: Vec::new(),
         });
     }
+}
+
+/// Virtual threads that waited to start while their few carriers were busy and
+/// CPUs idled: the virtual-thread scheduler has fewer carriers than CPUs
+/// (`-Djdk.virtualThreadScheduler.parallelism`, or a CPU limit the JVM read). 2,000
+/// CPU-bound virtual threads on 1 carrier of a 2-CPU machine took 3.6 s (1.8 s on
+/// 2): "no problem found".
+fn carriers_too_few_findings(i: &Inputs, out: &mut Vec<Finding>) {
+    let vt = i.virtual_threads;
+    let cpus = cpus_of(i.model);
+    let carriers: Vec<&crate::model::ThreadInfo> = vt
+        .ended_on
+        .keys()
+        .filter_map(|t| i.model.threads.get(t))
+        .collect();
+    let n = carriers.len() as u64;
+    if vt.count < 2 || n == 0 || n >= cpus {
+        return;
+    }
+    // From the first virtual thread's start to the last one's end.
+    let (mut from, mut to) = (u64::MAX, 0);
+    for t in i.model.threads.values().filter(|t| t.virtual_thread) {
+        let (s, e) = t.lifetime(i.model.duration_ns);
+        from = from.min(s);
+        to = to.max(e);
+    }
+    if to <= from {
+        return;
+    }
+    let window = to - from;
+    // The carriers were busy (on a CPU or ready to run) nearly all of it.
+    let mut busy = 0u64;
+    for c in &carriers {
+        let Some((running, runq)) = c.sched_between(from, to) else {
+            return;
+        };
+        busy += running + runq;
+    }
+    let busy_share = busy as f64 / (n * window) as f64;
+    if busy_share < PRODUCER_BUSY_SHARE {
+        return;
+    }
+    // The virtual threads' tasks waited to start longer than they ran.
+    let (mut waited, mut ran, mut tasks) = (0u64, 0u64, 0u64);
+    for e in i.tasks.executions.iter().filter(|e| {
+        e.reported()
+            && i.model
+                .threads
+                .get(&e.thread)
+                .is_some_and(|t| t.virtual_thread)
+    }) {
+        if let Some(q) = e.queue_wait_ns() {
+            waited += q;
+            ran += e.duration_ns();
+            tasks += 1;
+        }
+    }
+    if tasks == 0 || waited < ran {
+        return;
+    }
+    let Some(during) = i.cpu.inside_outside(&[(from, to)]).0 else {
+        return;
+    };
+    let idle_cpus = during.idle_cpus(cpus);
+    if idle_cpus < SMALL_POOL_MIN_IDLE_CPUS {
+        return;
+    }
+    let cost = (idle_cpus * during.covered_ns as f64) as u64;
+    if cost < WAIT_MIN_NS || (cost as f64) < WAIT_MIN_SHARE_OF_RUN * i.model.duration_ns as f64 {
+        return;
+    }
+    let pool = crate::model::pool_name(&carriers[0].display_name());
+    let names: Vec<String> = carriers
+        .iter()
+        .take(3)
+        .map(|c| format!("`{}`", c.display_name()))
+        .collect();
+    out.push(Finding {
+        kind: FindingKind::PoolTooSmall,
+        class: None,
+        message: format!(
+            "{} virtual threads ran on {} ({}) busy {} of the {} while the machine's {cpus} \
+             CPUs were {} busy: their {} tasks waited {} to start, on average, for {} of \
+             running. The virtual-thread scheduler has fewer carriers than CPUs: remove \
+             `-Djdk.virtualThreadScheduler.parallelism` (or set it to the CPU count), or the \
+             CPU limit the JVM read (`-XX:ActiveProcessorCount`, a container's quota).",
+            vt.count,
+            count(n, "carrier thread"),
+            names.join(", "),
+            pct(busy_share),
+            human_ns(window),
+            pct(during.utilisation),
+            tasks,
+            human_ns(waited / tasks),
+            human_ns(ran / tasks),
+        ),
+        fields: vec![
+            ("pool", FieldValue::Text(pool)),
+            ("reason", FieldValue::Text("carriers".to_string())),
+            ("threads", FieldValue::Int(n)),
+            ("suggested_threads", FieldValue::Int(cpus)),
+            ("utilisation_during", FieldValue::Float(during.utilisation)),
+        ],
+        cost_ns: cost,
+        site: None,
+        stack: Vec::new(),
+    });
 }
 
 /// A fork-join pool's computations must have this many times its threads in

@@ -477,6 +477,54 @@ fn virtual_threads_computing_under_a_lock_are_no_serial_phase() {
     }
 }
 
+/// CPU-bound virtual threads on a scheduler of 1 carrier on a machine of 2 CPUs
+/// (`-Djdk.virtualThreadScheduler.parallelism=1`; 1,000 tasks of 2 ms): the carriers
+/// are too few (`pool_too_small`, `reason` `carriers`); with the default
+/// scheduler, no such finding. "No problem found" before.
+#[test]
+fn a_virtual_thread_scheduler_with_fewer_carriers_than_cpus_is_a_finding() {
+    for major in [21, 25] {
+        let _serial = serial();
+        let run = |name: &str, flag: &str| {
+            let trace = record_on_jdk(
+                major,
+                name,
+                &[],
+                &[
+                    flag,
+                    "weft.workloads.VirtualTasks",
+                    "1000",
+                    "2000",
+                    "0",
+                    "1",
+                ],
+            );
+            let report = report_json(&trace);
+            let _ = std::fs::remove_file(&trace);
+            report["findings"]
+                .as_array()
+                .expect("findings")
+                .iter()
+                .filter(|f| f["kind"] == "pool_too_small" && f["reason"] == "carriers")
+                .cloned()
+                .collect::<Vec<Value>>()
+        };
+        let one = run(
+            "vt-one-carrier",
+            "-Djdk.virtualThreadScheduler.parallelism=1",
+        );
+        assert_eq!(one.len(), 1, "JDK {major}: {one:#?}");
+        assert_eq!(one[0]["threads"], 1, "JDK {major}: {}", one[0]);
+        assert!(
+            one[0]["suggested_threads"].as_u64() >= Some(2),
+            "JDK {major}: {}",
+            one[0]
+        );
+        let default = run("vt-carriers", "-Dweft.test=default");
+        assert!(default.is_empty(), "JDK {major}: {default:#?}");
+    }
+}
+
 /// On JDK 21+ an executor starts its workers through `Thread.start(ThreadContainer)`,
 /// a copy of `start()` that does not call it: both are hooked, so a pool's workers
 /// have their starting thread there too (`ExecutorBench`'s 2 workers and the JDK's
