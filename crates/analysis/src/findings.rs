@@ -673,6 +673,17 @@ fn lock_advice(g: &LockGroup, at: &str) -> String {
              lock (`StampedLock` optimistic reads, copy-on-write snapshots)."
         );
     }
+    // Readers of a read-write lock do not exclude each other: readers that wait, wait
+    // for a writer, holding the lock or queued (a queued writer stops new readers).
+    if g.kind == "read_write_lock" {
+        return format!(
+            "Readers are what wait ({} of the blocked time), and readers only wait for \
+             writers: a writer holding the lock, or queued for it, stops new readers. Write \
+             less often or for less time{at}, or read without the lock (`StampedLock` \
+             optimistic reads, a `ConcurrentHashMap`, copy-on-write snapshots).",
+            pct(g.shared_blocked_ns as f64 / g.blocked_ns.max(1) as f64)
+        );
+    }
     if g.kind == "semaphore" {
         return format!(
             "Threads queue for permits{at}: raise the permit count if the resource allows, or \

@@ -224,6 +224,18 @@ fn read_write_lock() {
             l["shared_blocked_ns"].as_u64().unwrap() > 0,
             "read side not seen: {l}"
         );
+        // The advice says which side waits: readers (for writers) or writers.
+        let f = r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["kind"] == "lock_contention")
+            .unwrap_or_else(|| panic!("no lock finding: {}", r["findings"]));
+        let m = f["message"].as_str().unwrap_or_default();
+        assert!(
+            m.contains("Readers are what wait") || m.contains("Writers are what block"),
+            "{m}"
+        );
     });
 }
 
