@@ -346,6 +346,7 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     serial_phase_findings(i, &mut costed);
     granularity_findings(i, &on_virtual, &mut costed);
     drop_fine_adapters(&mut costed);
+    drop_coarse_bottleneck_stages(i, &mut costed);
     costed.extend(virtual_thread_findings(i.virtual_threads));
     // Stable: equal costs keep the order above.
     costed.sort_by_key(|f| std::cmp::Reverse(f.cost_ns));
@@ -356,6 +357,50 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// A task class found too coarse whose executions all ran on the thread (or pool)
+/// a producer or consumer bottleneck names is that pipeline stage: the bottleneck
+/// finding says it, with the stage's fix (a three-stage pipeline's middle thread
+/// read "too coarse-grained: only 1 task for 2 CPUs ... split tasks" beside it).
+fn drop_coarse_bottleneck_stages(i: &Inputs, out: &mut Vec<Finding>) {
+    let stages: BTreeSet<String> = out
+        .iter()
+        .filter_map(|f| match f.kind {
+            FindingKind::ProducerBottleneck => f.field("producer"),
+            FindingKind::ConsumerBottleneck => f.field("consumer"),
+            _ => None,
+        })
+        .filter_map(|v| match v {
+            FieldValue::Text(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect();
+    if stages.is_empty() {
+        return;
+    }
+    let on_stage = |class: &str| {
+        let mut any = false;
+        for e in i
+            .tasks
+            .executions
+            .iter()
+            .filter(|e| e.reported() && i.tasks.class(e) == class)
+        {
+            let Some(t) = i.model.threads.get(&e.thread) else {
+                return false;
+            };
+            let name = t.display_name();
+            if !stages.contains(&name) && !stages.contains(&crate::model::pool_name(&name)) {
+                return false;
+            }
+            any = true;
+        }
+        any
+    };
+    out.retain(|f| {
+        f.kind != FindingKind::CoarseGrained || !f.class.as_deref().is_some_and(on_stage)
+    });
 }
 
 /// A pool's JDK wrapper of submitted Runnables and Callables
@@ -2749,6 +2794,43 @@ pub const AWAITED_MIN_SHARE: f64 = 0.8;
 /// (`submit(task).get()` in a loop, `t.start(); t.join()`): 20 tasks of 30 ms on a
 /// pool of 4 read a "serial phase" at best, 20 threads started and joined one by one
 /// "no problem found".
+/// The two latest ends among a prefix of executions (by begin), with the first's
+/// execution, so that one execution can be left out.
+#[derive(Clone, Copy, Default)]
+struct TopEnds {
+    first: (u64, usize),
+    second: u64,
+}
+
+impl TopEnds {
+    fn other_than(&self, x: usize) -> u64 {
+        if self.first.1 == x {
+            self.second
+        } else {
+            self.first.0
+        }
+    }
+}
+
+/// [`TopEnds`] of each prefix of `v` ((begin, end, execution), by begin).
+fn top_ends(v: &[(u64, u64, usize)]) -> Vec<TopEnds> {
+    let mut cur = TopEnds {
+        first: (0, usize::MAX),
+        second: 0,
+    };
+    v.iter()
+        .map(|&(_, end, x)| {
+            if end > cur.first.0 {
+                cur.second = cur.first.0;
+                cur.first = (end, x);
+            } else if end > cur.second {
+                cur.second = end;
+            }
+            cur
+        })
+        .collect()
+}
+
 fn awaited_at_once_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let cpus = cpus_of(i.model);
     if cpus < 2 {
@@ -2790,6 +2872,40 @@ fn awaited_at_once_findings(i: &Inputs, out: &mut Vec<Finding>) {
         spans: Vec<(u64, u64)>,
         thread_kind: bool,
     }
+    // Per starter, the executions it started (any class), by begin, with the
+    // two latest ends so far: whether another of its tasks ran while it waited.
+    let mut started: HashMap<ThreadIndex, Vec<(u64, u64, usize)>> = HashMap::new();
+    // Tasks only: a pool's worker threads, which its first submissions start, run
+    // beside everything.
+    for (&(starter, _), v) in &by_starter {
+        let s = started.entry(starter).or_default();
+        for &(_, x) in v {
+            if let Some(e) = execs.get(x).filter(|e| {
+                e.reported() && matches!(e.kind, TaskKind::Runnable | TaskKind::Callable)
+            }) {
+                s.push((e.begin_ns, e.end_ns, x));
+            }
+        }
+    }
+    // (begin, end, execution) by begin, and each prefix's latest ends.
+    type Started = (Vec<(u64, u64, usize)>, Vec<TopEnds>);
+    let started: HashMap<ThreadIndex, Started> = started
+        .into_iter()
+        .map(|(t, mut v)| {
+            v.sort_unstable();
+            let tops = top_ends(&v);
+            (t, (v, tops))
+        })
+        .collect();
+    // Another task of `starter` than `x` ran in [from, to] past its first tenth (the
+    // task awaited before ends its run a few µs after its `get` returned, while the
+    // next one starts).
+    let others_ran = |starter: ThreadIndex, x: usize, from: u64, to: u64| {
+        started.get(&starter).is_some_and(|(v, tops)| {
+            let n = v.partition_point(|y| y.0 < to);
+            n > 0 && tops[n - 1].other_than(x) > from + to.saturating_sub(from) / 10
+        })
+    };
     let mut classes: BTreeMap<&str, PerClass> = BTreeMap::new();
     for ((starter, _), mut v) in by_starter {
         // One start is no loop: a thread that starts one task and waits for it (each
@@ -2813,9 +2929,14 @@ fn awaited_at_once_findings(i: &Inputs, out: &mut Vec<Finding>) {
             let c = classes.entry(i.tasks.class(e)).or_default();
             c.total += 1;
             c.thread_kind |= e.kind == TaskKind::Thread;
-            // Awaited by its starter before the starter started the next one.
+            // Awaited by its starter before the starter started the next one, with
+            // none other of its tasks running meanwhile (the long last task of each
+            // `invokeAll` batch is awaited alone, but not run alone).
             let next = v.get(k + 1).map_or(u64::MAX, |n| n.0);
-            if awaited.get(&(x, starter)).is_some_and(|&ret| ret <= next) {
+            if awaited
+                .get(&(x, starter))
+                .is_some_and(|&ret| ret <= next && !others_ran(starter, x, e.begin_ns, ret))
+            {
                 c.at_once += 1;
                 *c.starters.entry(starter).or_default() += 1;
                 c.spans.push((e.begin_ns, e.end_ns));
@@ -3254,6 +3375,11 @@ pub fn add_load_imbalance(a: &mut crate::Analysis) {
                     | FindingKind::LoadImbalance
                     | FindingKind::Deadlock
                     | FindingKind::PoolStarvation
+                    // A pipeline's stages of unequal cost: the busy stage is that
+                    // finding's subject, and "smaller pieces taken as threads finish"
+                    // is not its fix.
+                    | FindingKind::ProducerBottleneck
+                    | FindingKind::ConsumerBottleneck
             )
         })
     {

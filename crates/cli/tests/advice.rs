@@ -967,3 +967,33 @@ fn tiny_runnables_executed_on_a_fork_join_pool_are_said_once() {
         .unwrap_or_else(|| panic!("{}", r["forkjoin"]["classes"]));
     assert_eq!(wrapper["external"], wrapper["tasks"], "{wrapper}");
 }
+
+/// `invokeAll` batches of 7 short jobs and a long one (`advice.InvokeAllBatches`):
+/// `main` waits for each batch's long job last, but the short ones ran beside it,
+/// so that class was not awaited one at a time ("each task awaited at once" before).
+#[test]
+fn the_last_job_of_each_invoke_all_is_not_awaited_at_once() {
+    let _serial = serial();
+    let (_trace, r, _) = record("advice.InvokeAllBatches", &["10", "2000000"]);
+    assert!(!has_finding(&r, "awaited_at_once"), "{:#?}", r["findings"]);
+}
+
+/// A three-stage pipeline whose middle stage binds (`advice.Pipeline`): the
+/// bottleneck is named from both sides (the first stage waits for room, the last
+/// for work), and not again as a load imbalance ("give the threads smaller pieces")
+/// or as the middle thread's task being too coarse ("split tasks").
+#[test]
+fn a_pipeline_s_busy_stage_is_named_once_per_side() {
+    let _serial = serial();
+    let (_trace, r, _) = record("advice.Pipeline", &["400", "50000"]);
+    assert_eq!(
+        finding(&r, "producer_bottleneck", None)["producer"],
+        "transform"
+    );
+    assert_eq!(
+        finding(&r, "consumer_bottleneck", None)["consumer"],
+        "transform"
+    );
+    assert!(!has_finding(&r, "load_imbalance"), "{:#?}", r["findings"]);
+    assert!(!has_finding(&r, "coarse_grained"), "{:#?}", r["findings"]);
+}
