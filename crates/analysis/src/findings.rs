@@ -4216,6 +4216,15 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 ),
                 l.site.clone(),
             ),
+            // `forEachOrdered` runs its action on one element at a time, in order.
+            (None, None) if root.ends_with("ForEachOps$ForEachOrderedTask") => (
+                "It is a parallel stream's `forEachOrdered`: its action runs on one element at \
+                 a time, in the stream's order, whatever the threads. Do the heavy work in a \
+                 `map` before it (that part runs in parallel), or use `forEach` (or `collect`) \
+                 if the order does not matter."
+                    .to_string(),
+                None,
+            ),
             (None, None) if jdk => (
                 "It is the JDK's (a parallel stream's or `Arrays.parallel*`'s): its split is \
                  not yours to change, its pieces took unequal time. Make the work per element \

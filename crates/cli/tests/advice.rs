@@ -997,3 +997,16 @@ fn a_pipeline_s_busy_stage_is_named_once_per_side() {
     assert!(!has_finding(&r, "load_imbalance"), "{:#?}", r["findings"]);
     assert!(!has_finding(&r, "coarse_grained"), "{:#?}", r["findings"]);
 }
+
+/// A parallel stream whose heavy work is in `forEachOrdered` (`advice.OrderedStream`):
+/// its computation has a parallelism of ~1, and the advice is about the ordered
+/// action, not the stream's split ("fork earlier and join later" before).
+#[test]
+fn heavy_work_in_for_each_ordered_is_said_to_run_in_order() {
+    let _serial = serial();
+    let (_trace, r, _) = record("advice.OrderedStream", &["2000", "100000"]);
+    let f = finding(&r, "fj_low_parallelism", None);
+    let m = f["message"].as_str().unwrap_or_default();
+    assert!(m.contains("`forEachOrdered`"), "{m}");
+    assert!(!m.contains("Fork earlier"), "{m}");
+}
