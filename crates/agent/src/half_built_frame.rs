@@ -243,9 +243,42 @@ pub fn call_target(b: &[u8; CALL_SITE_BYTES], ra: usize) -> Option<usize> {
     None
 }
 
+/// Bytes read at a VM function to see whether it only jumps on ([`thunk_slot`]).
+pub const THUNK_BYTES: usize = 9;
+
+/// Where a VM function that only jumps on (`code`: its first bytes, at address
+/// `at`) takes the address it jumps to from: `lea rax, [rip+d]; jmp [rax]` (how
+/// HotSpot 21+ compiles `SharedRuntime::drem`/`frem`, to `StubRoutines::_fmod`) or
+/// `jmp [rip+d]`. Compiled code calls such a function with `mov r10, imm64; call
+/// r10`, and the stub runs with that call's return address as its own.
+pub fn thunk_slot(code: &[u8; THUNK_BYTES], at: usize) -> Option<usize> {
+    let rel = |b: &[u8]| i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as isize as usize;
+    if code[..3] == [0x48, 0x8d, 0x05] && code[7..9] == [0xff, 0x20] {
+        return Some(at.wrapping_add(7).wrapping_add(rel(&code[3..7])));
+    }
+    if code[..2] == [0xff, 0x25] {
+        return Some(at.wrapping_add(6).wrapping_add(rel(&code[2..6])));
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thunks_that_jump_through_a_pointer_are_read() {
+        // SharedRuntime::drem on JDK 21: lea rax, [rip+0x786331]; jmp [rax]
+        let at = 0xdd4c30usize;
+        let b = [0x48, 0x8d, 0x05, 0x31, 0x63, 0x78, 0x00, 0xff, 0x20];
+        assert_eq!(thunk_slot(&b, at), Some(0x155af68));
+        // jmp [rip-0x10]
+        let b = [0xff, 0x25, 0xf0, 0xff, 0xff, 0xff, 0, 0, 0];
+        assert_eq!(thunk_slot(&b, 0x1000), Some(0x1000 + 6 - 0x10));
+        // jmp fmod@plt (a direct jump: not through a pointer)
+        let b = [0xe9, 0xbb, 0xd3, 0x56, 0xff, 0x90, 0x66, 0x2e, 0x0f];
+        assert_eq!(thunk_slot(&b, 0xce4710), None);
+    }
 
     const BANG: [u8; 7] = [0x89, 0x84, 0x24, 0x00, 0xc0, 0xfe, 0xff]; // mov [rsp-0x14000], eax
     const PUSH: [u8; 1] = [0x55];

@@ -1010,7 +1010,7 @@ unsafe fn from_stub(
     let g = &(*uc).uc_mcontext.gregs;
     let sp = g[libc::REG_RSP as usize] as usize;
     let fp = g[libc::REG_RBP as usize] as usize;
-    use crate::half_built_frame::{call_target, CALL_SITE_BYTES};
+    use crate::half_built_frame::{call_target, thunk_slot, CALL_SITE_BYTES, THUNK_BYTES};
     let calls_stub = |ra: usize| {
         let Some(c) = r.code.find(ra).filter(|c| !c.is_stub()) else {
             return false;
@@ -1020,7 +1020,19 @@ unsafe fn from_stub(
         };
         let mut b = [0u8; CALL_SITE_BYTES];
         std::ptr::copy_nonoverlapping(lo as *const u8, b.as_mut_ptr(), CALL_SITE_BYTES);
-        call_target(&b, ra) == Some(stub.start)
+        match call_target(&b, ra) {
+            Some(t) if t == stub.start => true,
+            // A VM function that only jumps to the stub through a pointer (a double
+            // `%` calls SharedRuntime::drem, which jumps to the fmod stub): the
+            // pointer holds the stub's entry. The function's bytes and the pointer
+            // are the VM's, mapped; a fault still returns to the walk's guard.
+            Some(t) if r.code.find(t).is_none() => {
+                let mut tb = [0u8; THUNK_BYTES];
+                std::ptr::copy_nonoverlapping(t as *const u8, tb.as_mut_ptr(), THUNK_BYTES);
+                thunk_slot(&tb, t).is_some_and(|slot| *(slot as *const usize) == stub.start)
+            }
+            _ => false,
+        }
     };
     // A candidate return address near the code but in no known method: its
     // caller was compiled since the snapshot, which the next drain publishes
