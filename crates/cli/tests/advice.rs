@@ -1010,3 +1010,16 @@ fn heavy_work_in_for_each_ordered_is_said_to_run_in_order() {
     assert!(m.contains("`forEachOrdered`"), "{m}");
     assert!(!m.contains("Fork earlier"), "{m}");
 }
+
+/// Clients of a slow backend (`advice.SlowBackend`: 4 tasks on 4 threads, each call
+/// blocking 5 ms as a remote call would): nothing else explains the run, which waits
+/// on that blocking while the CPUs idle: `io_bound`, naming where the tasks block
+/// ("no problem found" before; 8 HTTP clients of a server on JDK 21 were such a run).
+#[test]
+fn a_run_that_waits_on_i_o_says_so() {
+    let _serial = serial();
+    let (_trace, r, _) = record("advice.SlowBackend", &["4", "100", "5"]);
+    let f = finding(&r, "io_bound", None);
+    assert_eq!(f["tasks_blocked_frame"], "java.lang.Thread.sleep", "{f}");
+    assert!(f["utilisation"].as_f64().unwrap_or(1.0) < 0.5, "{f}");
+}
