@@ -838,8 +838,14 @@ fn a_serial_phase_in_the_application_is_a_finding() {
         "{f}"
     );
     assert!(f["possible_speedup"].as_f64().unwrap_or(0.0) >= 1.15, "{f}");
+    // `main` first (most of the serial phase's CPU samples); a pool thread starting
+    // or finishing a round can have a few there too (one clean-clone run in ~4 after
+    // threads got their first CPU sample from their start, session 20).
     assert!(
-        f["message"].as_str().unwrap_or("").contains("(`main`)"),
+        f["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("worked (`main`"),
         "{f}"
     );
     assert!(text.contains("[serial phase,"), "{text}");
