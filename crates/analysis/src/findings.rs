@@ -423,7 +423,7 @@ fn io_bound_findings(i: &Inputs, out: &mut Vec<Finding>) {
     {
         return;
     }
-    let Some(all) = i.cpu.inside_outside(&[(0, run)]).0 else {
+    let Some(all) = i.cpu.mean() else {
         return;
     };
     if all.utilisation >= IO_BOUND_MAX_UTILISATION {
@@ -1938,65 +1938,49 @@ fn thread_names<'a>(
 enum Feed {
     Any,
     /// Not when mostly made by tasks the waiting threads submitted themselves
-    /// ([`own_tasks_wakeups`]); a publisher waiting for room in its subscriber's
+    /// ([`OwnTasks`]); a publisher waiting for room in its subscriber's
     /// buffer, whose consumer task it started, is still held back by that consumer.
     NotOwnTasks,
 }
 
-/// Wake-ups of the waiting threads (before their last wait) made inside task
-/// executions they submitted themselves: a thread waiting for the results of its
-/// own tasks (`ExecutorCompletionService.take`, `invokeAny`, a results queue the
-/// tasks fill) is not a consumer starved by a producer (100 `invokeAny` calls on a
-/// busy pool of 2 read "the producing is the bottleneck").
-fn own_tasks_wakeups(
-    i: &Inputs,
-    waiting: &BTreeMap<ThreadIndex, u64>,
-    spans: &BTreeMap<ThreadIndex, (u64, u64)>,
-    by_java_id: &HashMap<u64, ThreadIndex>,
-) -> u64 {
-    // Per thread, its executions submitted by a waiting thread: (begin, end, submitter).
-    let mut runs: HashMap<ThreadIndex, Vec<(u64, u64, ThreadIndex)>> = HashMap::new();
-    for e in &i.tasks.executions {
-        if let Some(s) = e.submit_thread().filter(|s| waiting.contains_key(s)) {
-            runs.entry(e.thread)
-                .or_default()
-                .push((e.begin_ns, e.end_ns, s));
+/// Per thread, the task executions on it that a waiting thread submitted: a thread
+/// woken from inside one waits for the results of its own tasks
+/// (`ExecutorCompletionService.take`, `invokeAny`, a results queue the tasks fill),
+/// and is not a consumer starved by a producer (100 `invokeAny` calls on a busy pool
+/// of 2 read "the producing is the bottleneck").
+struct OwnTasks(HashMap<ThreadIndex, Vec<(u64, u64, ThreadIndex)>>);
+
+impl OwnTasks {
+    fn of(i: &Inputs, waiting: &BTreeMap<ThreadIndex, u64>) -> OwnTasks {
+        // (begin, end, submitter) by begin.
+        let mut runs: HashMap<ThreadIndex, Vec<(u64, u64, ThreadIndex)>> = HashMap::new();
+        for e in &i.tasks.executions {
+            if let Some(s) = e.submit_thread().filter(|s| waiting.contains_key(s)) {
+                runs.entry(e.thread)
+                    .or_default()
+                    .push((e.begin_ns, e.end_ns, s));
+            }
         }
+        for r in runs.values_mut() {
+            r.sort_unstable();
+        }
+        OwnTasks(runs)
     }
-    if runs.is_empty() {
-        return 0;
-    }
-    for r in runs.values_mut() {
-        r.sort_unstable();
-    }
-    let mut own = 0;
-    for evs in &i.model.events {
-        let Some(r) = runs.get(&evs.thread) else {
-            continue;
+
+    /// Whether a wake-up of `woken` by `thread` at `ts` came from inside a task
+    /// `woken` submitted.
+    fn woke_from(&self, thread: ThreadIndex, ts: u64, woken: ThreadIndex) -> bool {
+        let Some(r) = self.0.get(&thread) else {
+            return false;
         };
-        for e in evs.iter() {
-            if e.kind != crate::events::EventKind::Unpark {
-                continue;
-            }
-            let Some(&woken) = by_java_id.get(&e.a) else {
-                continue;
-            };
-            if spans.get(&woken).is_none_or(|s| e.ts >= s.1) {
-                continue;
-            }
-            // The executions that began by then, latest first (nested ones last).
-            let n = r.partition_point(|x| x.0 <= e.ts);
-            if r[..n]
-                .iter()
-                .rev()
-                .take(8)
-                .any(|&(_, end, s)| end >= e.ts && s == woken)
-            {
-                own += 1;
-            }
-        }
+        // The executions that began by then, latest first (nested ones last).
+        let n = r.partition_point(|x| x.0 <= ts);
+        r[..n]
+            .iter()
+            .rev()
+            .take(8)
+            .any(|&(_, end, s)| end >= ts && s == woken)
     }
-    own
 }
 
 /// Threads that waited most of their life, and the one busy thread that woke them.
@@ -2151,26 +2135,35 @@ fn busy_waker<'a>(
     }
     // Who woke them.
     let by_java_id = model.threads_by_java_id();
+    let own_tasks = (feed == Feed::NotOwnTasks).then(|| OwnTasks::of(i, &consumers));
     let mut wakers: BTreeMap<ThreadIndex, u64> = BTreeMap::new();
+    let mut by_own_tasks = 0u64;
     for evs in &model.events {
         if consumers.contains_key(&evs.thread) {
             continue;
         }
         for e in evs.iter() {
+            if e.kind != crate::events::EventKind::Unpark {
+                continue;
+            }
             // Wake-ups of a consumer's last wait (a shutdown's) are not its feed.
-            if e.kind == crate::events::EventKind::Unpark
-                && by_java_id.get(&e.a).is_some_and(|t| {
-                    consumers.contains_key(t) && spans.get(t).is_some_and(|s| e.ts < s.1)
-                })
+            let Some(&woken) = by_java_id
+                .get(&e.a)
+                .filter(|t| consumers.contains_key(t) && spans.get(t).is_some_and(|s| e.ts < s.1))
+            else {
+                continue;
+            };
+            *wakers.entry(evs.thread).or_default() += 1;
+            if own_tasks
+                .as_ref()
+                .is_some_and(|o| o.woke_from(evs.thread, e.ts, woken))
             {
-                *wakers.entry(evs.thread).or_default() += 1;
+                by_own_tasks += 1;
             }
         }
     }
     let all: u64 = wakers.values().sum();
-    if feed == Feed::NotOwnTasks
-        && (own_tasks_wakeups(i, &consumers, &spans, &by_java_id) as f64) >= 0.5 * all as f64
-    {
+    if (by_own_tasks as f64) >= 0.5 * all as f64 {
         return None;
     }
     let (&producer, &woke) = wakers.iter().max_by_key(|(_, n)| **n)?;
@@ -2723,7 +2716,7 @@ fn carriers_too_few_findings(i: &Inputs, out: &mut Vec<Finding>) {
     if tasks == 0 || waited < ran {
         return;
     }
-    let Some(during) = i.cpu.inside_outside(&[(from, to)]).0 else {
+    let Some(during) = i.cpu.window(from, to) else {
         return;
     };
     let idle_cpus = during.idle_cpus(cpus);
@@ -2855,11 +2848,6 @@ pub const AWAITED_MIN_TASKS: u64 = 5;
 /// ...this share of its started (or submitted) executions.
 pub const AWAITED_MIN_SHARE: f64 = 0.8;
 
-/// Tasks (or threads) each waited for by the thread that submitted (or started) it
-/// before it submitted the next: they run one at a time however large the pool
-/// (`submit(task).get()` in a loop, `t.start(); t.join()`): 20 tasks of 30 ms on a
-/// pool of 4 read a "serial phase" at best, 20 threads started and joined one by one
-/// "no problem found".
 /// The two latest ends among a prefix of executions (by begin), with the first's
 /// execution, so that one execution can be left out.
 #[derive(Clone, Copy, Default)]
@@ -2897,6 +2885,11 @@ fn top_ends(v: &[(u64, u64, usize)]) -> Vec<TopEnds> {
         .collect()
 }
 
+/// Tasks (or threads) each waited for by the thread that submitted (or started) it
+/// before it submitted the next: they run one at a time however large the pool
+/// (`submit(task).get()` in a loop, `t.start(); t.join()`): 20 tasks of 30 ms on a
+/// pool of 4 read a "serial phase" at best, 20 threads started and joined one by one
+/// "no problem found".
 fn awaited_at_once_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let cpus = cpus_of(i.model);
     if cpus < 2 {
@@ -4261,8 +4254,23 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
         let spans: Vec<(u64, u64)> = runs.iter().map(|r| (r.3, r.4)).collect();
         let lock = lock_blocking_during(i, &spans)
             .filter(|l| l.blocked_ns as f64 >= FJ_LOCK_SHARE_OF_IDLE * cost as f64);
-        let jdk = root.starts_with("java.") || root.starts_with("jdk.");
+        let jdk = crate::model::is_jdk_class(root);
         let (advice, site) = match (at_once, lock.as_ref()) {
+            (Some(k), _) => (
+                format!(
+                    "{} of its {} tasks were run by the thread that forked them right after \
+                     the fork, before that thread did anything else: each `fork()` is joined \
+                     at once, so the forking task waits before it does its own share and the \
+                     halves run one after the other. Fork one half, `compute()` the other, then \
+                     `join()` the first (or `invokeAll(left, right)`){}.",
+                    pct(k.run_at_once as f64 / k.tasks as f64),
+                    k.tasks,
+                    k.site
+                        .as_deref()
+                        .map_or(String::new(), |s| format!(" at {s} ({})", source_of(s))),
+                ),
+                k.site.clone(),
+            ),
             (None, Some(l)) => (
                 format!(
                     "Its tasks were blocked {} on `{}`{} meanwhile: that lock, not the split, \
@@ -4299,27 +4307,10 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
                     .to_string(),
                 None,
             ),
-            _ => match at_once {
-                Some(k) => (
-                    format!(
-                        "{} of its {} tasks were run by the thread that forked them right after \
-                     the fork, before that thread did anything else: each `fork()` is joined \
-                     at once, so the forking task waits before it does its own share and the \
-                     halves run one after the other. Fork one half, `compute()` the other, then \
-                     `join()` the first (or `invokeAll(left, right)`){}.",
-                        pct(k.run_at_once as f64 / k.tasks as f64),
-                        k.tasks,
-                        k.site
-                            .as_deref()
-                            .map_or(String::new(), |s| format!(" at {s} ({})", source_of(s))),
-                    ),
-                    k.site.clone(),
-                ),
-                None => (
-                    "Fork earlier and join later, so independent subtasks overlap.".to_string(),
-                    None,
-                ),
-            },
+            (None, None) => (
+                "Fork earlier and join later, so independent subtasks overlap.".to_string(),
+                None,
+            ),
         };
         let waits = if lock.is_some() || jdk {
             ""
