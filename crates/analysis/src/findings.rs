@@ -4251,8 +4251,12 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
         // Or a lock its tasks blocked on meanwhile: the pieces then take unequal
         // time whatever the split (a parallel stream's `groupingByConcurrent` into a
         // collector the JDK guards with `synchronized` read "fork earlier").
+        // (Not looked for when a fork joined at once is the cause.)
         let spans: Vec<(u64, u64)> = runs.iter().map(|r| (r.3, r.4)).collect();
-        let lock = lock_blocking_during(i, &spans)
+        let lock = at_once
+            .is_none()
+            .then(|| lock_blocking_during(i, &spans))
+            .flatten()
             .filter(|l| l.blocked_ns as f64 >= FJ_LOCK_SHARE_OF_IDLE * cost as f64);
         let jdk = crate::model::is_jdk_class(root);
         let (advice, site) = match (at_once, lock.as_ref()) {
@@ -4312,7 +4316,7 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 None,
             ),
         };
-        let waits = if lock.is_some() || jdk {
+        let waits = if at_once.is_none() && (lock.is_some() || jdk) {
             ""
         } else {
             "the tasks wait on each other, leaving "
@@ -4324,7 +4328,7 @@ fn forkjoin_findings(i: &Inputs, out: &mut Vec<Finding>) {
             ("parallelism", FieldValue::Float(parallelism)),
             ("threads", FieldValue::Int(width)),
         ];
-        if let (None, Some(l)) = (at_once, lock.as_ref()) {
+        if let Some(l) = &lock {
             fields.push(("lock", FieldValue::Text(l.id.clone())));
             fields.push(("lock_blocked_ns", FieldValue::Int(l.blocked_ns)));
         }
