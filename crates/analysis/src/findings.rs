@@ -4392,6 +4392,9 @@ struct BlockingLock {
 }
 
 fn lock_blocking_during(i: &Inputs, spans: &[(u64, u64)]) -> Option<BlockingLock> {
+    // Merged: one root class's computations can overlap (a stream's pieces stolen
+    // into computations of their own), and blocking there counts once.
+    let spans = crate::cpu::merge_intervals(spans);
     let mut by_lock: BTreeMap<usize, (u64, BTreeMap<&str, u64>)> = BTreeMap::new();
     for b in &i.locks.blocked {
         let inside: u64 = spans
