@@ -2695,7 +2695,7 @@ fn carriers_too_few_findings(i: &Inputs, out: &mut Vec<Finding>) {
         busy += running + runq;
     }
     let busy_share = busy as f64 / (n * window) as f64;
-    if busy_share < PRODUCER_BUSY_SHARE {
+    if busy_share < CARRIERS_MIN_BUSY_SHARE {
         return;
     }
     // The virtual threads' tasks waited to start longer than they ran.
@@ -2764,6 +2764,10 @@ fn carriers_too_few_findings(i: &Inputs, out: &mut Vec<Finding>) {
         stack: Vec::new(),
     });
 }
+
+/// [`carriers_too_few_findings`]: the carriers on a CPU or ready to run at least
+/// this share of the virtual threads' span.
+pub const CARRIERS_MIN_BUSY_SHARE: f64 = 0.8;
 
 /// A fork-join pool's computations must have this many times its threads in
 /// parallelism (work / critical path) to be held back by its size.
