@@ -91,8 +91,8 @@ pub struct Computation {
     pub max_depth: u32,
     pub begin_ns: u64,
     pub end_ns: u64,
-    /// Threads outside its pool that ran its tasks: the thread that invoked it and
-    /// helped (the common pool's parallelism leaves a CPU for that thread).
+    /// Threads outside its pool that ran its tasks or forked its root: the thread
+    /// that invoked it (the common pool's parallelism leaves a CPU for that thread).
     pub helpers: u32,
 }
 
@@ -937,6 +937,14 @@ fn analyze_with(model: &Model, slots: std::borrow::Cow<'_, UsageSlots>) -> ForkJ
         let (mut begin, mut end) = (u64::MAX, 0u64);
         // A handful of threads help run a computation: a short list.
         let mut helpers: Vec<ThreadIndex> = Vec::new();
+        // A root forked outside the pool (a parallel stream's `invoke()` from `main`
+        // forks its pieces there) was forked by the thread that invoked the
+        // computation, which waits in it and helps when it can (whether it happened
+        // to run one of this root's tasks depends on timing).
+        let ru = &usages.items[root as usize];
+        if !ru.external && !worker_pool.contains_key(&ru.push_thread) {
+            helpers.push(ru.push_thread);
+        }
         while let Some((id, d, done)) = stack.pop() {
             let kids = children(id);
             if !done {
