@@ -1135,7 +1135,18 @@ fn lock_findings(
         // the critical section (4 threads sleeping 5 ms under one monitor read only
         // "shorten the critical section").
         let holder_off = holder_off_cpu(g);
-        let advice = match holder_off {
+        // The holder waiting for other threads inside the critical section (a
+        // `Future.get` under a lock: 4 threads each waiting for a pool's result while
+        // holding one `ReentrantLock` read only "shorten the critical section").
+        let holder_wait = holder_waiting(i, g);
+        let advice = match &holder_wait {
+            Some((share, what)) => format!(
+                "Its holder was itself waiting ({what}) for {} of the time it held the lock                  while others waited: the critical section waits for other threads while it                  holds the lock, so they wait in turn. Wait outside the lock (take what the                  critical section needs, release it, then wait), or hold the lock only to read                  and update the state. {advice}",
+                pct(*share),
+            ),
+            None => advice,
+        };
+        let advice = match holder_off.filter(|_| holder_wait.is_none()) {
             Some((off, frame)) => format!(
                 "Its holder was off the CPU (sleeping, or blocked in I/O) in {} of the wall \
                  samples taken while it held the lock and others waited{}: the critical \
@@ -1204,6 +1215,10 @@ fn lock_findings(
         }
         if g.fair {
             fields.push(("fair", FieldValue::Bool(true)));
+        }
+        if let Some((share, what)) = holder_wait {
+            fields.push(("holder_waiting_share", FieldValue::Float(share)));
+            fields.push(("holder_waiting_on", FieldValue::Text(what)));
         }
         if let Some((off, frame)) = holder_off {
             fields.push(("holder_off_cpu_share", FieldValue::Float(off)));
@@ -1294,6 +1309,31 @@ fn holder_off_cpu(g: &LockGroup) -> Option<(f64, Option<&str>)> {
     let off = g.holder_off_cpu_samples as f64 / g.holder_wall_samples.max(1) as f64;
     (g.holder_wall_samples >= HOLDER_MIN_SAMPLES && off >= HOLDER_OFF_CPU_MIN_SHARE)
         .then(|| (off, g.holder_off_cpu_frames.first().map(|f| f.0.as_str())))
+}
+
+/// A lock's holders are said to wait inside the critical section when they spent at
+/// least this share of the time they held it (while others waited) in their own
+/// recorded waits...
+pub const HOLDER_WAITING_MIN_SHARE: f64 = 0.5;
+
+/// The share of the time its holders held the lock (while others waited) that they
+/// spent in their own recorded waits, with what the largest of those waited on, when
+/// the share is large.
+fn holder_waiting(i: &Inputs, g: &LockGroup) -> Option<(f64, String)> {
+    let h = &g.holder_waits;
+    let share = h.share();
+    if share < HOLDER_WAITING_MIN_SHARE {
+        return None;
+    }
+    let w = i.locks.wait_groups.get(h.groups.first()?.0)?;
+    let mut what = w.kind.to_string();
+    if let Some(c) = &w.class {
+        what.push_str(&format!(" on `{}`", simple(c)));
+    }
+    if let Some(site) = &w.site {
+        what.push_str(&format!(" at {site}"));
+    }
+    Some((share, what))
 }
 
 /// Task classes most of whose executions ran on virtual threads.

@@ -44,6 +44,8 @@ pub struct LockGroup {
     pub holder_wall_samples: u64,
     pub holder_off_cpu_samples: u64,
     pub holder_off_cpu_frames: Vec<(String, u64)>,
+    /// Its instances' `LockStats::holder_waits`, added.
+    pub holder_waits: crate::locks::HolderWaits,
     /// Some instance is a fair j.u.c. lock.
     pub fair: bool,
 }
@@ -138,6 +140,7 @@ pub fn group(la: &LockAnalysis) -> Vec<LockGroup> {
                 holder_wall_samples: 0,
                 holder_off_cpu_samples: 0,
                 holder_off_cpu_frames: Vec::new(),
+                holder_waits: Default::default(),
                 fair: false,
             };
             let mut off_frames: HashMap<String, u64> = HashMap::new();
@@ -153,6 +156,7 @@ pub fn group(la: &LockAnalysis) -> Vec<LockGroup> {
                 g.holder_wall_samples += l.holder_wall_samples;
                 g.holder_off_cpu_samples += l.holder_off_cpu_samples;
                 g.fair |= l.fair;
+                g.holder_waits.add(&l.holder_waits);
                 for (f, n) in &l.holder_off_cpu_frames {
                     *off_frames.entry(f.clone()).or_default() += n;
                 }
@@ -219,6 +223,7 @@ mod tests {
             holder_wall_samples: 0,
             holder_off_cpu_samples: 0,
             holder_off_cpu_frames: Vec::new(),
+            holder_waits: Default::default(),
             fair: false,
         }
     }

@@ -90,6 +90,8 @@ pub struct LockStats {
     pub holder_wall_samples: u64,
     pub holder_off_cpu_samples: u64,
     pub holder_off_cpu_frames: Vec<(String, u64)>,
+    /// Its holders' own recorded waits while they held it and others waited.
+    pub holder_waits: HolderWaits,
     /// A fair j.u.c. lock (`new ReentrantLock(true)`: its sync is a `FairSync`).
     pub fair: bool,
 }
@@ -105,13 +107,51 @@ fn summed_by_name(rows: impl Iterator<Item = (String, u64)>) -> HashMap<String, 
     m
 }
 
-/// A lock's holders' wall samples (see `LockStats::holder_wall_samples`).
+/// A lock's holders waiting for other threads while they held it and others waited
+/// (a `Future.get`, a queue's `take`, a latch inside the critical section): known
+/// from the recorded waits, without sampling.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HolderWaits {
+    /// Time the lock was held while others waited, over the holds known from
+    /// consecutive contended acquisitions.
+    pub held_ns: u64,
+    /// Of that, time its holder spent in its own recorded waits.
+    pub waiting_ns: u64,
+    /// (index into [`LockAnalysis::wait_groups`], ns of `waiting_ns`), most first.
+    pub groups: Vec<(usize, u64)>,
+}
+
+impl HolderWaits {
+    /// The share of the held time its holders spent waiting.
+    pub fn share(&self) -> f64 {
+        self.waiting_ns as f64 / self.held_ns.max(1) as f64
+    }
+
+    /// Adds another lock's (a group of instances).
+    pub fn add(&mut self, o: &HolderWaits) {
+        self.held_ns += o.held_ns;
+        self.waiting_ns += o.waiting_ns;
+        for &(g, ns) in &o.groups {
+            match self.groups.iter_mut().find(|x| x.0 == g) {
+                Some(x) => x.1 += ns,
+                None => self.groups.push((g, ns)),
+            }
+        }
+        self.groups
+            .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    }
+}
+
+/// A lock's holders' wall samples (see `LockStats::holder_wall_samples`) and waits.
 #[derive(Default)]
 struct HolderSamples {
     samples: u64,
     off: u64,
     /// Stack id -> off-CPU samples.
     off_stacks: HashMap<u32, u64>,
+    held_ns: u64,
+    /// Index into the wait intervals -> ns of it inside the holds.
+    waits: HashMap<usize, u64>,
 }
 
 impl HolderSamples {
@@ -167,6 +207,20 @@ fn holder_samples(
             .chain(waits.iter().map(|w| (w.thread, w.start_ns, w.end_ns))),
     );
     let in_recorded = |th: ThreadIndex, t: u64| recorded.get(&th).is_some_and(|v| covers(v, t));
+    // Each thread's waits by start (a thread's waits do not overlap): (start, end,
+    // index). `Object.wait` releases the monitor it waits on: not a wait while holding.
+    let mut waits_of: HashMap<ThreadIndex, Vec<(u64, u64, usize)>> = HashMap::new();
+    for (k, w) in waits.iter().enumerate() {
+        if w.kind != "Object.wait" {
+            waits_of
+                .entry(w.thread)
+                .or_default()
+                .push((w.start_ns, w.end_ns, k));
+        }
+    }
+    for v in waits_of.values_mut() {
+        v.sort_unstable();
+    }
     let mut by_lock: HashMap<u32, Vec<(u64, u64, ThreadIndex)>> = HashMap::new();
     for &(th, lock, s, e) in blocks {
         if exclusive.contains(&lock) {
@@ -185,6 +239,24 @@ fn holder_samples(
         // blocking, is the one case this misses).
         for w in v.windows(2) {
             let ((acq, _, holder), (next, _, _)) = (w[0], w[1]);
+            // The holds in (acq, next): the held periods inside it, and the holder's
+            // waits in them.
+            let own = waits_of.get(&holder).map_or(&[][..], |v| v.as_slice());
+            let first = held.partition_point(|x| x.1 <= acq);
+            for &(hs, he) in held[first..].iter().take_while(|x| x.0 < next) {
+                let (hs, he) = (hs.max(acq), he.min(next));
+                if hs >= he {
+                    continue;
+                }
+                h.held_ns += he - hs;
+                let from = own.partition_point(|x| x.1 <= hs);
+                for &(ws, we, k) in own[from..].iter().take_while(|x| x.0 < he) {
+                    let ns = we.min(he).saturating_sub(ws.max(hs));
+                    if ns > 0 {
+                        *h.waits.entry(k).or_default() += ns;
+                    }
+                }
+            }
             let Some(samples) = wall.get(&holder) else {
                 continue;
             };
@@ -806,6 +878,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
                 .get(&id)
                 .map(|h| h.frames(model))
                 .unwrap_or_default(),
+            holder_waits: HolderWaits::default(),
         };
         // Dominant phases of this lock.
         let idx = out.locks.len();
@@ -927,6 +1000,35 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
         .sort_by_key(|b| (b.start_ns, b.thread, b.end_ns));
     out.wait_groups =
         crate::wait_groups::group_waits(model, &mut wait_intervals, &wait_details, &name_of);
+    // The holders' waits by group (the intervals' order is the one they were
+    // indexed in until the sort below).
+    for l in &mut out.locks {
+        let Some(h) = holder_time.get(&l.lock) else {
+            continue;
+        };
+        let mut by_group: HashMap<usize, u64> = HashMap::new();
+        for (&k, &ns) in &h.waits {
+            let Some(w) = wait_intervals.get(k) else {
+                continue;
+            };
+            // A condition's `await` releases its lock while it waits.
+            let releases = out.wait_groups.get(w.group).is_some_and(|g| {
+                g.class
+                    .as_deref()
+                    .is_some_and(|c| c.ends_with("$ConditionObject"))
+            });
+            if !releases {
+                *by_group.entry(w.group).or_default() += ns;
+            }
+        }
+        let mut groups: Vec<(usize, u64)> = by_group.into_iter().collect();
+        groups.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        l.holder_waits = HolderWaits {
+            held_ns: h.held_ns,
+            waiting_ns: groups.iter().map(|g| g.1).sum(),
+            groups,
+        };
+    }
     wait_intervals.sort_by_key(|w| (w.start_ns, w.thread, w.end_ns));
     out.wait_intervals = wait_intervals;
     out.lifetimes = counted.into_iter().collect();

@@ -352,3 +352,49 @@ fn threads_of_one_name_are_summed() {
         .expect("park waits");
     assert_eq!(park.threads, vec![("saver".to_string(), 120 * MS)]);
 }
+
+/// The holders' own waits while they held a lock others waited for: between two
+/// contended acquisitions the first one's thread holds it; its park in that hold
+/// counts, an `Object.wait` (which releases a monitor) does not, and nor does time
+/// when no one waited.
+#[test]
+fn holders_waiting_inside_their_holds() {
+    let mut m = model(
+        &[
+            (1, "a", 0, Some(S)),
+            (2, "b", 0, Some(S)),
+            (3, "c", 0, Some(S)),
+        ],
+        &[
+            (1, block(0, 1, 9, 0, 0)),
+            (1, acquired(100 * MS, 1, true)),
+            (1, wait(EventKind::WaitBegin, 120 * MS, wait_kind::PARK)),
+            (1, wait(EventKind::WaitEnd, 280 * MS, 0)),
+            (2, block(50 * MS, 1, 1, 0, 0)),
+            (2, acquired(300 * MS, 1, true)),
+            (
+                2,
+                wait(EventKind::WaitBegin, 320 * MS, wait_kind::OBJECT_WAIT),
+            ),
+            (2, wait(EventKind::WaitEnd, 400 * MS, 0)),
+            (3, block(120 * MS, 1, 2, 0, 0)),
+            (3, acquired(500 * MS, 1, true)),
+            // After the last contended acquisition: no known hold.
+            (3, wait(EventKind::WaitBegin, 600 * MS, wait_kind::PARK)),
+            (3, wait(EventKind::WaitEnd, 700 * MS, 0)),
+        ],
+        S,
+    );
+    lock(
+        &mut m,
+        1,
+        lock_kind::REENTRANT_LOCK,
+        "java.util.concurrent.locks.ReentrantLock",
+    );
+    let a = analyze_locks_with(&m, S);
+    let h = &a.locks[0].holder_waits;
+    assert_eq!((h.held_ns, h.waiting_ns), (400 * MS, 160 * MS));
+    assert_eq!(h.groups.len(), 1);
+    assert_eq!(a.wait_groups[h.groups[0].0].kind, "park");
+    assert!((h.share() - 0.4).abs() < 1e-12);
+}

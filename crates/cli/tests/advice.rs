@@ -912,6 +912,36 @@ fn a_lock_held_across_a_sleep_says_the_holder_blocks() {
     assert!(f.get("holder_off_cpu_share").is_none(), "{f}");
 }
 
+/// Threads that wait for a pool's result while holding a lock (`advice.LockAcrossGet`):
+/// the lock's finding says its holder waits inside the critical section, on what and
+/// where ("shorten the critical section" alone before); a holder computing under the
+/// lock (`whatif.WhatIfBench lock`) is not said to wait.
+#[test]
+fn a_lock_held_while_waiting_for_a_future_says_the_holder_waits() {
+    let _serial = serial();
+    let (_trace, r, _) = record("advice.LockAcrossGet", &["4", "40", "2"]);
+    let f = finding(
+        &r,
+        "lock_contention",
+        Some("java.util.concurrent.locks.ReentrantLock"),
+    );
+    let share = f["holder_waiting_share"].as_f64().unwrap_or(0.0);
+    assert!(share >= 0.8, "{f}");
+    let on = f["holder_waiting_on"].as_str().unwrap_or("");
+    assert!(on.contains("`FutureTask`"), "{f}");
+    assert!(on.contains("LockAcrossGet"), "{f}");
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Wait outside the lock"),
+        "{f}"
+    );
+    let (_trace, r, _) = record("whatif.WhatIfBench", &["lock", "iters=1000"]);
+    let f = finding(&r, "lock_contention", None);
+    assert!(f.get("holder_waiting_share").is_none(), "{f}");
+}
+
 /// Tasks of one pool waiting on tasks of a 1-thread pool (`advice.NestedPools`): the
 /// `waiting` finding names what they wait for and that pool, busy nearly all its time.
 #[test]

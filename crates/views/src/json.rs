@@ -250,6 +250,9 @@ pub fn locks_json(a: &Analysis) -> Value {
                 "holder_wall_samples": k.holder_wall_samples,
                 "holder_off_cpu_samples": k.holder_off_cpu_samples,
                 "holder_off_cpu_frames": k.holder_off_cpu_frames.iter().map(|(f, n)| json!({ "frame": f, "samples": n })).collect::<Vec<_>>(),
+                "holder_held_ns": k.holder_waits.held_ns,
+                "holder_waiting_ns": k.holder_waits.waiting_ns,
+                "holder_waits": k.holder_waits.groups.iter().map(|(g, ns)| json!({ "wait_group": g, "ns": ns })).collect::<Vec<_>>(),
             })
         })
         .collect();
