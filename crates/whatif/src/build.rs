@@ -563,7 +563,8 @@ pub fn build(a: &Analysis) -> ExecGraph {
         // Not a read-write lock's that readers blocked on: a writer's release may wake
         // readers first, whose holds then lie between it and the next writer (a
         // read-mostly cache replayed +18% against +10%).
-        let juc = !g.locks[li].monitor && !(g.locks[li].read_write && shared_blocked[li]);
+        let readers_blocked = g.locks[li].read_write && shared_blocked[li];
+        let juc = !g.locks[li].monitor && !readers_blocked;
         for k in 0..v.len() {
             let cur = &locks.blocked[v[k]];
             if let Some(&n) = v.get(k + 1) {
