@@ -1896,9 +1896,18 @@ fn consumer_findings(i: &Inputs, out: &mut Vec<Finding>) {
         "make consuming cheaper, or consume with several threads (a pool behind the queue, \
          or several subscribers)"
     };
+    // A hand-off has no buffer: each item waits for a consumer to take it.
+    let (waited_for, made_room) = if b.group.is_some_and(|g| g.waits_at_handoff()) {
+        (
+            "for a consumer to take each item (a hand-off, no buffer)",
+            "took them",
+        )
+    } else {
+        ("for room in a full buffer", "made room")
+    };
     let message = format!(
-        "{} ({}) waited for room in a full buffer {} ({} of their time){at}, and {}, which \
-         made room (woke them {} of {} times), {was} busy {} of the {}{avg} meanwhile: \
+        "{} ({}) waited {waited_for} {} ({} of their time){at}, and {}, which \
+         {made_room} (woke them {} of {} times), {was} busy {} of the {}{avg} meanwhile: \
          {who} the bottleneck, not the producers. A larger buffer would not help; {more}.",
         count(b.waiters.len() as u64, "producer thread"),
         b.names(i),

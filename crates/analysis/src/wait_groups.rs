@@ -55,16 +55,48 @@ impl WaitGroup {
     /// through a JDK queue's take or poll (a message loop's `LinkedBlockingQueue.take`,
     /// a pool worker's `getTask`). Idle, not slowed.
     pub fn waits_for_work(&self) -> bool {
-        self.through_juc(queue_take)
+        match self.queue_entry() {
+            Some((_, name)) if queue_entry_point(name) => {
+                name.starts_with("take") || name.starts_with("poll")
+            }
+            _ => self.through_juc(queue_take),
+        }
     }
 
     /// The JDK queue's take or poll these waits are in (`ArrayBlockingQueue.take`),
     /// when the recorded stack goes through one ([`WaitGroup::waits_for_work`]).
     pub fn queue_take(&self) -> Option<&str> {
+        if !self.waits_for_work() {
+            return None;
+        }
         self.stack.iter().find_map(|f| {
             let method = juc_method(f)?;
             let (class, name) = method.rsplit_once('.')?;
             queue_take(class, name).then_some(method)
+        })
+    }
+
+    /// Whether these are a producer's waits at a hand-off with no buffer: a
+    /// `LinkedTransferQueue.transfer`, a `SynchronousQueue`'s `put` or timed `offer`
+    /// (each waits for a consumer to take its item).
+    pub fn waits_at_handoff(&self) -> bool {
+        matches!(
+            self.queue_entry(),
+            Some(("LinkedTransferQueue", "transfer" | "tryTransfer"))
+                | Some(("SynchronousQueue", "put" | "offer"))
+        )
+    }
+
+    /// The outermost `java.util.concurrent` queue method of the recorded stack
+    /// (class after the package, method name): the call the program made. A
+    /// hand-off queue's producer and consumer wait in the same inner methods
+    /// (`LinkedTransferQueue.xfer`/`awaitMatch`, `SynchronousQueue`'s `transfer`):
+    /// only the call tells a producer's `transfer`/`put` from a consumer's `take`.
+    fn queue_entry(&self) -> Option<(&str, &str)> {
+        self.stack.iter().rev().find_map(|f| {
+            let (class, name) = juc_method(f)?.rsplit_once('.')?;
+            ((class.contains("Queue") || class.contains("Deque")) && !class.starts_with("locks."))
+                .then_some((class, name))
         })
     }
 
@@ -78,6 +110,10 @@ impl WaitGroup {
     /// (or timed `offer`), a `SubmissionPublisher`'s submit or offer blocked on a
     /// subscriber's full buffer.
     pub fn waits_for_room(&self) -> bool {
+        // A producer's `transfer` waits for a consumer to take its item.
+        if let Some(("LinkedTransferQueue", "transfer" | "tryTransfer")) = self.queue_entry() {
+            return true;
+        }
         self.through_juc(|class, name| {
             ((class.contains("Queue") || class.contains("Deque"))
                 && (name.starts_with("put") || name.starts_with("offer")))
@@ -147,6 +183,19 @@ impl WaitGroup {
 fn juc_method(frame: &str) -> Option<&str> {
     let rest = frame.strip_prefix("java.util.concurrent.")?;
     Some(rest.split(':').next().unwrap_or(rest))
+}
+
+/// Whether a queue method is one a program calls (not one of the queue's inner
+/// steps): its name then says which side the waiting thread is on.
+fn queue_entry_point(name: &str) -> bool {
+    name.starts_with("take")
+        || name.starts_with("poll")
+        || name.starts_with("put")
+        || name.starts_with("offer")
+        || matches!(
+            name,
+            "transfer" | "tryTransfer" | "add" | "addLast" | "addFirst"
+        )
 }
 
 /// A queue's (or deque's) take or poll, or a hand-off's transfer: a consumer

@@ -557,6 +557,24 @@ fn a_producer_waiting_for_room_names_the_busy_consumer() {
         r["findings"]
     );
     assert!(text.contains("[consumer bottleneck,"), "{text}");
+    // Hand-offs with no buffer (a `LinkedTransferQueue.transfer`, a `SynchronousQueue`'s
+    // `put`): the producer and the consumer wait in the same inner methods; only the
+    // call tells the producer waiting for a consumer ("producer bottleneck" with the
+    // roles swapped before).
+    for capacity in ["0", "-1"] {
+        let (_trace, r, _) = record("advice.SlowConsumer", &["1000", "1", capacity]);
+        let f = finding(&r, "consumer_bottleneck", None);
+        assert_eq!(f["consumer"], "consumer-0", "{capacity}: {f}");
+        assert!(
+            f["message"].as_str().unwrap_or("").contains("a hand-off"),
+            "{capacity}: {f}"
+        );
+        assert!(
+            !has_finding(&r, "producer_bottleneck"),
+            "{capacity}: {:#?}",
+            r["findings"]
+        );
+    }
 }
 
 /// CPU-bound tasks on a pool of 64 threads for 2 CPUs (`advice.CrowdedPool`): the lock
