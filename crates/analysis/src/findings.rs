@@ -726,6 +726,23 @@ const OUTPUT_STREAMS: &[&str] = &[
     "java.io.FileWriter",
 ];
 
+/// The copy-on-write collection and its method the acquisition's innermost JDK
+/// frames go through (`CopyOnWriteArrayList`, `add`), when they do.
+fn cow_write(stack: &[String]) -> Option<(&str, &str)> {
+    stack
+        .iter()
+        .take_while(|f| f.starts_with("java."))
+        .filter_map(|f| {
+            let method = f.strip_prefix("java.util.concurrent.")?;
+            let method = method.split(':').next().unwrap_or(method);
+            let (class, name) = method.rsplit_once('.')?;
+            matches!(class, "CopyOnWriteArrayList" | "CopyOnWriteArraySet").then_some((class, name))
+        })
+        // The outermost: the call the application made (a set's `add` goes through
+        // its list's `addIfAbsent`).
+        .last()
+}
+
 /// What to change for a contended lock group, in words.
 fn lock_advice(g: &LockGroup, at: &str) -> String {
     let concurrent = if g.class.contains("Map") || g.class.contains("Hashtable") {
@@ -1058,6 +1075,18 @@ fn lock_findings(
                 CHM_BIN_ADVICE.to_string()
             }
             (_, Some(_), None, Some(a)) => a.to_string(),
+            // A `CopyOnWriteArrayList`'s (or set's) writes copy the whole array under
+            // its one lock (4 pool tasks adding to one: "shorten the critical section
+            // at" the `add`, which has no critical section of the application's).
+            _ if cow_write(&stack).is_some() => format!(
+                "The threads write to a shared `{}`: each `{}` copies the whole array under \
+                 its one lock, so writes take turns and get slower as it grows. It suits data \
+                 read far more often than written: give each thread its own list{at} and \
+                 merge them once, or use a `ConcurrentLinkedQueue` (or a \
+                 `ConcurrentHashMap.newKeySet()` for a set).",
+                cow_write(&stack).map_or("", |(c, _)| c),
+                cow_write(&stack).map_or("", |(_, m)| m),
+            ),
             (_, Some(name), Some(app), _) => format!(
                 "The critical section is inside {name}, which the application calls at {app}: \
                  call it there from fewer threads at once or less often (keep what it returns), \

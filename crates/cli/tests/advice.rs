@@ -960,6 +960,22 @@ fn a_lock_held_while_waiting_for_a_future_says_the_holder_waits() {
     assert!(f.get("holder_waiting_share").is_none(), "{f}");
 }
 
+/// Pool tasks adding to one shared `CopyOnWriteArrayList` (`advice.CowWrites`): the
+/// lock is the list's, and the advice says each write copies the array under it
+/// ("shorten the critical section" at the `add` before).
+#[test]
+fn writes_to_a_shared_copy_on_write_list_are_said_as_such() {
+    let _serial = serial();
+    let (_trace, r, _) = record("advice.CowWrites", &["4", "8000"]);
+    let f = finding(&r, "lock_contention", None);
+    let m = f["message"].as_str().unwrap_or("");
+    assert!(
+        m.contains("shared `CopyOnWriteArrayList`: each `add` copies"),
+        "{f}"
+    );
+    assert!(!m.contains("Shorten the critical section"), "{f}");
+}
+
 /// Tasks of one pool waiting on tasks of a 1-thread pool (`advice.NestedPools`): the
 /// `waiting` finding names what they wait for and that pool, busy nearly all its time.
 #[test]
