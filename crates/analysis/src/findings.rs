@@ -352,8 +352,10 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     granularity_findings(i, &on_virtual, &mut costed);
     drop_fine_adapters(&mut costed);
     drop_coarse_bottleneck_stages(i, &mut costed);
-    io_bound_findings(i, &mut costed);
     costed.extend(virtual_thread_findings(i.virtual_threads));
+    // Last: only where no other finding explains the run (pinned virtual threads
+    // parked on a pool's I/O read "bound by that I/O" beside the pinning).
+    io_bound_findings(i, &mut costed);
     // Stable: equal costs keep the order above.
     costed.sort_by_key(|f| std::cmp::Reverse(f.cost_ns));
     out.extend(costed);
@@ -4548,10 +4550,10 @@ pub fn virtual_thread_findings(vt: &crate::vthreads::VirtualThreadAnalysis) -> V
                 kind: FindingKind::VirtualThreadPinned,
                 class: None,
                 message: format!(
-                    "virtual threads pinned at {}{inside} blocked their carriers {} ({} times, longest {}) {what}{saturated}: {fix}.",
+                    "virtual threads pinned at {}{inside} blocked their carriers {} ({}, longest {}) {what}{saturated}: {fix}.",
                     p.site,
                     human_ns(p.blocked_ns),
-                    p.count,
+                    count(p.count, "time"),
                     human_ns(p.max_ns),
                 ),
                 fields: [
