@@ -4519,11 +4519,16 @@ pub fn virtual_thread_findings(vt: &crate::vthreads::VirtualThreadAnalysis) -> V
         .filter(|p| p.blocked_ns >= PINNED_MIN_BLOCKED_NS)
         .map(|p| {
             let what = match (p.how, vt.synchronized_pins) {
-                ("monitor", _) => "waiting for a contended synchronized lock",
-                (_, Some(false)) => "parked under a native frame (this JDK no longer pins on synchronized)",
-                _ => "parked inside synchronized (or under a native frame)",
+                ("monitor", _) => "waiting for a contended synchronized lock".to_string(),
+                ("wait", _) => format!(
+                    "in `Object.wait`: the scheduler adds a carrier while one waits ({} carriers ran virtual threads), up to 256, beyond which waiting virtual threads hold every carrier",
+                    vt.carriers
+                ),
+                (_, Some(false)) => "parked under a native frame (this JDK no longer pins on synchronized)".to_string(),
+                _ => "parked inside synchronized (or under a native frame)".to_string(),
             };
             let fix = match (p.how, vt.synchronized_pins) {
+                ("wait", _) => "replace wait/notify there with a ReentrantLock and its Condition (or a BlockingQueue), whose waits unmount; JDK 24 and later no longer pin in Object.wait".to_string(),
                 (_, Some(false)) => "move the blocking call out of the native or class-initializer frame".to_string(),
                 // The JDK's own synchronized (a thread-per-task executor's
                 // `ConcurrentHashMap` of its threads): not the application's to rewrite.
@@ -4537,7 +4542,9 @@ pub fn virtual_thread_findings(vt: &crate::vthreads::VirtualThreadAnalysis) -> V
                 (Some(at), Some(true) | None) => format!(" (inside synchronized at {at})"),
                 _ => String::new(),
             };
-            let saturated = if p.carriers_saturated_ns > 0 {
+            // A waiting virtual thread's carrier is made up for: every carrier busy
+            // is no sign that others could not run.
+            let saturated = if p.carriers_saturated_ns > 0 && p.how != "wait" {
                 format!(
                     "; all {} carriers were busy for {} of it, so other virtual threads could not run",
                     vt.carriers,
@@ -4570,8 +4577,10 @@ pub fn virtual_thread_findings(vt: &crate::vthreads::VirtualThreadAnalysis) -> V
                         .map(|at| ("synchronized_site", FieldValue::Text(at.clone()))),
                 )
                 .collect(),
-                // Carrier time held while blocked: other virtual threads could not run on it.
-                cost_ns: p.blocked_ns,
+                // Carrier time held while blocked: other virtual threads could not run on
+                // it. Not in `Object.wait`, made up for by another carrier: its cost is
+                // threads, not time (the wait itself is the waits' finding).
+                cost_ns: if p.how == "wait" { 0 } else { p.blocked_ns },
                 site: Some(p.site.clone()),
                 stack: Vec::new(),
             }

@@ -34,7 +34,8 @@ pub struct PinnedSite {
     /// Of `blocked_ns`, the time during which every carrier was occupied (no
     /// carrier free for other virtual threads): the pinning's real cost.
     pub carriers_saturated_ns: u64,
-    /// `park` (a park on the carrier) or `monitor` (a contended `synchronized`).
+    /// `park` (a park on the carrier), `monitor` (a contended `synchronized`) or
+    /// `wait` (an `Object.wait`, JDK 21-23: the scheduler compensates with a carrier).
     pub how: &'static str,
     /// For a park: the frame that entered the innermost monitor the virtual thread
     /// held (where `synchronized` pins it, JDK 21-23), when it is not `site` itself
@@ -116,8 +117,11 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
         let mut left_carrier: Option<ThreadIndex> = None;
         // (site, monitor_site) of the last VtPinned.
         let mut pin: Option<(u32, u32)> = None;
-        let mut wait_begin: Option<(u64, Option<(u32, u32)>)> = None;
+        let mut wait_begin: Option<(u64, Option<(u32, u32)>, Option<(u32, u32)>)> = None;
         let mut lock_begin: Option<(u64, u32, u32)> = None;
+        // The site of this thread's last sampled `Object.wait` per object class: a
+        // thread waits at one place (sites are sampled per class).
+        let mut wait_sites: BTreeMap<u32, u32> = BTreeMap::new();
         let mut ended = false;
         for e in ev.iter() {
             match e.kind {
@@ -152,19 +156,43 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
                     unmounted_at = (e.kind == EventKind::VtUnmount).then_some(e.ts);
                 }
                 EventKind::VtPinned => pin = Some((e.c, e.a as u32)),
-                EventKind::WaitBegin => wait_begin = Some((e.ts, pin.take())),
-                EventKind::WaitEnd => {
-                    if let Some((from, Some((site, held)))) = wait_begin.take() {
-                        blocks.push(PinnedBlock {
-                            from,
-                            to: e.ts,
-                            site: model.site_frame(site),
-                            lock: None,
-                            how: "park",
-                            held_at: model.site_frame(held),
+                EventKind::WaitBegin => {
+                    // On JDK 21-23 an `Object.wait` keeps its virtual thread on the
+                    // carrier (the scheduler adds a carrier meanwhile to compensate).
+                    let object_wait = (lock_pins && e.flag == weft_trace::wait_kind::OBJECT_WAIT)
+                        .then(|| {
+                            let class = e.a as u32;
+                            let site = if e.c != 0 {
+                                wait_sites.insert(class, e.c);
+                                e.c
+                            } else {
+                                wait_sites.get(&class).copied().unwrap_or(0)
+                            };
+                            (site, class)
                         });
-                    }
+                    wait_begin = Some((e.ts, pin.take(), object_wait))
                 }
+                EventKind::WaitEnd => match wait_begin.take() {
+                    Some((from, Some((site, held)), _)) => blocks.push(PinnedBlock {
+                        from,
+                        to: e.ts,
+                        site: model.site_frame(site),
+                        lock: None,
+                        how: "park",
+                        held_at: model.site_frame(held),
+                    }),
+                    Some((from, None, Some((site, class)))) => blocks.push(PinnedBlock {
+                        from,
+                        to: e.ts,
+                        site: model.site_frame(site),
+                        // The waited-on object's class stands for the lock: its waits'
+                        // sites are sampled per class (below).
+                        lock: Some(class),
+                        how: "wait",
+                        held_at: None,
+                    }),
+                    _ => {}
+                },
                 // A contended `synchronized` (a monitor) pins; a j.u.c. lock parks
                 // and unmounts (its LockBlock/LockAcquired pair spans the unmount).
                 EventKind::LockBlock
@@ -203,22 +231,23 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
     let saturated = saturated_intervals(&carriers);
     // A contended monitor's blocks whose site was not captured (the agent samples
     // sites) take the lock's site when its other blocks show only one.
-    let mut lock_sites: BTreeMap<u32, BTreeSet<&str>> = BTreeMap::new();
+    let mut lock_sites: BTreeMap<(&str, u32), BTreeSet<&str>> = BTreeMap::new();
     for b in &blocks {
         if let (Some(site), Some(lock)) = (&b.site, b.lock) {
-            lock_sites.entry(lock).or_default().insert(site);
+            lock_sites.entry((b.how, lock)).or_default().insert(site);
         }
     }
     let mut by_site: BTreeMap<(String, &'static str), PinnedSite> = BTreeMap::new();
     for b in &blocks {
         let only_site = b
             .lock
-            .and_then(|l| lock_sites.get(&l))
+            .and_then(|l| lock_sites.get(&(b.how, l)))
             .filter(|sites| sites.len() == 1)
             .and_then(|sites| sites.first());
         let site = match (&b.site, only_site) {
             (Some(s), _) => s.clone(),
             (None, Some(s)) => s.to_string(),
+            (None, None) if b.how == "wait" => "(unknown site)".into(),
             (None, None) => unsampled_site(model, b.lock),
         };
         let d = b.to.saturating_sub(b.from);

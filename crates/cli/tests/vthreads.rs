@@ -450,6 +450,58 @@ fn virtual_threads_queued_on_a_reentrant_lock() {
     }
 }
 
+/// Virtual threads in `Object.wait` (`VirtualWaitNotify`: a one-slot buffer with
+/// wait/notifyAll): on JDK 21 each wait keeps its virtual thread on its carrier (the
+/// scheduler adds one meanwhile): pinned `wait` entries at the program's `take` and
+/// `put`, and a finding that says so, with no time cost (the carriers are made up
+/// for); on JDK 25 the waits unmount: none. Not seen as pinning before.
+#[test]
+fn virtual_threads_waiting_in_object_wait_are_pinned_on_jdk_21() {
+    for major in [21, 25] {
+        let _serial = serial();
+        let trace = record_on_jdk(
+            major,
+            "vt-wait",
+            &[],
+            &["weft.workloads.VirtualWaitNotify", "3000", "8"],
+        );
+        let report = report_json(&trace);
+        let waits: Vec<&Value> = report["virtual_threads"]["pinned"]
+            .as_array()
+            .map(|v| v.iter().filter(|p| p["how"] == "wait").collect())
+            .unwrap_or_default();
+        if major == 25 {
+            assert!(waits.is_empty(), "JDK 25: {}", report["virtual_threads"]);
+            continue;
+        }
+        let at = |m: &str| {
+            waits.iter().any(|p| {
+                p["site"].as_str().is_some_and(|s| {
+                    s.starts_with(&format!("weft.workloads.VirtualWaitNotify.{m}:"))
+                })
+            })
+        };
+        assert!(
+            at("take") && at("put"),
+            "JDK 21: {}",
+            report["virtual_threads"]
+        );
+        let f = report["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .find(|f| {
+                f["kind"] == "virtual_thread_pinned"
+                    && f["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains("`Object.wait`"))
+            })
+            .unwrap_or_else(|| panic!("JDK 21: no Object.wait pinning: {}", report["findings"]));
+        assert_eq!(f["cost_ns"], 0, "{f}");
+        let _ = std::fs::remove_file(&trace);
+    }
+}
+
 /// Virtual threads computing in turn under one `ReentrantLock`
 /// (`VirtualLock 400 2 cpu`): the lock is the finding, not a serial phase (the
 /// carriers work one at a time because the lock lets one virtual thread in: "split

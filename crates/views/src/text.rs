@@ -161,7 +161,13 @@ pub fn report_text(a: &Analysis) -> String {
         let first = if f.kind.is_trace() {
             format!("  {}. [{}]", i + 1, f.kind.label())
         } else {
-            format!("  {}. [{}, {}]", i + 1, f.kind.label(), human_ns(f.cost_ns))
+            // A finding that costs no time (threads, not time: a virtual thread's
+            // `Object.wait` made up for by another carrier) shows no cost.
+            if f.cost_ns == 0 {
+                format!("  {}. [{}]", i + 1, f.kind.label())
+            } else {
+                format!("  {}. [{}, {}]", i + 1, f.kind.label(), human_ns(f.cost_ns))
+            }
         };
         wrap(&mut out, "     ", &first, &f.message);
     }
