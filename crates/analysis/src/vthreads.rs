@@ -43,6 +43,11 @@ pub struct PinnedSite {
     pub synchronized_at: Option<String>,
 }
 
+/// (site, site of the monitor held) of a `VtPinned`.
+type SiteHeld = (u32, u32);
+/// (site, class of the object waited on) of an `Object.wait`.
+type SiteClass = (u32, u32);
+
 /// One pinned block of a virtual thread, before grouping by site.
 struct PinnedBlock {
     from: u64,
@@ -117,7 +122,8 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
         let mut left_carrier: Option<ThreadIndex> = None;
         // (site, monitor_site) of the last VtPinned.
         let mut pin: Option<(u32, u32)> = None;
-        let mut wait_begin: Option<(u64, Option<(u32, u32)>, Option<(u32, u32)>)> = None;
+        // (begin, the pin before it, (site, class) of an `Object.wait` that pins).
+        let mut wait_begin: Option<(u64, Option<SiteHeld>, Option<SiteClass>)> = None;
         let mut lock_begin: Option<(u64, u32, u32)> = None;
         // The site of this thread's last sampled `Object.wait` per object class: a
         // thread waits at one place (sites are sampled per class).
