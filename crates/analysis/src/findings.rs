@@ -3164,6 +3164,10 @@ pub const SERIAL_MIN_SAMPLES: u64 = 5;
 /// Time in which only one thread worked, in the application's own code, while CPUs
 /// idled (Amdahl's serial part): a 400 ms phase of `main` before 2 × 650 ms of parallel
 /// work on 2 CPUs read "no problem found" (the speedups said "serial part ×1.31").
+/// A serial phase is left to a producer or consumer bottleneck whose waiting is at
+/// least this share of it.
+pub const SERIAL_BOTTLENECK_SHARE: f64 = 0.5;
+
 fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
     use crate::speedups::{Limitation, Status};
     // Tasks each awaited before the next was started are the serial phase's cause,
@@ -3196,6 +3200,17 @@ fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let parallel: u64 = sections.iter().map(|(s, e)| e - s).sum();
     let serial = run.saturating_sub(parallel);
     if serial < SERIAL_MIN_NS || (serial as f64) < SERIAL_MIN_SHARE * run as f64 {
+        return;
+    }
+    // A producer or consumer bottleneck whose waiting is most of it is its cause:
+    // one side works while the other waits for it (an `Exchanger` pair and a
+    // `SubmissionPublisher` on JDK 25 read both, "split that work over threads").
+    if out.iter().any(|f| {
+        matches!(
+            f.kind,
+            FindingKind::ProducerBottleneck | FindingKind::ConsumerBottleneck
+        ) && f.cost_ns as f64 >= SERIAL_BOTTLENECK_SHARE * serial as f64
+    }) {
         return;
     }
     // Where the serial time went: CPU samples outside the parallel sections, by the

@@ -557,6 +557,8 @@ fn a_producer_waiting_for_room_names_the_busy_consumer() {
         r["findings"]
     );
     assert!(text.contains("[consumer bottleneck,"), "{text}");
+    // The consumer working while the producer waits is no serial phase of its own.
+    assert!(!has_finding(&r, "serial_phase"), "{:#?}", r["findings"]);
     // Hand-offs with no buffer (a `LinkedTransferQueue.transfer`, a `SynchronousQueue`'s
     // `put`): the producer and the consumer wait in the same inner methods; only the
     // call tells the producer waiting for a consumer ("producer bottleneck" with the
