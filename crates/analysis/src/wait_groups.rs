@@ -235,8 +235,31 @@ fn condition_wait(kind: &'static str, class: Option<String>) -> (&'static str, O
     (kind, class)
 }
 
-/// A thread's sampled sites of one (kind, class): (wait start, site frame).
-type TimedSites = Vec<(u64, String)>;
+/// A wait's site: its frame, and the queue call it was made in when the frame is
+/// inside that queue (see [`queue_call`]).
+type Site = (String, Option<String>);
+
+/// A thread's sampled sites of one (kind, class): (wait start, site).
+type TimedSites = Vec<(u64, Site)>;
+
+/// The queue call (`LinkedTransferQueue.transfer`) a recorded stack goes through,
+/// when its site frame is inside the JDK (the program's frame beyond the recorded
+/// depth): a hand-off's producer and consumer then have the same site frame
+/// (`LinkedTransferQueue$Node.block`), and grouped together the group's stack, one
+/// side's, decided for both (a slow consumer read as a producer bottleneck in some
+/// runs).
+fn queue_call(frames: &[String]) -> Option<String> {
+    if frames.iter().any(|f| !crate::model::is_jdk_class(f)) {
+        return None;
+    }
+    frames.iter().rev().find_map(|f| {
+        let (class, name) = juc_method(f)?.rsplit_once('.')?;
+        ((class.contains("Queue") || class.contains("Deque"))
+            && !class.starts_with("locks.")
+            && queue_entry_point(name))
+        .then(|| format!("{class}.{name}"))
+    })
+}
 
 /// Groups `waits` (with `details[i]` = (class id, site id) of `waits[i]`) and
 /// sets each wait's `group`; the groups come most waited first.
@@ -247,8 +270,12 @@ pub fn group_waits(
     name_of: &dyn Fn(ThreadIndex) -> String,
 ) -> Vec<WaitGroup> {
     // The user-changeable frame of each sampled site; its (kind, class)'s sites.
-    let frame = |site: u32| model.site_frame(site);
-    let mut class_sites: HashMap<(&'static str, u32), Vec<String>> = HashMap::new();
+    let frame = |site: u32| -> Option<Site> {
+        let f = model.site_frame(site)?;
+        let call = model.sites.get(&site).and_then(|fs| queue_call(fs));
+        Some((f, call))
+    };
+    let mut class_sites: HashMap<(&'static str, u32), Vec<Site>> = HashMap::new();
     // Per thread, its sampled waits of a (kind, class) by start time: a pool worker
     // waits at one place (Tomcat's workers in `TaskQueue.poll`) for a while even when
     // other threads wait on the same class elsewhere.
@@ -268,7 +295,7 @@ pub fn group_waits(
     for v in thread_sites.values_mut() {
         v.sort();
     }
-    let only = |v: Option<&Vec<String>>| v.filter(|v| v.len() == 1).map(|v| v[0].clone());
+    let only = |v: Option<&Vec<Site>>| v.filter(|v| v.len() == 1).map(|v| v[0].clone());
     // The site of the thread's sampled wait of that (kind, class) that began last
     // before `at` (else its first one after).
     let nearest = |v: Option<&TimedSites>, at: u64| {
@@ -282,7 +309,7 @@ pub fn group_waits(
         /// Site id -> waits sampled there (the group's stack is the most frequent).
         stacks: HashMap<u32, u64>,
     }
-    let mut index: HashMap<(&'static str, u32, Option<String>), usize> = HashMap::new();
+    let mut index: HashMap<(&'static str, u32, Option<Site>), usize> = HashMap::new();
     let mut accs: Vec<Acc> = Vec::new();
     let mut member: Vec<usize> = Vec::with_capacity(waits.len());
     for (w, &(class, site)) in waits.iter().zip(details) {
@@ -301,7 +328,7 @@ pub fn group_waits(
                 group: WaitGroup {
                     kind,
                     class: name,
-                    site: site_name,
+                    site: site_name.map(|s| s.0),
                     ..WaitGroup::default()
                 },
                 per_thread: HashMap::new(),

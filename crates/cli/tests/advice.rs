@@ -564,7 +564,7 @@ fn a_producer_waiting_for_room_names_the_busy_consumer() {
     // call tells the producer waiting for a consumer ("producer bottleneck" with the
     // roles swapped before).
     for capacity in ["0", "-1"] {
-        let (_trace, r, _) = record("advice.SlowConsumer", &["1000", "1", capacity]);
+        let (_trace, r, _) = record("advice.SlowConsumer", &["3000", "1", capacity]);
         let f = finding(&r, "consumer_bottleneck", None);
         assert_eq!(f["consumer"], "consumer-0", "{capacity}: {f}");
         assert!(
