@@ -371,8 +371,12 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
 /// a producer or consumer bottleneck names is that pipeline stage: the bottleneck
 /// finding says it, with the stage's fix (a three-stage pipeline's middle thread
 /// read "too coarse-grained: only 1 task for 2 CPUs ... split tasks" beside it).
+/// A contended lock's holder is a stage whose coarse finding is the lock's when it
+/// held the lock in at least this share of the sampled contentions.
+pub const HOLDER_STAGE_SHARE: f64 = 0.8;
+
 fn drop_coarse_bottleneck_stages(i: &Inputs, out: &mut Vec<Finding>) {
-    let stages: BTreeSet<String> = out
+    let mut stages: BTreeSet<String> = out
         .iter()
         .filter_map(|f| match f.kind {
             FindingKind::ProducerBottleneck => f.field("producer"),
@@ -384,6 +388,27 @@ fn drop_coarse_bottleneck_stages(i: &Inputs, out: &mut Vec<Finding>) {
             _ => None,
         })
         .collect();
+    // Likewise the thread that held a contended lock in most of its sampled
+    // contentions: the others' idle CPU is the lock's (a reader iterating a
+    // synchronized list under its lock for 26 s, the writers blocked: "too
+    // coarse-grained: split tasks" on the reader beside the lock's finding).
+    let contended: BTreeSet<&str> = out
+        .iter()
+        .filter(|f| f.kind == FindingKind::LockContention)
+        .filter_map(|f| f.class.as_deref())
+        .collect();
+    for g in i
+        .lock_groups
+        .iter()
+        .filter(|g| contended.contains(g.class.as_str()))
+    {
+        let all: u64 = g.owners.iter().map(|o| o.1).sum();
+        if let Some((owner, n)) = g.owners.first() {
+            if (*n as f64) >= HOLDER_STAGE_SHARE * all as f64 {
+                stages.insert(owner.clone());
+            }
+        }
+    }
     if stages.is_empty() {
         return;
     }

@@ -978,6 +978,21 @@ fn writes_to_a_shared_copy_on_write_list_are_said_as_such() {
     assert!(!m.contains("Shorten the critical section"), "{f}");
 }
 
+/// A thread that holds a monitor for long stretches while others wait for it
+/// (`advice.LongHolder`): the idle CPU is the lock's, said by its finding, not "too
+/// coarse-grained: split tasks" on the holder's one long task.
+#[test]
+fn a_long_holder_of_a_contended_lock_is_not_called_coarse() {
+    let _serial = serial();
+    let (_trace, r, _) = record("advice.LongHolder", &[]);
+    let f = finding(&r, "lock_contention", None);
+    assert!(
+        f["message"].as_str().unwrap_or("").contains("`holder`"),
+        "{f}"
+    );
+    assert!(!has_finding(&r, "coarse_grained"), "{:#?}", r["findings"]);
+}
+
 /// Tasks of one pool waiting on tasks of a 1-thread pool (`advice.NestedPools`): the
 /// `waiting` finding names what they wait for and that pool, busy nearly all its time.
 #[test]
