@@ -1011,11 +1011,13 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
             let Some(w) = wait_intervals.get(k) else {
                 continue;
             };
-            // A condition's `await` releases its lock while it waits.
+            // A condition's `await` releases its lock while it waits (grouped as
+            // `Condition.await` on its lock's class; older traces: `ConditionObject`).
             let releases = out.wait_groups.get(w.group).is_some_and(|g| {
-                g.class
-                    .as_deref()
-                    .is_some_and(|c| c.ends_with("$ConditionObject"))
+                g.kind == "Condition.await"
+                    || g.class
+                        .as_deref()
+                        .is_some_and(|c| c.ends_with("$ConditionObject"))
             });
             if !releases {
                 *by_group.entry(w.group).or_default() += ns;

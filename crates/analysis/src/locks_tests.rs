@@ -355,8 +355,8 @@ fn threads_of_one_name_are_summed() {
 
 /// The holders' own waits while they held a lock others waited for: between two
 /// contended acquisitions the first one's thread holds it; its park in that hold
-/// counts, an `Object.wait` (which releases a monitor) does not, and nor does time
-/// when no one waited.
+/// counts, an `Object.wait` (which releases a monitor) and a condition's `await`
+/// (which releases its lock) do not, and nor does time when no one waited.
 #[test]
 fn holders_waiting_inside_their_holds() {
     let mut m = model(
@@ -377,6 +377,15 @@ fn holders_waiting_inside_their_holds() {
                 wait(EventKind::WaitBegin, 320 * MS, wait_kind::OBJECT_WAIT),
             ),
             (2, wait(EventKind::WaitEnd, 400 * MS, 0)),
+            // A park whose blocker is the lock's AQS: a `Condition.await`.
+            (
+                2,
+                Event {
+                    a: 77,
+                    ..wait(EventKind::WaitBegin, 420 * MS, wait_kind::PARK)
+                },
+            ),
+            (2, wait(EventKind::WaitEnd, 460 * MS, 0)),
             (3, block(120 * MS, 1, 2, 0, 0)),
             (3, acquired(500 * MS, 1, true)),
             // After the last contended acquisition: no known hold.
@@ -391,7 +400,12 @@ fn holders_waiting_inside_their_holds() {
         lock_kind::REENTRANT_LOCK,
         "java.util.concurrent.locks.ReentrantLock",
     );
+    m.classes.insert(
+        77,
+        "java.util.concurrent.locks.ReentrantLock$NonfairSync".to_string(),
+    );
     let a = analyze_locks_with(&m, S);
+    assert!(a.wait_groups.iter().any(|g| g.kind == "Condition.await"));
     let h = &a.locks[0].holder_waits;
     assert_eq!((h.held_ns, h.waiting_ns), (400 * MS, 160 * MS));
     assert_eq!(h.groups.len(), 1);
