@@ -69,6 +69,14 @@ impl WaitGroup {
         if !self.waits_for_work() {
             return None;
         }
+        // The program's call when the stack reaches it (`LinkedTransferQueue.take`,
+        // not its inner `awaitMatch`).
+        if let Some(m) = self.queue_entry_method() {
+            let name = m.rsplit_once('.').map_or(m, |(_, n)| n);
+            if queue_entry_point(name) {
+                return Some(m);
+            }
+        }
         self.stack.iter().find_map(|f| {
             let method = juc_method(f)?;
             let (class, name) = method.rsplit_once('.')?;
@@ -93,10 +101,16 @@ impl WaitGroup {
     /// (`LinkedTransferQueue.xfer`/`awaitMatch`, `SynchronousQueue`'s `transfer`):
     /// only the call tells a producer's `transfer`/`put` from a consumer's `take`.
     fn queue_entry(&self) -> Option<(&str, &str)> {
+        self.queue_entry_method()?.rsplit_once('.')
+    }
+
+    /// [`WaitGroup::queue_entry`] as `Class.method`.
+    fn queue_entry_method(&self) -> Option<&str> {
         self.stack.iter().rev().find_map(|f| {
-            let (class, name) = juc_method(f)?.rsplit_once('.')?;
+            let method = juc_method(f)?;
+            let (class, _) = method.rsplit_once('.')?;
             ((class.contains("Queue") || class.contains("Deque")) && !class.starts_with("locks."))
-                .then_some((class, name))
+                .then_some(method)
         })
     }
 
@@ -429,7 +443,7 @@ mod tests {
             assert!(take.waits_for_work() && !take.waits_for_room(), "{line}");
             assert_eq!(
                 take.queue_take(),
-                Some("LinkedTransferQueue.xfer"),
+                Some("LinkedTransferQueue.take"),
                 "{line}"
             );
             let put = group(&[
