@@ -1068,6 +1068,7 @@ fn lock_findings(
                 .map(|(_, a)| *a)
         });
         let crowded = crowded_pool_queue(i, g);
+        let cow = cow_write(&stack);
         let advice = match (crowded.as_ref(), &framework, caller, known) {
             // A pool's task-queue lock, with far more pool threads than CPUs: holders
             // preempted while they hold it (64 threads on 2 CPUs read "shorten the
@@ -1105,14 +1106,12 @@ fn lock_findings(
             // A `CopyOnWriteArrayList`'s (or set's) writes copy the whole array under
             // its one lock (4 pool tasks adding to one: "shorten the critical section
             // at" the `add`, which has no critical section of the application's).
-            _ if cow_write(&stack).is_some() => format!(
-                "The threads write to a shared `{}`: each `{}` copies the whole array under \
-                 its one lock, so writes take turns and get slower as it grows. It suits data \
-                 read far more often than written: give each thread its own list{at} and \
-                 merge them once, or use a `ConcurrentLinkedQueue` (or a \
-                 `ConcurrentHashMap.newKeySet()` for a set).",
-                cow_write(&stack).map_or("", |(c, _)| c),
-                cow_write(&stack).map_or("", |(_, m)| m),
+            _ if let Some((collection, write)) = cow => format!(
+                "The threads write to a shared `{collection}`: each `{write}` copies the whole \
+                 array under its one lock, so writes take turns and get slower as it grows. It \
+                 suits data read far more often than written: give each thread its own list{at} \
+                 and merge them once, or use a `ConcurrentLinkedQueue` (or a \
+                 `ConcurrentHashMap.newKeySet()` for a set)."
             ),
             (_, Some(name), Some(app), _) => format!(
                 "The critical section is inside {name}, which the application calls at {app}: \
