@@ -1196,7 +1196,11 @@ fn lock_findings(
         let holder_wait = holder_waiting(i, g);
         let advice = match &holder_wait {
             Some((share, what)) => format!(
-                "Its holder was itself waiting ({what}) for {} of the time it held the lock                  while others waited: the critical section waits for other threads while it                  holds the lock, so they wait in turn. Wait outside the lock (take what the                  critical section needs, release it, then wait), or hold the lock only to read                  and update the state. {advice}",
+                "Its holder was itself waiting ({what}) for {} of the time it held the lock \
+                 while others waited: the critical section waits for other threads while it \
+                 holds the lock, so they wait in turn. Wait outside the lock (take what the \
+                 critical section needs, release it, then wait), or hold the lock only to read \
+                 and update the state. {advice}",
                 pct(*share),
             ),
             None => advice,
