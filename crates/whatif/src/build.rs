@@ -534,25 +534,11 @@ pub fn build(a: &Analysis) -> ExecGraph {
             by_lock[b.lock].push(i);
         }
     }
-    // A j.u.c. lock's release to a parked waiter unparks it: (waker, woken) -> times.
-    // The release is then known, not only the next acquisition (a `Future.get` inside
-    // the hold: cut at the holder's wait, 4 threads taking turns replayed 48% short).
-    let mut unparks: HashMap<(ThreadIndex, ThreadIndex), Vec<u64>> = HashMap::default();
-    if by_lock.iter().any(|v| !v.is_empty()) {
-        let by_java_id = m.threads_by_java_id();
-        for evs in &m.events {
-            for e in evs.iter() {
-                if e.kind == weft_analysis::events::EventKind::Unpark {
-                    if let Some(&t) = by_java_id.get(&e.a) {
-                        unparks.entry((evs.thread, t)).or_default().push(e.ts);
-                    }
-                }
-            }
-        }
-        for v in unparks.values_mut() {
-            v.sort_unstable();
-        }
-    }
+    // A j.u.c. lock's release to a parked waiter unparks it: the release is then
+    // known, not only the next acquisition (a `Future.get` inside the hold: cut at the
+    // holder's wait, 4 threads taking turns replayed 48% short). Gathered once, also
+    // for the unpark edges below.
+    let unparks = std::rc::Rc::new(weft_analysis::graph::unparks_by_target(m));
     for (li, v) in by_lock.iter_mut().enumerate() {
         v.sort_by_key(|&i| (locks.blocked[i].end_ns, i));
         let mut hold_end: Vec<Option<u64>> = vec![None; v.len()];
@@ -573,9 +559,15 @@ pub fn build(a: &Analysis) -> ExecGraph {
                     hold_end[k] = Some(next.end_ns);
                     chained.push(next.end_ns - cur.end_ns);
                     if juc {
-                        released[k] = unparks.get(&(cur.thread, next.thread)).and_then(|u| {
-                            let i = u.partition_point(|&t| t < cur.end_ns);
-                            u.get(i).copied().filter(|&t| t <= next.end_ns)
+                        // The holder's first unpark of the next holder after its own
+                        // acquisition, by the next one's.
+                        released[k] = unparks.get(&next.thread).and_then(|u| {
+                            let i = u.partition_point(|x| x.0 < cur.end_ns);
+                            u[i..]
+                                .iter()
+                                .take_while(|x| x.0 <= next.end_ns)
+                                .find(|x| x.1 == cur.thread)
+                                .map(|x| x.0)
                         });
                     }
                 }
@@ -585,16 +577,13 @@ pub fn build(a: &Analysis) -> ExecGraph {
         let median = chained.get(chained.len() / 2).copied().unwrap_or(0);
         for (k, &i) in v.iter().enumerate() {
             let b = &locks.blocked[i];
-            let end = match (released[k], hold_end[k]) {
-                (Some(r), _) => {
-                    g.locks[li].holds_chained += 1;
-                    r
-                }
-                (None, Some(e)) => {
+            // A known release is a chained hold's (there is a next holder).
+            let end = match released[k].or(hold_end[k]) {
+                Some(e) => {
                     g.locks[li].holds_chained += 1;
                     e
                 }
-                (None, None) => {
+                None => {
                     g.locks[li].holds_assumed += 1;
                     b.end_ns + median
                 }
@@ -627,7 +616,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
     // or notify, the waiter's awaits it. Waits nothing explains (timeouts, parks
     // nobody recorded waking, Object.wait without --lock-detail): anchored.
     let woken_by: HashMap<(ThreadIndex, u64), (ThreadIndex, u64)> =
-        weft_analysis::graph::unpark_edges(a)
+        weft_analysis::graph::unpark_edges_with(a, unparks.clone())
             .chain(weft_analysis::graph::notify_edges(a))
             .map(|e| ((e.to_thread, e.to_ns), (e.from_thread, e.from_ns)))
             .collect();
