@@ -3612,28 +3612,49 @@ pub fn add_load_imbalance(a: &mut crate::Analysis) {
         .map(|t| format!("`{}` {}", t.0, human_ns(t.1 as u64)))
         .collect();
     let balance = sp.efficiencies.load_balance.unwrap_or(1.0);
+    let tail = tail_task(a);
+    let advice = match &tail {
+        Some(t) => format!(
+            "In {} of the {} parallel stretches with tasks the last to end was a `{}` ({} at the \
+             median, the other tasks there {}), still running while the other threads had \
+             nothing left: start the long tasks first, or split them into pieces of the \
+             others' size.",
+            t.sections,
+            t.with_tasks,
+            t.class,
+            human_ns(t.tail_p50_ns),
+            human_ns(t.others_p50_ns),
+        ),
+        None => "Give the threads the work in smaller pieces they take as they finish (many \
+                 small tasks on a pool, a parallel stream, a shared queue or counter of chunks) \
+                 rather than a fixed share each, or divide it by cost, not by count."
+            .to_string(),
+    };
     let message = format!(
         "The threads that worked in parallel did not finish together (load balance {:.2}: \
          the average thread was busy {} of the busiest one's time, on a CPU or ready to run: \
          {}). The others' idle time while the busiest worked was about {}; with the same \
          work spread evenly the run could be up to ×{sim:.2} faster (simulated; ×{closed:.2} \
-         by the closed form). Give the threads the work in smaller pieces they take as they \
-         finish (many small tasks on a pool, a parallel stream, a shared queue or counter of \
-         chunks) rather than a fixed share each, or divide it by cost, not by count.",
+         by the closed form). {advice}",
         balance,
         pct(balance),
         shown.join(", "),
         human_ns(cost),
     );
+    let mut fields = vec![
+        ("load_balance", FieldValue::Float(balance)),
+        ("possible_speedup", FieldValue::Float(closed)),
+        ("simulated_speedup", FieldValue::Float(sim)),
+    ];
+    if let Some(t) = &tail {
+        fields.push(("tail_class", FieldValue::Text(t.class.clone())));
+        fields.push(("tail_sections", FieldValue::Int(t.sections as u64)));
+    }
     let f = Finding {
         kind: FindingKind::LoadImbalance,
-        class: None,
+        class: tail.map(|t| t.class),
         message,
-        fields: vec![
-            ("load_balance", FieldValue::Float(balance)),
-            ("possible_speedup", FieldValue::Float(closed)),
-            ("simulated_speedup", FieldValue::Float(sim)),
-        ],
+        fields,
         cost_ns: cost,
         site: None,
         stack: Vec::new(),
@@ -3645,6 +3666,98 @@ pub fn add_load_imbalance(a: &mut crate::Analysis) {
         .position(|g| !g.kind.is_trace() && g.cost_ns < cost)
         .unwrap_or(a.findings.len());
     a.findings.insert(at, f);
+}
+
+/// A pool task class whose long executions end the parallel stretches ([`tail_task`]).
+struct TailTask {
+    class: String,
+    /// Stretches it ended, with the others' tasks at most half as long...
+    sections: usize,
+    /// ...of those where two or more tasks began.
+    with_tasks: usize,
+    tail_p50_ns: u64,
+    others_p50_ns: u64,
+}
+
+/// A stretch counts for [`tail_task`] when its last task ran at least this many
+/// times the median of the stretch's other tasks...
+const TAIL_MIN_RATIO: f64 = 2.0;
+/// ...and one class ended at least this share of the stretches with tasks.
+const TAIL_MIN_SHARE: f64 = 0.5;
+
+/// The submitted task class whose long executions end the parallel stretches
+/// while the other threads have nothing left (`invokeAll` batches of short jobs
+/// with a long one last): the imbalance is in the tasks, and "smaller pieces taken
+/// as threads finish" is what the pool already does.
+fn tail_task(a: &crate::Analysis) -> Option<TailTask> {
+    let sections = &a.speedups.sections;
+    let mut execs: Vec<&crate::tasks::TaskExecution> = a
+        .tasks
+        .executions
+        .iter()
+        .filter(|e| {
+            e.reported()
+                && e.submitted()
+                && !e.incomplete()
+                && matches!(e.kind, TaskKind::Runnable | TaskKind::Callable)
+        })
+        .collect();
+    execs.sort_by_key(|e| e.begin_ns);
+    let mut ended: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut with_tasks = 0usize;
+    let mut tail_ns: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
+    let mut other_ns: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
+    let mut names: BTreeMap<u32, &str> = BTreeMap::new();
+    for s in sections {
+        let from = execs.partition_point(|e| e.begin_ns < s.start_ns);
+        // The tasks that began in the stretch (its end, where the second-last
+        // thread stopped, may come just before the last task's).
+        let inside: Vec<&&crate::tasks::TaskExecution> = execs[from..]
+            .iter()
+            .take_while(|e| e.begin_ns < s.end_ns)
+            .collect();
+        if inside.len() < 2 {
+            continue;
+        }
+        with_tasks += 1;
+        let Some(last) = inside.iter().max_by_key(|e| (e.end_ns, e.begin_ns)) else {
+            continue;
+        };
+        let mut others: Vec<u64> = inside
+            .iter()
+            .filter(|e| !std::ptr::eq(**e, *last))
+            .map(|e| e.end_ns - e.begin_ns)
+            .collect();
+        others.sort_unstable();
+        let median = others[others.len() / 2];
+        let long = last.end_ns - last.begin_ns;
+        if (long as f64) < TAIL_MIN_RATIO * median as f64 {
+            continue;
+        }
+        *ended.entry(last.class_id).or_default() += 1;
+        names
+            .entry(last.class_id)
+            .or_insert_with(|| a.tasks.class(last));
+        tail_ns.entry(last.class_id).or_default().push(long);
+        other_ns.entry(last.class_id).or_default().extend(others);
+    }
+    let (&class_id, &n) = ended
+        .iter()
+        .max_by_key(|(c, n)| (**n, std::cmp::Reverse(**c)))?;
+    if with_tasks < 2 || (n as f64) < TAIL_MIN_SHARE * with_tasks as f64 {
+        return None;
+    }
+    let p50 = |v: &mut Vec<u64>| {
+        v.sort_unstable();
+        v[v.len() / 2]
+    };
+    Some(TailTask {
+        class: names.get(&class_id)?.to_string(),
+        sections: n,
+        with_tasks,
+        tail_p50_ns: p50(tail_ns.get_mut(&class_id)?),
+        others_p50_ns: p50(other_ns.get_mut(&class_id)?),
+    })
 }
 
 /// Waits on an application object: threads waiting for another thread to release
