@@ -709,6 +709,17 @@ const KNOWN_FRAMEWORK_LOCKS: &[(&str, &str)] = &[(
      threshold so training ends sooner.",
 )];
 
+/// Monitors the JDK takes inside calls whose cause and fix are known: (frame
+/// prefix in the acquisition's stack, advice).
+const KNOWN_JDK_LOCKS: &[(&str, &str)] = &[(
+    "sun.security.provider.NativePRNG",
+    "This is `NativePRNG`, the default `SecureRandom` on Linux: every instance reads and \
+     mixes its bytes through one JVM-wide object under its locks, so a `SecureRandom` per \
+     thread does not help. Give each thread its own `SecureRandom.getInstance(\"DRBG\")` \
+     (its lock is the instance's own), \
+     or use `ThreadLocalRandom` where the numbers need not be unpredictable.",
+)];
+
 /// Contention on a `ConcurrentHashMap` bin (lock classes `ConcurrentHashMap$Node`,
 /// `$ReservationNode`, `$TreeBin`).
 const CHM_BIN_ADVICE: &str = "These are `ConcurrentHashMap` bin locks: `computeIfAbsent`, \
@@ -768,8 +779,23 @@ fn cow_write(stack: &[String]) -> Option<(&str, &str)> {
         .last()
 }
 
+/// The JDK method the application called inside which a monitor it contends is
+/// entered: the outermost JDK frame before the first application frame, when the
+/// innermost frame (the `synchronized` code) is the JDK's, as (class, method).
+fn jdk_call_holding(stack: &[String]) -> Option<(&str, &str)> {
+    fn class_of(f: &str) -> &str {
+        f.split([':', ' ']).next().unwrap_or(f)
+    }
+    let is_jdk = |f: &str| crate::model::is_jdk_class(class_of(f));
+    if !is_jdk(stack.first()?) {
+        return None;
+    }
+    let app = stack.iter().position(|f| !is_jdk(f))?;
+    class_of(&stack[app - 1]).rsplit_once('.')
+}
+
 /// What to change for a contended lock group, in words.
-fn lock_advice(g: &LockGroup, at: &str) -> String {
+fn lock_advice(g: &LockGroup, at: &str, stack: &[String]) -> String {
     let concurrent = if g.class.contains("Map") || g.class.contains("Hashtable") {
         "`ConcurrentHashMap`"
     } else if g.class.contains("Set") {
@@ -811,6 +837,29 @@ fn lock_advice(g: &LockGroup, at: &str) -> String {
              map or list operation itself inside the critical section.",
             simple(&g.class)
         );
+    }
+    // A monitor the JDK takes inside a call the application makes on an object
+    // the threads share (4 tasks drawing from one `SecureRandom`: "shorten the
+    // critical section at" the `nextBytes` call, which has none of the application's).
+    // The lock may be the object's or one the JDK shares between all instances
+    // (`NativePRNG`'s): the trace does not say which, so the advice says both.
+    if g.kind == "monitor" && g.locks.len() == 1 {
+        if let Some((class, method)) = jdk_call_holding(stack) {
+            if let Some((_, known)) = KNOWN_JDK_LOCKS
+                .iter()
+                .find(|(p, _)| stack.iter().any(|f| f.starts_with(p)))
+            {
+                return known.to_string();
+            }
+            let object = simple(class);
+            return format!(
+                "The lock is taken inside the JDK's `{object}.{method}`, which the threads \
+                 call{at}: those calls take turns on one lock. If the threads share one \
+                 `{object}`, give each its own (a `ThreadLocal`, or one per task); if they \
+                 already have their own, the lock is one the JDK shares between instances: \
+                 call it less often (more work per call) or from fewer threads at once."
+            );
+        }
     }
     if g.locks.len() > 1 {
         return format!(
@@ -1145,7 +1194,7 @@ fn lock_findings(
                  outside the lock.",
                 human_ns(g.max_blocked_ns)
             ),
-            (_, None, ..) => lock_advice(g, &at),
+            (_, None, ..) => lock_advice(g, &at, &stack),
         };
         // Virtual threads blocked on it unmount and hold no carrier: their blocked time
         // is latency, not threads' worth of the run (2,000 of them queued on one lock
@@ -6615,5 +6664,33 @@ mod blocked_tasks_tests {
         // Running, or inside parallel sections: none.
         assert_eq!(blocked_share(thread_state::RUNNING, &[]), None);
         assert_eq!(blocked_share(thread_state::IO, &[(0, 700_000_000)]), None);
+    }
+
+    /// The JDK call inside which a contended monitor is entered: the outermost JDK
+    /// frame before the application's, only when the innermost is the JDK's.
+    #[test]
+    fn the_jdk_call_holding_a_monitor_is_the_last_jdk_frame_before_the_application() {
+        let frames = |v: &[&str]| v.iter().map(|f| f.to_string()).collect::<Vec<_>>();
+        let stack = frames(&[
+            "sun.security.provider.NativePRNG$RandomIO.getMixRandom:406",
+            "sun.security.provider.NativePRNG.engineNextBytes:223",
+            "java.security.SecureRandom.nextBytes:758",
+            "App.lambda$main$0:15",
+        ]);
+        assert_eq!(
+            jdk_call_holding(&stack),
+            Some(("java.security.SecureRandom", "nextBytes"))
+        );
+        let no_line = frames(&["java.util.Vector.add (no line)", "App.fill:3"]);
+        assert_eq!(
+            jdk_call_holding(&no_line),
+            Some(("java.util.Vector", "add"))
+        );
+        // The application's own `synchronized` block, or no application frame.
+        assert_eq!(jdk_call_holding(&frames(&["App.get:4", "App.run:9"])), None);
+        assert_eq!(
+            jdk_call_holding(&frames(&["java.lang.ClassLoader.loadClass:569"])),
+            None
+        );
     }
 }

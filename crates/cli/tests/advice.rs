@@ -978,6 +978,21 @@ fn writes_to_a_shared_copy_on_write_list_are_said_as_such() {
     assert!(!m.contains("Shorten the critical section"), "{f}");
 }
 
+/// Pool tasks drawing from one `SecureRandom` (`advice.SharedSecureRandom`): the
+/// monitors are `NativePRNG`'s, inside `nextBytes`, and shared by every instance,
+/// so the advice names it and its fix (a DRBG per thread), not "shorten the
+/// critical section" at the application's call, which has none.
+#[test]
+fn threads_drawing_from_native_prng_are_told_its_lock_is_jvm_wide() {
+    let _serial = serial();
+    let (_trace, r, _) = record("advice.SharedSecureRandom", &["4", "200000"]);
+    let f = finding(&r, "lock_contention", None);
+    let m = f["message"].as_str().unwrap_or("");
+    assert!(m.contains("`NativePRNG`"), "{f}");
+    assert!(m.contains("getInstance(\"DRBG\")"), "{f}");
+    assert!(!m.contains("Shorten the critical section"), "{f}");
+}
+
 /// A thread that holds a monitor for long stretches while others wait for it
 /// (`advice.LongHolder`): the idle CPU is the lock's, said by its finding, not "too
 /// coarse-grained: split tasks" on the holder's one long task.
