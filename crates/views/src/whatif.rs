@@ -61,6 +61,7 @@ pub fn whatif_json(w: &WhatIf) -> Value {
                 "assumed": w.lock_sections.2,
             },
             "lock_detail_advised": w.lock_detail_advised,
+            "jdk_monitors_inferred": w.jdk_monitors_inferred,
         },
     })
 }
@@ -134,6 +135,12 @@ pub fn whatif_text(w: &WhatIf, top: usize) -> String {
         let _ = writeln!(
             out,
             "  locks: a monitor's critical sections are inferred from its hand-offs (uncontended and spun acquisitions are unseen); for lock estimates, record again with `weft record --lock-detail`"
+        );
+    }
+    if w.jdk_monitors_inferred {
+        let _ = writeln!(
+            out,
+            "  locks: the critical path's monitors are the JDK's, which `--lock-detail` does not record: their critical sections are inferred from their hand-offs (uncontended and spun acquisitions are unseen)"
         );
     }
     if !w.estimates.is_empty() {

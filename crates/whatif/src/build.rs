@@ -77,12 +77,57 @@ const VT_END_WAKE_NS: u64 = 1_000_000;
 const WAKE_AFTER_STRAND_NS: u64 = 1_000_000;
 
 /// Builds the execution graph of a trace and its analysis.
+///
+/// A hold inferred from hand-offs lasts until the next waiter's acquisition, which
+/// may come after its holder took another contended lock: two locks taken one after
+/// the other (`NativePRNG`'s two monitors, 4 threads drawing from one
+/// `SecureRandom`) then nested crosswise in the graph and the replay deadlocked
+/// ("cannot be replayed: no estimate", also with `--lock-detail`, which records no
+/// JDK monitor). When the replay deadlocks and the run did not (no deadlock
+/// finding), the graph is built again with each such hold cut at its thread's
+/// next contended acquisition of another lock, and kept if that replays.
 pub fn build(a: &Analysis) -> ExecGraph {
+    let g = build_with(a, false);
+    let inferred = g
+        .locks
+        .iter()
+        .filter(|l| l.holds_chained + l.holds_assumed > 0)
+        .count();
+    let hung = a
+        .findings
+        .iter()
+        .any(|f| f.kind == weft_analysis::findings::FindingKind::Deadlock);
+    if inferred < 2 || hung {
+        return g;
+    }
+    let replays = |g: &ExecGraph| {
+        let r = crate::sim::simulate(
+            g,
+            &crate::sim::Overlay::identity(g),
+            crate::sim::SimParams::default(),
+        );
+        !r.deadlock && r.makespan_ns > 0
+    };
+    if replays(&g) {
+        return g;
+    }
+    let cut = build_with(a, true);
+    if replays(&cut) {
+        cut
+    } else {
+        g
+    }
+}
+
+/// [`build`], with inferred holds cut at their thread's next contended acquisition
+/// of another lock when `cut_holds`.
+fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
     let m = &a.model;
     let execs = &a.tasks.executions;
     let mut g = ExecGraph {
         cores: m.cpus.unwrap_or(1).max(1),
         lost_records: m.lost_records(),
+        lock_detail_recorded: m.lock_detail,
         ..ExecGraph::default()
     };
     let name_of = |t: ThreadIndex| {
@@ -539,6 +584,27 @@ pub fn build(a: &Analysis) -> ExecGraph {
     // holder's wait, 4 threads taking turns replayed 48% short). Gathered once, also
     // for the unpark edges below.
     let unparks = std::rc::Rc::new(weft_analysis::graph::unparks_by_target(m));
+    // Per thread, its contended acquisitions by start: (start, lock), for `cut_holds`.
+    let mut blocks_of: HashMap<ThreadIndex, Vec<(u64, usize)>> = HashMap::default();
+    if cut_holds {
+        for b in &locks.blocked {
+            blocks_of
+                .entry(b.thread)
+                .or_default()
+                .push((b.start_ns, b.lock));
+        }
+        for v in blocks_of.values_mut() {
+            v.sort_unstable();
+        }
+        g.holds_cut_at_next_block = true;
+    }
+    let next_block_elsewhere = |t: ThreadIndex, after: u64, lock: usize| -> Option<u64> {
+        let v = blocks_of.get(&t)?;
+        v[v.partition_point(|x| x.0 < after)..]
+            .iter()
+            .find(|x| x.1 != lock)
+            .map(|x| x.0)
+    };
     for (li, v) in by_lock.iter_mut().enumerate() {
         v.sort_by_key(|&i| (locks.blocked[i].end_ns, i));
         let mut hold_end: Vec<Option<u64>> = vec![None; v.len()];
@@ -587,6 +653,10 @@ pub fn build(a: &Analysis) -> ExecGraph {
                     g.locks[li].holds_assumed += 1;
                     b.end_ns + median
                 }
+            };
+            let end = match next_block_elsewhere(b.thread, b.end_ns, li) {
+                Some(n) if released[k].is_none() => end.min(n),
+                _ => end,
             };
             let handoff = k
                 .checked_sub(1)

@@ -175,6 +175,13 @@ pub struct ExecGraph {
     pub compute_stall_ns: Vec<(u32, u64)>,
     /// Records the agent lost in the window.
     pub lost_records: u64,
+    /// Holds inferred from hand-offs were cut at their thread's next contended
+    /// acquisition of another lock: as inferred, they nested where the program's
+    /// did not, and the replay deadlocked ([`crate::build::build`]).
+    pub holds_cut_at_next_block: bool,
+    /// Recorded with `--lock-detail` (which records the application's monitors, not
+    /// the JDK's or a library's in the JDK's packages).
+    pub lock_detail_recorded: bool,
     /// Site frames (`Class.method:line`), indexed by `Strand::site`.
     pub sites: Vec<String>,
 }

@@ -79,6 +79,9 @@ pub struct WhatIf {
     /// estimated without, ×1.65 with, ×1.66 measured; session 15). Record again
     /// with `--lock-detail` for them.
     pub lock_detail_advised: bool,
+    /// Recorded with `--lock-detail`, yet a monitor on the critical path has
+    /// inferred sections only: the JDK's, which `--lock-detail` does not record.
+    pub jdk_monitors_inferred: bool,
     pub lost_records: u64,
     /// Share of the recorded critical path that is anchored delay (unexplained waits).
     pub critical_path_anchored_share: f64,
@@ -88,7 +91,9 @@ pub struct WhatIf {
 }
 
 /// [`WhatIf::lock_detail_advised`]: no section was recorded, and a monitor whose
-/// sections were inferred is on the recorded critical path.
+/// sections were inferred is on the recorded critical path. (A trace recorded with
+/// `--lock-detail` whose critical path has only such monitors has only the JDK's:
+/// [`WhatIf::jdk_monitors_inferred`].)
 fn lock_detail_advised(locks: &[crate::graph::Lock], path: &[PathPart]) -> bool {
     locks.iter().all(|l| l.holds_recorded == 0)
         && path.iter().any(|p| {
@@ -323,6 +328,13 @@ pub fn estimate(g: &ExecGraph, base: &Baseline, edits: &[Edit], label: &str) -> 
                     low = true;
                     e.reasons.push(
                         "a read-write or stamped lock: its readers' holds are not recorded (a reader blocked behind a writer is kept as the delay it was; a writer's wait for readers is inferred as for an exclusive lock)"
+                            .into(),
+                    );
+                }
+                if g.holds_cut_at_next_block {
+                    low = true;
+                    e.reasons.push(
+                        "inferred holds cut at each thread's next contended acquisition of another lock (as inferred they nested crosswise and the replay deadlocked)"
                             .into(),
                     );
                 }
@@ -597,7 +609,9 @@ pub fn whatif(g: &ExecGraph, edits: &[Edit], combine: bool, search: bool) -> Wha
             a.2 + l.holds_assumed,
         )
     });
-    let lock_detail_advised = lock_detail_advised(&g.locks, &path);
+    let inferred_on_path = lock_detail_advised(&g.locks, &path);
+    let lock_detail_advised = inferred_on_path && !g.lock_detail_recorded;
+    let jdk_monitors_inferred = inferred_on_path && g.lock_detail_recorded;
     WhatIf {
         schedules,
         calibration: base.calibration,
@@ -613,6 +627,7 @@ pub fn whatif(g: &ExecGraph, edits: &[Edit], combine: bool, search: bool) -> Wha
         waits_unpark_ns: g.waits.unpark_ns,
         lock_sections,
         lock_detail_advised,
+        jdk_monitors_inferred,
         lost_records: g.lost_records,
         critical_path_anchored_share: base.anchored_share,
     }
