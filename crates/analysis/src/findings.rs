@@ -716,8 +716,8 @@ const KNOWN_JDK_LOCKS: &[(&str, &str)] = &[(
     "This is `NativePRNG`, the default `SecureRandom` on Linux: every instance reads and \
      mixes its bytes through one JVM-wide object under its locks, so a `SecureRandom` per \
      thread does not help. Give each thread its own `SecureRandom.getInstance(\"DRBG\")` \
-     (its lock is the instance's own), \
-     or use `ThreadLocalRandom` where the numbers need not be unpredictable.",
+     (its lock is the instance's own), or use `ThreadLocalRandom` where the numbers need \
+     not be unpredictable.",
 )];
 
 /// Contention on a `ConcurrentHashMap` bin (lock classes `ConcurrentHashMap$Node`,
