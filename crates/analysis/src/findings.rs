@@ -783,15 +783,12 @@ fn cow_write(stack: &[String]) -> Option<(&str, &str)> {
 /// entered: the outermost JDK frame before the first application frame, when the
 /// innermost frame (the `synchronized` code) is the JDK's, as (class, method).
 fn jdk_call_holding(stack: &[String]) -> Option<(&str, &str)> {
-    fn class_of(f: &str) -> &str {
-        f.split([':', ' ']).next().unwrap_or(f)
-    }
-    let is_jdk = |f: &str| crate::model::is_jdk_class(class_of(f));
-    if !is_jdk(stack.first()?) {
+    // A frame starts with its class: the JDK's package prefixes read on it.
+    if !crate::model::is_jdk_class(stack.first()?) {
         return None;
     }
-    let app = stack.iter().position(|f| !is_jdk(f))?;
-    class_of(&stack[app - 1]).rsplit_once('.')
+    let app = stack.iter().position(|f| !crate::model::is_jdk_class(f))?;
+    crate::model::frame_method(&stack[app - 1]).rsplit_once('.')
 }
 
 /// What to change for a contended lock group, in words.
@@ -1371,8 +1368,7 @@ struct CrowdedQueue {
 /// `take`/`poll`/`offer`/`put`, blocked on by that pool's threads.
 fn crowded_pool_queue(i: &Inputs, g: &LockGroup) -> Option<CrowdedQueue> {
     let site = g.site.as_deref()?;
-    let method = site.split([':', ' ']).next()?;
-    let (class, name) = method.rsplit_once('.')?;
+    let (class, name) = crate::model::frame_method(site).rsplit_once('.')?;
     let queue_call = class.starts_with("java.util.concurrent.")
         && class.contains("Queue")
         && matches!(name, "take" | "poll" | "offer" | "put");
@@ -3752,11 +3748,10 @@ fn tail_task(a: &crate::Analysis) -> Option<TailTask> {
         })
         .collect();
     execs.sort_by_key(|e| e.begin_ns);
-    let mut ended: BTreeMap<u32, usize> = BTreeMap::new();
     let mut with_tasks = 0usize;
-    let mut tail_ns: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
-    let mut other_ns: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
-    let mut names: BTreeMap<u32, &str> = BTreeMap::new();
+    // Per class that ended stretches: its name, its tails' lengths (one per stretch
+    // it ended), and the other tasks' lengths in those stretches.
+    let mut by_class: BTreeMap<u32, (&str, Vec<u64>, Vec<u64>)> = BTreeMap::new();
     for s in sections {
         let from = execs.partition_point(|e| e.begin_ns < s.start_ns);
         // The tasks that began in the stretch (its end, where the second-last
@@ -3783,29 +3778,28 @@ fn tail_task(a: &crate::Analysis) -> Option<TailTask> {
         if (long as f64) < TAIL_MIN_RATIO * median as f64 {
             continue;
         }
-        *ended.entry(last.class_id).or_default() += 1;
-        names
+        let c = by_class
             .entry(last.class_id)
-            .or_insert_with(|| a.tasks.class(last));
-        tail_ns.entry(last.class_id).or_default().push(long);
-        other_ns.entry(last.class_id).or_default().extend(others);
+            .or_insert_with(|| (a.tasks.class(last), Vec::new(), Vec::new()));
+        c.1.push(long);
+        c.2.extend(others);
     }
-    let (&class_id, &n) = ended
-        .iter()
-        .max_by_key(|(c, n)| (**n, std::cmp::Reverse(**c)))?;
-    if with_tasks < 2 || (n as f64) < TAIL_MIN_SHARE * with_tasks as f64 {
+    let (_, (class, tails, others)) = by_class
+        .into_iter()
+        .max_by_key(|(id, c)| (c.1.len(), std::cmp::Reverse(*id)))?;
+    if with_tasks < 2 || (tails.len() as f64) < TAIL_MIN_SHARE * with_tasks as f64 {
         return None;
     }
-    let p50 = |v: &mut Vec<u64>| {
+    let p50 = |mut v: Vec<u64>| {
         v.sort_unstable();
         v[v.len() / 2]
     };
     Some(TailTask {
-        class: names.get(&class_id)?.to_string(),
-        sections: n,
+        class: class.to_string(),
+        sections: tails.len(),
         with_tasks,
-        tail_p50_ns: p50(tail_ns.get_mut(&class_id)?),
-        others_p50_ns: p50(other_ns.get_mut(&class_id)?),
+        tail_p50_ns: p50(tails),
+        others_p50_ns: p50(others),
     })
 }
 

