@@ -1,0 +1,27 @@
+/* The floor of any JVMTI agent loaded at start-up, for the overhead figures of
+ * BENCHMARKS.md ("Session 23"). Options: "" loads and does nothing; "s" and/or
+ * "e" enable ThreadStart / ThreadEnd with empty callbacks. On JDK 21 either one
+ * makes the JVM create and free a JvmtiThreadState for every virtual thread
+ * (JvmtiEventController::thread_started from the virtual thread's start). */
+#include <jvmti.h>
+#include <string.h>
+
+static void JNICALL on_thread(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
+  (void)jvmti; (void)jni; (void)thread;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
+  jvmtiEnv *jvmti = NULL;
+  jvmtiEventCallbacks cb;
+  (void)reserved;
+  if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) return 1;
+  memset(&cb, 0, sizeof cb);
+  cb.ThreadStart = on_thread;
+  cb.ThreadEnd = on_thread;
+  if ((*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb) != JVMTI_ERROR_NONE) return 1;
+  if (options != NULL && strchr(options, 's'))
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_START, NULL);
+  if (options != NULL && strchr(options, 'e'))
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_THREAD_END, NULL);
+  return 0;
+}
