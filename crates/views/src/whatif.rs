@@ -50,6 +50,11 @@ pub fn whatif_json(w: &WhatIf) -> Value {
         })).collect::<Vec<_>>(),
         "model": {
             "cores": w.cores,
+            "capacity": {
+                "cores": w.capacity.cores,
+                "jvm_threads_cpus": w.capacity.jvm_threads,
+                "other_processes_cpus": w.capacity.other_processes,
+            },
             "strands": w.strands,
             "ops": w.ops,
             "lost_events": w.lost_records,

@@ -1059,18 +1059,34 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
     } else {
         1.0
     };
+    // All the cores, unless the program's threads were kept from them; then, when
+    // only the JVM's own threads kept them (not other processes), all the cores is
+    // the other candidate, kept if it replays the run closer.
+    let mut all_cores_too = false;
     if factor_wanted < 0.9 && wall_sum > 0 && denied {
-        let sched = wall_per_thread
-            .keys()
-            .filter_map(|t| m.threads.get(t))
-            .map(|i| i.sched.as_slice());
+        let sched = || {
+            wall_per_thread
+                .keys()
+                .filter_map(|t| m.threads.get(t))
+                .map(|i| i.sched.as_slice())
+        };
         // Whether other processes held CPUs the threads waited for: the machine's
         // idle time says (recorded since session 18: where the threads waited, the
         // program could have had its own CPU plus the idle CPUs); without it, the
         // threads' run-queue waits say yes, whoever made them (10 threads sleeping
         // between bursts wait for the cores in each burst: their own number).
-        let machine = machine_capacity(&m.samples, g.cores, sched);
-        if machine.is_none_or(|c| c < FULL_CAPACITY_SHARE * g.cores as f64) {
+        // The CPUs the JVM's own threads no probe sees (JIT compilers, GC) used are
+        // not the program's either: a pool compiling with `javax.tools` got ~1 of 2
+        // CPUs beside the compiler threads, and 5 workers were estimated ×1.87 for
+        // ×1.04 measured (session 22). Without the recorded threads' readings
+        // (`&[]`) the program's CPU is the process's, as before session 23.
+        let recorded: Vec<&[SchedPoint]> = m.threads.values().map(|i| i.sched.as_slice()).collect();
+        let reduced = |c: &Option<MachineCapacity>| {
+            c.is_none_or(|c| c.available < FULL_CAPACITY_SHARE * g.cores as f64)
+        };
+        let machine = machine_capacity(&m.samples, g.cores, sched(), &recorded);
+        if reduced(&machine) {
+            all_cores_too = !reduced(&machine_capacity(&m.samples, g.cores, sched(), &[]));
             // The cores the program got: its CPU demand over the union of its compute
             // walls.
             let iv: Vec<(u64, u64)> = compute_walls
@@ -1086,10 +1102,15 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
                 g.cores_effective = (cpu_sum / union as f64).clamp(0.05, g.cores as f64);
             }
             g.cpu_share = factor_wanted;
+            if let Some(c) = machine {
+                g.cores_jvm_threads = c.jvm_threads;
+                g.cores_other_processes = c.other_processes;
+            }
         }
     }
     // On a loaded recording the off-CPU time is other processes' time slices, which
     // the reduced capacity accounts for.
+    let all_cores_stalls = all_cores_too.then(|| stalls.clone());
     g.compute_stall_ns = if g.cores_effective >= g.cores as f64 {
         stalls
     } else {
@@ -1107,7 +1128,42 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
     }
     g.ops = all_ops;
     g.op_begin = op_begin;
-    g
+    match all_cores_stalls {
+        Some(stalls) => closer_of_capacities(g, stalls),
+        None => g,
+    }
+}
+
+/// `g` with the capacity the program got beside the JVM's own threads, or the same
+/// graph with all the cores and the run-queue stalls (the model before session 23),
+/// whichever replays the recorded run closer. A JIT that competes all run long
+/// (the `javax.tools` pool: −3.7% with all the cores, +1.3% with 0.94 of 2) is
+/// capacity; one that competes at start-up and in bursts is better left to the
+/// stalls where they happened (a parallel regex run: +0.7% with all the cores,
+/// +16% with 0.97 cores over the whole run). Ties keep all the cores.
+fn closer_of_capacities(g: ExecGraph, stalls: Vec<(u32, u64)>) -> ExecGraph {
+    let error = |g: &ExecGraph| {
+        let r = crate::sim::simulate(
+            g,
+            &crate::sim::Overlay::identity(g),
+            crate::sim::SimParams::default(),
+        );
+        if r.deadlock || r.makespan_ns == 0 {
+            return f64::INFINITY;
+        }
+        (r.makespan_ns as f64 - g.observed_ns as f64).abs() / g.observed_ns.max(1) as f64
+    };
+    let mut all = g.clone();
+    all.cores_effective = all.cores as f64;
+    all.cpu_share = 0.0;
+    all.cores_jvm_threads = 0.0;
+    all.cores_other_processes = 0.0;
+    all.compute_stall_ns = stalls;
+    if error(&g) < error(&all) {
+        g
+    } else {
+        all
+    }
 }
 
 /// How many of the program's threads were in a compute op over time (their recorded
@@ -1195,52 +1251,56 @@ fn monitor_handoffs(sections: &[weft_analysis::graph::MonitorSection]) -> Vec<u6
 /// waited for one: the cores were its own (the waits were its threads outnumbering
 /// them), not held by other processes.
 pub const FULL_CAPACITY_SHARE: f64 = 0.9;
-/// The CPUs the program could use where its threads waited for one: per sampler
-/// interval, its CPU time plus the machine's idle time (capped at `cores`), averaged
-/// with its threads' run-queue time in the interval as the weight. `cores` when they
-/// never waited; `None` without the machine's idle time in the trace.
+/// Where the CPUs went where the program's threads waited for one (per sampler
+/// interval, averaged with the threads' run-queue time in the interval as the weight).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MachineCapacity {
+    /// CPUs the program's threads could have used: their CPU time plus the
+    /// machine's idle time (at most `cores`).
+    pub available: f64,
+    /// CPUs the JVM's threads that no probe sees (JIT compilers, GC) used: the
+    /// process's CPU time beyond its recorded threads'.
+    pub jvm_threads: f64,
+    /// CPUs other processes used: neither the process's nor idle.
+    pub other_processes: f64,
+}
+
+/// [`MachineCapacity`] from the sampler's process CPU and machine idle time and the
+/// recorded threads' schedstat readings (`recorded`: every recorded thread;
+/// `waiting`: the threads whose run-queue time weighs the intervals). All the cores
+/// when they never waited; `None` without the machine's idle time in the trace.
 fn machine_capacity<'a>(
     samples: &[weft_analysis::model::Sample],
     cores: u32,
-    threads: impl Iterator<Item = &'a [SchedPoint]>,
-) -> Option<f64> {
+    waiting: impl Iterator<Item = &'a [SchedPoint]>,
+    recorded: &[&[SchedPoint]],
+) -> Option<MachineCapacity> {
     if samples.len() < 2 || samples.iter().any(|s| s.machine_idle_ns.is_none()) {
         return None;
     }
-    // The threads' run-queue rate, a step function: (at, Δ rate), then its integral
-    // at each step.
-    let mut ev: Vec<(u64, f64)> = Vec::new();
-    for p in threads {
-        for w in p.windows(2) {
-            let dt = w[1].ts_ns.saturating_sub(w[0].ts_ns);
-            if dt == 0 {
-                continue;
-            }
-            let r = w[1].runq_ns.saturating_sub(w[0].runq_ns) as f64 / dt as f64;
-            ev.push((w[0].ts_ns, r));
-            ev.push((w[1].ts_ns, -r));
-        }
-    }
-    ev.sort_by_key(|e| e.0);
-    let mut steps: Vec<(u64, f64, f64)> = Vec::with_capacity(ev.len()); // (at, integral, rate after)
-    let (mut rate, mut acc, mut last) = (0f64, 0f64, 0u64);
-    for (at, dr) in ev {
-        acc += rate * at.saturating_sub(last) as f64;
-        rate += dr;
-        last = at;
-        match steps.last_mut() {
-            Some(s) if s.0 == at => *s = (at, acc, rate),
-            _ => steps.push((at, acc, rate)),
-        }
-    }
-    let integral = |t: u64| -> f64 {
-        let i = steps.partition_point(|s| s.0 <= t);
-        match i.checked_sub(1).map(|j| steps[j]) {
-            Some((at, acc, rate)) => acc + rate.max(0.0) * (t - at) as f64,
-            None => 0.0,
-        }
-    };
-    let (mut sum, mut weight) = (0f64, 0f64);
+    let steps = RateIntegral::new(waiting.map(|p| {
+        p.windows(2)
+            .map(|w| {
+                (
+                    w[0].ts_ns,
+                    w[1].ts_ns,
+                    w[1].runq_ns.saturating_sub(w[0].runq_ns),
+                )
+            })
+            .collect::<Vec<_>>()
+    }));
+    let cpu = RateIntegral::new(recorded.iter().map(|p| {
+        p.windows(2)
+            .map(|w| {
+                (
+                    w[0].ts_ns,
+                    w[1].ts_ns,
+                    w[1].on_cpu_ns.saturating_sub(w[0].on_cpu_ns),
+                )
+            })
+            .collect::<Vec<_>>()
+    }));
+    let (mut sum, mut jvm, mut other, mut weight) = (0f64, 0f64, 0f64, 0f64);
     for w in samples.windows(2) {
         let (a, b) = (&w[0], &w[1]);
         let dt = b.ts_ns.saturating_sub(a.ts_ns);
@@ -1250,18 +1310,86 @@ fn machine_capacity<'a>(
         if dt == 0 {
             continue;
         }
-        let own = b.process_cpu_ns.saturating_sub(a.process_cpu_ns) as f64;
+        let dt = dt as f64;
+        let process = b.process_cpu_ns.saturating_sub(a.process_cpu_ns) as f64;
+        // Without readings (no schedstat) the recorded threads' CPU is the process's.
+        let own = if cpu.steps.is_empty() {
+            process
+        } else {
+            cpu.between(a.ts_ns, b.ts_ns).min(process)
+        };
         let idle = ib.saturating_sub(ia) as f64;
-        let available = ((own + idle) / dt as f64).min(cores as f64);
-        let runq = (integral(b.ts_ns) - integral(a.ts_ns)).max(0.0);
+        let available = ((own + idle) / dt).min(cores as f64);
+        let runq = steps.between(a.ts_ns, b.ts_ns);
         sum += available * runq;
+        jvm += (process - own) / dt * runq;
+        other += (cores as f64 - (process + idle) / dt).max(0.0) * runq;
         weight += runq;
     }
     Some(if weight > 0.0 {
-        sum / weight
+        MachineCapacity {
+            available: sum / weight,
+            jvm_threads: jvm / weight,
+            other_processes: other / weight,
+        }
     } else {
-        cores as f64
+        MachineCapacity {
+            available: cores as f64,
+            jvm_threads: 0.0,
+            other_processes: 0.0,
+        }
     })
+}
+
+/// The integral over time of a sum of per-thread rates, each constant between two
+/// readings of a counter (run-queue time, CPU time): what the threads accumulated
+/// between two instants that are not their readings' (the sampler's ticks).
+struct RateIntegral {
+    /// (at, integral up to `at`, total rate after `at`).
+    steps: Vec<(u64, f64, f64)>,
+}
+
+impl RateIntegral {
+    /// `threads`: per thread, its readings' intervals `(from, to, counter delta)`.
+    fn new(threads: impl Iterator<Item = Vec<(u64, u64, u64)>>) -> RateIntegral {
+        let mut ev: Vec<(u64, f64)> = Vec::new();
+        for intervals in threads {
+            for (from, to, delta) in intervals {
+                if to <= from {
+                    continue;
+                }
+                let r = delta as f64 / (to - from) as f64;
+                ev.push((from, r));
+                ev.push((to, -r));
+            }
+        }
+        ev.sort_by_key(|e| e.0);
+        let mut steps: Vec<(u64, f64, f64)> = Vec::with_capacity(ev.len());
+        let (mut rate, mut acc, mut last) = (0f64, 0f64, 0u64);
+        for (at, dr) in ev {
+            acc += rate * at.saturating_sub(last) as f64;
+            rate += dr;
+            last = at;
+            match steps.last_mut() {
+                Some(s) if s.0 == at => *s = (at, acc, rate),
+                _ => steps.push((at, acc, rate)),
+            }
+        }
+        RateIntegral { steps }
+    }
+
+    fn at(&self, t: u64) -> f64 {
+        let i = self.steps.partition_point(|s| s.0 <= t);
+        match i.checked_sub(1).map(|j| self.steps[j]) {
+            Some((at, acc, rate)) => acc + rate.max(0.0) * (t - at) as f64,
+            None => 0.0,
+        }
+    }
+
+    /// What the threads accumulated in `[a, b]`.
+    fn between(&self, a: u64, b: u64) -> f64 {
+        (self.at(b) - self.at(a)).max(0.0)
+    }
 }
 
 /// Whether the program's threads were kept off the CPUs by other work: their mean
@@ -1288,7 +1416,10 @@ fn is_read_write(kind: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{machine_capacity, monitor_handoffs, waited_a_scheduler_slice, Contention};
+    use super::{
+        closer_of_capacities, machine_capacity, monitor_handoffs, waited_a_scheduler_slice,
+        Contention,
+    };
     use weft_analysis::graph::MonitorSection;
     use weft_analysis::SchedPoint;
 
@@ -1346,6 +1477,41 @@ mod tests {
         assert_eq!(monitor_handoffs(&s), vec![0, 30, 0, 0]);
     }
 
+    /// Two threads of 1000 ns recorded on 2 CPUs, the JVM's own threads taking one:
+    /// the capacity they left (1 core) is kept only if it replays the run closer
+    /// than all the cores do.
+    #[test]
+    fn the_jvm_s_share_is_capacity_only_where_it_replays_the_run_closer() {
+        use crate::graph::{ExecGraph, Op, Runs};
+        use crate::sim_tests::strand;
+        let graph = |observed_ns: u64| {
+            let mut g = ExecGraph {
+                cores: 2,
+                classes: vec!["main".into(), "Task".into()],
+                observed_ns,
+                cores_effective: 1.0,
+                cpu_share: 0.5,
+                cores_jvm_threads: 1.0,
+                ..ExecGraph::default()
+            };
+            let kids: Vec<u32> = (0..2)
+                .map(|_| g.push_strand(strand(Runs::Thread, None, 1), &[Op::Compute(1000)]))
+                .collect();
+            let mut ops: Vec<Op> = kids.iter().map(|&k| Op::Spawn(k)).collect();
+            ops.extend(kids.iter().map(|&k| Op::Await(k)));
+            g.push_strand(strand(Runs::Thread, Some(0), 0), &ops);
+            g
+        };
+        // Recorded 2000: the JIT held a CPU all run long; 1 core replays it exactly.
+        let kept = closer_of_capacities(graph(2000), Vec::new());
+        assert_eq!(kept.cores_effective, 1.0);
+        assert_eq!(kept.cores_jvm_threads, 1.0);
+        // Recorded 1000: the threads had both CPUs after all; all the cores.
+        let all = closer_of_capacities(graph(1000), Vec::new());
+        assert_eq!(all.cores_effective, 2.0);
+        assert_eq!((all.cpu_share, all.cores_jvm_threads), (0.0, 0.0));
+    }
+
     /// A lock hand-off every ~100 µs on an idle machine: 4,000 wake-ups of ~40 µs
     /// each in the run queue (a CPU factor of ~0.65) is not capacity denied; the
     /// same run beside busy processes waits milliseconds per slice.
@@ -1360,13 +1526,20 @@ mod tests {
             live_threads: 4,
             machine_idle_ns: idle_ms.map(|m| m * 1_000_000),
         };
-        // One thread that waited 50 ms for a CPU in each of the two intervals.
+        // One thread that waited 50 ms for a CPU in each of the two intervals and
+        // ran 100 ms in each: all of the process's CPU.
         let waiting = vec![
             at(0, 0, 0, 0),
-            at(200_000_000, 100_000_000, 100_000_000, 10),
+            at(200_000_000, 200_000_000, 100_000_000, 10),
         ];
         let got = |samples: &[weft_analysis::model::Sample]| {
-            machine_capacity(samples, 2, std::iter::once(waiting.as_slice()))
+            machine_capacity(
+                samples,
+                2,
+                std::iter::once(waiting.as_slice()),
+                &[waiting.as_slice()],
+            )
+            .map(|c| (c.available, c.jvm_threads, c.other_processes))
         };
         // Its threads used 1 CPU of 2 and the machine idled 1 CPU's worth: the
         // waits were its own (bursts, sleeps around them); it could have had 2.
@@ -1375,26 +1548,44 @@ mod tests {
             tick(1, 100, Some(100)),
             tick(2, 200, Some(200)),
         ];
-        assert_eq!(got(&idle), Some(2.0));
+        assert_eq!(got(&idle), Some((2.0, 0.0, 0.0)));
         // The same CPU, no idle time: another process held the other CPU.
         let loaded = [
             tick(0, 0, Some(0)),
             tick(1, 100, Some(0)),
             tick(2, 200, Some(0)),
         ];
-        assert_eq!(got(&loaded), Some(1.0));
+        assert_eq!(got(&loaded), Some((1.0, 0.0, 1.0)));
         // Idle in the first interval only: the mean of 2 and 1 at equal waits.
         let half = [
             tick(0, 0, Some(0)),
             tick(1, 100, Some(100)),
             tick(2, 200, Some(100)),
         ];
-        assert_eq!(got(&half), Some(1.5));
+        assert_eq!(got(&half), Some((1.5, 0.0, 0.5)));
+        // The process used both CPUs, its recorded thread one: the JVM's own
+        // threads (a JIT compiler) held the other, which the program could not use.
+        let jit = [
+            tick(0, 0, Some(0)),
+            tick(1, 200, Some(0)),
+            tick(2, 400, Some(0)),
+        ];
+        assert_eq!(got(&jit), Some((1.0, 1.0, 0.0)));
         // A trace without the machine's idle time cannot tell.
         let old = [tick(0, 0, None), tick(1, 100, None), tick(2, 200, None)];
         assert_eq!(got(&old), None);
         // No thread waited: all the cores.
-        assert_eq!(machine_capacity(&loaded, 2, std::iter::empty()), Some(2.0));
+        assert_eq!(
+            machine_capacity(&loaded, 2, std::iter::empty(), &[waiting.as_slice()])
+                .map(|c| c.available),
+            Some(2.0)
+        );
+        // Without schedstat readings the recorded threads' CPU is the process's.
+        assert_eq!(
+            machine_capacity(&jit, 2, std::iter::once(waiting.as_slice()), &[])
+                .map(|c| c.available),
+            Some(2.0)
+        );
     }
 
     #[test]

@@ -136,6 +136,11 @@ pub struct ExecGraph {
     pub cores_effective: f64,
     /// CPU time / wall of the program's compute (1 = never waited for a core).
     pub cpu_share: f64,
+    /// Where the capacity went when it is below `cores` (0 otherwise): CPUs the
+    /// JVM's own unrecorded threads (JIT compilers, GC) used, and other processes,
+    /// where the program's threads waited for one (docs/whatif.md §Cores).
+    pub cores_jvm_threads: f64,
+    pub cores_other_processes: f64,
     /// Length of the recorded window (ns).
     pub observed_ns: u64,
     /// The model time (ns) of the graph's time 0: graph times are model times

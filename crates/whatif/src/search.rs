@@ -64,6 +64,10 @@ pub struct WhatIf {
     /// (id, kind, threads, task classes it ran).
     pub pools: Vec<(String, &'static str, u32, Vec<String>)>,
     pub cores: u32,
+    /// The capacity the program got where its threads waited for a CPU (`cores`
+    /// when they did not), and where the rest went: CPUs the JVM's own unrecorded
+    /// threads used, and other processes (docs/whatif.md §Cores).
+    pub capacity: Capacity,
     pub ops: usize,
     pub strands: usize,
     pub waits_exact_ns: u64,
@@ -88,6 +92,14 @@ pub struct WhatIf {
     /// The recorded run, its replay and the run after the first given edit (else the
     /// top suggestion), to draw side by side.
     pub schedules: Vec<crate::schedule::Schedule>,
+}
+
+/// [`WhatIf::capacity`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Capacity {
+    pub cores: f64,
+    pub jvm_threads: f64,
+    pub other_processes: f64,
 }
 
 /// [`WhatIf::lock_detail_advised`]: no section was recorded, and a monitor whose
@@ -304,8 +316,16 @@ pub fn estimate(g: &ExecGraph, base: &Baseline, edits: &[Edit], label: &str) -> 
     );
     if g.cpu_share > 0.0 && g.cpu_share < 0.9 {
         medium = true;
+        let by = if g.cores_jvm_threads > g.cores_other_processes {
+            format!(
+                "the JVM's own threads (JIT compilers, GC) used {:.1} of the {} CPUs where the program's threads waited for one",
+                g.cores_jvm_threads, g.cores
+            )
+        } else {
+            "the machine was loaded".to_string()
+        };
         e.reasons.push(format!(
-            "the machine was loaded: the program's threads got {:.0}% of the CPU they asked for; the estimate keeps that capacity, the range's other end assumes all cores",
+            "{by}: the program's threads got {:.0}% of the CPU they asked for; the estimate keeps that capacity, the range's other end assumes all cores",
             g.cpu_share * 100.0
         ));
     }
@@ -620,6 +640,15 @@ pub fn whatif(g: &ExecGraph, edits: &[Edit], combine: bool, search: bool) -> Wha
         critical_path: path,
         pools,
         cores: g.cores,
+        capacity: Capacity {
+            cores: if g.cores_effective > 0.0 {
+                g.cores_effective
+            } else {
+                g.cores as f64
+            },
+            jvm_threads: g.cores_jvm_threads,
+            other_processes: g.cores_other_processes,
+        },
         ops: g.ops.len(),
         strands: g.strands.len(),
         waits_exact_ns: g.waits.exact_ns,

@@ -240,16 +240,26 @@ pub fn simulate_scheduled(g: &ExecGraph, ov: &Overlay, p: SimParams) -> SimResul
     run_mode_s(g, ov, p, true)
 }
 
+/// Other processes' share of the recorded cores under which the capacity lost is
+/// the JVM's own threads' alone (for `cores:N`).
+const OTHER_PROCESSES_NEGLIGIBLE: f64 = 0.1;
+
 fn run_mode_s(g: &ExecGraph, ov: &Overlay, p: SimParams, keep_runs: bool) -> SimResult {
-    // The capacity the program got; `cores:N` gives N CPUs, of which a loaded
-    // machine still gives it no more than it got (its share does not grow).
+    // The capacity the program got; `cores:N` gives N CPUs, of which a machine
+    // loaded by other processes still gives it no more than it got (the kernel
+    // shares the CPUs between sessions: its share does not grow), while the JVM's
+    // own threads (JIT, GC) alone take the same part of N as they took of the
+    // recorded cores: they share the CPUs with the program's threads.
     let recorded = g.cores.max(1) as f64;
     let got = if g.cores_effective > 0.0 && !p.idle_machine {
         g.cores_effective.min(recorded)
     } else {
         recorded
     };
+    let jvm_only = g.cores_jvm_threads > 0.0
+        && g.cores_other_processes < OTHER_PROCESSES_NEGLIGIBLE * recorded;
     let cores = match ov.cores {
+        Some(n) if got < recorded && jvm_only => (got * n / recorded).min(n),
         Some(n) if got < recorded => n.min(got),
         Some(n) => n,
         None => got,
@@ -876,7 +886,7 @@ impl Sim<'_> {
             self.deque_tasks[pi] -= 1;
             return Some(s);
         }
-        let taken = self.pool_queue[pi].pop_front().or_else(|| {
+        self.pool_queue[pi].pop_front().or_else(|| {
             let ws = &self.pool_workers[pi];
             let n = ws.len();
             let me = self.ctxs[ci].worker as usize;
@@ -887,8 +897,7 @@ impl Sim<'_> {
                 .find(|&v| !self.ctxs[v as usize].deque.is_empty())
                 .and_then(|v| self.ctxs[v as usize].deque.pop_front())
                 .inspect(|_| self.deque_tasks[pi] -= 1)
-        });
-        taken
+        })
     }
 }
 

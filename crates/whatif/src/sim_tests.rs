@@ -67,6 +67,39 @@ fn k_threads_on_p_cores_share_them() {
     assert_eq!(simulate(&g, &ov, SimParams::default()).makespan_ns, 1000);
 }
 
+#[test]
+fn fewer_cores_take_the_jvm_s_own_threads_share_with_them() {
+    // 4 threads of 1000 ns recorded on 2 cores of which the program got 1: 4000.
+    let mut g = graph(2);
+    let kids: Vec<u32> = (0..4)
+        .map(|_| g.push_strand(strand(Runs::Thread, None, 1), &[Op::Compute(1000)]))
+        .collect();
+    let mut ops: Vec<Op> = kids.iter().map(|&k| Op::Spawn(k)).collect();
+    ops.extend(kids.iter().map(|&k| Op::Await(k)));
+    g.push_strand(strand(Runs::Thread, Some(0), 0), &ops);
+    g.cores_effective = 1.0;
+    let on = |g: &ExecGraph, cores: f64| {
+        let mut ov = Overlay::identity(g);
+        ov.cores = Some(cores);
+        simulate(g, &ov, SimParams::default()).makespan_ns
+    };
+    // Other processes held the other CPU: on 1 core the program still gets the 1
+    // it got (its share does not shrink with the cores it is given).
+    g.cores_other_processes = 1.0;
+    assert_eq!(run(&g), 4000);
+    assert_eq!(on(&g, 1.0), 4000);
+    // The JVM's own threads (a JIT compiler) held it: they share 1 core with the
+    // program as they shared 2, half each: 8000.
+    g.cores_other_processes = 0.0;
+    g.cores_jvm_threads = 1.0;
+    assert_eq!(run(&g), 4000);
+    assert_eq!(on(&g, 1.0), 8000);
+    // Other processes took part of it too: their session's share, as above.
+    g.cores_other_processes = 0.5;
+    g.cores_jvm_threads = 0.5;
+    assert_eq!(on(&g, 1.0), 4000);
+}
+
 fn pool_graph(workers: u32, tasks: usize, w: u64) -> ExecGraph {
     let mut g = graph(8);
     add_pool(&mut g, false, workers);
