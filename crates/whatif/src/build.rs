@@ -1482,10 +1482,10 @@ mod tests {
     /// than all the cores do.
     #[test]
     fn the_jvm_s_share_is_capacity_only_where_it_replays_the_run_closer() {
-        use crate::graph::{ExecGraph, Op, Runs};
-        use crate::sim_tests::strand;
+        use crate::graph::ExecGraph;
+        use crate::sim_tests::threads_of;
         let graph = |observed_ns: u64| {
-            let mut g = ExecGraph {
+            let g = ExecGraph {
                 cores: 2,
                 classes: vec!["main".into(), "Task".into()],
                 observed_ns,
@@ -1494,13 +1494,7 @@ mod tests {
                 cores_jvm_threads: 1.0,
                 ..ExecGraph::default()
             };
-            let kids: Vec<u32> = (0..2)
-                .map(|_| g.push_strand(strand(Runs::Thread, None, 1), &[Op::Compute(1000)]))
-                .collect();
-            let mut ops: Vec<Op> = kids.iter().map(|&k| Op::Spawn(k)).collect();
-            ops.extend(kids.iter().map(|&k| Op::Await(k)));
-            g.push_strand(strand(Runs::Thread, Some(0), 0), &ops);
-            g
+            threads_of(g, 2, 1000)
         };
         // Recorded 2000: the JIT held a CPU all run long; 1 core replays it exactly.
         let kept = closer_of_capacities(graph(2000), Vec::new());

@@ -17,6 +17,17 @@ pub(crate) fn strand(runs: Runs, root: Option<u64>, class: u32) -> Strand {
     }
 }
 
+/// `g` with `n` threads of `w` ns of compute, started and awaited by main.
+pub(crate) fn threads_of(mut g: ExecGraph, n: usize, w: u64) -> ExecGraph {
+    let kids: Vec<u32> = (0..n)
+        .map(|_| g.push_strand(strand(Runs::Thread, None, 1), &[Op::Compute(w)]))
+        .collect();
+    let mut ops: Vec<Op> = kids.iter().map(|&k| Op::Spawn(k)).collect();
+    ops.extend(kids.iter().map(|&k| Op::Await(k)));
+    g.push_strand(strand(Runs::Thread, Some(0), 0), &ops);
+    g
+}
+
 fn graph(cores: u32) -> ExecGraph {
     ExecGraph {
         cores,
@@ -51,13 +62,7 @@ fn a_chain_of_computes_takes_their_sum() {
 #[test]
 fn k_threads_on_p_cores_share_them() {
     // 4 threads of 1000 ns on 2 cores under processor sharing: 2000 ns.
-    let mut g = graph(2);
-    let kids: Vec<u32> = (0..4)
-        .map(|_| g.push_strand(strand(Runs::Thread, None, 1), &[Op::Compute(1000)]))
-        .collect();
-    let mut ops: Vec<Op> = kids.iter().map(|&k| Op::Spawn(k)).collect();
-    ops.extend(kids.iter().map(|&k| Op::Await(k)));
-    g.push_strand(strand(Runs::Thread, Some(0), 0), &ops);
+    let g = threads_of(graph(2), 4, 1000);
     assert_eq!(run(&g), 2000);
     // On one core: 4000; on 8 cores: 1000.
     let mut ov = Overlay::identity(&g);
@@ -70,13 +75,7 @@ fn k_threads_on_p_cores_share_them() {
 #[test]
 fn fewer_cores_take_the_jvm_s_own_threads_share_with_them() {
     // 4 threads of 1000 ns recorded on 2 cores of which the program got 1: 4000.
-    let mut g = graph(2);
-    let kids: Vec<u32> = (0..4)
-        .map(|_| g.push_strand(strand(Runs::Thread, None, 1), &[Op::Compute(1000)]))
-        .collect();
-    let mut ops: Vec<Op> = kids.iter().map(|&k| Op::Spawn(k)).collect();
-    ops.extend(kids.iter().map(|&k| Op::Await(k)));
-    g.push_strand(strand(Runs::Thread, Some(0), 0), &ops);
+    let mut g = threads_of(graph(2), 4, 1000);
     g.cores_effective = 1.0;
     let on = |g: &ExecGraph, cores: f64| {
         let mut ov = Overlay::identity(g);
