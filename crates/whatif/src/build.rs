@@ -100,23 +100,25 @@ pub fn build(a: &Analysis) -> ExecGraph {
     if inferred < 2 || hung {
         return g;
     }
-    let replays = |g: &ExecGraph| {
-        let r = crate::sim::simulate(
-            g,
-            &crate::sim::Overlay::identity(g),
-            crate::sim::SimParams::default(),
-        );
-        !r.deadlock && r.makespan_ns > 0
-    };
-    if replays(&g) {
+    if replay(&g).is_some() {
         return g;
     }
     let cut = build_with(a, true);
-    if replays(&cut) {
+    if replay(&cut).is_some() {
         cut
     } else {
         g
     }
+}
+
+/// The makespan of the unedited graph's replay; `None` when it cannot finish.
+fn replay(g: &ExecGraph) -> Option<u64> {
+    let r = crate::sim::simulate(
+        g,
+        &crate::sim::Overlay::identity(g),
+        crate::sim::SimParams::default(),
+    );
+    (!r.deadlock && r.makespan_ns > 0).then_some(r.makespan_ns)
 }
 
 /// [`build`], with inferred holds cut at their thread's next contended acquisition
@@ -1143,15 +1145,9 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
 /// +16% with 0.97 cores over the whole run). Ties keep all the cores.
 fn closer_of_capacities(g: ExecGraph, stalls: Vec<(u32, u64)>) -> ExecGraph {
     let error = |g: &ExecGraph| {
-        let r = crate::sim::simulate(
-            g,
-            &crate::sim::Overlay::identity(g),
-            crate::sim::SimParams::default(),
-        );
-        if r.deadlock || r.makespan_ns == 0 {
-            return f64::INFINITY;
-        }
-        (r.makespan_ns as f64 - g.observed_ns as f64).abs() / g.observed_ns.max(1) as f64
+        replay(g).map_or(f64::INFINITY, |ns| {
+            (ns as f64 - g.observed_ns as f64).abs() / g.observed_ns.max(1) as f64
+        })
     };
     let mut all = g.clone();
     all.cores_effective = all.cores as f64;
@@ -1278,28 +1274,8 @@ fn machine_capacity<'a>(
     if samples.len() < 2 || samples.iter().any(|s| s.machine_idle_ns.is_none()) {
         return None;
     }
-    let steps = RateIntegral::new(waiting.map(|p| {
-        p.windows(2)
-            .map(|w| {
-                (
-                    w[0].ts_ns,
-                    w[1].ts_ns,
-                    w[1].runq_ns.saturating_sub(w[0].runq_ns),
-                )
-            })
-            .collect::<Vec<_>>()
-    }));
-    let cpu = RateIntegral::new(recorded.iter().map(|p| {
-        p.windows(2)
-            .map(|w| {
-                (
-                    w[0].ts_ns,
-                    w[1].ts_ns,
-                    w[1].on_cpu_ns.saturating_sub(w[0].on_cpu_ns),
-                )
-            })
-            .collect::<Vec<_>>()
-    }));
+    let steps = RateIntegral::of(waiting, |p| p.runq_ns);
+    let cpu = RateIntegral::of(recorded.iter().copied(), |p| p.on_cpu_ns);
     let (mut sum, mut jvm, mut other, mut weight) = (0f64, 0f64, 0f64, 0f64);
     for w in samples.windows(2) {
         let (a, b) = (&w[0], &w[1]);
@@ -1350,18 +1326,20 @@ struct RateIntegral {
 }
 
 impl RateIntegral {
-    /// `threads`: per thread, its readings' intervals `(from, to, counter delta)`.
-    fn new(threads: impl Iterator<Item = Vec<(u64, u64, u64)>>) -> RateIntegral {
+    /// The sum over `threads` of the `counter` of their schedstat readings.
+    fn of<'a>(
+        threads: impl Iterator<Item = &'a [SchedPoint]>,
+        counter: impl Fn(&SchedPoint) -> u64,
+    ) -> RateIntegral {
         let mut ev: Vec<(u64, f64)> = Vec::new();
-        for intervals in threads {
-            for (from, to, delta) in intervals {
-                if to <= from {
-                    continue;
-                }
-                let r = delta as f64 / (to - from) as f64;
-                ev.push((from, r));
-                ev.push((to, -r));
+        for w in threads.flat_map(|p| p.windows(2)) {
+            let (from, to) = (w[0].ts_ns, w[1].ts_ns);
+            if to <= from {
+                continue;
             }
+            let r = counter(&w[1]).saturating_sub(counter(&w[0])) as f64 / (to - from) as f64;
+            ev.push((from, r));
+            ev.push((to, -r));
         }
         ev.sort_by_key(|e| e.0);
         let mut steps: Vec<(u64, f64, f64)> = Vec::with_capacity(ev.len());
