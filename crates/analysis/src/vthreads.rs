@@ -84,6 +84,10 @@ pub struct VirtualThreadAnalysis {
     /// virtual thread), by time. A join of a virtual thread is woken by its carrier
     /// right after that end (the what-if graph's join edges).
     pub ended_on: BTreeMap<ThreadIndex, Vec<(u64, ThreadIndex)>>,
+    /// Each virtual thread's stretches mounted: (from, to, the carrier), by time. Its
+    /// CPU is its carriers' (the what-if takes a virtual thread's on-CPU share from
+    /// the carrier's schedstat readings: a virtual thread has none).
+    pub mounts: BTreeMap<ThreadIndex, Vec<(u64, u64, ThreadIndex)>>,
     /// Pinning sites, most blocked time first.
     pub pinned: Vec<PinnedSite>,
     /// Pinned blocking inside weft's own helper classes (`weft.Probe` registering
@@ -157,6 +161,10 @@ pub fn analyze_virtual_threads(model: &Model) -> VirtualThreadAnalysis {
                     if let Some((from, carrier)) = mounted.take() {
                         out.mounted_ns += e.ts.saturating_sub(from);
                         carriers.entry(carrier).or_default().push((from, e.ts));
+                        out.mounts
+                            .entry(ev.thread)
+                            .or_default()
+                            .push((from, e.ts, carrier));
                         left_carrier = Some(carrier);
                     }
                     unmounted_at = (e.kind == EventKind::VtUnmount).then_some(e.ts);
