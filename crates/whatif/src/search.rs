@@ -245,6 +245,7 @@ pub fn estimate(g: &ExecGraph, base: &Baseline, edits: &[Edit], label: &str) -> 
     let mut first_run = None;
     for (k, p) in VARIANTS.iter().enumerate() {
         let r = simulate(&graph, &ov, *p);
+        let r = crate::sim::with_jvm_work(&graph, &ov, *p, base.makespans[k], r);
         if r.deadlock || r.makespan_ns == 0 {
             e.reasons.push(
                 "the edited run cannot finish in the model (a pool starved by tasks waiting for tasks of the same pool, or a lock cycle): no estimate"

@@ -49,6 +49,45 @@ fn run(g: &ExecGraph) -> u64 {
     simulate(g, &Overlay::identity(g), SimParams::default()).makespan_ns
 }
 
+/// 2 threads of 1000 ns on 2 cores of which the JVM's own threads (a JIT) took 1:
+/// 2000, the JIT's 2000 CPU-ns beside them. Halving the threads' work leaves the
+/// JIT's work as it was: the run is not 1000 (the JIT's share kept) but 1500 (all
+/// 3000 CPU-ns on the 2 cores; the program gets 2/3 of a core, 1000 CPU-ns in 1500).
+/// A slowdown the other way: doubled, 3000 (6000 CPU-ns over 2 cores) not 4000.
+#[test]
+fn the_jvm_s_own_threads_work_is_fixed_under_an_edit() {
+    use crate::sim::with_jvm_work;
+    let mut g = threads_of(graph(2), 2, 1000);
+    g.cores_effective = 1.0;
+    g.cores_jvm_threads = 1.0;
+    let p = SimParams::default();
+    let base = run(&g);
+    assert_eq!(base, 2000);
+    let scaled = |f: f64| {
+        let mut ov = Overlay::identity(&g);
+        ov.class_factor[1] = f;
+        let r = simulate(&g, &ov, p);
+        (
+            r.makespan_ns,
+            with_jvm_work(&g, &ov, p, base, r).makespan_ns,
+        )
+    };
+    assert_eq!(scaled(0.5), (1000, 1500));
+    assert_eq!(scaled(2.0), (4000, 3000));
+    // The unedited run is its own fixed point.
+    let id = Overlay::identity(&g);
+    assert_eq!(
+        with_jvm_work(&g, &id, p, base, simulate(&g, &id, p)).makespan_ns,
+        2000
+    );
+    // Other processes' load is not the JVM's work: as simulated.
+    g.cores_other_processes = 1.0;
+    let mut ov = Overlay::identity(&g);
+    ov.class_factor[1] = 0.5;
+    let r = simulate(&g, &ov, p);
+    assert_eq!(with_jvm_work(&g, &ov, p, base, r).makespan_ns, 1000);
+}
+
 #[test]
 fn a_chain_of_computes_takes_their_sum() {
     let mut g = graph(2);

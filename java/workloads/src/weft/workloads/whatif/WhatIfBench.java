@@ -218,9 +218,12 @@ public final class WhatIfBench {
 
     static long poolCase(java.util.Map<String, String> kv) throws Exception {
         long tasks = num(kv, "tasks", 200), work = num(kv, "work", 2_000_000);
-        int k = (int) num(kv, "pool", 1);
         long sleepUs = num(kv, "sleep_us", 0);
-        ExecutorService pool = Executors.newFixedThreadPool(k);
+        // pool=virtual: a virtual thread per task (JDK 21+; reached by reflection, this
+        // file compiles for 17).
+        ExecutorService pool = "virtual".equals(kv.get("pool"))
+            ? (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null)
+            : Executors.newFixedThreadPool((int) num(kv, "pool", 1));
         List<Future<Long>> fs = new ArrayList<>();
         for (long i = 0; i < tasks; i++) fs.add(pool.submit(new Chunk(work, sleepUs)));
         long c = 0;
