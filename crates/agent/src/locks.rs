@@ -643,6 +643,20 @@ fn shared_side(jvmti: Jvmti) -> bool {
 /// Probe.exit of a `LockAcquire` probe (normal return or exception).
 #[no_mangle]
 pub extern "system" fn Java_weft_Probe_nLockEnd(e: *mut JNIEnv, _c: jclass, _probe: jint) {
+    lock_end(e, true);
+}
+
+/// Probe.exitInt/exitLong of a `LockAcquire` probe whose slow path returned without
+/// the lock (a timed `tryLock`/`tryAcquire` ran out of time, an interruptible one was
+/// interrupted, or it threw): `LockGaveUp`, or a timed-out wait (`CountDownLatch.await`
+/// with a timeout).
+#[no_mangle]
+pub extern "system" fn Java_weft_Probe_nLockGaveUp(e: *mut JNIEnv, _c: jclass, _probe: jint) {
+    lock_end(e, false);
+}
+
+/// The end of a `LockAcquire` slow path: `acquired` or not.
+fn lock_end(e: *mut JNIEnv, acquired: bool) {
     let ts = clock::now();
     let depth = ACQUIRE_DEPTH.with(|d| {
         let v = d.get().saturating_sub(1);
@@ -655,10 +669,11 @@ pub extern "system" fn Java_weft_Probe_nLockEnd(e: *mut JNIEnv, _c: jclass, _pro
     let cur = CURRENT.with(|c| c.replace(Current::None));
     let parked = PARKED.with(|p| p.replace(false));
     let rec = match cur {
-        Current::Lock(lock) => Record::LockAcquired { ts, lock, parked },
+        Current::Lock(lock) if acquired => Record::LockAcquired { ts, lock, parked },
+        Current::Lock(lock) => Record::LockGaveUp { ts, lock },
         Current::Wait => Record::WaitEnd {
             ts,
-            timed_out: false,
+            timed_out: !acquired,
         },
         _ => return,
     };

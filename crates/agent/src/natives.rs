@@ -339,6 +339,11 @@ pub fn table() -> Vec<(&'static str, Vec<Native>)> {
                     f!(locks::Java_weft_Probe_nLockBegin),
                 ),
                 ("nLockEnd", "(I)V", f!(locks::Java_weft_Probe_nLockEnd)),
+                (
+                    "nLockGaveUp",
+                    "(I)V",
+                    f!(locks::Java_weft_Probe_nLockGaveUp),
+                ),
             ],
         ),
         (

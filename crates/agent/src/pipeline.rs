@@ -187,6 +187,8 @@ fn transform_methods(
             descriptor: w.descriptor.clone(),
             probe_id: id,
             pass_arg0: w.pass_arg0,
+            // A lock slow path's result says whether it acquired (a timed `tryLock` can give up).
+            pass_result: w.kind == ProbeKind::LockAcquire,
             hooks: if w.window {
                 Some(decide::window_hooks())
             } else {

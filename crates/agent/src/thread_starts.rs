@@ -49,6 +49,7 @@ pub fn instrument_thread(bytes: &[u8]) -> Option<Vec<u8>> {
         descriptor: descriptor.into(),
         probe_id: 0,
         pass_arg0: false,
+        pass_result: false,
         hooks: Some(weft_classfile::Hooks {
             class: "weft/Probe".into(),
             enter: Some(("threadStart".into(), "(Ljava/lang/Object;)V".into())),

@@ -147,6 +147,7 @@ fn virtual_thread_wraps(major: u32) -> Vec<weft_classfile::WrapRequest> {
             descriptor: descriptor.into(),
             probe_id: 0,
             pass_arg0,
+            pass_result: false,
             hooks: Some(weft_classfile::Hooks {
                 class: "weft/VtProbe".into(),
                 enter: enter.map(|(n, d)| (n.into(), d.into())),

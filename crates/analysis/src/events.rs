@@ -10,6 +10,9 @@
 
 use weft_trace::ThreadIndex;
 
+/// `LockAcquired`'s flag bit: the thread gave up (`LockGaveUp`), it did not acquire.
+pub const LOCK_GAVE_UP: u8 = 2;
+
 /// What an event is. The meaning of its arguments `a`, `b`, `c` and `flag`
 /// (see [`ThreadEvents`]) is given per kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -55,7 +58,9 @@ pub enum EventKind {
     /// Began blocking on a lock: a = owner's Java thread id (0 unknown), b = lock,
     /// c = site, flag = [`weft_trace::lock_flags`].
     LockBlock,
-    /// Acquired the lock it blocked on: b = lock, flag = 1 if it parked.
+    /// Acquired the lock it blocked on: b = lock, flag = 1 if it parked; with
+    /// [`LOCK_GAVE_UP`] it stopped waiting without the lock (`LockGaveUp`: a timed
+    /// `tryLock` ran out of time): the blocked period ends, no hold begins.
     LockAcquired,
     /// A wait that is not a lock acquisition began: b = lock, flag = [`weft_trace::wait_kind`],
     /// a = class id of the waited-on object or park blocker, c = site (both from the

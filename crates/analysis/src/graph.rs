@@ -171,6 +171,11 @@ pub fn lock_handoff_edges(a: &Analysis) -> impl Iterator<Item = GraphEdge> + '_ 
                 owner = Some(e.a);
                 None
             }
+            // A thread that gave up (a timed `tryLock`) got nothing handed off.
+            EventKind::LockAcquired if e.flag & crate::events::LOCK_GAVE_UP != 0 => {
+                owner = None;
+                None
+            }
             EventKind::LockAcquired => {
                 let holder = by_java_id.get(&owner.take()?).copied()?;
                 (holder != evs.thread).then_some(GraphEdge {

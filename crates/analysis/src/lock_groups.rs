@@ -28,6 +28,8 @@ pub struct LockGroup {
     pub peak_start_ns: u64,
     pub contended: u64,
     pub slow_acquisitions: u64,
+    /// Slow paths that gave up without the lock (`LockStats::gave_up`).
+    pub gave_up: u64,
     pub blocked_ns: u64,
     pub max_blocked_ns: u64,
     /// The largest `LockStats::release_spread_ns` of its instances.
@@ -130,6 +132,7 @@ pub fn group(la: &LockAnalysis) -> Vec<LockGroup> {
                 peak_start_ns: 0,
                 contended: 0,
                 slow_acquisitions: 0,
+                gave_up: 0,
                 blocked_ns: 0,
                 max_blocked_ns: 0,
                 release_spread_ns: 0,
@@ -149,6 +152,7 @@ pub fn group(la: &LockAnalysis) -> Vec<LockGroup> {
                 g.csp += l.csp;
                 g.contended += l.contended;
                 g.slow_acquisitions += l.slow_acquisitions;
+                g.gave_up += l.gave_up;
                 g.blocked_ns += l.blocked_ns;
                 g.max_blocked_ns = g.max_blocked_ns.max(l.max_blocked_ns);
                 g.release_spread_ns = g.release_spread_ns.max(l.release_spread_ns);
@@ -213,6 +217,7 @@ mod tests {
             csp_per_interval: vec![blocked as f64 / 1000.0],
             contended: 1,
             slow_acquisitions: 2,
+            gave_up: 0,
             blocked_ns: blocked,
             max_blocked_ns: blocked,
             release_spread_ns: 0,

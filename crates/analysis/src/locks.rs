@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 use weft_trace::{lock_flags, lock_kind, thread_state, wait_kind, ThreadIndex};
 
 use crate::cpu::{covers, merge_intervals};
-use crate::events::EventKind;
+use crate::events::{EventKind, LOCK_GAVE_UP};
 use crate::model::Model;
 
 /// Default CSP interval (Free Lunch: 1 s).
@@ -69,6 +69,10 @@ pub struct LockStats {
     pub contended: u64,
     /// Slow-path acquisitions (j.u.c.) including the ones resolved without parking.
     pub slow_acquisitions: u64,
+    /// Slow paths that gave up without the lock (a timed `tryLock`/`tryAcquire` that
+    /// ran out of time, an interrupted acquire): not among the acquisitions above,
+    /// their blocked time is in `blocked_ns`.
+    pub gave_up: u64,
     pub blocked_ns: u64,
     pub max_blocked_ns: u64,
     /// From the first blocked period's end to the last one's: ~0 when every waiter was
@@ -318,6 +322,10 @@ pub struct BlockedInterval {
     /// Never acquired: still blocked at the thread's last record (a deadlock, or a
     /// recording stopped while it waited).
     pub unresolved: bool,
+    /// Stopped waiting without the lock (`LockGaveUp`: a timed `tryLock` or
+    /// `tryAcquire` ran out of time, or an interruptible acquire was interrupted):
+    /// contention, but no hold follows.
+    pub gave_up: bool,
 }
 
 /// One wait that is not a lock acquisition (`WaitBegin`..`WaitEnd`).
@@ -545,6 +553,7 @@ struct Acc {
     per_interval: Vec<u64>,
     contended: u64,
     slow: u64,
+    gave_up: u64,
     blocked: u64,
     max_blocked: u64,
     /// Earliest and latest end of a blocked period.
@@ -627,8 +636,8 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
         wait: Option<(u8, u64, u32, u32)>,
     }
     let mut open: HashMap<ThreadIndex, Open> = HashMap::new();
-    // (thread, lock id, start, end, flags, owner, site, parked)
-    type RawBlock = (ThreadIndex, u32, u64, u64, u8, u64, u32, bool, bool);
+    // (thread, lock id, start, end, flags, owner, site, parked, unresolved, gave up)
+    type RawBlock = (ThreadIndex, u32, u64, u64, u8, u64, u32, bool, bool, bool);
     let mut raw_blocks: Vec<RawBlock> = Vec::new();
     let mut wait_intervals: Vec<WaitInterval> = Vec::new();
     // (class id, site id) of each wait interval, for the wait groups.
@@ -638,7 +647,8 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
                            (lock, s, flags, owner, site): (u32, u64, u8, u64, u32),
                            e: u64,
                            parked: bool,
-                           unresolved: bool| {
+                           unresolved: bool,
+                           gave_up: bool| {
         raw_blocks.push((
             th,
             lock,
@@ -649,6 +659,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
             site,
             parked,
             unresolved,
+            gave_up,
         ));
         let a = locks.entry(lock).or_default();
         if a.per_interval.is_empty() {
@@ -663,9 +674,13 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
             a.ends
                 .map_or((end, end), |(lo, hi)| (lo.min(end), hi.max(end))),
         );
-        a.slow += 1;
-        if parked {
-            a.contended += 1;
+        if gave_up {
+            a.gave_up += 1;
+        } else {
+            a.slow += 1;
+            if parked {
+                a.contended += 1;
+            }
         }
         if flags & lock_flags::SHARED != 0 {
             a.shared += d;
@@ -705,7 +720,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
                 EventKind::LockBlock => {
                     let (lock, flags, owner, site) = (&e.b, &e.flag, &e.a, &e.c);
                     if let Some(b) = o.block.take() {
-                        close_block(&mut locks, *th, b, *ts, false, false);
+                        close_block(&mut locks, *th, b, *ts, false, false, false);
                     }
                     o.block = Some((*lock, *ts, *flags, *owner, *site));
                     let a = locks.entry(*lock).or_default();
@@ -724,7 +739,8 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
                                 .get(&b.0)
                                 .and_then(|a| a.def.as_ref())
                                 .is_some_and(|d| d.0 == lock_kind::MONITOR);
-                        close_block(&mut locks, *th, b, *ts, p, false);
+                        let gave_up = e.flag & LOCK_GAVE_UP != 0;
+                        close_block(&mut locks, *th, b, *ts, p, false, gave_up);
                     }
                 }
                 EventKind::WaitBegin => {
@@ -766,7 +782,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
     for (th, o) in open {
         let (tstart, tend) = counted.get(&th).copied().unwrap_or((0, end));
         if let Some(b) = o.block {
-            close_block(&mut locks, th, b, tend.max(b.1), true, true);
+            close_block(&mut locks, th, b, tend.max(b.1), true, true, false);
         }
         if let Some((k, s, class, site)) = o.wait {
             spread(&mut running, interval, s.max(tstart), tend.min(end), false);
@@ -815,7 +831,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
         v
     };
     for (id, a) in locks {
-        if a.slow == 0 {
+        if a.slow == 0 && a.gave_up == 0 {
             continue;
         }
         let (kind, class, ident) =
@@ -864,6 +880,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
             csp_per_interval,
             contended: a.contended,
             slow_acquisitions: a.slow,
+            gave_up: a.gave_up,
             blocked_ns: a.blocked,
             max_blocked_ns: a.max_blocked,
             release_spread_ns: a.ends.map_or(0, |(lo, hi)| hi - lo),
@@ -981,7 +998,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
     out.blocked = raw_blocks
         .into_iter()
         .filter_map(
-            |(thread, lock, s, e, flags, owner, site, parked, unresolved)| {
+            |(thread, lock, s, e, flags, owner, site, parked, unresolved, gave_up)| {
                 Some(BlockedInterval {
                     thread,
                     lock: *index_of.get(&lock)?,
@@ -992,6 +1009,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
                     shared: flags & lock_flags::SHARED != 0,
                     parked,
                     unresolved,
+                    gave_up,
                 })
             },
         )
@@ -1192,6 +1210,7 @@ mod tests {
                 shared: false,
                 parked: true,
                 unresolved: false,
+                gave_up: false,
             }]
         );
         assert_eq!(

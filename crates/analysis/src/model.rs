@@ -773,6 +773,18 @@ impl ModelBuilder {
                 ev(EventKind::LockAcquired, *ts, 0, *lock, 0, u8::from(*parked)),
                 false,
             )),
+            // The end of the blocked period without the lock (it parked, timed).
+            Record::LockGaveUp { ts, lock } => Some((
+                ev(
+                    EventKind::LockAcquired,
+                    *ts,
+                    0,
+                    *lock,
+                    0,
+                    1 | crate::events::LOCK_GAVE_UP,
+                ),
+                false,
+            )),
             Record::WaitBegin { ts, kind, lock } => {
                 Some((ev(EventKind::WaitBegin, *ts, 0, *lock, 0, *kind), false))
             }

@@ -364,7 +364,7 @@ fn span_begin(r: &Record) -> Option<Span> {
 
 fn span_end(r: &Record) -> Option<Span> {
     Some(match r {
-        Record::LockAcquired { .. } => Span::Lock,
+        Record::LockAcquired { .. } | Record::LockGaveUp { .. } => Span::Lock,
         Record::WaitEnd { .. } => Span::Wait,
         Record::JoinEnd { .. } => Span::Join,
         Record::FjJoinEnd { .. } => Span::FjJoin,

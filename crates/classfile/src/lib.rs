@@ -37,6 +37,10 @@ pub const PROBE_CLASS: &str = "weft/Probe";
 pub const ENTER_DESC: &str = "(ILjava/lang/Object;Ljava/lang/Object;)V";
 /// `static void exit(int probe, Object self)`.
 pub const EXIT_DESC: &str = "(ILjava/lang/Object;)V";
+/// `static void exitInt(int result, int probe, Object self)` ([`WrapRequest::pass_result`]).
+pub const EXIT_INT_DESC: &str = "(IILjava/lang/Object;)V";
+/// `static void exitLong(long result, int probe, Object self)` ([`WrapRequest::pass_result`]).
+pub const EXIT_LONG_DESC: &str = "(JILjava/lang/Object;)V";
 /// `static void created(int probe, Object self)`.
 pub const CREATED_DESC: &str = "(ILjava/lang/Object;)V";
 
@@ -105,6 +109,11 @@ pub struct WrapRequest {
     pub pass_arg0: bool,
     /// Call these static methods instead of `Probe.enter/exit` (None: the default probes).
     pub hooks: Option<Hooks>,
+    /// With the default probes, the exit probe of a method returning `int` or `long` also
+    /// gets its result: `Probe.exitInt(result, P, this)` / `Probe.exitLong` before every
+    /// return, with 0 in the catch-all handler (a lock slow path's result says whether it
+    /// acquired). Other return types: `Probe.exit` as without it.
+    pub pass_result: bool,
 }
 
 /// Custom probe methods of one instrumented method. The entry hook gets `this` (null in a
@@ -326,10 +335,25 @@ pub fn instrument(
                         enter_takes_arg: p.req.pass_arg0,
                         pass_arg0: p.req.pass_arg0,
                         last_ref_arg: h.last_ref_arg,
+                        result: None,
                     }
                 }
                 None => {
                     let probe_class = app.class(PROBE_CLASS.as_bytes())?;
+                    let result = if !p.req.pass_result {
+                        None
+                    } else if p.req.descriptor.ends_with(")I") {
+                        Some(wrap::Result::Int)
+                    } else if p.req.descriptor.ends_with(")J") {
+                        Some(wrap::Result::Long)
+                    } else {
+                        None
+                    };
+                    let (exit, exit_desc) = match result {
+                        None => (&b"exit"[..], EXIT_DESC),
+                        Some(wrap::Result::Int) => (&b"exitInt"[..], EXIT_INT_DESC),
+                        Some(wrap::Result::Long) => (&b"exitLong"[..], EXIT_LONG_DESC),
+                    };
                     wrap::Calls {
                         push_id: wrap::push_int(p.req.probe_id, &mut app),
                         enter: Some(app.method_ref(
@@ -340,20 +364,21 @@ pub fn instrument(
                         )?),
                         exit: Some(app.method_ref(
                             probe_class,
-                            b"exit",
-                            EXIT_DESC.as_bytes(),
+                            exit,
+                            exit_desc.as_bytes(),
                             false,
                         )?),
                         enter_takes_arg: true,
                         pass_arg0: p.req.pass_arg0,
                         last_ref_arg: false,
+                        result,
                     }
                 }
             };
             let is_static = m.access & ACC_STATIC != 0;
-            let (prologue, exit_seq) = wrap::sequences(&calls, &p.desc, is_static);
+            let (prologue, exit_seq, handler_seq) = wrap::sequences(&calls, &p.desc, is_static);
             let handler = calls.exit.map(|_| code::Handler {
-                code: &exit_seq,
+                code: &handler_seq,
                 this_class: (!is_static).then_some(cf.this_class),
                 throwable,
                 stack_map_name,
@@ -364,8 +389,11 @@ pub fn instrument(
                 all_returns: true,
                 reads_local0: !is_static && calls.exit.is_some(),
                 // The entry call pushes up to 3 on an empty stack, the exit call 3 above a return
-                // value, the handler 3 above the Throwable.
-                extra_stack: 3 + u16::from(handler.is_some()),
+                // value, the handler 3 above the Throwable; with the result, its copy (a long's
+                // two slots) below the exit call's 2.
+                extra_stack: 3
+                    + u16::from(handler.is_some())
+                    + if calls.result.is_some() { 2 } else { 0 },
                 handler,
                 monitor_enter: &[],
                 monitor_exit: &[],

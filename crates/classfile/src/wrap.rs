@@ -56,14 +56,26 @@ pub(crate) struct Calls {
     pub pass_arg0: bool,
     /// The last reference argument instead of the first (`Hooks::last_ref_arg`).
     pub last_ref_arg: bool,
+    /// The exit call also takes the method's result (`WrapRequest::pass_result`).
+    pub result: Option<Result>,
 }
 
-/// (prologue, exit sequence) of a method.
+/// The type of a result the exit call takes first.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Result {
+    Int,
+    Long,
+}
+
+/// (prologue, exit sequence before each return, exit sequence of the catch-all handler) of
+/// a method. With a result, the one before a return copies the return value under the
+/// call's other arguments (`dup`/`dup2`: the value stays below, for the return), the
+/// handler's passes 0 (the method threw).
 pub(crate) fn sequences(
     calls: &Calls,
     desc: &MethodDesc<'_>,
     is_static: bool,
-) -> (Vec<u8>, Vec<u8>) {
+) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
     let this_or_null = if is_static { 0x01 } else { 0x2a };
     let mut prologue = Vec::new();
     if let Some(enter) = calls.enter {
@@ -90,14 +102,21 @@ pub(crate) fn sequences(
         prologue.push(0xb8);
         prologue.extend_from_slice(&enter.to_be_bytes());
     }
-    let mut exit_seq = Vec::new();
+    let mut call = Vec::new();
     if let Some(exit) = calls.exit {
-        exit_seq.extend_from_slice(&calls.push_id);
-        exit_seq.push(this_or_null);
-        exit_seq.push(0xb8);
-        exit_seq.extend_from_slice(&exit.to_be_bytes());
+        call.extend_from_slice(&calls.push_id);
+        call.push(this_or_null);
+        call.push(0xb8);
+        call.extend_from_slice(&exit.to_be_bytes());
     }
-    (prologue, exit_seq)
+    let (copy, zero): (&[u8], &[u8]) = match (calls.exit, calls.result) {
+        (Some(_), Some(Result::Int)) => (&[0x59], &[0x03]), // dup, iconst_0
+        (Some(_), Some(Result::Long)) => (&[0x5c], &[0x09]), // dup2, lconst_0
+        _ => (&[], &[]),
+    };
+    let exit_seq = [copy, &call].concat();
+    let handler_seq = [zero, &call].concat();
+    (prologue, exit_seq, handler_seq)
 }
 
 #[cfg(test)]
@@ -118,6 +137,7 @@ mod tests {
                 enter_takes_arg: true,
                 pass_arg0: true,
                 last_ref_arg,
+                result: None,
             };
             sequences(&calls, &desc, false).0
         };
@@ -125,5 +145,36 @@ mod tests {
         assert_eq!(prologue(false), [0x2a, 0x2b, 0xb8, 0, 7]);
         // aload_0, aload 4 (after the Thread and the long's two slots), invokestatic #7.
         assert_eq!(prologue(true), [0x2a, 0x19, 4, 0xb8, 0, 7]);
+    }
+
+    /// With the result, the exit call before a return takes a copy of the return value
+    /// (`dup`, a long's `dup2`), the handler's takes 0 (`iconst_0`, `lconst_0`): then the
+    /// probe id, `this` and the call, as without it.
+    #[test]
+    fn the_exit_call_gets_the_result_or_zero_in_the_handler() {
+        let desc = parse_method(b"(IJ)I").unwrap();
+        let seqs = |result| {
+            let calls = Calls {
+                push_id: vec![0x08],
+                enter: None,
+                exit: Some(9),
+                enter_takes_arg: false,
+                pass_arg0: false,
+                last_ref_arg: false,
+                result,
+            };
+            let (_, exit, handler) = sequences(&calls, &desc, false);
+            (exit, handler)
+        };
+        let call = [0x08, 0x2a, 0xb8, 0, 9];
+        assert_eq!(seqs(None), (call.to_vec(), call.to_vec()));
+        assert_eq!(
+            seqs(Some(Result::Int)),
+            ([&[0x59][..], &call].concat(), [&[0x03][..], &call].concat())
+        );
+        assert_eq!(
+            seqs(Some(Result::Long)),
+            ([&[0x5c][..], &call].concat(), [&[0x09][..], &call].concat())
+        );
     }
 }

@@ -73,6 +73,7 @@ fn plan(s: &ClassSummary, next: &mut i32, ids: &mut BTreeMap<String, i32>) -> In
                 descriptor: m.descriptor.clone(),
                 probe_id: *next,
                 pass_arg0: true,
+                pass_result: false,
                 hooks: None,
             });
             ids.insert(format!("{}.{}{}", s.name, m.name, m.descriptor), *next);
@@ -361,6 +362,7 @@ fn damaged_classes_never_panic() {
                 descriptor: m.descriptor.clone(),
                 probe_id: 7,
                 pass_arg0: true,
+                pass_result: false,
                 hooks: None,
             })
             .collect();
@@ -416,6 +418,7 @@ fn timing_fork_join_task() {
                     descriptor: x.descriptor.clone(),
                     probe_id: 1,
                     pass_arg0: false,
+                    pass_result: false,
                     hooks: None,
                 });
             }

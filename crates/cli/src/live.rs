@@ -103,7 +103,9 @@ impl Carry {
             let late = r.ts().is_some_and(|ts| ts >= cut);
             match r {
                 Record::LockBlock { .. } => o.0.push(i),
-                Record::LockAcquired { .. } => crossing.extend(o.0.pop().filter(|_| late)),
+                Record::LockAcquired { .. } | Record::LockGaveUp { .. } => {
+                    crossing.extend(o.0.pop().filter(|_| late))
+                }
                 Record::WaitBegin { .. } => o.1.push(i),
                 Record::WaitEnd { .. } => crossing.extend(o.1.pop().filter(|_| late)),
                 Record::ThreadEnd { ts, .. } if *ts < cut => {

@@ -346,3 +346,88 @@ fn live_mode_prints_while_running() {
     );
     let _ = std::fs::remove_file(&trace);
 }
+
+/// Timed acquisitions that run out of time while a holder keeps the lock
+/// (`TimedTryLock`: `ReentrantLock.tryLock(timeout)`, `Semaphore.tryAcquire(timeout)`,
+/// `StampedLock.tryWriteLock(timeout)`, `CountDownLatch.await(timeout)`): each try is a
+/// `LockGaveUp`, not an acquisition (the slow path's result, passed to the exit probe),
+/// and a latch's is a timed-out wait; the report counts them per lock, with their
+/// blocked time. On JDK 17, 21 and 25, with the rewritten JDK classes verified.
+#[test]
+fn timed_tries_that_run_out_are_not_acquisitions() {
+    use weft_trace::Record;
+    let _serial = serial();
+    for major in [17u32, 21, 25] {
+        let java = if major == 17 {
+            std::path::PathBuf::from("java")
+        } else {
+            jdk_java(major)
+        };
+        let trace = scratch_file(&format!("timed-try-{major}.weft"));
+        let _ = std::fs::remove_file(&trace);
+        let mut c = command(weft());
+        c.args(["record", "--no-sample", "-o"])
+            .arg(&trace)
+            .arg("--")
+            .arg(&java)
+            .args(["-Xverify:all", "-cp", &classes().display().to_string()])
+            .arg("weft.workloads.locks.TimedTryLock");
+        let rec = run(c);
+        assert_no_panic(&rec, "weft record");
+        assert!(rec.status.success(), "JDK {major}: {}", rec.describe());
+        let t = truth(&rec.stdout);
+        let t_ = weft_trace::read_trace(&trace).expect("trace readable");
+        // LockDef id -> kind name, then the gave-up records per kind.
+        let mut kind_of = std::collections::HashMap::new();
+        for (_, r) in &t_.records {
+            if let Record::LockDef { id, kind, .. } = r {
+                kind_of.insert(*id, weft_trace::lock_kind::name(*kind));
+            }
+        }
+        let mut gave_up: std::collections::BTreeMap<&str, u64> = Default::default();
+        let mut timed_out_waits = 0u64;
+        for (_, r) in &t_.records {
+            match r {
+                Record::LockGaveUp { lock, .. } => {
+                    *gave_up
+                        .entry(kind_of.get(lock).copied().unwrap_or("?"))
+                        .or_default() += 1
+                }
+                Record::WaitEnd {
+                    timed_out: true, ..
+                } => timed_out_waits += 1,
+                _ => {}
+            }
+        }
+        let report = report_json(&trace);
+        for kind in ["reentrant_lock", "semaphore", "stamped_lock"] {
+            let want = t["gave_up"][kind].as_u64().expect("truth");
+            assert!(
+                want > 0,
+                "JDK {major}: the workload's tries all succeeded: {t}"
+            );
+            assert_eq!(
+                gave_up.get(kind).copied().unwrap_or(0),
+                want,
+                "JDK {major}: LockGaveUp records of the {kind} ({gave_up:?})"
+            );
+            let in_report: u64 = report["locks"]["locks"]
+                .as_array()
+                .expect("locks")
+                .iter()
+                .filter(|l| l["kind"] == kind)
+                .map(|l| l["gave_up"].as_u64().unwrap_or(0))
+                .sum();
+            assert_eq!(
+                in_report, want,
+                "JDK {major}: the report's gave_up of the {kind}"
+            );
+        }
+        assert_eq!(
+            timed_out_waits,
+            t["latch_timeouts"].as_u64().expect("truth"),
+            "JDK {major}: timed-out CountDownLatch waits"
+        );
+        let _ = std::fs::remove_file(&trace);
+    }
+}

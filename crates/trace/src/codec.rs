@@ -62,6 +62,7 @@ pub(crate) mod tag {
     pub const WAIT_BEGIN: u8 = 63;
     pub const WAIT_END: u8 = 64;
     pub const APP_START: u8 = 65;
+    pub const LOCK_GAVE_UP: u8 = 66;
     pub const FRAME_DEF: u8 = 80;
     pub const STACK_DEF: u8 = 81;
     pub const STACK_SAMPLE: u8 = 82;
@@ -744,6 +745,11 @@ fn encode<W: Put>(out: &mut W, t: &mut Times, record: &Record) -> usize {
             let at = head(out, t, tag::LOCK_ACQUIRED, Some(*ts));
             v(out, *lock as u64);
             out.byte(*parked as u8);
+            at
+        }
+        LockGaveUp { ts, lock } => {
+            let at = head(out, t, tag::LOCK_GAVE_UP, Some(*ts));
+            v(out, *lock as u64);
             at
         }
         WaitBegin { ts, kind, lock } => {

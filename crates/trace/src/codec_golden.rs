@@ -301,6 +301,10 @@ pub(crate) fn corpus(n: usize) -> Vec<Record> {
                 lock: g.u32(),
                 parked: g.bool(),
             },
+            LockGaveUp {
+                ts: g.ts(),
+                lock: g.u32(),
+            },
             WaitBegin {
                 ts: g.ts(),
                 kind: g.u8(),
@@ -363,7 +367,7 @@ pub(crate) fn corpus(n: usize) -> Vec<Record> {
             LockDef { .. } | LockBlock { .. } | LockAcquired { .. } | WaitBegin { .. } => {}
             WaitEnd { .. } | WaitDetail { .. } | AppStart { .. } | FrameDef { .. } => {}
             StackDef { .. } | StackSample { .. } | ThreadSeen { .. } => {}
-            WindowEnter { .. } | WindowExit { .. } => {}
+            WindowEnter { .. } | WindowExit { .. } | LockGaveUp { .. } => {}
         }
     }
     out

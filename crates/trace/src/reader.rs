@@ -942,6 +942,10 @@ pub(crate) fn decode_record(
             lock: c.u32v()?,
             parked: c.u8()? != 0,
         },
+        tag::LOCK_GAVE_UP => LockGaveUp {
+            ts,
+            lock: c.u32v()?,
+        },
         tag::WAIT_BEGIN => WaitBegin {
             ts,
             kind: c.u8()?,

@@ -434,6 +434,13 @@ pub enum Record {
         lock: u32,
         parked: bool,
     },
+    /// This thread stopped waiting for the lock it was blocked on without acquiring
+    /// it: a timed `tryLock`/`tryAcquire` whose time ran out, or an interrupted
+    /// `lockInterruptibly` (j.u.c.; since session 24, earlier agents wrote `LockAcquired`).
+    LockGaveUp {
+        ts: u64,
+        lock: u32,
+    },
     /// A wait that is not a lock acquisition began (`kind`: [`wait_kind`]; `lock`: a
     /// LockDef id or 0).
     WaitBegin {
@@ -620,6 +627,7 @@ impl Record {
             StackSample { ts, .. } | ThreadSeen { ts, .. } => Some(*ts),
             LockBlock { ts, .. }
             | LockAcquired { ts, .. }
+            | LockGaveUp { ts, .. }
             | WaitBegin { ts, .. }
             | WaitEnd { ts, .. }
             | AppStart { ts }
@@ -690,6 +698,7 @@ impl Record {
             StackSample { ts, .. } | ThreadSeen { ts, .. } => Some(ts),
             LockBlock { ts, .. }
             | LockAcquired { ts, .. }
+            | LockGaveUp { ts, .. }
             | WaitBegin { ts, .. }
             | WaitEnd { ts, .. }
             | AppStart { ts }

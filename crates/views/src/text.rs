@@ -384,7 +384,7 @@ fn locks_text(out: &mut String, a: &Analysis) {
             let more = g.blocked_per_thread.len().saturating_sub(4);
             let _ = writeln!(
                 out,
-                "  {} {} {} {} {} {} {} {} at {site}; held by {}; blocked: {}{}",
+                "  {} {} {} {} {} {} {} {} at {site}; held by {}; blocked: {}{}{}",
                 pad(&shorten(label, w), w),
                 pad(g.kind, 15),
                 lpad(&pct(g.csp), 5),
@@ -401,6 +401,14 @@ fn locks_text(out: &mut String, a: &Analysis) {
                 threads.join(", "),
                 if more > 0 {
                     format!(" and {more} more threads")
+                } else {
+                    String::new()
+                },
+                if g.gave_up > 0 {
+                    format!(
+                        "; {} gave up (a timed try ran out, or interrupted)",
+                        g.gave_up
+                    )
                 } else {
                     String::new()
                 }

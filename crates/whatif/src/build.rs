@@ -586,6 +586,13 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
     let mut by_lock: Vec<Vec<usize>> = vec![Vec::new(); locks.locks.len()];
     let mut shared_blocked: Vec<bool> = vec![false; locks.locks.len()];
     for (i, b) in locks.blocked.iter().enumerate() {
+        if b.gave_up {
+            // A timed `tryLock` that ran out of time: it waited its timeout and took
+            // no hold. Kept as recorded (an edit of the lock could make it succeed and
+            // the program take another path, which the trace does not show).
+            put(&mut marks, b.thread, b.start_ns, b.end_ns, Mark::Anchored);
+            continue;
+        }
         if b.shared {
             if let Some(x) = shared_blocked.get_mut(b.lock) {
                 *x = true;
@@ -1663,6 +1670,16 @@ mod tests {
         assert!(waited_a_scheduler_slice(std::iter::empty()));
     }
 
+    /// A thread's end at `ts` with `cpu_ns` of CPU.
+    fn thread_end(ts: u64, cpu_ns: u64) -> weft_trace::Record {
+        weft_trace::Record::ThreadEnd {
+            ts,
+            cpu_ns,
+            voluntary_cs: 0,
+            involuntary_cs: 0,
+        }
+    }
+
     /// A thread's start at 1 ns, named `name`, Java id `java_id`.
     fn thread_start(name: &str, java_id: u64) -> weft_trace::Record {
         weft_trace::Record::ThreadStart {
@@ -1704,12 +1721,7 @@ mod tests {
         use weft_trace::{lock_flags, lock_kind, Record, GLOBAL_THREAD};
         const MS: u64 = 1_000_000;
         let start = thread_start;
-        let end = |ts| Record::ThreadEnd {
-            ts,
-            cpu_ns: 40 * MS,
-            voluntary_cs: 0,
-            involuntary_cs: 0,
-        };
+        let end = |ts| thread_end(ts, 40 * MS);
         let records = vec![
             (
                 GLOBAL_THREAD,
@@ -2245,6 +2257,57 @@ mod tests {
             (g.cores_jvm_threads - 1.0).abs() < 0.05,
             "{}",
             g.cores_jvm_threads
+        );
+    }
+
+    /// A timed `tryLock` that ran out of time (`LockGaveUp`) waited its timeout and
+    /// took no hold: a delay as recorded, no acquisition of the lock in the model
+    /// (recorded as an acquisition before session 24, it took a hold inferred up to
+    /// the next waiter's).
+    #[test]
+    fn a_timed_try_that_gave_up_is_a_delay_not_a_hold() {
+        use weft_trace::{lock_kind, Record, GLOBAL_THREAD};
+        let end = |ts| thread_end(ts, 0);
+        let records = vec![
+            (
+                GLOBAL_THREAD,
+                Record::LockDef {
+                    id: 5,
+                    kind: lock_kind::REENTRANT_LOCK,
+                    class: "java.util.concurrent.locks.ReentrantLock".into(),
+                    ident: 0x55,
+                    fair: false,
+                },
+            ),
+            (0, thread_start("main", 1)),
+            (0, end(100)),
+            (1, thread_start("trier", 2)),
+            (
+                1,
+                Record::LockBlock {
+                    ts: 10,
+                    lock: 5,
+                    flags: 0,
+                    owner: 0,
+                    site: 0,
+                },
+            ),
+            (1, Record::LockGaveUp { ts: 30, lock: 5 }),
+            (1, end(50)),
+            (GLOBAL_THREAD, Record::End { ts: 100 }),
+        ];
+        let g = graph_of(records);
+        let trier = g
+            .strands
+            .iter()
+            .position(|s| g.classes[s.class as usize] == "trier" || s.thread == 1)
+            .expect("the trier's strand");
+        let ops = g.ops_of(trier as u32);
+        assert!(ops.contains(&crate::Op::Delay(20)), "{ops:?}");
+        assert!(
+            !ops.iter()
+                .any(|o| matches!(o, crate::Op::Acquire(_) | crate::Op::Release(_))),
+            "{ops:?}"
         );
     }
 }

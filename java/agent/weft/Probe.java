@@ -316,6 +316,47 @@ public final class Probe {
     }
 
     /**
+     * Exit probe of a lock slow path returning int (AQS {@code acquire}; added where the
+     * method returns int: crates/classfile, {@code WrapRequest::pass_result}): its result
+     * says whether it acquired (positive) or gave up (0: a timed {@code tryLock} or
+     * {@code tryAcquire} ran out of time, or it threw; negative: interrupted).
+     */
+    public static void exitInt(int result, int probe, Object self) {
+        if (result > 0) {
+            exit(probe, self);
+        } else {
+            gaveUp(probe, self);
+        }
+    }
+
+    /**
+     * The same for {@code StampedLock.acquireWrite/acquireRead}: a stamp when it acquired;
+     * 0 (timed out, or it threw) or 1 ({@code INTERRUPTED}) when it gave up.
+     */
+    public static void exitLong(long result, int probe, Object self) {
+        if (result != 0L && result != 1L) {
+            exit(probe, self);
+        } else {
+            gaveUp(probe, self);
+        }
+    }
+
+    @FjStubDontInline
+    private static void gaveUp(int probe, Object self) {
+        try {
+            if (!on) {
+                exitOff(probe, self);
+            } else if (((probe >>> 24) & 0xF) == LOCK) {
+                nLockGaveUp(probe);
+            } else {
+                exit(probe, self);
+            }
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
+    /**
      * The probes went off (an attach session ended) inside a submission: its depth
      * must still come down, or the next session misses this thread's submissions.
      */
@@ -548,4 +589,6 @@ public final class Probe {
     private static native void nLockBegin(int probe, Object lock, Object node);
 
     private static native void nLockEnd(int probe);
+
+    private static native void nLockGaveUp(int probe);
 }

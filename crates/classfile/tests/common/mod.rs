@@ -80,6 +80,7 @@ pub fn req(name: &str, descriptor: &str, probe_id: i32, pass_arg0: bool) -> Wrap
         descriptor: descriptor.into(),
         probe_id,
         pass_arg0,
+        pass_result: false,
         hooks: None,
     }
 }
