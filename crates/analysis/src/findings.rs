@@ -1206,11 +1206,22 @@ fn lock_findings(
         } else {
             "thread"
         };
-        let avg = g.blocked_ns / g.slow_acquisitions.max(1);
+        // Timed tries that ran out (`tryLock(timeout)`) blocked too, without acquiring.
+        let attempts = g.slow_acquisitions + g.gave_up;
+        let avg = g.blocked_ns / attempts.max(1);
         let holder = phase
             .and_then(|p| p.owner.as_deref())
             .map_or(String::new(), |o| format!(", mostly held by `{o}`"));
-        let who = if g.threads == 1 && g.slow_acquisitions == 1 {
+        let waited = match (g.slow_acquisitions, g.gave_up) {
+            (n, 0) => count(n, "acquisition"),
+            (0, t) => format!("{} that ran out", count(t, "timed attempt")),
+            (n, t) => format!(
+                "{} and {} that ran out",
+                count(n, "acquisition"),
+                count(t, "timed attempt")
+            ),
+        };
+        let who = if g.threads == 1 && attempts == 1 {
             format!(
                 "1 {noun} blocked there, once, for {}{holder}",
                 human_ns(g.max_blocked_ns)
@@ -1223,9 +1234,8 @@ fn lock_findings(
             )
         } else {
             format!(
-                "{} blocked there, {} waited {} on average (longest {}){holder}",
+                "{} blocked there, {waited} waited {} on average (longest {}){holder}",
                 count(g.threads as u64, noun),
-                count(g.slow_acquisitions, "acquisition"),
                 human_ns(avg),
                 human_ns(g.max_blocked_ns)
             )

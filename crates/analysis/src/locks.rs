@@ -631,7 +631,9 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
     // Open intervals per thread.
     struct Open {
         /// (lock, start, flags, owner, site)
-        block: Option<(u32, u64, u8, u64, u32)>,
+        /// Open blocked periods, innermost last: a monitor contended inside a j.u.c.
+        /// slow path (a class's initialization lock) nests in it.
+        blocks: Vec<(u32, u64, u8, u64, u32)>,
         /// (kind, start, class id, site id)
         wait: Option<(u8, u64, u32, u32)>,
     }
@@ -700,7 +702,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
         }
         // One entry per thread with events, as when it was looked up per event.
         let o = open.entry(*th).or_insert(Open {
-            block: None,
+            blocks: Vec::new(),
             wait: None,
         });
         // Every kind the match below reads.
@@ -719,10 +721,24 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
             match e.kind {
                 EventKind::LockBlock => {
                     let (lock, flags, owner, site) = (&e.b, &e.flag, &e.a, &e.c);
-                    if let Some(b) = o.block.take() {
-                        close_block(&mut locks, *th, b, *ts, false, false, false);
+                    // Only a j.u.c. slow path runs code while it blocks (a class's
+                    // initialization monitor contended inside `StampedLock.acquireWrite`
+                    // nests in it); a thread blocked entering a monitor does nothing
+                    // else, so another block after it, or one of the same lock, means
+                    // the open ones lost their ends: closed here (not parked).
+                    let nests = o.blocks.last().is_some_and(|b| {
+                        b.0 != *lock
+                            && locks
+                                .get(&b.0)
+                                .and_then(|a| a.def.as_ref())
+                                .is_some_and(|d| d.0 != lock_kind::MONITOR)
+                    });
+                    if !nests {
+                        for b in o.blocks.drain(..).rev() {
+                            close_block(&mut locks, *th, b, *ts, false, false, false);
+                        }
                     }
-                    o.block = Some((*lock, *ts, *flags, *owner, *site));
+                    o.blocks.push((*lock, *ts, *flags, *owner, *site));
                     let a = locks.entry(*lock).or_default();
                     if *site != 0 {
                         *a.sites.entry(*site).or_default() += 1;
@@ -733,7 +749,19 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
                     a.events.push((*ts, *site, *owner));
                 }
                 EventKind::LockAcquired => {
-                    if let Some(b) = o.block.take() {
+                    // The innermost open block of this lock (any nested in it lost
+                    // their ends), else the innermost.
+                    let i = o
+                        .blocks
+                        .iter()
+                        .rposition(|b| b.0 == e.b)
+                        .or(o.blocks.len().checked_sub(1));
+                    let mut inner = i.map_or(Vec::new(), |i| o.blocks.split_off(i));
+                    let b = (!inner.is_empty()).then(|| inner.remove(0));
+                    for x in inner.into_iter().rev() {
+                        close_block(&mut locks, *th, x, *ts, false, false, false);
+                    }
+                    if let Some(b) = b {
                         let p = e.flag != 0
                             || locks
                                 .get(&b.0)
@@ -781,7 +809,7 @@ pub fn analyze_locks_with(model: &Model, interval_ns: u64) -> LockAnalysis {
     // Blocks and waits still open at the end of a thread.
     for (th, o) in open {
         let (tstart, tend) = counted.get(&th).copied().unwrap_or((0, end));
-        if let Some(b) = o.block {
+        for b in o.blocks {
             close_block(&mut locks, th, b, tend.max(b.1), true, true, false);
         }
         if let Some((k, s, class, site)) = o.wait {

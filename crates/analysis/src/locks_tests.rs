@@ -153,6 +153,43 @@ fn open_and_superseded_blocks() {
     assert_eq!(a.locks[a.blocked[1].lock].class, "B");
 }
 
+/// A timed `tryLock` that ran out (`LockGaveUp`) is blocked time, not an
+/// acquisition; a monitor contended inside its slow path (a class's initialization)
+/// nests in it and does not end it.
+#[test]
+fn a_timed_try_that_ran_out_with_a_monitor_nested_in_it() {
+    let mut m = model(
+        &[(1, "a", 0, Some(S))],
+        &[
+            (1, block(100 * MS, 1, 2, 0, 0)),
+            (1, block(150 * MS, 2, 2, 0, 0)),
+            (1, acquired(160 * MS, 2, true)),
+            (
+                1,
+                Event {
+                    b: 1,
+                    flag: 1 | crate::events::LOCK_GAVE_UP,
+                    ..Event::at(EventKind::LockAcquired, 300 * MS)
+                },
+            ),
+        ],
+        S,
+    );
+    lock(&mut m, 1, lock_kind::STAMPED_LOCK, "S");
+    lock(&mut m, 2, lock_kind::MONITOR, "(class initialization)");
+    let a = analyze_locks_with(&m, S);
+    let by = |class: &str| a.locks.iter().find(|l| l.class == class).unwrap();
+    let s = by("S");
+    assert_eq!(
+        (s.blocked_ns, s.gave_up, s.slow_acquisitions, s.contended),
+        (200 * MS, 1, 0, 0)
+    );
+    let c = by("(class initialization)");
+    assert_eq!((c.blocked_ns, c.slow_acquisitions), (10 * MS, 1));
+    let gave_up: Vec<bool> = a.blocked.iter().map(|b| b.gave_up).collect();
+    assert_eq!(gave_up, vec![true, false]);
+}
+
 /// Waits are not running time; a wait still open at the thread's end lasts to it.
 /// JVM threads and threads whose start was not seen are not counted; main counts
 /// from the application's start.

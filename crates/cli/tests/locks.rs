@@ -428,6 +428,13 @@ fn timed_tries_that_run_out_are_not_acquisitions() {
             t["latch_timeouts"].as_u64().expect("truth"),
             "JDK {major}: timed-out CountDownLatch waits"
         );
+        // The finding says what waited: not "0 acquisitions".
+        let text = weft_cmd(&["report", &trace.display().to_string()]);
+        assert!(
+            text.stdout.contains("timed attempts that ran out"),
+            "JDK {major}: {}",
+            text.stdout
+        );
         let _ = std::fs::remove_file(&trace);
     }
 }
