@@ -2108,15 +2108,7 @@ mod tests {
                 },
             ),
             (0, thread_start("main", 1)),
-            (
-                0,
-                Record::ThreadEnd {
-                    ts: 100,
-                    cpu_ns: 0,
-                    voluntary_cs: 0,
-                    involuntary_cs: 0,
-                },
-            ),
+            (0, thread_end(100, 0)),
             (
                 1,
                 Record::ThreadStart {
@@ -2234,15 +2226,7 @@ mod tests {
         ];
         for t in 0..3u32 {
             records.push((t, thread_start(&format!("t{t}"), 10 + t as u64)));
-            records.push((
-                t,
-                Record::ThreadEnd {
-                    ts: 901,
-                    cpu_ns: 300,
-                    voluntary_cs: 0,
-                    involuntary_cs: 100,
-                },
-            ));
+            records.push((t, thread_end(901, 300)));
             records.push((GLOBAL_THREAD, sched(1, t, 0, 0, 0)));
             records.push((GLOBAL_THREAD, sched(901, t, 300, 600, 100)));
         }
