@@ -1139,7 +1139,7 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
         // Short run-queue waits (not `denied`) are the program's own hand-offs, unless
         // the JVM's threads took the CPUs meanwhile: 100,000 virtual-thread tasks
         // whose carriers waited 17 µs per time slice, 0.96 s in all, beside a JIT
-        // using 0.5 of 2 CPUs (then the closer replay decides, as below).
+        // and GC using 0.26 of 2 CPUs (then the closer replay decides, as below).
         if reduced(&machine) && (denied || jvm_threads_only) {
             all_cores_too = jvm_threads_only;
             // The cores the program got: its CPU demand over the union of its compute
@@ -1192,9 +1192,9 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
 /// Each virtual thread's turns on its carriers: (from, to, carrier) of every mount,
 /// `from` taken back to where the carrier finished its previous mount (or woke from
 /// a park after it): the scheduler's work between two mounts (taking the next one
-/// off the queue, mounting it) is the next virtual thread's. Left out, it was ~6 µs
-/// per virtual thread on the JDK 25 carriers of 100,000 short tasks, and the replay
-/// 31% short of the recorded run (docs/whatif.md §Virtual threads).
+/// off the queue, mounting it) is the next virtual thread's. Left out, it was 0.3 s of
+/// the 3.6 s the JDK 25 carriers of 100,000 short tasks ran (~2.5 µs a mount), part of
+/// a replay 31% short of the recorded run (docs/whatif.md §Virtual threads).
 fn carrier_turns(a: &Analysis) -> HashMap<ThreadIndex, Vec<(u64, u64, ThreadIndex)>> {
     let vts = &a.virtual_threads;
     // By carrier: (mount from, mount to, virtual thread, index in its mounts).
