@@ -767,7 +767,7 @@ fn locks_section(a: &Analysis) -> String {
             let _ = write!(
                 h,
                 "<div class=\"lrow\"><div class=\"cname\"><span class=\"sw c{}\"></span>{} <span class=\"muted small\">{}</span></div>\
-<div class=\"muted small\">CSP {} over the run, peak {} at {} · {} contended acquisitions ({} slow-path) · blocked {} (longest {}){}{}</div>{}</div>",
+<div class=\"muted small\">CSP {} over the run, peak {} at {} · {} contended acquisitions ({} slow-path){} · blocked {} (longest {}){}{}</div>{}</div>",
                 i % 12,
                 esc(&l.label(la)),
                 esc(l.kind),
@@ -776,6 +776,11 @@ fn locks_section(a: &Analysis) -> String {
                 human_ns(l.max_phase_start_ns),
                 l.contended,
                 l.slow_acquisitions,
+                if l.gave_up > 0 {
+                    format!(" · {} timed attempts ran out", l.gave_up)
+                } else {
+                    String::new()
+                },
                 human_ns(l.blocked_ns),
                 human_ns(l.max_blocked_ns),
                 l.site.as_ref().map_or(String::new(), |s| format!(" · at {}", esc(s))),
