@@ -317,16 +317,28 @@ pub fn estimate(g: &ExecGraph, base: &Baseline, edits: &[Edit], label: &str) -> 
     );
     if g.cpu_share > 0.0 && g.cpu_share < 0.9 {
         medium = true;
-        let by = if g.cores_jvm_threads > g.cores_other_processes {
-            format!(
-                "the JVM's own threads (JIT compilers, GC) used {:.1} of the {} CPUs where the program's threads waited for one",
-                g.cores_jvm_threads, g.cores
+        // Where the JVM's threads alone cut the capacity, their CPU is fixed work
+        // beside the program's (`sim::with_jvm_work`), not a kept share.
+        let (by, kept) = if g.cores_jvm_threads > g.cores_other_processes {
+            (
+                format!(
+                    "the JVM's own threads (JIT compilers, GC) used {:.1} of the {} CPUs where the program's threads waited for one",
+                    g.cores_jvm_threads, g.cores
+                ),
+                if crate::sim::jvm_threads_alone(g) {
+                    "the estimate keeps their CPU time as work beside the program's"
+                } else {
+                    "the estimate keeps that capacity"
+                },
             )
         } else {
-            "the machine was loaded".to_string()
+            (
+                "the machine was loaded".to_string(),
+                "the estimate keeps that capacity",
+            )
         };
         e.reasons.push(format!(
-            "{by}: the program's threads got {:.0}% of the CPU they asked for; the estimate keeps that capacity, the range's other end assumes all cores",
+            "{by}: the program's threads got {:.0}% of the CPU they asked for; {kept}, the range's other end assumes all cores",
             g.cpu_share * 100.0
         ));
     }

@@ -261,8 +261,7 @@ fn capacity(g: &ExecGraph, ov: &Overlay, p: SimParams) -> (f64, bool) {
     } else {
         recorded
     };
-    let jvm_only = g.cores_jvm_threads > 0.0
-        && g.cores_other_processes < OTHER_PROCESSES_NEGLIGIBLE * recorded;
+    let jvm_only = jvm_threads_alone(g);
     let cores = match (ov.capacity, ov.cores) {
         (Some(c), _) => c,
         (None, Some(n)) if got < recorded && jvm_only => (got * n / recorded).min(n),
@@ -271,6 +270,13 @@ fn capacity(g: &ExecGraph, ov: &Overlay, p: SimParams) -> (f64, bool) {
         (None, None) => got,
     };
     (cores.max(0.01), got < recorded && jvm_only)
+}
+
+/// Whether what the program's threads did not get of the cores went to the JVM's own
+/// threads (JIT, GC) alone, other processes' share negligible.
+pub(crate) fn jvm_threads_alone(g: &ExecGraph) -> bool {
+    g.cores_jvm_threads > 0.0
+        && g.cores_other_processes < OTHER_PROCESSES_NEGLIGIBLE * g.cores.max(1) as f64
 }
 
 /// `r` (the run of `ov` on `g`) again where the JVM's own threads took CPUs the
