@@ -256,11 +256,7 @@ const OTHER_PROCESSES_NEGLIGIBLE: f64 = 0.1;
 /// the JVM's threads alone took what the program did not get.
 fn capacity(g: &ExecGraph, ov: &Overlay, p: SimParams) -> (f64, bool) {
     let recorded = g.cores.max(1) as f64;
-    let got = if g.cores_effective > 0.0 && !p.idle_machine {
-        g.cores_effective.min(recorded)
-    } else {
-        recorded
-    };
+    let got = got(g, p);
     let jvm_only = jvm_threads_alone(g);
     let cores = match (ov.capacity, ov.cores) {
         (Some(c), _) => c,
@@ -270,6 +266,16 @@ fn capacity(g: &ExecGraph, ov: &Overlay, p: SimParams) -> (f64, bool) {
         (None, None) => got,
     };
     (cores.max(0.01), got < recorded && jvm_only)
+}
+
+/// The CPUs the program got when recorded (all the cores under `idle_machine`).
+fn got(g: &ExecGraph, p: SimParams) -> f64 {
+    let recorded = g.cores.max(1) as f64;
+    if g.cores_effective > 0.0 && !p.idle_machine {
+        g.cores_effective.min(recorded)
+    } else {
+        recorded
+    }
 }
 
 /// Whether what the program's threads did not get of the cores went to the JVM's own
@@ -302,8 +308,7 @@ pub fn with_jvm_work(
     }
     let recorded = g.cores.max(1) as f64;
     let n = ov.cores.unwrap_or(recorded);
-    let (got, _) = capacity(g, &Overlay::identity(g), p);
-    let jvm_work = (recorded - got) * base_ns as f64;
+    let jvm_work = (recorded - got(g, p)) * base_ns as f64;
     let cpu_bound_ns = (r.makespan_ns as f64 * c0 + jvm_work) / n;
     let c = (n - jvm_work / cpu_bound_ns).clamp(0.05 * n, n);
     if (c - c0).abs() <= 0.005 * c0 {
