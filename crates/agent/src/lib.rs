@@ -576,11 +576,22 @@ unsafe extern "system" fn on_vm_init(_t: *mut JvmtiEnvRaw, env: *mut JNIEnv, thr
         let (vt_hooks, thread_hooked) = thread_starts::during(|| {
             let mut thread_hooked = false;
             let vt_hooks = vthreads::follow(major, || {
+                // LockSupport too: a virtual thread's unparks (vthreads::instrument_lock_support).
+                if let Some(c) = jni.find_class(vthreads::LOCK_SUPPORT) {
+                    jni.delete_local_ref(c);
+                }
                 let changed = attach::retransform_loaded(
                     jni,
-                    &[vthreads::VIRTUAL_THREAD, thread_starts::THREAD],
+                    &[
+                        vthreads::VIRTUAL_THREAD,
+                        thread_starts::THREAD,
+                        vthreads::LOCK_SUPPORT,
+                    ],
                 );
                 thread_hooked = changed.contains(thread_starts::THREAD);
+                if !changed.contains(vthreads::LOCK_SUPPORT) {
+                    eprintln!("weft: cannot instrument LockSupport.unpark; virtual threads' wake-ups are not recorded");
+                }
                 changed.contains(vthreads::VIRTUAL_THREAD)
             });
             if major < 21 {
@@ -775,6 +786,11 @@ pub(crate) unsafe extern "system" fn on_class_file_load_hook(
         // JDK 21+, at VMInit only: the start/end and mount hooks (vthreads.rs).
         guard(jni_of(env), "ClassFileLoadHook", || {
             Ok(vthreads::instrument_virtual_thread(bytes))
+        })
+    } else if name == vthreads::LOCK_SUPPORT && vthreads::hooks_wanted() {
+        // JDK 21+, at VMInit only: the hook of `unpark(Thread)` (vthreads.rs).
+        guard(jni_of(env), "ClassFileLoadHook", || {
+            Ok(vthreads::instrument_lock_support(bytes))
         })
     } else if name == thread_starts::THREAD {
         // At VMInit only: the hook of `Thread.start()` (thread_starts.rs).

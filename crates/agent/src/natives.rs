@@ -372,6 +372,7 @@ pub fn table() -> Vec<(&'static str, Vec<Native>)> {
                 ("nEnd", "(J)V", f!(vthreads::Java_weft_VtProbe_nEnd)),
                 ("nUnmount", "(J)V", f!(vthreads::Java_weft_VtProbe_nUnmount)),
                 ("nMount", "(J)V", f!(vthreads::Java_weft_VtProbe_nMount)),
+                ("nUnpark", "(J)V", f!(vthreads::Java_weft_VtProbe_nUnpark)),
             ],
         ),
         (

@@ -178,6 +178,74 @@ fn virtual_thread_wraps(major: u32) -> Vec<weft_classfile::WrapRequest> {
     wraps
 }
 
+/// `LockSupport`, whose `unpark(Thread)` gets the hook that records a virtual
+/// thread's unparks ([`instrument_lock_support`]).
+pub const LOCK_SUPPORT: &str = "java/util/concurrent/locks/LockSupport";
+
+/// Whether the VMInit retransformation of [`follow`] is in progress (the class hook
+/// then gives `LockSupport` the unpark hook).
+pub fn hooks_wanted() -> bool {
+    HOOKS_WANTED_FOR.load(Ordering::SeqCst) != 0
+}
+
+/// The class hook's part for `LockSupport` during [`follow`]: an entry hook of
+/// `unpark(Thread)`, `weft.VtProbe.unpark`. A virtual thread's unpark never reaches
+/// `Unsafe.unpark` (locks.rs's native hook, every platform thread's unpark):
+/// `LockSupport.unpark` hands it to `VirtualThread.unpark`, which submits the thread
+/// to its scheduler. Hooked here rather than in `VirtualThread.unpark`, which the
+/// JDK's own timer also calls to end a timed park or a sleep: those are no hand-off.
+pub fn instrument_lock_support(bytes: &[u8]) -> Option<Vec<u8>> {
+    if !hooks_wanted() {
+        return None;
+    }
+    let what = weft_classfile::Instrumentation {
+        wraps: vec![weft_classfile::WrapRequest {
+            name: "unpark".into(),
+            descriptor: "(Ljava/lang/Thread;)V".into(),
+            probe_id: 0,
+            pass_arg0: true,
+            pass_result: false,
+            hooks: Some(weft_classfile::Hooks {
+                class: "weft/VtProbe".into(),
+                enter: Some((
+                    "unpark".into(),
+                    "(Ljava/lang/Object;Ljava/lang/Object;)V".into(),
+                )),
+                exit: None,
+                last_ref_arg: false,
+            }),
+        }],
+        constructor_probe: None,
+    };
+    let r = weft_classfile::instrument(bytes, &what).ok()?;
+    if r.wrapped.len() != 1 {
+        return None;
+    }
+    crate::attach::note_loaded_change(LOCK_SUPPORT);
+    Some(r.bytes)
+}
+
+/// `weft.VtProbe.unpark`: this thread unparks the virtual thread `tid`
+/// (`LockSupport.unpark`): the same `Unpark` record as a platform thread's, with no
+/// duration (the unpark only submits the thread to its scheduler).
+#[no_mangle]
+pub extern "system" fn Java_weft_VtProbe_nUnpark(e: *mut JNIEnv, _c: jclass, tid: jlong) {
+    let ts = clock::now();
+    if tid <= 0 || !locks::recordable() {
+        return;
+    }
+    // SAFETY: the JVM passes the current thread's JNIEnv to natives.
+    let jni = unsafe { Jni::from_raw(e) };
+    agent::guard(jni, "VtProbe.nUnpark", || {
+        sink::emit(&Record::Unpark {
+            ts,
+            target: tid as u64,
+            ns: 0,
+        });
+        Ok(())
+    })
+}
+
 /// The class hook's part for `java/lang/VirtualThread`: weft's hooks added during
 /// [`follow`] (all of them or none), else unchanged.
 pub fn instrument_virtual_thread(bytes: &[u8]) -> Option<Vec<u8>> {

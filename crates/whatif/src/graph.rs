@@ -131,6 +131,10 @@ pub struct ExecGraph {
     pub classes: Vec<String>,
     /// CPUs the program ran on (the trace header).
     pub cores: u32,
+    /// Distinct carrier threads its virtual threads were mounted on (0: none ran):
+    /// at most that many virtual threads run at once in a simulation, each until it
+    /// waits (a virtual thread is not preempted; sim.rs).
+    pub vt_carriers: u32,
     /// Cores the program actually got (docs/whatif.md §Cores): the recorded count,
     /// or less when its threads waited for a core while other processes ran; 0 = unset.
     pub cores_effective: f64,

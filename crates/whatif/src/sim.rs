@@ -138,6 +138,11 @@ struct Ctx {
     deque: VecDeque<StrandId>,
     /// Index among its pool's workers.
     worker: u32,
+    /// A virtual thread's context holds one of the carriers (from its first
+    /// compute until it waits or ends).
+    on_carrier: bool,
+    /// It has a compute op in one of the CPU classes.
+    computing: bool,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -231,6 +236,25 @@ struct Sim<'a> {
     /// Whether each signal has fired, and who waits for it.
     signalled: Vec<bool>,
     signal_waiters: Vec<Vec<u32>>,
+    /// Carriers of virtual threads (0: no limit) and how many are free.
+    carriers: u32,
+    carriers_free: u32,
+    /// Virtual threads' contexts ready to compute (with their demand), waiting for a
+    /// carrier, in order.
+    carrier_queue: VecDeque<(u32, f64)>,
+}
+
+/// Carriers of the virtual threads under `ov` (0: no virtual thread ran). The
+/// default scheduler has a carrier per CPU: `cores:N` gives N, unless the recording
+/// had fewer carriers than cores (a parallelism set by the program), which stays.
+fn carriers(g: &ExecGraph, ov: &Overlay) -> u32 {
+    if g.vt_carriers == 0 {
+        return 0;
+    }
+    match ov.cores {
+        Some(n) if g.vt_carriers >= g.cores => (n.ceil() as u32).max(1),
+        _ => g.vt_carriers,
+    }
 }
 
 /// Runs mode S on the graph with an overlay.
@@ -370,6 +394,9 @@ fn run_mode_s(g: &ExecGraph, ov: &Overlay, p: SimParams, keep_runs: bool) -> Sim
         starts: Vec::new(),
         signalled: vec![false; g.syncs as usize],
         signal_waiters: vec![Vec::new(); g.syncs as usize],
+        carriers: carriers(g, ov),
+        carriers_free: carriers(g, ov),
+        carrier_queue: VecDeque::new(),
     };
     for (pi, pool) in g.pools.iter().enumerate() {
         let k = ov
@@ -392,6 +419,8 @@ fn run_mode_s(g: &ExecGraph, ov: &Overlay, p: SimParams, keep_runs: bool) -> Sim
                 pool: Some(pi as PoolId),
                 deque: VecDeque::new(),
                 worker: w,
+                on_carrier: false,
+                computing: false,
             });
             s.pool_workers[pi].push(c);
             s.idle[pi].push(c);
@@ -486,6 +515,15 @@ impl Sim<'_> {
     /// Starts `demand` ns of computing on context `c`: in the woken class for as
     /// much of it as its wake-up preference covers, the rest CPU-bound.
     fn start_compute(&mut self, c: u32, demand: f64) {
+        // A virtual thread computes on a carrier: it waits for a free one, in order.
+        if self.carriers > 0 && !self.ctxs[c as usize].on_carrier && self.virtual_thread(c) {
+            if self.carriers_free == 0 {
+                self.carrier_queue.push_back((c, demand));
+                return;
+            }
+            self.carriers_free -= 1;
+            self.ctxs[c as usize].on_carrier = true;
+        }
         let ctx = &mut self.ctxs[c as usize];
         let woken = demand.min(ctx.preference);
         if woken > 0.0 {
@@ -497,8 +535,33 @@ impl Sim<'_> {
         }
     }
 
+    /// Whether context `c` runs a virtual thread's strand now.
+    fn virtual_thread(&self, c: u32) -> bool {
+        self.ctxs[c as usize].stack.last().is_some_and(|f| {
+            weft_trace::is_virtual_thread(self.g.strands[f.strand as usize].thread)
+        })
+    }
+
+    /// After context `c` stepped: a virtual thread that no longer computes (it waits,
+    /// or its strand ended) leaves its carrier to the next one waiting.
+    fn unmount_if_waiting(&mut self, c: u32) {
+        let ctx = &mut self.ctxs[c as usize];
+        if !ctx.on_carrier || ctx.computing {
+            return;
+        }
+        ctx.on_carrier = false;
+        match self.carrier_queue.pop_front() {
+            Some((n, demand)) => {
+                self.ctxs[n as usize].on_carrier = true;
+                self.start_compute(n, demand);
+            }
+            None => self.carriers_free += 1,
+        }
+    }
+
     /// Context `c` computes `demand` ns in CPU class `k`.
     fn compute_in(&mut self, k: usize, c: u32, demand: f64) {
+        self.ctxs[c as usize].computing = true;
         self.seq += 1;
         let class = &mut self.classes[k];
         class
@@ -516,6 +579,7 @@ impl Sim<'_> {
         loop {
             while let Some(c) = self.ready.pop_front() {
                 self.step(c);
+                self.unmount_if_waiting(c);
             }
             let rates = self.rates();
             let tc = match (
@@ -539,6 +603,7 @@ impl Sim<'_> {
                 };
                 // The earliest finish is exact: set the virtual clock to it (no drift).
                 self.classes[k].vclock = self.classes[k].vclock.max(v.0);
+                self.ctxs[c as usize].computing = false;
                 let rest = std::mem::take(&mut self.ctxs[c as usize].rest);
                 if rest > 0.0 {
                     // Its wake-up preference is used up: the rest of the op CPU-bound.
@@ -615,6 +680,8 @@ impl Sim<'_> {
             pool: None,
             deque: VecDeque::new(),
             worker: 0,
+            on_carrier: false,
+            computing: false,
         });
         self.push_frame(c, strand);
         c

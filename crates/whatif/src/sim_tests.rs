@@ -617,3 +617,55 @@ fn a_woken_thread_runs_ahead_of_cpu_bound_ones_for_its_preference() {
     // others by then: 1 + 0.75 + 1.5 ms; the 6.75 ms left at full rate: 11.5 ms.
     assert_eq!(run(3_000_000), (11_500_000, 4_750_000, 11_500_000));
 }
+
+/// Virtual threads run on their carriers, each until it waits: with one carrier on 2
+/// cores, A (100, a wait of 1000 unmounted, 100) and B (100) started by main run A
+/// 0–100, B 100–200 (A's wait left the carrier to it), A 1100–1200: 1200. Without
+/// the unmount B would wait for A's end (1300); without the carrier limit, 1200 too
+/// but B at 0–100 beside A. Two started at once on one carrier take turns: 200, not
+/// the 100 of two cores. `cores:N` gives N carriers when the recording had one per
+/// core, and keeps a parallelism the program set (fewer carriers than cores).
+#[test]
+fn virtual_threads_take_turns_on_their_carriers() {
+    let vt = |k: u32| Strand {
+        thread: weft_trace::VIRTUAL_THREAD_BASE + k,
+        ..strand(Runs::Thread, None, 1)
+    };
+    let mut g = graph(2);
+    g.vt_carriers = 1;
+    let a = g.push_strand(
+        vt(0),
+        &[Op::Compute(100), Op::Delay(1000), Op::Compute(100)],
+    );
+    let b = g.push_strand(vt(1), &[Op::Compute(100)]);
+    g.push_strand(
+        strand(Runs::Thread, Some(0), 0),
+        &[Op::Spawn(a), Op::Spawn(b), Op::Await(a), Op::Await(b)],
+    );
+    let r = simulate(&g, &Overlay::identity(&g), SimParams::default());
+    assert_eq!(r.makespan_ns, 1200);
+    assert_eq!(r.strand_end_ns[b as usize], 200);
+
+    let mut g = graph(2);
+    g.vt_carriers = 1;
+    let a = g.push_strand(vt(0), &[Op::Compute(100)]);
+    let b = g.push_strand(vt(1), &[Op::Compute(100)]);
+    g.push_strand(
+        strand(Runs::Thread, Some(0), 0),
+        &[Op::Spawn(a), Op::Spawn(b), Op::Await(a), Op::Await(b)],
+    );
+    let with_cores = |g: &ExecGraph, n: f64| {
+        let mut ov = Overlay::identity(g);
+        ov.cores = Some(n);
+        simulate(g, &ov, SimParams::default()).makespan_ns
+    };
+    assert_eq!(run(&g), 200);
+    // A parallelism of 1 set by the program stays 1 on 4 cores.
+    assert_eq!(with_cores(&g, 4.0), 200);
+    // A carrier per core: 2 run side by side, and take turns on 1.
+    g.vt_carriers = 2;
+    assert_eq!(run(&g), 100);
+    assert_eq!(with_cores(&g, 1.0), 200);
+    g.vt_carriers = 0;
+    assert_eq!(run(&g), 100);
+}

@@ -14,9 +14,16 @@ package weft;
 public final class VtProbe {
     private VtProbe() {}
 
+    /**
+     * {@code java.lang.VirtualThread}, taken from the first thread that starts: until
+     * one has, no thread to unpark is a virtual one.
+     */
+    private static volatile Class<?> vtClass;
+
     public static void start(Object vthread, Object task) {
         if (!Probe.on) return;
         try {
+            if (vtClass == null) vtClass = vthread.getClass();
             long tid = ((Thread) vthread).getId();
             if (task == null) {
                 nStart(tid, null, 0, 0);
@@ -38,6 +45,25 @@ public final class VtProbe {
 
     public static void mount(Object vthread) {
         event(MOUNT, vthread);
+    }
+
+    /**
+     * Entry of {@code LockSupport.unpark(Thread)} (static: {@code self} is null). A
+     * virtual thread's unpark goes to {@code VirtualThread.unpark}, never to
+     * {@code Unsafe.unpark} (the agent's hook for platform threads): recorded here, the
+     * wake-up edge of its queue, condition and lock hand-offs. One compare for a
+     * platform thread's.
+     */
+    public static void unpark(Object self, Object thread) {
+        if (!Probe.on) return;
+        try {
+            Class<?> v = vtClass;
+            if (v != null && thread != null && thread.getClass() == v) {
+                nUnpark(((Thread) thread).getId());
+            }
+        } catch (Throwable t) {
+            Probe.fail(t);
+        }
     }
 
     private static final int END = 0;
@@ -73,4 +99,6 @@ public final class VtProbe {
     private static native void nUnmount(long tid);
 
     private static native void nMount(long tid);
+
+    private static native void nUnpark(long tid);
 }

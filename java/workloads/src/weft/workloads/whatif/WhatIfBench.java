@@ -27,7 +27,7 @@ import java.util.concurrent.RecursiveTask;
  *                                                                     as for I/O; wait=termination:
  *                                                                     shutdown and awaitTermination)
  *   fj        units=N cutoff=C parallelism=2                          (size-based split, sum)
- *   pipeline  items=N w1=U w2=U w3=U cap=C                            (3 threads, 2 queues)
+ *   pipeline  items=N w1=U w2=U w3=U cap=C threads=platform|virtual   (3 threads, 2 queues)
  *   imbalance big=U small=U smalls=N bigscale=1.0 smallscale=1.0 pool=2
  * </pre>
  */
@@ -257,6 +257,19 @@ public final class WhatIfBench {
         Stage s1 = new First(null, q1, items, w1);
         Stage s2 = new Middle(q1, q2, items, w2);
         Stage s3 = new Last(q2, null, items, w3);
+        if ("virtual".equals(kv.get("threads"))) {
+            // threads=virtual: each stage runs on a virtual thread of its own (JDK 21+,
+            // reached by reflection: this file compiles for 17); their queue hand-offs
+            // unpark virtual threads.
+            Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+            java.lang.reflect.Method start =
+                Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class);
+            Thread v1 = (Thread) start.invoke(builder, s1);
+            Thread v2 = (Thread) start.invoke(builder, s2);
+            Thread v3 = (Thread) start.invoke(builder, s3);
+            v1.join(); v2.join(); v3.join();
+            return s3.acc;
+        }
         s1.start(); s2.start(); s3.start();
         s1.join(); s2.join(); s3.join();
         return s3.acc;
