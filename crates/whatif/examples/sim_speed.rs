@@ -72,6 +72,8 @@ fn main() {
             handoff_ns: 0,
             monitor: true,
             read_write: false,
+            semaphore: false,
+            permits: 1,
         }],
         wake_ns: 10_000,
         ..ExecGraph::default()

@@ -31,10 +31,9 @@ enum Mark {
     Spawn(StrandId),
     /// Blocked acquiring a lock from `start` to `end`; with the time from the
     /// previous holder's release to `end` when the lock was handed over (a recorded
-    /// section's hand-off latency), else 0; and whether the hold's release is known
-    /// (recorded, or a j.u.c. release's unpark of the next holder), so the hold may
-    /// span the holder's own waits.
-    Blocked(u32, u64, bool),
+    /// section's hand-off latency), else 0; and how the hold's release is known,
+    /// which says across which of the holder's own waits the hold may go.
+    Blocked(u32, u64, Release),
     /// Waited for a strand (a get, a join, an inline run of a forked task).
     Await(StrandId),
     /// Waited, and nothing recorded says for what: kept as a delay (anchored).
@@ -59,6 +58,20 @@ impl Mark {
             Mark::Anchored | Mark::Unmounted => 4,
         }
     }
+}
+
+/// How the end of a hold is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Release {
+    /// Recorded, or a j.u.c. release's unpark of the next holder: the hold spans the
+    /// holder's waits (a `Future.get` under a `ReentrantLock`).
+    Known,
+    /// A semaphore's hold of the median found length (its release unparked nobody):
+    /// it spans the holder's unmounts (a permit held across a sleep), not its waits
+    /// for another strand (that one could need the permit: the model deadlocked).
+    Assumed,
+    /// Inferred from the next acquisition: cut at the holder's first wait.
+    Inferred,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -525,6 +538,8 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
             holds_recorded: 0,
             monitor: l.kind == "monitor",
             read_write: is_read_write(l.kind),
+            semaphore: l.kind == "semaphore",
+            permits: 1,
             handoff_ns: 0,
         });
     }
@@ -552,6 +567,8 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
                 holds_recorded: 0,
                 monitor: true,
                 read_write: false,
+                semaphore: false,
+                permits: 1,
                 handoff_ns: 0,
             });
             (g.locks.len() - 1) as u32
@@ -566,7 +583,7 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
             sec.thread,
             sec.requested_ns,
             sec.acquired_ns,
-            Mark::Blocked(li, handoff, true),
+            Mark::Blocked(li, handoff, Release::Known),
         ) {
             if let Some(s) = innermost(sec.thread, sec.acquired_ns) {
                 let e = sec.released_ns.min(g.strands[s as usize].observed_end_ns);
@@ -669,12 +686,89 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
                 }
             }
         }
+        // A semaphore's permit goes back to any waiter: each blocked acquisition was
+        // woken by the last unpark of its thread during the block, and a holder's
+        // release is its first such wake-up of a waiter after its acquisition (before
+        // its next one). Its permits: how many of those holds overlapped. (Any unpark of
+        // a thread then blocked on it read 3 permits for 2 on JDK 25: a non-fair
+        // semaphore's head waiter, unparked at a release, can lose the permit to a
+        // newcomer.) A release that unparked nobody (the next waiter was awake) is
+        // not found: that hold takes the median of the found ones.
+        let mut woken_at: Vec<Option<u64>> = vec![None; v.len()];
+        let mut semaphore_hold: Option<u64> = None;
+        // The holder's next blocked acquisition of the semaphore: every hold ends
+        // before it (a permit the model kept past it, the holder waited for itself).
+        let mut next_attempt: Vec<Option<u64>> = vec![None; v.len()];
+        if g.locks[li].semaphore {
+            let mut wakes_by: HashMap<ThreadIndex, Vec<u64>> = HashMap::default();
+            for (k, &i) in v.iter().enumerate() {
+                let b = &locks.blocked[i];
+                let Some(u) = unparks.get(&b.thread) else {
+                    continue;
+                };
+                let j = u.partition_point(|x| x.0 <= b.end_ns);
+                if let Some(&(ts, w)) = u[..j].last().filter(|x| x.0 >= b.start_ns) {
+                    wakes_by.entry(w).or_default().push(ts);
+                    woken_at[k] = Some(ts);
+                }
+            }
+            for w in wakes_by.values_mut() {
+                w.sort_unstable();
+            }
+            let mut next_of_thread: HashMap<ThreadIndex, u64> = HashMap::default();
+            for k in (0..v.len()).rev() {
+                let cur = &locks.blocked[v[k]];
+                let before = next_of_thread.insert(cur.thread, cur.start_ns);
+                next_attempt[k] = before;
+                released[k] = wakes_by.get(&cur.thread).and_then(|w| {
+                    let ts = *w.get(w.partition_point(|&x| x < cur.end_ns))?;
+                    before.is_none_or(|n| ts <= n).then_some(ts)
+                });
+            }
+            let mut holds: Vec<u64> = released
+                .iter()
+                .zip(v.iter())
+                .filter_map(|(r, &i)| Some(r.as_ref()?.saturating_sub(locks.blocked[i].end_ns)))
+                .collect();
+            holds.sort_unstable();
+            semaphore_hold = holds.get(holds.len() / 2).copied();
+            let mut edges: Vec<(u64, i32)> = Vec::new();
+            for (k, r) in released.iter().enumerate() {
+                if let Some(r) = *r {
+                    edges.push((locks.blocked[v[k]].end_ns, 1));
+                    edges.push((r, -1));
+                }
+            }
+            edges.sort_unstable_by_key(|e| (e.0, e.1));
+            let (mut open, mut most) = (0i32, 1i32);
+            for (_, d) in edges {
+                open += d;
+                most = most.max(open);
+            }
+            g.locks[li].permits = most as u32;
+        }
+        // Semaphore holds whose release was not found: the median found one, kept
+        // across the holder's waits like the found ones.
+        let mut assumed = vec![false; v.len()];
+        if let Some(h) = semaphore_hold {
+            for (k, &i) in v.iter().enumerate() {
+                if released[k].is_none() {
+                    let end = locks.blocked[i].end_ns + h;
+                    released[k] = Some(next_attempt[k].map_or(end, |n| end.min(n)));
+                    assumed[k] = true;
+                }
+            }
+        }
         chained.sort_unstable();
         let median = chained.get(chained.len() / 2).copied().unwrap_or(0);
         for (k, &i) in v.iter().enumerate() {
             let b = &locks.blocked[i];
             // A known release is a chained hold's (there is a next holder).
             let end = match released[k].or(hold_end[k]) {
+                Some(e) if assumed[k] => {
+                    g.locks[li].holds_assumed += 1;
+                    e
+                }
                 Some(e) => {
                     g.locks[li].holds_chained += 1;
                     e
@@ -688,16 +782,28 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
                 Some(n) if released[k].is_none() => end.min(n),
                 _ => end,
             };
-            let handoff = k
-                .checked_sub(1)
-                .and_then(|p| released[p])
-                .map_or(0, |r| b.end_ns.saturating_sub(r));
+            let end = next_attempt[k].map_or(end, |n| end.min(n));
+            let handoff = if g.locks[li].semaphore {
+                woken_at[k].map_or(0, |r| b.end_ns.saturating_sub(r))
+            } else {
+                k.checked_sub(1)
+                    .and_then(|p| released[p])
+                    .map_or(0, |r| b.end_ns.saturating_sub(r))
+            };
             if put(
                 &mut marks,
                 b.thread,
                 b.start_ns,
                 b.end_ns,
-                Mark::Blocked(li as u32, handoff, released[k].is_some()),
+                Mark::Blocked(
+                    li as u32,
+                    handoff,
+                    match released[k] {
+                        Some(_) if assumed[k] => Release::Assumed,
+                        Some(_) => Release::Known,
+                        None => Release::Inferred,
+                    },
+                ),
             ) {
                 // The release goes to the strand that acquired, clamped to its end.
                 if let Some(s) = innermost(b.thread, b.end_ns) {
@@ -900,6 +1006,7 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
     };
     let mut wall_per_thread: HashMap<ThreadIndex, u64> = HashMap::default();
     let mut compute_walls: Vec<(ThreadIndex, u64, u64)> = Vec::new();
+    let semaphores: Vec<bool> = g.locks.iter().map(|l| l.semaphore).collect();
     for (s, ms) in marks.iter_mut().enumerate() {
         let st = &g.strands[s];
         ms.sort_by_key(|d| (d.start, d.mark.rank(), d.end));
@@ -914,9 +1021,9 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
                 compute_walls.push((t, from, to));
             }
         };
-        // Locks this strand holds (acquired, release not reached yet), and whether
-        // each hold's release is known.
-        let mut held: Vec<(u32, bool)> = Vec::new();
+        // Locks this strand holds (acquired, release not reached yet), and how each
+        // hold's release is known.
+        let mut held: Vec<(u32, Release)> = Vec::new();
         for d in ms.iter() {
             let point = matches!(d.mark, Mark::Spawn(_) | Mark::Release(_) | Mark::Signal(_));
             if !point && d.start < cursor {
@@ -940,9 +1047,16 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
                 // A hold whose release is known ends there, across the holder's
                 // own waits (a `Future.get` under a `ReentrantLock`), but not across
                 // an unmount.
+                // A semaphore's permit with a known release is kept across an
+                // unmount too (a permit held across a sleep: 2,000 virtual threads
+                // through a `Semaphore(2)` replayed 90% short, the sleeps side by side).
                 let unmount = matches!(d.mark, Mark::Unmounted);
-                held.retain(|&(l, known)| {
-                    let keep = known && !unmount;
+                held.retain(|&(l, release)| {
+                    let keep = match release {
+                        Release::Known => !unmount || semaphores[l as usize],
+                        Release::Assumed => unmount,
+                        Release::Inferred => false,
+                    };
                     if !keep {
                         all_ops.push(Op::Release(l));
                         op_begin.push(at - t0);
@@ -968,8 +1082,8 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
                     g.waits.unpark_ns += waited;
                     cursor = cursor.max(d.end.min(st.observed_end_ns));
                 }
-                Mark::Blocked(l, handoff, known) => {
-                    held.push((l, known));
+                Mark::Blocked(l, handoff, release) => {
+                    held.push((l, release));
                     all_ops.push(Op::Acquire(l));
                     if handoff > 0 {
                         // In op order: sorted.
@@ -1803,6 +1917,107 @@ mod tests {
             "{:?}",
             e.reasons
         );
+    }
+
+    /// A `Semaphore` of 2 permits: A (acquired at 10) and B (12) hold at once; B's
+    /// release unparks D (blocked 4..45), A's, after A's own wait (20..60), unparks C
+    /// (blocked 3..72; B's earlier unpark of it at 40 lost the race to D). Releases are
+    /// the holders' wake-ups of waiters that then acquired: 2 permits, and A's hold
+    /// spans its wait.
+    #[test]
+    fn a_semaphore_s_permits_and_releases_come_from_its_wake_ups() {
+        use weft_trace::{lock_kind, wait_kind, Record, GLOBAL_THREAD};
+        const MS: u64 = 1_000_000;
+        let end = |ts| Record::ThreadEnd {
+            ts,
+            cpu_ns: 10 * MS,
+            voluntary_cs: 0,
+            involuntary_cs: 0,
+        };
+        let block = |ts| Record::LockBlock {
+            ts,
+            lock: 5,
+            flags: 0,
+            owner: 0,
+            site: 0,
+        };
+        let acquired = |ts| Record::LockAcquired {
+            ts,
+            lock: 5,
+            parked: true,
+        };
+        let unpark = |ts, target| Record::Unpark { ts, target, ns: 0 };
+        let mut records = vec![
+            (
+                GLOBAL_THREAD,
+                Record::LockDef {
+                    id: 5,
+                    kind: lock_kind::SEMAPHORE,
+                    class: "java.util.concurrent.Semaphore".into(),
+                    ident: 0x55,
+                    fair: false,
+                },
+            ),
+            (1, thread_start("A", 1)),
+            (1, block(MS)),
+            (1, acquired(10 * MS)),
+            (
+                1,
+                Record::WaitBegin {
+                    ts: 20 * MS,
+                    kind: wait_kind::PARK,
+                    lock: 0,
+                },
+            ),
+            (
+                1,
+                Record::WaitEnd {
+                    ts: 60 * MS,
+                    timed_out: false,
+                },
+            ),
+            (1, unpark(70 * MS, 3)),
+            (1, end(100 * MS)),
+            (2, thread_start("B", 2)),
+            (2, block(2 * MS)),
+            (2, acquired(12 * MS)),
+            (2, unpark(40 * MS, 3)),
+            (2, unpark(41 * MS, 4)),
+            (2, end(100 * MS)),
+            (3, thread_start("C", 3)),
+            (3, block(3 * MS)),
+            (3, acquired(72 * MS)),
+            (3, end(100 * MS)),
+            (4, thread_start("D", 4)),
+            (4, block(4 * MS)),
+            (4, acquired(45 * MS)),
+            (4, end(100 * MS)),
+            (5, thread_start("H", 5)),
+            (5, unpark(9 * MS, 1)),
+            (5, unpark(11 * MS, 2)),
+            (5, unpark(59 * MS, 1)),
+            (5, end(100 * MS)),
+            (GLOBAL_THREAD, Record::End { ts: 100 * MS }),
+        ];
+        records.sort_by_key(|(t, r)| (*t, r.ts().unwrap_or(0)));
+        let g = graph_of(records);
+        assert!(g.locks[0].semaphore);
+        assert_eq!(g.locks[0].permits, 2);
+        let st = g
+            .strands
+            .iter()
+            .position(|s| s.thread == 1)
+            .expect("A's strand");
+        let ops = g.ops_of(st as crate::graph::StrandId);
+        let rel = ops
+            .iter()
+            .position(|o| matches!(o, crate::Op::Release(_)))
+            .expect("a release");
+        let wait = ops
+            .iter()
+            .position(|o| matches!(o, crate::Op::AwaitSignal(_)))
+            .expect("the wait");
+        assert!(rel > wait, "A released after its wait: {ops:?}");
     }
 
     /// A `ReentrantLock` held across a wait (a `Future.get` inside the hold): the

@@ -103,6 +103,11 @@ pub struct Lock {
     /// (a reader's blocked acquisition stays a recorded delay; an edit of the lock
     /// is low confidence).
     pub read_write: bool,
+    /// A `Semaphore`: a permit is no thread's, its holds may span the holder's waits.
+    pub semaphore: bool,
+    /// How many may hold it at once: 1, or a semaphore's permits as its holds with a
+    /// known release overlapped (build.rs).
+    pub permits: u32,
 }
 
 /// Resolution class of a recorded wait (WHATIF.md §1.7): how its end was explained.

@@ -690,6 +690,8 @@ mod lock_detail_tests {
             handoff_ns: 0,
             monitor,
             read_write: false,
+            semaphore: false,
+            permits: 1,
         }
     }
 

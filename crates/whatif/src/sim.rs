@@ -193,6 +193,12 @@ fn wake_preference_ns(cores: u32) -> f64 {
 struct LockState {
     holder: Option<u32>,
     queue: VecDeque<u32>,
+    /// More than 1: a semaphore's permits, of which `taken` are held (by anyone:
+    /// `holder` is not used); `granted`: waiters a release passed its permit to,
+    /// until they are back at their acquisition.
+    permits: u32,
+    taken: u32,
+    granted: Vec<u32>,
 }
 
 struct Sim<'a> {
@@ -349,13 +355,15 @@ fn run_mode_s(g: &ExecGraph, ov: &Overlay, p: SimParams, keep_runs: bool) -> Sim
     let recorded = g.cores.max(1) as f64;
     let (cores, _) = capacity(g, ov, p);
     let mut lock_base = Vec::with_capacity(g.locks.len());
-    let mut nlocks = 0u32;
+    let mut stripe_permits: Vec<u32> = Vec::new();
     for l in 0..g.locks.len() {
-        lock_base.push(nlocks);
-        nlocks += match ov.lock_mode.get(l) {
+        lock_base.push(stripe_permits.len() as u32);
+        let n = match ov.lock_mode.get(l) {
             Some(LockMode::Split(n)) => (*n).max(1),
             _ => 1,
         };
+        let permits = g.locks[l].permits.max(1);
+        stripe_permits.extend((0..n).map(|_| permits));
     }
     let mut s = Sim {
         g,
@@ -378,10 +386,14 @@ fn run_mode_s(g: &ExecGraph, ov: &Overlay, p: SimParams, keep_runs: bool) -> Sim
             Vec::new()
         },
         waiters: vec![Vec::new(); g.strands.len()],
-        locks: (0..nlocks)
-            .map(|_| LockState {
+        locks: stripe_permits
+            .iter()
+            .map(|&permits| LockState {
                 holder: None,
                 queue: VecDeque::new(),
+                permits,
+                taken: 0,
+                granted: Vec::new(),
             })
             .collect(),
         lock_base,
@@ -841,14 +853,29 @@ impl Sim<'_> {
                         _ => self.lock_base[l as usize],
                     };
                     let ls = &mut self.locks[stripe as usize];
-                    match ls.holder {
-                        None => ls.holder = Some(c),
-                        Some(h) if h == c => {}
-                        Some(_) => {
-                            if !ls.queue.contains(&c) {
-                                ls.queue.push_back(c);
-                            }
+                    if ls.permits > 1 {
+                        // A semaphore: the permit a release passed to it, else a
+                        // free one, else wait in order.
+                        if let Some(i) = ls.granted.iter().position(|&g| g == c) {
+                            ls.granted.swap_remove(i);
+                        } else if ls.queue.contains(&c) {
                             return;
+                        } else if ls.taken >= ls.permits {
+                            ls.queue.push_back(c);
+                            return;
+                        } else {
+                            ls.taken += 1;
+                        }
+                    } else {
+                        match ls.holder {
+                            None => ls.holder = Some(c),
+                            Some(h) if h == c => {}
+                            Some(_) => {
+                                if !ls.queue.contains(&c) {
+                                    ls.queue.push_back(c);
+                                }
+                                return;
+                            }
                         }
                     }
                     if let Some(f) = self.ctxs[ci].stack.last_mut() {
@@ -941,7 +968,15 @@ impl Sim<'_> {
         } else {
             ls.queue.pop_back()
         };
-        ls.holder = next;
+        if ls.permits > 1 {
+            // The permit goes to the next waiter, else back to the semaphore.
+            match next {
+                Some(n) => ls.granted.push(n),
+                None => ls.taken = ls.taken.saturating_sub(1),
+            }
+        } else {
+            ls.holder = next;
+        }
         let Some(n) = next else { return };
         let Some(f) = self.ctxs[n as usize].stack.last() else {
             self.make_ready(n);

@@ -709,6 +709,8 @@ mod tests {
                 handoff_ns: 0,
                 monitor: true,
                 read_write: false,
+                semaphore: false,
+                permits: 1,
             }],
             ..ExecGraph::default()
         };
