@@ -98,7 +98,9 @@ const WAKE_AFTER_STRAND_NS: u64 = 1_000_000;
 /// ("cannot be replayed: no estimate", also with `--lock-detail`, which records no
 /// JDK monitor). When the replay deadlocks and the run did not (no deadlock
 /// finding), the graph is built again with each such hold cut at its thread's
-/// next contended acquisition of another lock, and kept if that replays.
+/// next contended acquisition of another lock, and kept if that replays. The same
+/// when a monitor's inferred hold was kept across its virtual thread's unmount (JDK
+/// 24+): cut there instead in the second build.
 pub fn build(a: &Analysis) -> ExecGraph {
     let g = build_with(a, false);
     let inferred = g
@@ -110,7 +112,7 @@ pub fn build(a: &Analysis) -> ExecGraph {
         .findings
         .iter()
         .any(|f| f.kind == weft_analysis::findings::FindingKind::Deadlock);
-    if inferred < 2 || hung {
+    if hung || (inferred < 2 && g.inferred_holds_across_unmounts == 0) {
         return g;
     }
     if replay(&g).is_some() {
@@ -1007,6 +1009,21 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
     let mut wall_per_thread: HashMap<ThreadIndex, u64> = HashMap::default();
     let mut compute_walls: Vec<(ThreadIndex, u64, u64)> = Vec::new();
     let semaphores: Vec<bool> = g.locks.iter().map(|l| l.semaphore).collect();
+    let monitors: Vec<bool> = g.locks.iter().map(|l| l.monitor).collect();
+    // Whether virtual thread `t` stayed mounted through a wait from `from` to `to`.
+    let pinned = |t: ThreadIndex, from: u64, to: u64| -> bool {
+        if !weft_trace::is_virtual_thread(t) || to <= from {
+            return false;
+        }
+        let v = a
+            .virtual_threads
+            .unmounted
+            .get(&t)
+            .map_or(&[][..], Vec::as_slice);
+        // The first stretch that ends after `from` starts at or after `to`.
+        v.get(v.partition_point(|x| x.1 <= from))
+            .is_none_or(|x| x.0 >= to)
+    };
     for (s, ms) in marks.iter_mut().enumerate() {
         let st = &g.strands[s];
         ms.sort_by_key(|d| (d.start, d.mark.rank(), d.end));
@@ -1050,13 +1067,20 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
                 // A semaphore's permit with a known release is kept across an
                 // unmount too (a permit held across a sleep: 2,000 virtual threads
                 // through a `Semaphore(2)` replayed 90% short, the sleeps side by side).
+                // A monitor too: a virtual thread unmounts holding one only on JDK
+                // 24+, where it keeps it (2,000 virtual threads sleeping inside 64
+                // monitors on JDK 25, the holds cut at the sleep: replayed 59% short).
+                // (Not when holds are cut: kept, they can deadlock the replay.)
                 let unmount = matches!(d.mark, Mark::Unmounted);
                 held.retain(|&(l, release)| {
                     let keep = match release {
                         Release::Known => !unmount || semaphores[l as usize],
                         Release::Assumed => unmount,
-                        Release::Inferred => false,
+                        Release::Inferred => unmount && monitors[l as usize] && !cut_holds,
                     };
+                    if keep && release == Release::Inferred {
+                        g.inferred_holds_across_unmounts += 1;
+                    }
                     if !keep {
                         all_ops.push(Op::Release(l));
                         op_begin.push(at - t0);
@@ -1065,6 +1089,16 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
                 });
             }
             op_begin.push(at - t0);
+            // A virtual thread that waits without unmounting (pinned: a sleep inside
+            // `synchronized` on JDK 21-23) keeps its carrier meanwhile: 2,000 of them
+            // sleeping 5 ms on 2 carriers replayed in 0.14 s for 5.2 s recorded. Only
+            // a wait nothing recorded ends (a sleep, a timed park): kept through a wait
+            // for a lock or a signal, a carrier held by a waiter whose holder (an
+            // inferred hold, longer than the real one) needs a carrier deadlocked the
+            // model (10,000 virtual threads on a `synchronized` counter, JDK 25).
+            if matches!(d.mark, Mark::Anchored) && pinned(st.thread, d.start, d.end) {
+                g.pinned_waits.push(all_ops.len() as u32);
+            }
             match d.mark {
                 Mark::Spawn(c) => all_ops.push(Op::Spawn(c)),
                 Mark::Release(l) => {

@@ -140,6 +140,12 @@ pub struct ExecGraph {
     /// at most that many virtual threads run at once in a simulation, each until it
     /// waits (a virtual thread is not preempted; sim.rs).
     pub vt_carriers: u32,
+    /// Wait ops (by index in `ops`, sorted) of virtual threads that stayed mounted
+    /// through the wait (pinned): their carrier stays taken meanwhile.
+    pub pinned_waits: Vec<u32>,
+    /// Monitor holds inferred from hand-offs that the builder kept across their
+    /// virtual thread's unmount (JDK 24+, a sleep inside `synchronized`).
+    pub inferred_holds_across_unmounts: u64,
     /// Cores the program actually got (docs/whatif.md §Cores): the recorded count,
     /// or less when its threads waited for a core while other processes ran; 0 = unset.
     pub cores_effective: f64,

@@ -557,10 +557,29 @@ impl Sim<'_> {
     /// After context `c` stepped: a virtual thread that no longer computes (it waits,
     /// or its strand ended) leaves its carrier to the next one waiting.
     fn unmount_if_waiting(&mut self, c: u32) {
-        let ctx = &mut self.ctxs[c as usize];
+        let ctx = &self.ctxs[c as usize];
         if !ctx.on_carrier || ctx.computing {
             return;
         }
+        // Pinned: it waits at an op (at its pc; past an AwaitSignal) where it stayed
+        // mounted when recorded.
+        if let Some(f) = ctx.stack.last() {
+            let at = match f.pc.checked_sub(1).map(|p| (p, self.g.ops.get(p as usize))) {
+                Some((p, Some(&Op::AwaitSignal(k))))
+                    if self
+                        .signal_waiters
+                        .get(k as usize)
+                        .is_some_and(|w| w.contains(&c)) =>
+                {
+                    p
+                }
+                _ => f.pc,
+            };
+            if self.g.pinned_waits.binary_search(&at).is_ok() {
+                return;
+            }
+        }
+        let ctx = &mut self.ctxs[c as usize];
         ctx.on_carrier = false;
         match self.carrier_queue.pop_front() {
             Some((n, demand)) => {

@@ -623,7 +623,7 @@ fn a_woken_thread_runs_ahead_of_cpu_bound_ones_for_its_preference() {
 /// Virtual threads run on their carriers, each until it waits: with one carrier on 2
 /// cores, A (100, a wait of 1000 unmounted, 100) and B (100) started by main run A
 /// 0–100, B 100–200 (A's wait left the carrier to it), A 1100–1200: 1200. Without
-/// the unmount B would wait for A's end (1300); without the carrier limit, 1200 too
+/// the unmount (a pinned wait) B waits for A's end (1300); without the carrier limit, 1200 too
 /// but B at 0–100 beside A. Two started at once on one carrier take turns: 200, not
 /// the 100 of two cores. `cores:N` gives N carriers when the recording had one per
 /// core, and keeps a parallelism the program set (fewer carriers than cores).
@@ -647,6 +647,12 @@ fn virtual_threads_take_turns_on_their_carriers() {
     let r = simulate(&g, &Overlay::identity(&g), SimParams::default());
     assert_eq!(r.makespan_ns, 1200);
     assert_eq!(r.strand_end_ns[b as usize], 200);
+    // A's wait pinned (it stayed mounted: a sleep inside `synchronized` on JDK 21):
+    // it keeps the carrier, B runs after A's end, 1200–1300.
+    g.pinned_waits = vec![g.strands[a as usize].first + 1];
+    let r = simulate(&g, &Overlay::identity(&g), SimParams::default());
+    assert_eq!(r.makespan_ns, 1300);
+    assert_eq!(r.strand_end_ns[b as usize], 1300);
 
     let mut g = graph(2);
     g.vt_carriers = 1;

@@ -29,6 +29,10 @@ import java.util.concurrent.RecursiveTask;
  *   fj        units=N cutoff=C parallelism=2                          (size-based split, sum)
  *   pipeline  items=N w1=U w2=U w3=U cap=C threads=platform|virtual   (3 threads, 2 queues)
  *   imbalance big=U small=U smalls=N bigscale=1.0 smallscale=1.0 pool=2
+ *   limit     tasks=N work=U sleep_us=S permits=P threads=virtual|platform pool=K
+ *             (a task per virtual thread, or on a pool of K, each holding one of P
+ *             permits of a Semaphore across its sleep and work: the concurrency limit
+ *             virtual threads are told to use instead of a pool)
  * </pre>
  */
 public final class WhatIfBench {
@@ -134,7 +138,7 @@ public final class WhatIfBench {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("usage: WhatIfBench lock|inline|pool|fj|pipeline|imbalance [key=value]...");
+            System.err.println("usage: WhatIfBench lock|inline|pool|fj|pipeline|imbalance|limit [key=value]...");
             System.exit(2);
         }
         String kase = args[0];
@@ -159,6 +163,7 @@ public final class WhatIfBench {
             case "fj": return fjCase(kv);
             case "pipeline": return pipelineCase(kv);
             case "imbalance": return imbalanceCase(kv);
+            case "limit": return limitCase(kv);
             default: System.err.println("unknown case " + kase); System.exit(2); return 0;
         }
     }
@@ -273,6 +278,40 @@ public final class WhatIfBench {
         s1.start(); s2.start(); s3.start();
         s1.join(); s2.join(); s3.join();
         return s3.acc;
+    }
+
+    /** A task of the limit case: one of the semaphore's permits across its sleep and work. */
+    static final class Limited implements Callable<Long> {
+        final java.util.concurrent.Semaphore permits;
+        final long work, sleepUs;
+        Limited(java.util.concurrent.Semaphore permits, long work, long sleepUs) {
+            this.permits = permits; this.work = work; this.sleepUs = sleepUs;
+        }
+        public Long call() throws InterruptedException {
+            permits.acquire();
+            try {
+                if (sleepUs > 0) Thread.sleep(sleepUs / 1000, (int) (sleepUs % 1000) * 1000);
+                return burn(work);
+            } finally {
+                permits.release();
+            }
+        }
+    }
+
+    static long limitCase(java.util.Map<String, String> kv) throws Exception {
+        long tasks = num(kv, "tasks", 2000), work = num(kv, "work", 20000);
+        long sleepUs = num(kv, "sleep_us", 1000);
+        java.util.concurrent.Semaphore permits =
+            new java.util.concurrent.Semaphore((int) num(kv, "permits", 2));
+        ExecutorService pool = "platform".equals(kv.get("threads"))
+            ? Executors.newFixedThreadPool((int) num(kv, "pool", 8))
+            : (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+        List<Future<Long>> fs = new ArrayList<>();
+        for (long i = 0; i < tasks; i++) fs.add(pool.submit(new Limited(permits, work, sleepUs)));
+        long c = 0;
+        for (Future<Long> f : fs) c ^= f.get();
+        pool.shutdown();
+        return c;
     }
 
     static long imbalanceCase(java.util.Map<String, String> kv) throws Exception {
