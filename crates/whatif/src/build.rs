@@ -750,7 +750,7 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
             g.locks[li].permits = most as u32;
         }
         // Semaphore holds whose release was not found: the median found one, kept
-        // across the holder's waits like the found ones.
+        // across the holder's unmounts (`Release::Assumed`).
         let mut assumed = vec![false; v.len()];
         if let Some(h) = semaphore_hold {
             for (k, &i) in v.iter().enumerate() {
