@@ -42,6 +42,29 @@ fn main() {
                 .collect::<Vec<_>>()
         );
     }
+    // Per strand: compute demand and stalls in all (where an edit's time goes).
+    for (i, st) in g.strands.iter().enumerate().take(max) {
+        let ops = st.first..st.first + st.len;
+        let compute: u64 = g
+            .ops_of(i as u32)
+            .iter()
+            .map(|o| match o {
+                weft_whatif::Op::Compute(n) => *n,
+                _ => 0,
+            })
+            .sum();
+        let stalls: u64 = g
+            .compute_stall_ns
+            .iter()
+            .filter(|(op, _)| ops.contains(op))
+            .map(|x| x.1)
+            .sum();
+        println!(
+            "#{i} {}: compute {compute} ns, stalls {stalls} ns, wall {} ns",
+            g.classes[st.class as usize],
+            st.observed_end_ns - st.observed_begin_ns
+        );
+    }
     let max_stalls: usize = std::env::var("STALLS")
         .ok()
         .and_then(|v| v.parse().ok())
