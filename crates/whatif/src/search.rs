@@ -444,6 +444,11 @@ pub fn candidates(g: &ExecGraph) -> Vec<(Edit, String, Vec<String>)> {
             l.id.clone(),
             Vec::new(),
         ));
+        // A semaphore in 2 stripes of its permits: twice the permits, what its lock
+        // finding advises when the resource allows (removing it rarely does).
+        if l.semaphore {
+            out.push((format!("lock:{}:split=2", l.id), l.id.clone(), Vec::new()));
+        }
     }
     // Executor classes whose tasks were awaited.
     let mut awaited = vec![false; g.strands.len()];
