@@ -241,6 +241,13 @@ fn site(jvmti: Jvmti, jni: Jni) -> u32 {
 const WAIT_SITE_SKIP: &[&str] = &[
     "weft.Probe.",
     "weft.ParkProbe.",
+    // A virtual thread's park, seen from its unmount (vthreads.rs): the JDK's frames
+    // between `LockSupport.park` and the unmount.
+    "weft.VtProbe.",
+    "java.lang.VirtualThread",
+    "java.lang.System$",
+    "jdk.internal.misc.VirtualThreads",
+    "jdk.internal.vm.Continuation",
     "java.lang.Object.wait",
     "java.lang.Thread.join",
     "java.util.concurrent.locks.",
@@ -732,9 +739,15 @@ unsafe extern "system" fn park_hook(
     }
 }
 
+/// Whether a wrapped lock acquisition is in progress on this thread (a park there is
+/// the acquisition's, not a wait).
+pub(crate) fn in_acquire() -> bool {
+    ACQUIRE_DEPTH.try_with(|d| d.get()).unwrap_or(0) > 0
+}
+
 /// A park outside a lock acquisition begins: its `WaitDetail` (the blocker: `given`,
 /// else the thread's `parkBlocker`) and `WaitBegin{PARK}`.
-fn park_wait_begin(env: *mut JNIEnv, given: jobject) {
+pub(crate) fn park_wait_begin(env: *mut JNIEnv, given: jobject) {
     PARKS_SEEN.fetch_add(1, Ordering::Relaxed);
     // SAFETY: the JVM passes the current thread's JNIEnv to every native method.
     if let (Some(jni), Some(jvmti)) = (unsafe { Jni::from_raw(env) }, agent::jvmti()) {

@@ -373,6 +373,12 @@ pub fn table() -> Vec<(&'static str, Vec<Native>)> {
                 ("nUnmount", "(J)V", f!(vthreads::Java_weft_VtProbe_nUnmount)),
                 ("nMount", "(J)V", f!(vthreads::Java_weft_VtProbe_nMount)),
                 ("nUnpark", "(J)V", f!(vthreads::Java_weft_VtProbe_nUnpark)),
+                (
+                    "nParkBegin",
+                    "(JLjava/lang/Object;)V",
+                    f!(vthreads::Java_weft_VtProbe_nParkBegin),
+                ),
+                ("nParkEnd", "(J)V", f!(vthreads::Java_weft_VtProbe_nParkEnd)),
             ],
         ),
         (

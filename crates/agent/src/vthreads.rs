@@ -163,6 +163,22 @@ fn virtual_thread_wraps(major: u32) -> Vec<weft_classfile::WrapRequest> {
         Some(("start", OO)),
         Some("end"),
     )];
+    // Parks (`LockSupport.park(blocker)` on a virtual thread), entered and left
+    // mounted: the wait's record is written with the thread's own frames (its site).
+    wraps.push(wrap(
+        "park",
+        "()V",
+        false,
+        Some(("park", O)),
+        Some("parkEnd"),
+    ));
+    wraps.push(wrap(
+        "parkNanos",
+        "(J)V",
+        false,
+        Some(("park", O)),
+        Some("parkEnd"),
+    ));
     if major < 24 {
         wraps.push(wrap(
             "yieldContinuation",
@@ -257,9 +273,20 @@ pub fn instrument_virtual_thread(bytes: &[u8]) -> Option<Vec<u8>> {
         wraps: virtual_thread_wraps(major),
         constructor_probe: None,
     };
-    let wanted = what.wraps.len();
+    // All the start/end and mount hooks or none; the park hooks are extra (without
+    // them a virtual thread's waits are its unmounted stretches only).
+    let required = what
+        .wraps
+        .iter()
+        .filter(|w| !w.name.starts_with("park"))
+        .count();
     let r = weft_classfile::instrument(bytes, &what).ok()?;
-    if r.wrapped.len() != wanted {
+    if r.wrapped
+        .iter()
+        .filter(|w| !w.0.starts_with("park"))
+        .count()
+        != required
+    {
         return None;
     }
     crate::attach::note_loaded_change(VIRTUAL_THREAD);
@@ -296,6 +323,66 @@ pub extern "system" fn Java_weft_VtProbe_nEnd(e: *mut JNIEnv, _c: jclass, tid: j
 pub extern "system" fn Java_weft_VtProbe_nUnmount(e: *mut JNIEnv, _c: jclass, tid: jlong) {
     record(e, tid, "VtProbe.nUnmount", Event::Unmount);
 }
+
+/// `weft.VtProbe.park`: the virtual thread `tid` parks on `blocker` (its
+/// `parkBlocker`: a queue, a condition, a latch): a wait, as a platform thread's park
+/// is (`WaitDetail` with the thread's own frames as site, `WaitBegin`); its `WaitEnd`
+/// when the park returns ([`Java_weft_VtProbe_nParkEnd`]), mounted again, on whichever
+/// carrier. Not inside a lock acquisition (the park is the acquisition's). A virtual
+/// thread's park never reaches `Unsafe.park`: without this its waits on queues and
+/// conditions were unmounted stretches with no object, site or wake-up.
+#[no_mangle]
+pub extern "system" fn Java_weft_VtProbe_nParkBegin(
+    e: *mut JNIEnv,
+    _c: jclass,
+    tid: jlong,
+    blocker: jobject,
+) {
+    if tid <= 0 || !locks::recordable() || locks::in_acquire() {
+        return;
+    }
+    // SAFETY: the JVM passes the current thread's JNIEnv to natives.
+    let jni = unsafe { Jni::from_raw(e) };
+    agent::guard(jni, "VtProbe.nParkBegin", || {
+        locks::park_wait_begin(e, blocker);
+        let mut w = lock(&PARKED_WAITS);
+        if w.get_or_insert_with(std::collections::HashSet::new)
+            .insert(tid as u64)
+        {
+            PARKED_COUNT.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(())
+    })
+}
+
+/// `weft.VtProbe.parkEnd`: the park of `tid` returned; its wait ends if one began.
+#[no_mangle]
+pub extern "system" fn Java_weft_VtProbe_nParkEnd(e: *mut JNIEnv, _c: jclass, tid: jlong) {
+    let ts = clock::now();
+    if PARKED_COUNT.load(Ordering::Relaxed) == 0 {
+        return;
+    }
+    // SAFETY: the JVM passes the current thread's JNIEnv to natives.
+    let jni = unsafe { Jni::from_raw(e) };
+    agent::guard(jni, "VtProbe.nParkEnd", || {
+        let open = lock(&PARKED_WAITS)
+            .as_mut()
+            .is_some_and(|w| w.remove(&(tid as u64)));
+        if open {
+            PARKED_COUNT.fetch_sub(1, Ordering::Relaxed);
+            sink::emit(&Record::WaitEnd {
+                ts,
+                timed_out: false,
+            });
+        }
+        Ok(())
+    })
+}
+
+/// Virtual threads whose park wait is open (`nUnmountParked`), by thread id; the count
+/// lets a mount look up nothing when none is.
+static PARKED_WAITS: Mutex<Option<std::collections::HashSet<u64>>> = Mutex::new(None);
+static PARKED_COUNT: AtomicUsize = AtomicUsize::new(0);
 
 /// `weft.VtProbe`: the virtual thread `tid` is mounted on this carrier.
 #[no_mangle]

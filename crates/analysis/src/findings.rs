@@ -2367,11 +2367,20 @@ fn busy_waker<'a>(
     let from = from.max(pfrom);
     let to = to.min(pfrom + plife);
     let window = to.saturating_sub(from);
-    // A group's busy time is its members' mean.
+    // A group's busy time is its members' mean. A virtual thread has no schedstat
+    // readings: its time mounted (on its carrier, running or ready) is its busy time.
     let mut busy = 0u64;
     for t in &members {
-        let (running, runq) = model.threads.get(t)?.sched_between(from, to)?;
-        busy += running + runq;
+        busy += if weft_trace::is_virtual_thread(*t) {
+            let mounts = i.virtual_threads.mounts.get(t)?;
+            mounts
+                .iter()
+                .map(|&(a, b, _)| b.min(to).saturating_sub(a.max(from)))
+                .sum()
+        } else {
+            let (running, runq) = model.threads.get(t)?.sched_between(from, to)?;
+            running + runq
+        };
     }
     let busy = busy / members.len() as u64;
     if window == 0 || (busy as f64) < PRODUCER_BUSY_SHARE * window as f64 {

@@ -40,6 +40,12 @@ pub const JVM_THREADS: &[&str] = &[
     "Service Thread",
     "Monitor Deflation Thread",
     "DestroyJavaVM",
+    // The virtual-thread scheduler's helpers: the timer that ends virtual threads'
+    // sleeps and timed parks (JDK 21-23), the thread that unblocks those a monitor
+    // released (24+), blocked in the JVM between turns (no wait recorded: it read as
+    // busy all its life, a load-imbalance finding beside 2,000 virtual threads).
+    "VirtualThread-unparker",
+    "VirtualThread-unblocker",
 ];
 
 #[derive(Debug, Clone, PartialEq)]

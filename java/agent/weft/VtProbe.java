@@ -43,6 +43,36 @@ public final class VtProbe {
         event(UNMOUNT, vthread);
     }
 
+    /**
+     * Entry of {@code VirtualThread.park()} / {@code parkNanos(long)}, mounted: a park on
+     * a blocker ({@code LockSupport.park(blocker)}: a queue, a condition, a latch) is a
+     * wait the agent records with the thread's own frames. A sleep parks with none.
+     */
+    public static void park(Object vthread) {
+        if (!Probe.on) return;
+        try {
+            Thread t = (Thread) vthread;
+            Object blocker = java.util.concurrent.locks.LockSupport.getBlocker(t);
+            if (blocker != null) nParkBegin(t.getId(), blocker);
+        } catch (Throwable e) {
+            Probe.fail(e);
+        }
+    }
+
+    /**
+     * Exit of the park (returned or threw), mounted again; its blocker is still set
+     * ({@code LockSupport} clears it after the park returns).
+     */
+    public static void parkEnd(Object vthread) {
+        if (!Probe.on) return;
+        try {
+            Thread t = (Thread) vthread;
+            if (java.util.concurrent.locks.LockSupport.getBlocker(t) != null) nParkEnd(t.getId());
+        } catch (Throwable e) {
+            Probe.fail(e);
+        }
+    }
+
     public static void mount(Object vthread) {
         event(MOUNT, vthread);
     }
@@ -101,4 +131,8 @@ public final class VtProbe {
     private static native void nMount(long tid);
 
     private static native void nUnpark(long tid);
+
+    private static native void nParkBegin(long tid, Object blocker);
+
+    private static native void nParkEnd(long tid);
 }
