@@ -722,6 +722,10 @@ unsafe extern "system" fn park_hook(
         }
         if crate::vthreads::mounted() {
             crate::vthreads::pinned_park(env);
+            // Its park on a blocker is already a wait (vthreads::park_wait_open).
+            if crate::vthreads::park_wait_open() {
+                return false;
+            }
         }
         park_wait_begin(env, std::ptr::null_mut());
         true

@@ -39,6 +39,8 @@ use crate::{clock, lock, locks};
 thread_local! {
     /// A virtual thread is mounted on this (carrier) thread.
     static MOUNTED: Cell<bool> = const { Cell::new(false) };
+    /// Its id (0: none).
+    static MOUNTED_VT: Cell<u64> = const { Cell::new(0) };
     /// The virtual thread that ended last on this carrier, until its final unmount
     /// (JDK 24+: `unmount()` runs after `run` returned), which records nothing: its
     /// `VtEnd` said it.
@@ -48,6 +50,19 @@ thread_local! {
 /// Whether the current OS thread is running a virtual thread.
 pub fn mounted() -> bool {
     MOUNTED.try_with(Cell::get).unwrap_or(false)
+}
+
+/// Whether the virtual thread mounted here is inside a park whose wait the park hook
+/// recorded: a pinned park reaching `Unsafe.park` then writes no second wait.
+pub fn park_wait_open() -> bool {
+    if PARKED_COUNT.load(Ordering::Relaxed) == 0 {
+        return false;
+    }
+    let vt = MOUNTED_VT.try_with(Cell::get).unwrap_or(0);
+    vt != 0
+        && lock(&PARKED_WAITS)
+            .as_ref()
+            .is_some_and(|w| w.contains(&vt))
 }
 
 /// Frames of the JDK, skipped to find where a pinned virtual thread blocked.
@@ -379,8 +394,8 @@ pub extern "system" fn Java_weft_VtProbe_nParkEnd(e: *mut JNIEnv, _c: jclass, ti
     })
 }
 
-/// Virtual threads whose park wait is open (`nUnmountParked`), by thread id; the count
-/// lets a mount look up nothing when none is.
+/// Virtual threads whose park wait is open (`nParkBegin`), by thread id; the count lets
+/// a park's end look up nothing when none is.
 static PARKED_WAITS: Mutex<Option<std::collections::HashSet<u64>>> = Mutex::new(None);
 static PARKED_COUNT: AtomicUsize = AtomicUsize::new(0);
 
@@ -575,7 +590,9 @@ fn emit(jni: Jni, ts: u64, vt: u64, event: Event) {
     if vt == 0 {
         return;
     }
-    let _ = MOUNTED.try_with(|m| m.set(matches!(event, Event::Start(_) | Event::Mount)));
+    let on = matches!(event, Event::Start(_) | Event::Mount);
+    let _ = MOUNTED.try_with(|m| m.set(on));
+    let _ = MOUNTED_VT.try_with(|m| m.set(if on { vt } else { 0 }));
     let final_unmount = ENDED
         .try_with(|e| {
             let ended = e.replace(if matches!(event, Event::End) { vt } else { 0 });
