@@ -437,6 +437,9 @@ fn virtual_threads_queued_on_a_reentrant_lock() {
                         p["site"]
                             .as_str()
                             .is_some_and(|s| s.starts_with("weft.workloads."))
+                            // The same race, seen once (in ~40 runs) at the program's
+                            // `LOCK.lock()`: a single monitor block, inside the JDK.
+                            && !(p["how"] == "monitor" && p["count"].as_u64() == Some(1))
                     })
                     .collect()
             })
