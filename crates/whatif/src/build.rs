@@ -1863,6 +1863,51 @@ mod tests {
         }
     }
 
+    /// A blocked acquisition of lock 5 begins at `ts` (a j.u.c. lock's slow path).
+    fn block5(ts: u64) -> weft_trace::Record {
+        weft_trace::Record::LockBlock {
+            ts,
+            lock: 5,
+            flags: 0,
+            owner: 0,
+            site: 0,
+        }
+    }
+
+    /// Lock 5 acquired at `ts` after a park.
+    fn acquired5(ts: u64) -> weft_trace::Record {
+        weft_trace::Record::LockAcquired {
+            ts,
+            lock: 5,
+            parked: true,
+        }
+    }
+
+    /// This thread unparks the thread of Java id `target` at `ts`.
+    fn unpark(ts: u64, target: u64) -> weft_trace::Record {
+        weft_trace::Record::Unpark { ts, target, ns: 0 }
+    }
+
+    /// (position of the first `Release`, of the first `AwaitSignal`) in the ops of the
+    /// strand of thread `t`: where a hold's release is, before or after the wait.
+    fn release_and_wait(g: &crate::ExecGraph, t: u32) -> (usize, usize) {
+        let st = g
+            .strands
+            .iter()
+            .position(|s| s.thread == t)
+            .expect("the thread's strand");
+        let ops = g.ops_of(st as crate::graph::StrandId);
+        let rel = ops
+            .iter()
+            .position(|o| matches!(o, crate::Op::Release(_)))
+            .expect("a release");
+        let wait = ops
+            .iter()
+            .position(|o| matches!(o, crate::Op::AwaitSignal(_)))
+            .expect("the wait");
+        (rel, wait)
+    }
+
     /// A thread's start at 1 ns, named `name`, Java id `java_id`.
     fn thread_start(name: &str, java_id: u64) -> weft_trace::Record {
         weft_trace::Record::ThreadStart {
@@ -1975,25 +2020,8 @@ mod tests {
     fn a_semaphore_s_permits_and_releases_come_from_its_wake_ups() {
         use weft_trace::{lock_kind, wait_kind, Record, GLOBAL_THREAD};
         const MS: u64 = 1_000_000;
-        let end = |ts| Record::ThreadEnd {
-            ts,
-            cpu_ns: 10 * MS,
-            voluntary_cs: 0,
-            involuntary_cs: 0,
-        };
-        let block = |ts| Record::LockBlock {
-            ts,
-            lock: 5,
-            flags: 0,
-            owner: 0,
-            site: 0,
-        };
-        let acquired = |ts| Record::LockAcquired {
-            ts,
-            lock: 5,
-            parked: true,
-        };
-        let unpark = |ts, target| Record::Unpark { ts, target, ns: 0 };
+        let end = |ts| thread_end(ts, 10 * MS);
+        let (block, acquired) = (block5, acquired5);
         let mut records = vec![
             (
                 GLOBAL_THREAD,
@@ -2050,21 +2078,8 @@ mod tests {
         let g = graph_of(records);
         assert!(g.locks[0].semaphore);
         assert_eq!(g.locks[0].permits, 2);
-        let st = g
-            .strands
-            .iter()
-            .position(|s| s.thread == 1)
-            .expect("A's strand");
-        let ops = g.ops_of(st as crate::graph::StrandId);
-        let rel = ops
-            .iter()
-            .position(|o| matches!(o, crate::Op::Release(_)))
-            .expect("a release");
-        let wait = ops
-            .iter()
-            .position(|o| matches!(o, crate::Op::AwaitSignal(_)))
-            .expect("the wait");
-        assert!(rel > wait, "A released after its wait: {ops:?}");
+        let (rel, wait) = release_and_wait(&g, 1);
+        assert!(rel > wait, "A released after its wait");
     }
 
     /// A `ReentrantLock` held across a wait (a `Future.get` inside the hold): the
@@ -2075,25 +2090,8 @@ mod tests {
         use weft_trace::{lock_kind, wait_kind, Record, GLOBAL_THREAD};
         const MS: u64 = 1_000_000;
         let start = thread_start;
-        let end = |ts| Record::ThreadEnd {
-            ts,
-            cpu_ns: 10 * MS,
-            voluntary_cs: 0,
-            involuntary_cs: 0,
-        };
-        let block = |ts| Record::LockBlock {
-            ts,
-            lock: 5,
-            flags: 0,
-            owner: 0,
-            site: 0,
-        };
-        let acquired = |ts| Record::LockAcquired {
-            ts,
-            lock: 5,
-            parked: true,
-        };
-        let unpark = |ts, target| Record::Unpark { ts, target, ns: 0 };
+        let end = |ts| thread_end(ts, 10 * MS);
+        let (block, acquired) = (block5, acquired5);
         let records = |release_unpark: bool| {
             let mut r = vec![
                 (
@@ -2143,28 +2141,9 @@ mod tests {
             r.sort_by_key(|(t, r)| (*t, r.ts().unwrap_or(0)));
             r
         };
-        // The holder's strand's ops in order: where its release is, before or after
-        // the wait.
-        let order = |g: &crate::ExecGraph| -> (usize, usize) {
-            let st = g
-                .strands
-                .iter()
-                .position(|s| s.thread == 1)
-                .expect("holder strand");
-            let ops = g.ops_of(st as crate::graph::StrandId);
-            let rel = ops
-                .iter()
-                .position(|o| matches!(o, crate::Op::Release(_)))
-                .expect("a release");
-            let wait = ops
-                .iter()
-                .position(|o| matches!(o, crate::Op::AwaitSignal(_)))
-                .expect("the wait");
-            (rel, wait)
-        };
-        let (rel, wait) = order(&graph_of(records(true)));
+        let (rel, wait) = release_and_wait(&graph_of(records(true)), 1);
         assert!(rel > wait, "released after the wait");
-        let (rel, wait) = order(&graph_of(records(false)));
+        let (rel, wait) = release_and_wait(&graph_of(records(false)), 1);
         assert!(rel < wait, "released at the wait");
     }
 
