@@ -241,8 +241,8 @@ fn site(jvmti: Jvmti, jni: Jni) -> u32 {
 const WAIT_SITE_SKIP: &[&str] = &[
     "weft.Probe.",
     "weft.ParkProbe.",
-    // A virtual thread's park, seen from its unmount (vthreads.rs): the JDK's frames
-    // between `LockSupport.park` and the unmount.
+    // A virtual thread's park, seen from the hook of `VirtualThread.park` (vthreads.rs):
+    // the JDK's frames between `LockSupport.park` and the hook.
     "weft.VtProbe.",
     "java.lang.VirtualThread",
     "java.lang.System$",
