@@ -2025,7 +2025,7 @@ fn consumer_findings(i: &Inputs, out: &mut Vec<Finding>) {
         b.names(i),
         human_ns(b.waited),
         pct(b.waited as f64 / b.lifetimes.max(1) as f64),
-        b.waker_label(),
+        b.waker_label(i),
         b.woke,
         b.all,
         pct(b.busy as f64 / b.window.max(1) as f64),
@@ -2062,7 +2062,7 @@ fn exchanger_findings(i: &Inputs, out: &mut Vec<Finding>) {
         b.names(i),
         human_ns(b.waited),
         pct(b.waited as f64 / b.lifetimes.max(1) as f64),
-        b.waker_label(),
+        b.waker_label(i),
         b.woke,
         b.all,
         pct(b.busy as f64 / b.window.max(1) as f64),
@@ -2085,13 +2085,28 @@ fn thread_names<'a>(
 ) -> Vec<String> {
     threads
         .take(max)
-        .filter_map(|t| {
-            i.model
-                .threads
-                .get(t)
-                .map(|t| format!("`{}`", t.display_name()))
-        })
+        .filter_map(|t| i.model.threads.get(t).map(|t| thread_label(i, t)))
         .collect()
+}
+
+/// A thread's name as a finding says it; a virtual thread's (`virtual-23`, a name weft
+/// gave it) with the task class it runs, which says which part of the program it is.
+fn thread_label(i: &Inputs, t: &crate::model::ThreadInfo) -> String {
+    let name = t.display_name();
+    if !t.virtual_thread {
+        return format!("`{name}`");
+    }
+    let class = i
+        .tasks
+        .executions
+        .iter()
+        .filter(|e| e.thread == t.index)
+        .min_by_key(|e| e.begin_ns)
+        .map(|e| i.tasks.class(e));
+    match class {
+        Some(c) => format!("`{name}` running `{c}`"),
+        None => format!("`{name}`"),
+    }
 }
 
 /// Which wake-ups of the waiting threads [`busy_waker`] counts as their feed.
@@ -2210,10 +2225,10 @@ impl BusyWaker<'_> {
     }
 
     /// The waker in words: `` `name` ``, or "the 3 `consumer` threads".
-    fn waker_label(&self) -> String {
+    fn waker_label(&self, i: &Inputs) -> String {
         match &self.waker_pool {
             Some((pool, n)) => format!("the {n} `{pool}` threads"),
-            None => format!("`{}`", self.waker.display_name()),
+            None => thread_label(i, self.waker),
         }
     }
 
@@ -2439,7 +2454,7 @@ fn producer_finding(i: &Inputs, b: BusyWaker) -> Finding {
         b.names(i),
         human_ns(b.waited),
         pct(b.waited as f64 / b.lifetimes.max(1) as f64),
-        b.waker_label(),
+        b.waker_label(i),
         b.woke,
         b.all,
         pct(b.busy as f64 / b.window.max(1) as f64),
