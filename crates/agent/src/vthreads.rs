@@ -55,14 +55,8 @@ pub fn mounted() -> bool {
 /// Whether the virtual thread mounted here is inside a park whose wait the park hook
 /// recorded: a pinned park reaching `Unsafe.park` then writes no second wait.
 pub fn park_wait_open() -> bool {
-    if PARKED_COUNT.load(Ordering::Relaxed) == 0 {
-        return false;
-    }
     let vt = MOUNTED_VT.try_with(Cell::get).unwrap_or(0);
-    vt != 0
-        && lock(&PARKED_WAITS)
-            .as_ref()
-            .is_some_and(|w| w.contains(&vt))
+    vt != 0 && PARKED_WAITS.contains(vt)
 }
 
 /// Frames of the JDK, skipped to find where a pinned virtual thread blocked.
@@ -360,12 +354,7 @@ pub extern "system" fn Java_weft_VtProbe_nParkBegin(
     let jni = unsafe { Jni::from_raw(e) };
     agent::guard(jni, "VtProbe.nParkBegin", || {
         locks::park_wait_begin(e, blocker);
-        let mut w = lock(&PARKED_WAITS);
-        if w.get_or_insert_with(std::collections::HashSet::new)
-            .insert(tid as u64)
-        {
-            PARKED_COUNT.fetch_add(1, Ordering::Relaxed);
-        }
+        PARKED_WAITS.insert(tid as u64, ());
         Ok(())
     })
 }
@@ -374,17 +363,10 @@ pub extern "system" fn Java_weft_VtProbe_nParkBegin(
 #[no_mangle]
 pub extern "system" fn Java_weft_VtProbe_nParkEnd(e: *mut JNIEnv, _c: jclass, tid: jlong) {
     let ts = clock::now();
-    if PARKED_COUNT.load(Ordering::Relaxed) == 0 {
-        return;
-    }
     // SAFETY: the JVM passes the current thread's JNIEnv to natives.
     let jni = unsafe { Jni::from_raw(e) };
     agent::guard(jni, "VtProbe.nParkEnd", || {
-        let open = lock(&PARKED_WAITS)
-            .as_mut()
-            .is_some_and(|w| w.remove(&(tid as u64)));
-        if open {
-            PARKED_COUNT.fetch_sub(1, Ordering::Relaxed);
+        if PARKED_WAITS.take(tid as u64).is_some() {
             sink::emit(&Record::WaitEnd {
                 ts,
                 timed_out: false,
@@ -394,10 +376,8 @@ pub extern "system" fn Java_weft_VtProbe_nParkEnd(e: *mut JNIEnv, _c: jclass, ti
     })
 }
 
-/// Virtual threads whose park wait is open (`nParkBegin`), by thread id; the count lets
-/// a park's end look up nothing when none is.
-static PARKED_WAITS: Mutex<Option<std::collections::HashSet<u64>>> = Mutex::new(None);
-static PARKED_COUNT: AtomicUsize = AtomicUsize::new(0);
+/// Virtual threads whose park wait is open (`nParkBegin`).
+static PARKED_WAITS: ByVirtualThread<()> = ByVirtualThread::new();
 
 /// `weft.VtProbe`: the virtual thread `tid` is mounted on this carrier.
 #[no_mangle]
@@ -551,10 +531,53 @@ fn record(env: *mut JNIEnv, vt: jlong, what: &str, event: Event) {
     })
 }
 
-/// Lock states virtual threads took along while unmounted (locks::TravellingState),
-/// by thread id; `CARRIED` counts them, so that a mount looks up nothing when none is.
-static CARRIED_STATES: Mutex<Option<HashMap<u64, locks::TravellingState>>> = Mutex::new(None);
-static CARRIED: AtomicUsize = AtomicUsize::new(0);
+/// Something each of a few virtual threads has in progress, by thread id, found again
+/// on whichever carrier the thread is next; a count lets the common case (none) look up
+/// nothing without taking the lock.
+struct ByVirtualThread<T> {
+    map: Mutex<Option<HashMap<u64, T>>>,
+    count: AtomicUsize,
+}
+
+impl<T> ByVirtualThread<T> {
+    const fn new() -> Self {
+        Self {
+            map: Mutex::new(None),
+            count: AtomicUsize::new(0),
+        }
+    }
+
+    fn insert(&self, vt: u64, value: T) {
+        if lock(&self.map)
+            .get_or_insert_with(HashMap::new)
+            .insert(vt, value)
+            .is_none()
+        {
+            self.count.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn take(&self, vt: u64) -> Option<T> {
+        if self.count.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
+        let v = lock(&self.map).as_mut().and_then(|m| m.remove(&vt));
+        if v.is_some() {
+            self.count.fetch_sub(1, Ordering::Relaxed);
+        }
+        v
+    }
+
+    fn contains(&self, vt: u64) -> bool {
+        self.count.load(Ordering::Relaxed) != 0
+            && lock(&self.map)
+                .as_ref()
+                .is_some_and(|m| m.contains_key(&vt))
+    }
+}
+
+/// Lock states virtual threads took along while unmounted (locks::TravellingState).
+static CARRIED_STATES: ByVirtualThread<locks::TravellingState> = ByVirtualThread::new();
 
 /// Moves the lock state in progress (an acquire that parked, a contended monitor
 /// enter, a join) from the carrier a virtual thread leaves to the one it mounts on.
@@ -562,22 +585,11 @@ fn carry_lock_state(vt: u64, event: Event) {
     match event {
         Event::Unmount => {
             if let Some(state) = locks::take_for_unmount() {
-                let mut m = lock(&CARRIED_STATES);
-                if m.get_or_insert_with(HashMap::new)
-                    .insert(vt, state)
-                    .is_none()
-                {
-                    CARRIED.fetch_add(1, Ordering::Relaxed);
-                }
+                CARRIED_STATES.insert(vt, state);
             }
         }
         Event::Mount | Event::Start(_) => {
-            if CARRIED.load(Ordering::Relaxed) == 0 {
-                return;
-            }
-            let state = lock(&CARRIED_STATES).as_mut().and_then(|m| m.remove(&vt));
-            if let Some(state) = state {
-                CARRIED.fetch_sub(1, Ordering::Relaxed);
+            if let Some(state) = CARRIED_STATES.take(vt) {
                 locks::give_at_mount(state);
             }
         }

@@ -856,14 +856,8 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
     // compute. As a wait from the park's entry to its return (its turn and mount
     // inside), halving the middle stage of a virtual-thread pipeline read ×1.16 for
     // ×1.4 before the parks were recorded as waits.
-    let unmounted_in = |t: ThreadIndex, from: u64, to: u64| -> bool {
-        a.virtual_threads.unmounted.get(&t).is_some_and(|v| {
-            v.get(v.partition_point(|x| x.1 <= from))
-                .is_some_and(|x| x.0 < to)
-        })
-    };
     for w in &locks.wait_intervals {
-        if weft_trace::is_virtual_thread(w.thread) && unmounted_in(w.thread, w.start_ns, w.end_ns) {
+        if unmounted_during(a, w.thread, w.start_ns, w.end_ns) {
             continue;
         }
         let sync = sync_ts.len() as u32;
@@ -921,13 +915,14 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
                 .find(|t| t.1 >= to && t.0 <= to)
                 .map_or(to, |t| t.0.max(from));
             let sync = sync_ts.len() as u32;
-            let signalled = unpark
-                .is_some_and(|(ts, waker)| put(&mut marks, waker, ts, ts, Mark::Signal(sync)));
-            if signalled {
-                sync_ts.push(unpark.map_or(from, |u| u.0));
-                put(&mut marks, vt, from, to, Mark::AwaitSignal(sync));
-            } else {
-                put(&mut marks, vt, from, to, Mark::Unmounted);
+            match unpark {
+                Some((ts, waker)) if put(&mut marks, waker, ts, ts, Mark::Signal(sync)) => {
+                    sync_ts.push(ts);
+                    put(&mut marks, vt, from, to, Mark::AwaitSignal(sync));
+                }
+                _ => {
+                    put(&mut marks, vt, from, to, Mark::Unmounted);
+                }
             }
         }
     }
@@ -1025,17 +1020,7 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
     let monitors: Vec<bool> = g.locks.iter().map(|l| l.monitor).collect();
     // Whether virtual thread `t` stayed mounted through a wait from `from` to `to`.
     let pinned = |t: ThreadIndex, from: u64, to: u64| -> bool {
-        if !weft_trace::is_virtual_thread(t) || to <= from {
-            return false;
-        }
-        let v = a
-            .virtual_threads
-            .unmounted
-            .get(&t)
-            .map_or(&[][..], Vec::as_slice);
-        // The first stretch that ends after `from` starts at or after `to`.
-        v.get(v.partition_point(|x| x.1 <= from))
-            .is_none_or(|x| x.0 >= to)
+        weft_trace::is_virtual_thread(t) && to > from && !unmounted_during(a, t, from, to)
     };
     for (s, ms) in marks.iter_mut().enumerate() {
         let st = &g.strands[s];
@@ -1667,6 +1652,16 @@ fn waited_a_scheduler_slice<'a>(threads: impl Iterator<Item = &'a [SchedPoint]>)
 }
 
 /// A lock kind with a shared (read) side (`weft_analysis::locks` kinds).
+/// Whether thread `t` (a virtual thread: no other has unmounted stretches) was
+/// unmounted at some time between `from` and `to`.
+fn unmounted_during(a: &Analysis, t: ThreadIndex, from: u64, to: u64) -> bool {
+    a.virtual_threads.unmounted.get(&t).is_some_and(|v| {
+        // The first stretch that ends after `from` starts before `to`.
+        v.get(v.partition_point(|x| x.1 <= from))
+            .is_some_and(|x| x.0 < to)
+    })
+}
+
 fn is_read_write(kind: &str) -> bool {
     matches!(kind, "read_write_lock" | "stamped_lock")
 }

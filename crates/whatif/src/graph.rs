@@ -140,7 +140,7 @@ pub struct ExecGraph {
     /// at most that many virtual threads run at once in a simulation, each until it
     /// waits (a virtual thread is not preempted; sim.rs).
     pub vt_carriers: u32,
-    /// Wait ops (by index in `ops`, sorted) of virtual threads that stayed mounted
+    /// Delay ops (by index in `ops`, sorted) of virtual threads that stayed mounted
     /// through the wait (pinned): their carrier stays taken meanwhile.
     pub pinned_waits: Vec<u32>,
     /// Monitor holds inferred from hand-offs that the builder kept across their

@@ -354,6 +354,7 @@ pub fn with_jvm_work(
 fn run_mode_s(g: &ExecGraph, ov: &Overlay, p: SimParams, keep_runs: bool) -> SimResult {
     let recorded = g.cores.max(1) as f64;
     let (cores, _) = capacity(g, ov, p);
+    let carriers = carriers(g, ov);
     let mut lock_base = Vec::with_capacity(g.locks.len());
     let mut stripe_permits: Vec<u32> = Vec::new();
     for l in 0..g.locks.len() {
@@ -406,8 +407,8 @@ fn run_mode_s(g: &ExecGraph, ov: &Overlay, p: SimParams, keep_runs: bool) -> Sim
         starts: Vec::new(),
         signalled: vec![false; g.syncs as usize],
         signal_waiters: vec![Vec::new(); g.syncs as usize],
-        carriers: carriers(g, ov),
-        carriers_free: carriers(g, ov),
+        carriers,
+        carriers_free: carriers,
         carrier_queue: VecDeque::new(),
     };
     for (pi, pool) in g.pools.iter().enumerate() {
@@ -561,23 +562,14 @@ impl Sim<'_> {
         if !ctx.on_carrier || ctx.computing {
             return;
         }
-        // Pinned: it waits at an op (at its pc; past an AwaitSignal) where it stayed
-        // mounted when recorded.
-        if let Some(f) = ctx.stack.last() {
-            let at = match f.pc.checked_sub(1).map(|p| (p, self.g.ops.get(p as usize))) {
-                Some((p, Some(&Op::AwaitSignal(k))))
-                    if self
-                        .signal_waiters
-                        .get(k as usize)
-                        .is_some_and(|w| w.contains(&c)) =>
-                {
-                    p
-                }
-                _ => f.pc,
-            };
-            if self.g.pinned_waits.binary_search(&at).is_ok() {
-                return;
-            }
+        // Pinned: it waits at a delay (its pc until the delay ends) where it stayed
+        // mounted when recorded (`ExecGraph::pinned_waits` holds delays only).
+        if ctx
+            .stack
+            .last()
+            .is_some_and(|f| self.g.pinned_waits.binary_search(&f.pc).is_ok())
+        {
+            return;
         }
         let ctx = &mut self.ctxs[c as usize];
         ctx.on_carrier = false;
