@@ -3265,6 +3265,11 @@ pub const SERIAL_MIN_SHARE: f64 = 0.2;
 /// library's initialisation, which the program cannot change.
 pub const SERIAL_MIN_APP_SHARE: f64 = 0.5;
 pub const SERIAL_MIN_SAMPLES: u64 = 5;
+/// ...and the process kept at least this many CPUs busy on average outside the
+/// parallel sections: "only one thread at a time worked" needs about one. A program
+/// that mostly waited there (a `ScheduledThreadPoolExecutor` ticking every 50 ms, 5%
+/// of 2 CPUs busy) read "a serial phase ... split that work over threads".
+pub const SERIAL_MIN_BUSY_CPUS: f64 = 0.5;
 
 /// A serial phase is left to a producer or consumer bottleneck whose waiting is at
 /// least this share of it.
@@ -3306,6 +3311,14 @@ fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let serial = run.saturating_sub(parallel);
     if serial < SERIAL_MIN_NS || (serial as f64) < SERIAL_MIN_SHARE * run as f64 {
         return;
+    }
+    // Nobody working is no serial phase: the process's CPU use between the parallel
+    // sections (the sampler's counters; without them, no check).
+    let serial_stretches = complement(&sections, (ws, we));
+    if let (Some(busy), _) = i.cpu.inside_outside(&serial_stretches) {
+        if busy.utilisation * f64::from(i.cpu.cpus.max(1)) < SERIAL_MIN_BUSY_CPUS {
+            return;
+        }
     }
     // A producer or consumer bottleneck whose waiting is most of it is its cause:
     // one side works while the other waits for it (an `Exchanger` pair and a
@@ -3448,6 +3461,26 @@ fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
         site: Some(method.clone()),
         stack: Vec::new(),
     });
+}
+
+/// The parts of `(from, to)` outside the merged, sorted `intervals`.
+fn complement(intervals: &[(u64, u64)], (from, to): (u64, u64)) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    let mut at = from;
+    for &(s, e) in intervals {
+        if s > at {
+            out.push((at, s.min(to)));
+        }
+        at = at.max(e);
+        if at >= to {
+            break;
+        }
+    }
+    if at < to {
+        out.push((at, to));
+    }
+    out.retain(|(s, e)| e > s);
+    out
 }
 
 /// The wall time outside the parallel `sections` (in the window) during which some

@@ -878,6 +878,56 @@ fn a_serial_phase_in_the_application_is_a_finding() {
     assert!(!has_finding(&r, "serial_phase"), "{:#?}", r["findings"]);
 }
 
+/// A program that mostly waits for its schedule (`advice.ScheduledTicks`: a
+/// `ScheduledThreadPoolExecutor` ticking every 50 ms, one-shots at spread delays, then
+/// `main` sleeping 300 ms): one thread at most works at a time, but nobody works most of
+/// the time. No serial phase ("split that work over threads" read there before, 1.07 s
+/// of it at 5% of the CPUs), and every scheduled run counted: the periodic task's runs
+/// as the program counted them, the one-shots' 10 and 1.
+#[test]
+fn a_program_waiting_for_its_schedule_has_no_serial_phase() {
+    let _serial = serial();
+    let trace = scratch_file("advice_ScheduledTicks.weft");
+    let _ = std::fs::remove_file(&trace);
+    let rec = run_recorded(&trace, &[], "advice.ScheduledTicks", &[]);
+    assert_no_panic(&rec, "weft record");
+    assert!(rec.status.success(), "{}", rec.describe());
+    let periodic: u64 = rec
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("ticks "))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no `ticks` line\n{}", rec.describe()));
+    let r = report_json(&trace);
+    assert!(!has_finding(&r, "serial_phase"), "{:#?}", r["findings"]);
+    let mut runs: Vec<(String, u64)> = r["tasks"]["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| {
+            c["class"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("weft.workloads.advice.ScheduledTicks$$Lambda")
+        })
+        .map(|c| {
+            (
+                c["kind"].as_str().unwrap_or("").to_string(),
+                c["executions"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    runs.sort();
+    let mut want = vec![
+        ("callable".to_string(), 1),
+        ("runnable".to_string(), 10),
+        ("runnable".to_string(), periodic),
+    ];
+    want.sort();
+    assert_eq!(runs, want, "{}", r["tasks"]["classes"]);
+}
+
 /// A lock-bound program on a fair `ReentrantLock` (`advice.FairLock`): the lock finding
 /// says the lock is fair and what that costs (the agent reads the lock's `FairSync`); on
 /// the default unfair lock it does not.

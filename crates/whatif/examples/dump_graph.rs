@@ -72,4 +72,35 @@ fn main() {
     for (op, ns) in g.compute_stall_ns.iter().take(max_stalls) {
         println!("stall after op {op}: {ns} ns");
     }
+    // STALL_BUCKET_MS=N: each strand's stalls and compute per N ms of the run (where they happened).
+    if let Some(ms) = std::env::var("STALL_BUCKET_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        let bucket = ms.max(1) * 1_000_000;
+        for (i, st) in g.strands.iter().enumerate().take(max) {
+            let n = (g.observed_ns / bucket + 1) as usize;
+            let (mut stall, mut comp) = (vec![0u64; n], vec![0u64; n]);
+            for op in st.first..st.first + st.len {
+                let b = ((g.op_begin[op as usize] / bucket) as usize).min(n - 1);
+                if let weft_whatif::Op::Compute(c) = g.ops[op as usize] {
+                    comp[b] += c;
+                }
+            }
+            for &(op, ns) in g
+                .compute_stall_ns
+                .iter()
+                .filter(|(op, _)| (st.first..st.first + st.len).contains(op))
+            {
+                let b = ((g.op_begin[op as usize] / bucket) as usize).min(n - 1);
+                stall[b] += ns;
+            }
+            let row: Vec<String> = comp
+                .iter()
+                .zip(&stall)
+                .map(|(c, s)| format!("{}/{}", c / 1_000_000, s / 1_000_000))
+                .collect();
+            println!("#{i} compute/stall ms per {ms} ms: {}", row.join(" "));
+        }
+    }
 }
