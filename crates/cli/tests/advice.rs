@@ -883,7 +883,7 @@ fn a_serial_phase_in_the_application_is_a_finding() {
 /// `main` sleeping 300 ms): one thread at most works at a time, but nobody works most of
 /// the time. No serial phase ("split that work over threads" read there before, 1.07 s
 /// of it at 5% of the CPUs), and every scheduled run counted: the periodic task's runs
-/// as the program counted them, the one-shots' 10 and 1.
+/// as the program counted them, the one-shots' 10 and 1; and the what-if replays it.
 #[test]
 fn a_program_waiting_for_its_schedule_has_no_serial_phase() {
     let _serial = serial();
@@ -926,6 +926,14 @@ fn a_program_waiting_for_its_schedule_has_no_serial_phase() {
     ];
     want.sort();
     assert_eq!(runs, want, "{}", r["tasks"]["classes"]);
+    // The what-if replays it: `main`'s `get()` of the last one-shot awaits that task's
+    // end (its park, unparked by the task's completion), not the worker's whole life
+    // (+22% before, docs/whatif.md § Joins of a task with no strand of its own).
+    let w = weft_cmd(&["whatif", &trace.display().to_string(), "--json"]);
+    assert!(w.status.success(), "{}", w.describe());
+    let j: Value = serde_json::from_str(&w.stdout).expect("whatif JSON");
+    let error = j["whatif"]["calibration"]["error"].as_f64().unwrap_or(1.0);
+    assert!(error.abs() < 0.05, "{}", j["whatif"]["calibration"]);
 }
 
 /// A lock-bound program on a fair `ReentrantLock` (`advice.FairLock`): the lock finding

@@ -497,11 +497,19 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
         if !matches!(e.kind, EdgeKind::FutureGet | EdgeKind::ThreadJoin) {
             continue;
         }
-        let target = e.from.and_then(|x| {
-            exec_strand
-                .get(&x)
-                .copied()
-                .or_else(|| innermost(execs[x].thread, execs[x].begin_ns))
+        // A task with no strand of its own (run by a pool whose submissions no probe
+        // sees: a `ScheduledThreadPoolExecutor`'s) is awaited as the strand it ran in
+        // only if that strand ended by the join's return; otherwise the strand is a
+        // worker that went on (a `schedule(...).get()` awaited a worker's whole life:
+        // +22% on the replay of a program of scheduled ticks), and the join's park,
+        // woken by the task's completion, is the edge (the waits below).
+        let target = e.from.and_then(|x| match exec_strand.get(&x) {
+            Some(&s) => Some(Some(s)),
+            None => {
+                let s = innermost(execs[x].thread, execs[x].begin_ns)?;
+                let ended = g.strands[s as usize].observed_end_ns;
+                Some((ended <= e.to_ns.saturating_add(JOIN_END_SLACK_NS)).then_some(s))
+            }
         });
         let begin = task_joins
             .get(&e.to_thread)
@@ -511,7 +519,8 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
             })
             .unwrap_or(e.to_ns);
         match target {
-            Some(s) => put_await(&mut marks, e.to_thread, begin, e.to_ns, s),
+            Some(Some(s)) => put_await(&mut marks, e.to_thread, begin, e.to_ns, s),
+            Some(None) => {}
             None => {
                 put(&mut marks, e.to_thread, begin, e.to_ns, Mark::Anchored);
             }
@@ -1506,6 +1515,10 @@ fn monitor_handoffs(sections: &[weft_analysis::graph::MonitorSection]) -> Vec<u6
     }
     out
 }
+
+/// A strand that a join awaited ends before the join returns; its last record may
+/// come a little after (written after the wake-up).
+const JOIN_END_SLACK_NS: u64 = 1_000_000;
 
 /// The program could have had at least this share of the cores where its threads
 /// waited for one: the cores were its own (the waits were its threads outnumbering
