@@ -860,6 +860,8 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
             .filter(|&e| ts - e <= WAKE_AFTER_STRAND_NS)
     };
     let mut sync_ts: Vec<u64> = Vec::new();
+    // Per sync from a virtual thread's unmounted stretch: its park's cost around it.
+    let mut sync_park: Vec<(u32, (u64, u64))> = Vec::new();
     // A virtual thread's park that unmounted it is its unmounted stretch's (below):
     // the stretch ends where its carrier's turn for it began, and the turn is its
     // compute. As a wait from the park's entry to its return (its turn and mount
@@ -911,14 +913,28 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
     // unpark. Its wake-up keeps the recorded latency, from the unpark to the
     // carrier's turn for it, like a platform thread's (1 ns instead, the queueing for
     // a carrier left to the simulator: x1.53 and the replay 7% short instead of 5%).
+    let mut vt_parks: HashMap<ThreadIndex, Vec<(u64, u64)>> = HashMap::default();
+    for w in &locks.wait_intervals {
+        if weft_trace::is_virtual_thread(w.thread) {
+            vt_parks
+                .entry(w.thread)
+                .or_default()
+                .push((w.start_ns, w.end_ns));
+        }
+    }
+    for v in vt_parks.values_mut() {
+        v.sort_unstable();
+    }
     for (&vt, stretches) in &a.virtual_threads.unmounted {
         let turns = vt_mounts.get(&vt).map_or(&[][..], Vec::as_slice);
         let woken = unparks.get(&vt).map_or(&[][..], Vec::as_slice);
+        let parks = vt_parks.get(&vt).map_or(&[][..], Vec::as_slice);
         for &(from, to) in stretches {
             let unpark = woken[woken.partition_point(|u| u.0 < from)..]
                 .first()
                 .filter(|u| u.0 <= to)
                 .copied();
+            let mounted = to;
             let to = turns
                 .iter()
                 .find(|t| t.1 >= to && t.0 <= to)
@@ -928,6 +944,13 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
                 Some((ts, waker)) if put(&mut marks, waker, ts, ts, Mark::Signal(sync)) => {
                     sync_ts.push(ts);
                     put(&mut marks, vt, from, to, Mark::AwaitSignal(sync));
+                    // The park's entry and return (its recorded wait, when the agent
+                    // had the park hooks), else the unmount and the mount.
+                    let park = parks[..parks.partition_point(|p| p.0 <= from)]
+                        .last()
+                        .filter(|p| p.1 >= mounted);
+                    let (entry, exit) = park.map_or((from, mounted), |p| (p.0, p.1));
+                    sync_park.push((sync, (from - entry, exit.saturating_sub(to))));
                 }
                 _ => {
                     put(&mut marks, vt, from, to, Mark::Unmounted);
@@ -936,6 +959,12 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
         }
     }
     g.syncs = sync_ts.len() as u32;
+    if !sync_park.is_empty() {
+        g.sync_park_ns = vec![(0, 0); sync_ts.len()];
+        for (k, cost) in sync_park {
+            g.sync_park_ns[k as usize] = cost;
+        }
+    }
 
     // ---- latencies: pickup by an idle worker, wake-up of a blocked waiter ----
     let mut pickups: Vec<Vec<u64>> = vec![Vec::new(); g.pools.len()];
@@ -2489,6 +2518,9 @@ mod tests {
             vec![Compute(10), AwaitSignal(0), Compute(15)]
         );
         assert_eq!(g.sync_wake_ns, vec![5]);
+        // Its park's cost: none known before the unmount (no park hook's wait), the
+        // turn and the mount after it (45 to 50), left out if it need not park.
+        assert_eq!(g.sync_park_ns, vec![(0, 5)]);
     }
 
     /// Three threads computing 900 ns on 2 CPUs while the JVM's own threads (a JIT)

@@ -174,6 +174,13 @@ pub struct ExecGraph {
     /// after the unpark (a permit: it did not block), and for graphs built by hand.
     /// The simulator uses [`ExecGraph::unpark_wake_ns`] then.
     pub sync_wake_ns: Vec<u64>,
+    /// Per signal that ended a virtual thread's unmounted stretch: the park's cost on
+    /// its carrier (ns) before the unmount (from the park's entry) and after it (the
+    /// carrier's turn for it, the mount, up to the park's return), which the
+    /// stretch's neighbouring compute ops hold. A virtual thread whose await does
+    /// not block in a simulation does not park: the simulator leaves both out
+    /// (docs/whatif.md §Virtual threads' park costs). Empty or zero elsewhere.
+    pub sync_park_ns: Vec<(u64, u64)>,
     /// Per [`Op::Await`] that blocked when recorded: (its index in `ops`, the time
     /// from the end of the awaited strand to the wait's return, ns), by index. Other
     /// awaits that block in a simulation take [`ExecGraph::wake_ns`].

@@ -143,6 +143,9 @@ struct Ctx {
     on_carrier: bool,
     /// It has a compute op in one of the CPU classes.
     computing: bool,
+    /// A virtual thread's await that did not block: its next compute op leaves out
+    /// the park's cost after the unmount (`ExecGraph::sync_park_ns`), ns.
+    park_skipped_ns: f64,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -434,6 +437,7 @@ fn run_mode_s(g: &ExecGraph, ov: &Overlay, p: SimParams, keep_runs: bool) -> Sim
                 worker: w,
                 on_carrier: false,
                 computing: false,
+                park_skipped_ns: 0.0,
             });
             s.pool_workers[pi].push(c);
             s.idle[pi].push(c);
@@ -687,6 +691,23 @@ impl Sim<'_> {
         self.ready.push_back(c);
     }
 
+    /// The park cost before a virtual thread's unmount that the compute op at `pc`
+    /// holds, when the await right after it (before its strand's `end`) will not
+    /// block (its signal came).
+    fn park_not_needed_ns(&self, pc: u32, end: u32) -> f64 {
+        if pc + 1 >= end {
+            return 0.0;
+        }
+        match self.g.ops.get(pc as usize + 1) {
+            Some(&Op::AwaitSignal(k)) if self.signalled.get(k as usize) == Some(&true) => self
+                .g
+                .sync_park_ns
+                .get(k as usize)
+                .map_or(0.0, |p| p.0 as f64),
+            _ => 0.0,
+        }
+    }
+
     fn bump_pc(&mut self, c: u32) {
         if let Some(f) = self.ctxs[c as usize].stack.last_mut() {
             f.pc += 1;
@@ -705,6 +726,7 @@ impl Sim<'_> {
             worker: 0,
             on_carrier: false,
             computing: false,
+            park_skipped_ns: 0.0,
         });
         self.push_frame(c, strand);
         c
@@ -770,7 +792,12 @@ impl Sim<'_> {
             }
             match self.g.ops[pc as usize] {
                 Op::Compute(ns) => {
-                    let eff = ns as f64 * self.compute_factor(c);
+                    // A virtual thread's park that this run does not need (its signal
+                    // came already) costs its carrier nothing: not the unmount before
+                    // it, not the turn and mount after it (docs/whatif.md).
+                    let skipped = std::mem::take(&mut self.ctxs[ci].park_skipped_ns)
+                        + self.park_not_needed_ns(pc, end);
+                    let eff = ns as f64 * self.compute_factor(c) - skipped;
                     if eff <= 0.0 {
                         self.bump_pc(c);
                         continue;
@@ -914,6 +941,9 @@ impl Sim<'_> {
                 Op::AwaitSignal(k) => {
                     let k = k as usize;
                     if k >= self.signalled.len() || self.signalled[k] {
+                        if let Some(&(_, after)) = self.g.sync_park_ns.get(k) {
+                            self.ctxs[ci].park_skipped_ns = after as f64;
+                        }
                         self.bump_pc(c);
                         continue;
                     }

@@ -713,3 +713,53 @@ fn a_semaphore_lets_its_permits_hold_at_once() {
     g.locks[0].permits = 4;
     assert_eq!(run(&g), 100);
 }
+
+/// A virtual thread's park costs its carrier the unmount before it and the turn and
+/// mount after it (`sync_park_ns`, here 10 and 20): paid when its await blocks, left
+/// out when the signal came first (it does not park then). Two virtual threads on 2
+/// carriers; the consumer computes 40, then 50 (10 of it the park's), awaits the
+/// producer's signal, then computes 300 (20 of it the turn and mount).
+/// Producer signals at 200: the consumer blocks, pays all: 90, woken at 200, 500.
+/// Producer signals at 20: at 40 the signal has come, 40 + 40 + 280 = 360.
+#[test]
+fn a_virtual_thread_that_need_not_park_skips_its_park_s_cost() {
+    let vt = |k: u32| Strand {
+        thread: weft_trace::VIRTUAL_THREAD_BASE + k,
+        ..strand(Runs::Thread, None, 1)
+    };
+    let build = |producer_first: u64| {
+        let mut g = graph(2);
+        g.vt_carriers = 2;
+        g.syncs = 1;
+        g.sync_park_ns = vec![(10, 20)];
+        let p = g.push_strand(
+            vt(0),
+            &[Op::Compute(producer_first), Op::Signal(0), Op::Compute(10)],
+        );
+        let c = g.push_strand(
+            vt(1),
+            &[
+                Op::Compute(40),
+                Op::Compute(50),
+                Op::AwaitSignal(0),
+                Op::Compute(300),
+            ],
+        );
+        g.push_strand(
+            strand(Runs::Thread, Some(0), 0),
+            &[Op::Spawn(p), Op::Spawn(c), Op::Await(p), Op::Await(c)],
+        );
+        (g, c)
+    };
+    let (g, c) = build(200);
+    let r = simulate(&g, &Overlay::identity(&g), SimParams::default());
+    assert_eq!(r.strand_end_ns[c as usize], 500);
+    let (g, c) = build(20);
+    let r = simulate(&g, &Overlay::identity(&g), SimParams::default());
+    assert_eq!(r.strand_end_ns[c as usize], 360);
+    // Without the costs known (an earlier build, a platform thread): 390.
+    let (mut g, c) = build(20);
+    g.sync_park_ns.clear();
+    let r = simulate(&g, &Overlay::identity(&g), SimParams::default());
+    assert_eq!(r.strand_end_ns[c as usize], 390);
+}
