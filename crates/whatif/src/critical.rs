@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::graph::{ExecGraph, Op, Runs, StrandId};
+use crate::graph::{recorded, ExecGraph, Op, Runs, StrandId};
 
 /// What a stretch of the critical path was doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -14,6 +14,9 @@ pub enum PathKind {
     Queue,
     Delay,
     Wait,
+    /// Off the CPU inside a compute op beyond sharing the cores (its stall: a sleep
+    /// or a read no probe records, a preemption).
+    OffCpu,
 }
 
 impl PathKind {
@@ -24,6 +27,7 @@ impl PathKind {
             PathKind::Queue => "queue",
             PathKind::Delay => "delay",
             PathKind::Wait => "wait",
+            PathKind::OffCpu => "off-cpu",
         }
     }
 }
@@ -111,9 +115,17 @@ pub fn critical_path(g: &ExecGraph) -> Vec<PathPart> {
             let b = g.op_begin[i];
             let dur = end_t.saturating_sub(b);
             match g.ops[i] {
-                Op::Compute(_) | Op::Spawn(_) | Op::Release(_) | Op::Signal(_) => {
-                    add(PathKind::Compute, class, dur)
+                Op::Compute(_) => {
+                    // Its stall (off the CPU beyond sharing the cores: a sleep, a read,
+                    // a preemption) is no compute: a main thread that slept between
+                    // its submissions read "compute main 100%".
+                    let off = recorded(&g.compute_stall_ns, i as u32)
+                        .unwrap_or(0)
+                        .min(dur);
+                    add(PathKind::OffCpu, class, off);
+                    add(PathKind::Compute, class, dur - off);
                 }
+                Op::Spawn(_) | Op::Release(_) | Op::Signal(_) => add(PathKind::Compute, class, dur),
                 Op::AwaitSignal(x) => {
                     // Woken by an unpark: the path continues on the waker, before it.
                     if let Some((w, wk)) = signaller.get(x as usize).copied().flatten() {

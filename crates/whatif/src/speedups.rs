@@ -25,7 +25,7 @@ use std::collections::HashMap;
 
 use weft_analysis::speedups::{Limitation, Speedups, Status, TEAM_MIN_SHARE};
 
-use crate::graph::{ExecGraph, Op, Runs, Strand, StrandId};
+use crate::graph::{recorded, ExecGraph, Op, Runs, Strand, StrandId};
 use crate::sim::{simulate, LockMode, Overlay, SimParams};
 
 /// Serial CPU work below this in one op is left serial (splitting it would only
@@ -405,6 +405,9 @@ impl Places {
         let class = out.class_index("serial part (split)");
         let mut pieces: Vec<(Strand, u64)> = Vec::new();
         let mut next = g.strands.len() as StrandId;
+        // Where each op went (its per-op data follows it: stalls, wake-ups, hand-offs,
+        // pinned waits); None for a compute op split whole into the pieces.
+        let mut new_index: Vec<Option<u32>> = vec![None; g.ops.len()];
         for st in &g.strands {
             let first = out.ops.len() as u32;
             for i in st.first as usize..(st.first + st.len) as usize {
@@ -420,11 +423,13 @@ impl Places {
                     _ => 0,
                 };
                 let Op::Compute(n) = g.ops[i] else {
+                    new_index[i] = Some(out.ops.len() as u32);
                     out.ops.push(g.ops[i]);
                     out.op_begin.push(b);
                     continue;
                 };
                 if serial < MIN_SPLIT_NS {
+                    new_index[i] = Some(out.ops.len() as u32);
                     out.ops.push(g.ops[i]);
                     out.op_begin.push(b);
                     continue;
@@ -459,7 +464,13 @@ impl Places {
                     out.op_begin.push(b);
                 }
                 if n > serial {
+                    new_index[i] = Some(out.ops.len() as u32);
                     out.ops.push(Op::Compute(n - serial));
+                    out.op_begin.push(b);
+                } else if let Some(stall) = recorded(&g.compute_stall_ns, i as u32) {
+                    // Its off-CPU time (a sleep, a read) stays where it was: the thread
+                    // is no faster at waiting for having split its work.
+                    out.ops.push(Op::Delay(stall));
                     out.op_begin.push(b);
                 }
             }
@@ -472,6 +483,22 @@ impl Places {
         if pieces.is_empty() {
             return Ok((Cow::Borrowed(g), SimParams::default()));
         }
+        // The per-op tables by the ops' new places (the map keeps their order). A
+        // main thread that slept between its submissions kept none of its sleeps
+        // (they followed other ops' indices) and read "serial part sim ×5.10".
+        let moved = |v: &[(u32, u64)]| -> Vec<(u32, u64)> {
+            v.iter()
+                .filter_map(|&(i, x)| Some((new_index.get(i as usize).copied().flatten()?, x)))
+                .collect()
+        };
+        out.compute_stall_ns = moved(&g.compute_stall_ns);
+        out.await_wake_ns = moved(&g.await_wake_ns);
+        out.acquire_handoff_ns = moved(&g.acquire_handoff_ns);
+        out.pinned_waits = g
+            .pinned_waits
+            .iter()
+            .filter_map(|&i| new_index.get(i as usize).copied().flatten())
+            .collect();
         for (s, n) in pieces {
             out.push_strand(s, &[Op::Compute(n)]);
         }
@@ -610,6 +637,48 @@ mod tests {
         assert_eq!(self::gain(&g, &sp, Limitation::Oversubscription), Ok(1.0));
         assert!(self::gain(&g, &sp, Limitation::Gc).is_err());
         assert!(self::gain(&g, &sp, Limitation::Overhead).is_err());
+    }
+
+    /// main computes 400 µs, then sleeps 2 ms (its compute op's stall: off the CPU,
+    /// nothing recorded), then runs two threads of 300 µs: 2,700 µs. Its 400 µs split
+    /// over 2 threads keeps the sleep: 200 + 2,000 + 300 = 2,500 µs, ×1.08. The stall
+    /// left at its old op index (before session 26) fell off: ×5.4.
+    #[test]
+    fn the_serial_split_keeps_each_op_s_stall() {
+        let mut g = ExecGraph {
+            cores: 2,
+            classes: vec!["main".into()],
+            ..ExecGraph::default()
+        };
+        let a = push(
+            &mut g,
+            strand(1, None, 2_400_000, 2_700_000),
+            &[(2_400_000, Op::Compute(300_000))],
+        );
+        let b = push(
+            &mut g,
+            strand(2, None, 2_400_000, 2_700_000),
+            &[(2_400_000, Op::Compute(300_000))],
+        );
+        let main = push(
+            &mut g,
+            strand(0, Some(0), 0, 2_700_000),
+            &[
+                (0, Op::Compute(400_000)),
+                (2_400_000, Op::Spawn(a)),
+                (2_400_000, Op::Spawn(b)),
+                (2_400_000, Op::Await(a)),
+                (2_400_000, Op::Await(b)),
+            ],
+        );
+        g.compute_stall_ns = vec![(g.strands[main as usize].first, 2_000_000)];
+        assert_eq!(
+            simulate(&g, &Overlay::identity(&g), SimParams::default()).makespan_ns,
+            2_700_000
+        );
+        let sp = speedups(&[(2_400_000, 2_700_000)], 2);
+        let gain = gain(&g, &sp, Limitation::Serial).unwrap();
+        assert!((gain - 2_700.0 / 2_500.0).abs() < 1e-6, "{gain}");
     }
 
     #[test]
