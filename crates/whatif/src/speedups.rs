@@ -406,8 +406,8 @@ impl Places {
         let mut pieces: Vec<(Strand, u64)> = Vec::new();
         let mut next = g.strands.len() as StrandId;
         // Where each op went (its per-op data follows it: stalls, wake-ups, hand-offs,
-        // pinned waits); None for a compute op split whole into the pieces.
-        let mut new_index: Vec<Option<u32>> = vec![None; g.ops.len()];
+        // pinned waits), in op order; none for a compute op split whole into the pieces.
+        let mut placed: Vec<(u32, u32)> = Vec::with_capacity(g.ops.len());
         for st in &g.strands {
             let first = out.ops.len() as u32;
             for i in st.first as usize..(st.first + st.len) as usize {
@@ -423,13 +423,13 @@ impl Places {
                     _ => 0,
                 };
                 let Op::Compute(n) = g.ops[i] else {
-                    new_index[i] = Some(out.ops.len() as u32);
+                    placed.push((i as u32, out.ops.len() as u32));
                     out.ops.push(g.ops[i]);
                     out.op_begin.push(b);
                     continue;
                 };
                 if serial < MIN_SPLIT_NS {
-                    new_index[i] = Some(out.ops.len() as u32);
+                    placed.push((i as u32, out.ops.len() as u32));
                     out.ops.push(g.ops[i]);
                     out.op_begin.push(b);
                     continue;
@@ -464,7 +464,7 @@ impl Places {
                     out.op_begin.push(b);
                 }
                 if n > serial {
-                    new_index[i] = Some(out.ops.len() as u32);
+                    placed.push((i as u32, out.ops.len() as u32));
                     out.ops.push(Op::Compute(n - serial));
                     out.op_begin.push(b);
                 } else if let Some(stall) = recorded(&g.compute_stall_ns, i as u32) {
@@ -486,6 +486,10 @@ impl Places {
         // The per-op tables by the ops' new places (the map keeps their order). A
         // main thread that slept between its submissions kept none of its sleeps
         // (they followed other ops' indices) and read "serial part sim ×5.10".
+        let mut new_index: Vec<Option<u32>> = vec![None; g.ops.len()];
+        for (old, new) in placed {
+            new_index[old as usize] = Some(new);
+        }
         let moved = |v: &[(u32, u64)]| -> Vec<(u32, u64)> {
             v.iter()
                 .filter_map(|&(i, x)| Some((new_index.get(i as usize).copied().flatten()?, x)))
