@@ -878,6 +878,51 @@ fn a_serial_phase_in_the_application_is_a_finding() {
     assert!(!has_finding(&r, "serial_phase"), "{:#?}", r["findings"]);
 }
 
+/// 4 pool threads on 2 CPUs contending `ConcurrentHashMap` bins (`advice.ComputeInMap`):
+/// the lock finding says the CPUs were busy meanwhile (a blocked thread would mostly have
+/// waited for a CPU anyway) and costs the CPUs' idle time then, not the blocked time. A
+/// lock-bound run where one thread works at a time (`whatif.WhatIfBench lock`) keeps
+/// its blocked time as its cost and says nothing of the kind.
+#[test]
+fn a_lock_contended_while_the_cpus_were_busy_is_said_to_cost_little() {
+    let _serial = serial();
+    let (_trace, r, _) = record("advice.ComputeInMap", &[]);
+    let f = finding(&r, "lock_contention", None);
+    assert!(
+        f["lock_class"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("java.util.concurrent.ConcurrentHashMap$"),
+        "{f}"
+    );
+    let busy = f["cpus_busy_while_blocked"].as_f64().unwrap_or(0.0);
+    assert!(busy >= 0.9, "{f}");
+    assert!(
+        f["cost_ns"].as_u64().unwrap_or(u64::MAX) < f["blocked_ns"].as_u64().unwrap_or(0) / 2,
+        "{f}"
+    );
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("busy while threads blocked here"),
+        "{f}"
+    );
+    let (_trace, r, _) = record(
+        "whatif.WhatIfBench",
+        &[
+            "lock",
+            "threads=4",
+            "iters=300",
+            "inside=200000",
+            "outside=20000",
+        ],
+    );
+    let f = finding(&r, "lock_contention", None);
+    assert!(f.get("cpus_busy_while_blocked").is_none(), "{f}");
+    assert_eq!(f["cost_ns"], f["blocked_ns"], "{f}");
+}
+
 /// A program that mostly waits for its schedule (`advice.ScheduledTicks`: a
 /// `ScheduledThreadPoolExecutor` ticking every 50 ms, one-shots at spread delays, then
 /// `main` sleeping 300 ms): one thread at most works at a time, but nobody works most of
