@@ -1311,8 +1311,11 @@ fn lock_findings(
             None
         };
         let message = match busy_while_blocked {
-            Some((share, _)) => format!(
-                "{message} The CPUs were {} busy while threads blocked here: without the lock                  they would mostly have waited for a CPU, so on {} CPUs this contention costs                  the run little (it matters with more CPUs, or fewer threads).",
+            Some(share) => format!(
+                "{message} The CPUs were {} busy while threads blocked here: a blocked thread \
+                 would mostly have waited for a CPU anyway, so on {} CPUs removing this \
+                 contention frees little time, unless that CPU time was spent spinning for \
+                 the lock; it matters with more CPUs, or fewer threads.",
                 pct(share),
                 cpus_of(i.model)
             ),
@@ -1325,10 +1328,10 @@ fn lock_findings(
                 .blocked_ns
                 .min(i.model.duration_ns.saturating_mul(cpus_of(i.model))),
             Some(c) => g.blocked_ns.min(c.idle_cpu_ns),
-            None => match busy_while_blocked {
-                Some((_, idle_ns)) => g.blocked_ns.min(idle_ns),
-                None => g.blocked_ns,
-            },
+            // Ranked by its blocked time still when the CPUs were busy: their time may
+            // have been spent spinning for the lock (a Jetty servlet's `HashMap` monitor,
+            // CPUs 100% busy, fell below an I/O finding about the acceptor's `accept`).
+            None => g.blocked_ns,
         };
         let mut fields = vec![
             ("lock_class", FieldValue::Text(g.class.clone())),
@@ -1346,7 +1349,7 @@ fn lock_findings(
         if let Some(name) = framework {
             fields.push(("framework", FieldValue::Text(name)));
         }
-        if let Some((share, _)) = busy_while_blocked {
+        if let Some(share) = busy_while_blocked {
             fields.push(("cpus_busy_while_blocked", FieldValue::Float(share)));
         }
         if g.fair {
@@ -1401,10 +1404,9 @@ struct CrowdedQueue {
 pub const LOCK_CPUS_BUSY_SHARE: f64 = 0.9;
 
 /// When the CPUs were busy (at least [`LOCK_CPUS_BUSY_SHARE`]) while the group's
-/// threads were blocked on it: their mean busy share then, and the CPUs' idle time
-/// over those blocked periods (what the blocking could have cost at most). None
-/// without the sampler's counters.
-fn cpus_busy_while_blocked(i: &Inputs, g: &LockGroup) -> Option<(f64, u64)> {
+/// threads were blocked on it: their mean busy share then. None without the
+/// sampler's counters.
+fn cpus_busy_while_blocked(i: &Inputs, g: &LockGroup) -> Option<f64> {
     let mut locks = g.locks.clone();
     locks.sort_unstable();
     let blocked: Vec<(u64, u64)> = i
@@ -1415,7 +1417,6 @@ fn cpus_busy_while_blocked(i: &Inputs, g: &LockGroup) -> Option<(f64, u64)> {
         .map(|b| (b.start_ns, b.end_ns))
         .collect();
     let merged = crate::cpu::merge_intervals(&blocked);
-    let wall: u64 = merged.iter().map(|(s, e)| e - s).sum();
     let cpus = f64::from(i.cpu.cpus.max(1));
     // The machine's busy share (other processes' work keeps a CPU from a thread too),
     // else the process's own.
@@ -1427,11 +1428,7 @@ fn cpus_busy_while_blocked(i: &Inputs, g: &LockGroup) -> Option<(f64, u64)> {
         }
     };
     // A few sampler intervals are no evidence (the blocking fell inside 1–2 of them).
-    if covered < LOCK_BUSY_MIN_COVERED_NS || busy < LOCK_CPUS_BUSY_SHARE {
-        return None;
-    }
-    let idle = (1.0 - busy) * cpus * wall as f64;
-    Some((busy, idle.round() as u64))
+    (covered >= LOCK_BUSY_MIN_COVERED_NS && busy >= LOCK_CPUS_BUSY_SHARE).then_some(busy)
 }
 
 /// The machine's busy share of its CPUs over `intervals` (merged, sorted), from the

@@ -880,9 +880,8 @@ fn a_serial_phase_in_the_application_is_a_finding() {
 
 /// 4 pool threads on 2 CPUs contending `ConcurrentHashMap` bins (`advice.ComputeInMap`):
 /// the lock finding says the CPUs were busy meanwhile (a blocked thread would mostly have
-/// waited for a CPU anyway) and costs the CPUs' idle time then, not the blocked time. A
-/// lock-bound run where one thread works at a time (`whatif.WhatIfBench lock`) keeps
-/// its blocked time as its cost and says nothing of the kind.
+/// waited for a CPU anyway). A lock-bound run where one thread works at a time
+/// (`whatif.WhatIfBench lock`) says nothing of the kind.
 #[test]
 fn a_lock_contended_while_the_cpus_were_busy_is_said_to_cost_little() {
     let _serial = serial();
@@ -897,10 +896,6 @@ fn a_lock_contended_while_the_cpus_were_busy_is_said_to_cost_little() {
     );
     let busy = f["cpus_busy_while_blocked"].as_f64().unwrap_or(0.0);
     assert!(busy >= 0.9, "{f}");
-    assert!(
-        f["cost_ns"].as_u64().unwrap_or(u64::MAX) < f["blocked_ns"].as_u64().unwrap_or(0) / 2,
-        "{f}"
-    );
     assert!(
         f["message"]
             .as_str()
@@ -920,7 +915,6 @@ fn a_lock_contended_while_the_cpus_were_busy_is_said_to_cost_little() {
     );
     let f = finding(&r, "lock_contention", None);
     assert!(f.get("cpus_busy_while_blocked").is_none(), "{f}");
-    assert_eq!(f["cost_ns"], f["blocked_ns"], "{f}");
 }
 
 /// A program that mostly waits for its schedule (`advice.ScheduledTicks`: a
