@@ -17,6 +17,9 @@ pub struct CpuPoint {
     pub cs_per_100ms: f64,
     /// Part of the interval spent in GC pauses.
     pub gc_ns: u64,
+    /// The whole machine's busy share of its CPUs (other processes included), when
+    /// the sampler read the machine's idle time.
+    pub machine_busy: Option<f64>,
 }
 
 /// Mean utilisation and context-switch rate over some time.
@@ -63,9 +66,17 @@ impl CpuProfile {
                 .iter()
                 .map(|g| overlap(a.ts_ns, b.ts_ns, g.start_ns, g.end_ns))
                 .sum();
+            let machine_busy = match (a.machine_idle_ns, b.machine_idle_ns) {
+                (Some(ia), Some(ib)) => Some(
+                    1.0 - (ib.saturating_sub(ia) as f64 / (dt as f64 * cpus as f64))
+                        .clamp(0.0, 1.0),
+                ),
+                _ => None,
+            };
             points.push(CpuPoint {
                 start_ns: a.ts_ns,
                 end_ns: b.ts_ns,
+                machine_busy,
                 // Never above 100%: the process CPU counter and the sample's
                 // clock are read a few µs apart, which can overshoot by a hair.
                 utilisation: (cpu / (dt as f64 * cpus as f64)).min(1.0),
@@ -110,6 +121,25 @@ impl CpuProfile {
         let ins = self.weighted(inside);
         let outs = self.weighted(|p| (p.end_ns - p.start_ns).saturating_sub(inside(p)));
         (ins, outs)
+    }
+
+    /// The machine's busy share over the union of `intervals` (merged, sorted),
+    /// time-weighted, and the sampled time it covers; None without the machine's
+    /// idle readings there.
+    pub fn machine_busy_inside(&self, intervals: &[(u64, u64)]) -> Option<(f64, u64)> {
+        let (mut w, mut busy) = (0u64, 0f64);
+        for p in &self.points {
+            let Some(m) = p.machine_busy else {
+                continue;
+            };
+            let x: u64 = intervals
+                .iter()
+                .map(|&(s, e)| overlap(p.start_ns, p.end_ns, s, e))
+                .sum();
+            w += x;
+            busy += m * x as f64;
+        }
+        (w > 0).then(|| (busy / w as f64, w))
     }
 
     fn weighted(&self, weight: impl Fn(&CpuPoint) -> u64) -> Option<WindowStats> {

@@ -1417,10 +1417,9 @@ fn cpus_busy_while_blocked(i: &Inputs, g: &LockGroup) -> Option<f64> {
         .map(|b| (b.start_ns, b.end_ns))
         .collect();
     let merged = crate::cpu::merge_intervals(&blocked);
-    let cpus = f64::from(i.cpu.cpus.max(1));
     // The machine's busy share (other processes' work keeps a CPU from a thread too),
     // else the process's own.
-    let (busy, covered) = match machine_busy_over(i.model, &merged, cpus) {
+    let (busy, covered) = match i.cpu.machine_busy_inside(&merged) {
         Some(x) => x,
         None => {
             let inside = i.cpu.inside_outside(&merged).0?;
@@ -1429,33 +1428,6 @@ fn cpus_busy_while_blocked(i: &Inputs, g: &LockGroup) -> Option<f64> {
     };
     // A few sampler intervals are no evidence (the blocking fell inside 1–2 of them).
     (covered >= LOCK_BUSY_MIN_COVERED_NS && busy >= LOCK_CPUS_BUSY_SHARE).then_some(busy)
-}
-
-/// The machine's busy share of its CPUs over `intervals` (merged, sorted), from the
-/// sampler's machine idle counter, weighted by overlap; and the sampled time it covers.
-fn machine_busy_over(model: &Model, intervals: &[(u64, u64)], cpus: f64) -> Option<(f64, u64)> {
-    let (mut weight, mut busy) = (0u64, 0f64);
-    for w in model.samples.windows(2) {
-        let (a, b) = (&w[0], &w[1]);
-        let dt = b.ts_ns.saturating_sub(a.ts_ns);
-        let (Some(ia), Some(ib)) = (a.machine_idle_ns, b.machine_idle_ns) else {
-            continue;
-        };
-        if dt == 0 {
-            continue;
-        }
-        let x: u64 = intervals
-            .iter()
-            .map(|&(s, e)| crate::cpu::overlap(a.ts_ns, b.ts_ns, s, e))
-            .sum();
-        if x == 0 {
-            continue;
-        }
-        let idle_share = (ib.saturating_sub(ia) as f64 / (dt as f64 * cpus)).clamp(0.0, 1.0);
-        weight += x;
-        busy += (1.0 - idle_share) * x as f64;
-    }
-    (weight > 0).then(|| (busy / weight as f64, weight))
 }
 
 /// The blocked periods must lie over this much sampled time.
