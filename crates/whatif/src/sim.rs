@@ -733,6 +733,8 @@ impl Sim<'_> {
     }
 
     fn push_frame(&mut self, c: u32, strand: StrandId) {
+        // A park's cost skipped belongs to the strand that skipped it.
+        self.ctxs[c as usize].park_skipped_ns = 0.0;
         let st = &self.g.strands[strand as usize];
         self.state[strand as usize] = State::Running;
         if let Some(r) = self.run.get_mut(strand as usize) {
