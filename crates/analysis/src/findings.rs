@@ -1399,8 +1399,8 @@ struct CrowdedQueue {
     idle_cpu_ns: u64,
 }
 
-/// The CPUs were at least this busy while a lock group's threads were blocked: its
-/// contention cost the run little on this machine.
+/// The CPUs were at least this busy while a lock group's threads were blocked: a
+/// blocked thread would mostly have waited for a CPU anyway (said in the finding).
 pub const LOCK_CPUS_BUSY_SHARE: f64 = 0.9;
 
 /// When the CPUs were busy (at least [`LOCK_CPUS_BUSY_SHARE`]) while the group's
@@ -4917,6 +4917,18 @@ mod tests {
     use super::*;
     use crate::testutil::*;
     use weft_trace::{LossReason, Record};
+
+    #[test]
+    fn complement_is_the_window_outside_the_sections() {
+        let w = (0, 100);
+        assert_eq!(complement(&[], w), vec![(0, 100)]);
+        assert_eq!(
+            complement(&[(10, 20), (30, 40)], w),
+            vec![(0, 10), (20, 30), (40, 100)]
+        );
+        assert_eq!(complement(&[(0, 50), (50, 120)], w), vec![]);
+        assert_eq!(complement(&[(20, 100)], w), vec![(0, 20)]);
+    }
 
     fn findings(tb: &TB) -> Vec<Finding> {
         crate::analyze(&tb.trace()).findings
