@@ -510,3 +510,39 @@ fn a_join_of_a_virtual_thread_is_matched_to_its_end() {
         let _ = std::fs::remove_file(&trace);
     }
 }
+
+/// A consumer busy-waiting with `Thread.yield()` for each hand-off from `main`
+/// (`advice.YieldSpin`): its spinning is compute in the graph, so every estimate says
+/// the threads spin-wait (the sampled `Thread.yield` frames) and is not high; a run
+/// with no spinning (`WhatIfBench lock`) says nothing of the kind.
+#[test]
+fn an_estimate_over_spinning_threads_says_so() {
+    let trace = {
+        let _serial = serial();
+        let trace = scratch_file("advice_YieldSpin.weft");
+        let _ = std::fs::remove_file(&trace);
+        let rec = run_recorded(&trace, &[], "advice.YieldSpin", &[]);
+        assert_no_panic(&rec, "weft record");
+        assert!(rec.status.success(), "{}", rec.describe());
+        trace.display().to_string()
+    };
+    let j = whatif_json(&trace, &["cores:1"]);
+    let e = &j["whatif"]["estimates"][0];
+    let reasons = e["reasons"].to_string();
+    assert!(reasons.contains("threads spin-wait"), "{e}");
+    assert!(reasons.contains("java.lang.Thread.yield"), "{e}");
+    assert_ne!(e["confidence"], "high", "{e}");
+    let quiet = record(
+        "nospin",
+        &[
+            "lock",
+            "threads=2",
+            "iters=200",
+            "inside=20000",
+            "outside=20000",
+        ],
+    );
+    let j = whatif_json(&quiet, &["cores:1"]);
+    let e = &j["whatif"]["estimates"][0];
+    assert!(!e["reasons"].to_string().contains("spin-wait"), "{e}");
+}

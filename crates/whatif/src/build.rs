@@ -148,6 +148,7 @@ fn build_with(a: &Analysis, cut_holds: bool) -> ExecGraph {
         lock_detail_recorded: m.lock_detail,
         ..ExecGraph::default()
     };
+    (g.spin_share, g.spin_frame) = spin_wait_share(m);
     let name_of = |t: ThreadIndex| {
         m.threads
             .get(&t)
@@ -1543,6 +1544,73 @@ fn monitor_handoffs(sections: &[weft_analysis::graph::MonitorSection]) -> Vec<u6
         }
     }
     out
+}
+
+/// Methods whose CPU samples are a thread spinning for something (a busy wait), when
+/// one of them is among a sample's innermost [`SPIN_FRAMES_DEPTH`] frames. The JDK's
+/// hand-offs spin a little before they park; `Thread.onSpinWait` is an intrinsic that
+/// compiled code inlines away, so a program's own spin loop shows only while it runs
+/// interpreted or in C1 (not seen otherwise).
+const SPIN_METHODS: &[&str] = &[
+    "java.lang.Thread.onSpinWait",
+    "java.lang.Thread.yield",
+    "java.lang.Thread.yield0",
+    "java.util.concurrent.SynchronousQueue$TransferStack.awaitFulfill",
+    "java.util.concurrent.SynchronousQueue$TransferQueue.awaitFulfill",
+    "java.util.concurrent.LinkedTransferQueue.awaitMatch",
+    "java.util.concurrent.LinkedTransferQueue$DualNode.await",
+    "java.util.concurrent.Exchanger.slotExchange",
+    "java.util.concurrent.Exchanger.arenaExchange",
+    "java.util.concurrent.Phaser.internalAwaitAdvance",
+];
+const SPIN_FRAMES_DEPTH: usize = 2;
+
+/// The share of the program's threads' CPU samples that spin ([`SPIN_METHODS`]),
+/// and the method most of those are in.
+fn spin_wait_share(m: &weft_analysis::Model) -> (f64, Option<String>) {
+    let r = &m.sampled;
+    let program = |t: ThreadIndex| {
+        m.threads.get(&t).is_some_and(|i| {
+            !weft_analysis::locks::JVM_THREADS.contains(&i.display_name().as_str())
+        })
+    };
+    let (mut all, mut spinning) = (0u64, 0u64);
+    let mut by: HashMap<&str, u64> = HashMap::default();
+    for s in r
+        .samples
+        .iter()
+        .filter(|s| s.mode == weft_analysis::profile::Mode::Cpu && program(s.thread))
+    {
+        all += 1;
+        let spin = r.stacks.get(&s.stack).and_then(|ids| {
+            ids.iter()
+                .take(SPIN_FRAMES_DEPTH)
+                .filter_map(|id| r.frames.get(id))
+                .find_map(|f| {
+                    SPIN_METHODS
+                        .iter()
+                        .find(|m| {
+                            m.len() == f.class.len() + 1 + f.method.len()
+                                && m.starts_with(f.class.as_str())
+                                && m.ends_with(f.method.as_str())
+                                && m.as_bytes()[f.class.len()] == b'.'
+                        })
+                        .copied()
+                })
+        });
+        if let Some(m) = spin {
+            spinning += 1;
+            *by.entry(m).or_default() += 1;
+        }
+    }
+    if all == 0 || spinning == 0 {
+        return (0.0, None);
+    }
+    let top = by
+        .into_iter()
+        .max_by_key(|(m, n)| (*n, std::cmp::Reverse(*m)))
+        .map(|(m, _)| m.to_string());
+    (spinning as f64 / all as f64, top)
 }
 
 /// A strand that a join awaited ends before the join returns; its last record may

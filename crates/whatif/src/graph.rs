@@ -202,6 +202,12 @@ pub struct ExecGraph {
     pub compute_stall_ns: Vec<(u32, u64)>,
     /// Records the agent lost in the window.
     pub lost_records: u64,
+    /// The program's threads' CPU samples whose innermost frames are a known spin-wait
+    /// (`Thread.onSpinWait`, `Thread.yield`, the JDK's spinning hand-offs), as a share of
+    /// their CPU samples, and the most frequent such frame: spinning is waiting that
+    /// the graph counts as work (docs/whatif.md §Estimates). 0 without samples.
+    pub spin_share: f64,
+    pub spin_frame: Option<String>,
     /// Holds inferred from hand-offs were cut at their thread's next contended
     /// acquisition of another lock: as inferred, they nested where the program's
     /// did not, and the replay deadlocked ([`crate::build::build`]).

@@ -207,6 +207,11 @@ impl Baseline {
     }
 }
 
+/// Spin-waiting in this share of the program's CPU samples makes an estimate medium,
+/// in this share low (`ExecGraph::spin_share`).
+const SPIN_MEDIUM_SHARE: f64 = 0.05;
+const SPIN_LOW_SHARE: f64 = 0.25;
+
 /// Estimates one edit, or several together.
 pub fn estimate(g: &ExecGraph, base: &Baseline, edits: &[Edit], label: &str) -> Estimate {
     let mut e = Estimate {
@@ -314,6 +319,18 @@ pub fn estimate(g: &ExecGraph, base: &Baseline, edits: &[Edit], label: &str) -> 
         0.10,
         0.25,
         "the model's choices (join policy, lock grant order, steal order, wake-up latency, machine load) change the answer".into(),
+    );
+    // Busy-waiting threads: their spinning is compute in the graph, kept under an
+    // edit, while the change may shorten what they wait for (and so the spin).
+    grade(
+        g.spin_share,
+        SPIN_MEDIUM_SHARE,
+        SPIN_LOW_SHARE,
+        format!(
+            "threads spin-wait: {:.0}% of the program's CPU samples are in {}, waiting the model counts as work",
+            g.spin_share * 100.0,
+            g.spin_frame.as_deref().map_or("spin loops".to_string(), |f| format!("`{f}`"))
+        ),
     );
     if g.cpu_share > 0.0 && g.cpu_share < 0.9 {
         medium = true;
