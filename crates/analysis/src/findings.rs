@@ -180,6 +180,9 @@ pub enum FindingKind {
     /// Tasks off the CPU, outside any wait weft records (socket or file I/O, a sleep),
     /// most of the run while the CPUs idled, and nothing else found that explains it.
     IoBound,
+    /// A thread spending much of its CPU spinning for something (its own
+    /// `Thread.yield` / `Thread.onSpinWait` loop) instead of blocking.
+    BusyWait,
 }
 
 impl FindingKind {
@@ -210,6 +213,7 @@ impl FindingKind {
             FindingKind::PoolTooSmall => "pool_too_small",
             FindingKind::LoadImbalance => "load_imbalance",
             FindingKind::IoBound => "io_bound",
+            FindingKind::BusyWait => "busy_wait",
         }
     }
 
@@ -241,6 +245,7 @@ impl FindingKind {
             FindingKind::PoolTooSmall => "pool too small",
             FindingKind::LoadImbalance => "load imbalance",
             FindingKind::IoBound => "waiting on I/O",
+            FindingKind::BusyWait => "busy-waiting",
         }
     }
 
@@ -349,6 +354,7 @@ pub fn find(i: &Inputs) -> Vec<Finding> {
     awaited_at_once_findings(i, &mut costed);
     forkjoin_findings(i, &mut costed);
     serial_phase_findings(i, &mut costed);
+    busy_wait_findings(i, &mut costed);
     granularity_findings(i, &on_virtual, &mut costed);
     drop_fine_adapters(&mut costed);
     drop_coarse_bottleneck_stages(i, &mut costed);
@@ -3521,6 +3527,117 @@ fn serial_phase_findings(i: &Inputs, out: &mut Vec<Finding>) {
         site: Some(method.clone()),
         stack: Vec::new(),
     });
+}
+
+/// A thread is said to busy-wait when at least this share of its CPU samples, and at
+/// least [`BUSY_WAIT_MIN_SAMPLES`] of them, spin in its own `Thread.yield` /
+/// `Thread.onSpinWait` loop (the JDK's hand-offs that spin before parking are left to
+/// the what-if's confidence).
+pub const BUSY_WAIT_MIN_SHARE: f64 = 0.2;
+pub const BUSY_WAIT_MIN_SAMPLES: u64 = 10;
+
+/// Threads spinning for something instead of blocking (a consumer looping on
+/// `Thread.yield()` until a volatile counter moves read "no problem found": its spin
+/// is CPU time the threads it waits for could have used).
+fn busy_wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
+    let r = &i.model.sampled;
+    let own = &crate::profile::SPIN_METHODS[..crate::profile::PROGRAM_SPIN_METHODS];
+    // Per thread: CPU samples, spinning ones, by spin method, by the application's
+    // frame that spins (the loop).
+    #[derive(Default)]
+    struct Spins {
+        all: u64,
+        spinning: u64,
+        methods: BTreeMap<&'static str, u64>,
+        sites: BTreeMap<String, u64>,
+    }
+    let mut per: BTreeMap<ThreadIndex, Spins> = BTreeMap::new();
+    for s in r
+        .samples
+        .iter()
+        .filter(|s| s.mode == crate::profile::Mode::Cpu)
+    {
+        let e = per.entry(s.thread).or_default();
+        e.all += 1;
+        let Some(m) = r.spin_method(s.stack).filter(|m| own.contains(m)) else {
+            continue;
+        };
+        e.spinning += 1;
+        *e.methods.entry(m).or_default() += 1;
+        let site = r.stacks.get(&s.stack).and_then(|ids| {
+            ids.iter().filter_map(|id| r.frames.get(id)).find_map(|f| {
+                (i.model.owner_of(&f.name(false)) == FrameOwner::Application).then(|| f.name(true))
+            })
+        });
+        if let Some(site) = site {
+            *e.sites.entry(site).or_default() += 1;
+        }
+    }
+    let cpus = cpus_of(i.model);
+    for (t, e) in per {
+        if e.spinning < BUSY_WAIT_MIN_SAMPLES
+            || (e.spinning as f64) < BUSY_WAIT_MIN_SHARE * e.all as f64
+            || i.model.threads.get(&t).is_some_and(|info| {
+                crate::locks::JVM_THREADS.contains(&info.display_name().as_str())
+            })
+        {
+            continue;
+        }
+        let Some(name) = thread_names(i, std::iter::once(&t), 1).pop() else {
+            continue;
+        };
+        fn most<K: Ord + Clone>(m: &BTreeMap<K, u64>) -> Option<K> {
+            m.iter()
+                .max_by_key(|(k, n)| (**n, std::cmp::Reverse(*k)))
+                .map(|(k, _)| k.clone())
+        }
+        let method = most(&e.methods).unwrap_or("java.lang.Thread.yield");
+        let site = most(&e.sites);
+        let cost = e.spinning.saturating_mul(r.cpu_period_ns);
+        let at = site
+            .as_deref()
+            .map_or(String::new(), |s| format!(" at {s}"));
+        out.push(Finding {
+            kind: FindingKind::BusyWait,
+            class: None,
+            message: format!(
+                "{name} spent ~{} of CPU ({} of its CPU samples) spin-waiting in `{}`{at} \
+                 instead of blocking: on {cpus} CPUs that time is taken from the threads it \
+                 waits for. Wait by blocking (a `BlockingQueue`, `LockSupport.park` and \
+                 `unpark`, a `CountDownLatch`, a `Condition`), or spin only briefly before \
+                 blocking.",
+                human_ns(cost),
+                pct(e.spinning as f64 / e.all as f64),
+                simple_method(method),
+            ),
+            fields: vec![
+                (
+                    "thread",
+                    FieldValue::Text(name.trim_matches('`').to_string()),
+                ),
+                ("spin_method", FieldValue::Text(method.to_string())),
+                (
+                    "spin_share",
+                    FieldValue::Float(e.spinning as f64 / e.all as f64),
+                ),
+                ("spin_cpu_ns", FieldValue::Int(cost)),
+            ],
+            cost_ns: cost,
+            site,
+            stack: Vec::new(),
+        });
+    }
+}
+
+/// `Thread.yield` for `java.lang.Thread.yield`: the class's simple name and the method.
+fn simple_method(m: &str) -> &str {
+    match m.rsplit_once('.') {
+        Some((class, _)) => match class.rfind('.') {
+            Some(k) => &m[k + 1..],
+            None => m,
+        },
+        None => m,
+    }
 }
 
 /// The parts of `(from, to)` outside the merged, sorted `intervals`.

@@ -202,7 +202,46 @@ pub struct SampledRecords {
     pub samples: Vec<StackSample>,
 }
 
+/// Methods whose samples are a thread spinning for something (a busy wait), when one
+/// of them is among a sample's innermost [`SPIN_FRAMES_DEPTH`] frames. The program's
+/// own (`Thread.onSpinWait`, `Thread.yield`) first, then the JDK's hand-offs that spin
+/// a little before they park. `Thread.onSpinWait` is an intrinsic that compiled code
+/// inlines away: a program's spin loop on it shows only while it runs interpreted or
+/// in C1.
+pub const SPIN_METHODS: &[&str] = &[
+    "java.lang.Thread.onSpinWait",
+    "java.lang.Thread.yield",
+    "java.lang.Thread.yield0",
+    "java.util.concurrent.SynchronousQueue$TransferStack.awaitFulfill",
+    "java.util.concurrent.SynchronousQueue$TransferQueue.awaitFulfill",
+    "java.util.concurrent.LinkedTransferQueue.awaitMatch",
+    "java.util.concurrent.LinkedTransferQueue$DualNode.await",
+    "java.util.concurrent.Exchanger.slotExchange",
+    "java.util.concurrent.Exchanger.arenaExchange",
+    "java.util.concurrent.Phaser.internalAwaitAdvance",
+];
+/// Of [`SPIN_METHODS`], those a program calls to spin itself.
+pub const PROGRAM_SPIN_METHODS: usize = 3;
+pub const SPIN_FRAMES_DEPTH: usize = 2;
+
 impl SampledRecords {
+    /// The spin-wait method ([`SPIN_METHODS`]) among the innermost frames of `stack`.
+    pub fn spin_method(&self, stack: u32) -> Option<&'static str> {
+        self.stacks
+            .get(&stack)?
+            .iter()
+            .take(SPIN_FRAMES_DEPTH)
+            .find_map(|id| {
+                let f = self.frames.get(id)?;
+                SPIN_METHODS.iter().copied().find(|m| {
+                    m.len() == f.class.len() + 1 + f.method.len()
+                        && m.starts_with(f.class.as_str())
+                        && m.ends_with(f.method.as_str())
+                        && m.as_bytes()[f.class.len()] == b'.'
+                })
+            })
+    }
+
     pub fn from_header(h: &weft_trace::Header) -> SampledRecords {
         SampledRecords {
             cpu_period_ns: h.get_u64("sampling.cpu_period_ns").unwrap_or(0),

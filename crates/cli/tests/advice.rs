@@ -917,6 +917,27 @@ fn a_lock_contended_while_the_cpus_were_busy_is_said_to_cost_little() {
     assert!(f.get("cpus_busy_while_blocked").is_none(), "{f}");
 }
 
+/// A consumer looping on `Thread.yield()` until `main` hands it the next item
+/// (`advice.YieldSpin`): a `busy_wait` finding naming the thread, the spin method and
+/// the loop's line, costed by the CPU it spun.
+#[test]
+fn a_thread_spinning_on_yield_is_said_to_busy_wait() {
+    let _serial = serial();
+    let (_trace, r, text) = record("advice.YieldSpin", &[]);
+    let f = finding(&r, "busy_wait", None);
+    assert_eq!(f["thread"], "consumer", "{f}");
+    assert_eq!(f["spin_method"], "java.lang.Thread.yield", "{f}");
+    assert!(f["spin_share"].as_f64().unwrap_or(0.0) >= 0.2, "{f}");
+    assert!(
+        f["site"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("weft.workloads.advice.YieldSpin.lambda$main$"),
+        "{f}"
+    );
+    assert!(text.contains("[busy-waiting,"), "{text}");
+}
+
 /// A program that mostly waits for its schedule (`advice.ScheduledTicks`: a
 /// `ScheduledThreadPoolExecutor` ticking every 50 ms, one-shots at spread delays, then
 /// `main` sleeping 300 ms): one thread at most works at a time, but nobody works most of
@@ -940,6 +961,7 @@ fn a_program_waiting_for_its_schedule_has_no_serial_phase() {
         .unwrap_or_else(|| panic!("no `ticks` line\n{}", rec.describe()));
     let r = report_json(&trace);
     assert!(!has_finding(&r, "serial_phase"), "{:#?}", r["findings"]);
+    assert!(!has_finding(&r, "busy_wait"), "{:#?}", r["findings"]);
     let mut runs: Vec<(String, u64)> = r["tasks"]["classes"]
         .as_array()
         .unwrap()

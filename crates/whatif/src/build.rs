@@ -1546,27 +1546,8 @@ fn monitor_handoffs(sections: &[weft_analysis::graph::MonitorSection]) -> Vec<u6
     out
 }
 
-/// Methods whose CPU samples are a thread spinning for something (a busy wait), when
-/// one of them is among a sample's innermost [`SPIN_FRAMES_DEPTH`] frames. The JDK's
-/// hand-offs spin a little before they park; `Thread.onSpinWait` is an intrinsic that
-/// compiled code inlines away, so a program's own spin loop shows only while it runs
-/// interpreted or in C1 (not seen otherwise).
-const SPIN_METHODS: &[&str] = &[
-    "java.lang.Thread.onSpinWait",
-    "java.lang.Thread.yield",
-    "java.lang.Thread.yield0",
-    "java.util.concurrent.SynchronousQueue$TransferStack.awaitFulfill",
-    "java.util.concurrent.SynchronousQueue$TransferQueue.awaitFulfill",
-    "java.util.concurrent.LinkedTransferQueue.awaitMatch",
-    "java.util.concurrent.LinkedTransferQueue$DualNode.await",
-    "java.util.concurrent.Exchanger.slotExchange",
-    "java.util.concurrent.Exchanger.arenaExchange",
-    "java.util.concurrent.Phaser.internalAwaitAdvance",
-];
-const SPIN_FRAMES_DEPTH: usize = 2;
-
-/// The share of the program's threads' CPU samples that spin ([`SPIN_METHODS`]),
-/// and the method most of those are in.
+/// The share of the program's threads' CPU samples that spin
+/// (`weft_analysis::profile::SPIN_METHODS`), and the method most of those are in.
 fn spin_wait_share(m: &weft_analysis::Model) -> (f64, Option<String>) {
     let r = &m.sampled;
     let program = |t: ThreadIndex| {
@@ -1582,22 +1563,7 @@ fn spin_wait_share(m: &weft_analysis::Model) -> (f64, Option<String>) {
         .filter(|s| s.mode == weft_analysis::profile::Mode::Cpu && program(s.thread))
     {
         all += 1;
-        let spin = r.stacks.get(&s.stack).and_then(|ids| {
-            ids.iter()
-                .take(SPIN_FRAMES_DEPTH)
-                .filter_map(|id| r.frames.get(id))
-                .find_map(|f| {
-                    SPIN_METHODS
-                        .iter()
-                        .find(|m| {
-                            m.len() == f.class.len() + 1 + f.method.len()
-                                && m.starts_with(f.class.as_str())
-                                && m.ends_with(f.method.as_str())
-                                && m.as_bytes()[f.class.len()] == b'.'
-                        })
-                        .copied()
-                })
-        });
+        let spin = r.spin_method(s.stack);
         if let Some(m) = spin {
             spinning += 1;
             *by.entry(m).or_default() += 1;
