@@ -3575,17 +3575,17 @@ fn busy_wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
     }
     let cpus = cpus_of(i.model);
     for (t, e) in per {
+        let Some(info) = i.model.threads.get(&t) else {
+            continue;
+        };
+        let thread = info.display_name();
         if e.spinning < BUSY_WAIT_MIN_SAMPLES
             || (e.spinning as f64) < BUSY_WAIT_MIN_SHARE * e.all as f64
-            || i.model.threads.get(&t).is_some_and(|info| {
-                crate::locks::JVM_THREADS.contains(&info.display_name().as_str())
-            })
+            || crate::locks::JVM_THREADS.contains(&thread.as_str())
         {
             continue;
         }
-        let Some(name) = thread_names(i, std::iter::once(&t), 1).pop() else {
-            continue;
-        };
+        let name = thread_label(i, info);
         fn most<K: Ord + Clone>(m: &BTreeMap<K, u64>) -> Option<K> {
             m.iter()
                 .max_by_key(|(k, n)| (**n, std::cmp::Reverse(*k)))
@@ -3611,10 +3611,7 @@ fn busy_wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 simple_method(method),
             ),
             fields: vec![
-                (
-                    "thread",
-                    FieldValue::Text(name.trim_matches('`').to_string()),
-                ),
+                ("thread", FieldValue::Text(thread)),
                 ("spin_method", FieldValue::Text(method.to_string())),
                 (
                     "spin_share",
