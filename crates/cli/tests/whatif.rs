@@ -16,10 +16,15 @@ fn record(name: &str, args: &[&str]) -> String {
 }
 
 fn record_with(name: &str, extra: &[&str], args: &[&str]) -> String {
+    record_class(CLASS, name, extra, args)
+}
+
+/// Records workload `class` into scratch trace `name`; its path.
+fn record_class(class: &str, name: &str, extra: &[&str], args: &[&str]) -> String {
     let _serial = serial();
     let trace = scratch_file(&format!("{name}.weft"));
     let _ = std::fs::remove_file(&trace);
-    let rec = run_recorded(&trace, extra, CLASS, args);
+    let rec = run_recorded(&trace, extra, class, args);
     assert_no_panic(&rec, "weft record");
     assert!(rec.status.success(), "{}", rec.describe());
     trace.display().to_string()
@@ -517,15 +522,7 @@ fn a_join_of_a_virtual_thread_is_matched_to_its_end() {
 /// with no spinning (`WhatIfBench lock`) says nothing of the kind.
 #[test]
 fn an_estimate_over_spinning_threads_says_so() {
-    let trace = {
-        let _serial = serial();
-        let trace = scratch_file("advice_YieldSpin.weft");
-        let _ = std::fs::remove_file(&trace);
-        let rec = run_recorded(&trace, &[], "advice.YieldSpin", &[]);
-        assert_no_panic(&rec, "weft record");
-        assert!(rec.status.success(), "{}", rec.describe());
-        trace.display().to_string()
-    };
+    let trace = record_class("advice.YieldSpin", "advice_YieldSpin", &[], &[]);
     let j = whatif_json(&trace, &["cores:1"]);
     let e = &j["whatif"]["estimates"][0];
     let reasons = e["reasons"].to_string();

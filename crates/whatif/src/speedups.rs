@@ -582,51 +582,49 @@ mod tests {
 
     /// main: 400 serial, then two threads of 300 each (joined): 700 on 2 cores.
     fn prologue() -> ExecGraph {
+        prologue_with(400, 0, 300)
+    }
+
+    /// main computes `serial`, is off the CPU for `gap` (its compute op's stall, when
+    /// not 0), then runs two threads of `parallel` each and joins them.
+    fn prologue_with(serial: u64, gap: u64, parallel: u64) -> ExecGraph {
         let mut g = ExecGraph {
             cores: 2,
             classes: vec!["main".into()],
             ..ExecGraph::default()
         };
+        let (start, end) = (serial + gap, serial + gap + parallel);
         let a = push(
             &mut g,
-            strand(1, None, 400, 700),
-            &[(400, Op::Compute(300))],
+            strand(1, None, start, end),
+            &[(start, Op::Compute(parallel))],
         );
         let b = push(
             &mut g,
-            strand(2, None, 400, 700),
-            &[(400, Op::Compute(300))],
+            strand(2, None, start, end),
+            &[(start, Op::Compute(parallel))],
         );
-        push(
+        let main = push(
             &mut g,
-            strand(0, Some(0), 0, 700),
+            strand(0, Some(0), 0, end),
             &[
-                (0, Op::Compute(400)),
-                (400, Op::Spawn(a)),
-                (400, Op::Spawn(b)),
-                (400, Op::Await(a)),
-                (400, Op::Await(b)),
+                (0, Op::Compute(serial)),
+                (start, Op::Spawn(a)),
+                (start, Op::Spawn(b)),
+                (start, Op::Await(a)),
+                (start, Op::Await(b)),
             ],
         );
+        if gap > 0 {
+            g.compute_stall_ns = vec![(g.strands[main as usize].first, gap)];
+        }
         g
     }
 
     #[test]
     fn serial_part_split_over_the_team() {
-        let mut g = prologue();
         // Big enough to be split (MIN_SPLIT_NS).
-        for op in g.ops.iter_mut() {
-            if let Op::Compute(n) = op {
-                *n *= 1000;
-            }
-        }
-        for b in g.op_begin.iter_mut() {
-            *b *= 1000;
-        }
-        for s in g.strands.iter_mut() {
-            s.observed_begin_ns *= 1000;
-            s.observed_end_ns *= 1000;
-        }
+        let g = prologue_with(400_000, 0, 300_000);
         let sp = speedups(&[(400_000, 700_000)], 2);
         // 400 µs serial on 2 threads: 200 + 300 = 500 against 700.
         let gain = gain(&g, &sp, Limitation::Serial).unwrap();
@@ -649,33 +647,7 @@ mod tests {
     /// left at its old op index (before session 26) fell off: ×5.4.
     #[test]
     fn the_serial_split_keeps_each_op_s_stall() {
-        let mut g = ExecGraph {
-            cores: 2,
-            classes: vec!["main".into()],
-            ..ExecGraph::default()
-        };
-        let a = push(
-            &mut g,
-            strand(1, None, 2_400_000, 2_700_000),
-            &[(2_400_000, Op::Compute(300_000))],
-        );
-        let b = push(
-            &mut g,
-            strand(2, None, 2_400_000, 2_700_000),
-            &[(2_400_000, Op::Compute(300_000))],
-        );
-        let main = push(
-            &mut g,
-            strand(0, Some(0), 0, 2_700_000),
-            &[
-                (0, Op::Compute(400_000)),
-                (2_400_000, Op::Spawn(a)),
-                (2_400_000, Op::Spawn(b)),
-                (2_400_000, Op::Await(a)),
-                (2_400_000, Op::Await(b)),
-            ],
-        );
-        g.compute_stall_ns = vec![(g.strands[main as usize].first, 2_000_000)];
+        let g = prologue_with(400_000, 2_000_000, 300_000);
         assert_eq!(
             simulate(&g, &Overlay::identity(&g), SimParams::default()).makespan_ns,
             2_700_000
