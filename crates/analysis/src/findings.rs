@@ -3542,45 +3542,15 @@ pub const BUSY_WAIT_MIN_SAMPLES: u64 = 10;
 fn busy_wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let r = &i.model.sampled;
     let own = &crate::profile::SPIN_METHODS[..crate::profile::PROGRAM_SPIN_METHODS];
-    // Per thread: CPU samples, spinning ones, by spin method, by the application's
-    // frame that spins (the loop).
-    #[derive(Default)]
-    struct Spins {
-        all: u64,
-        spinning: u64,
-        methods: BTreeMap<&'static str, u64>,
-        sites: BTreeMap<String, u64>,
-    }
-    let mut per: BTreeMap<ThreadIndex, Spins> = BTreeMap::new();
-    for s in r
-        .samples
-        .iter()
-        .filter(|s| s.mode == crate::profile::Mode::Cpu)
-    {
-        let e = per.entry(s.thread).or_default();
-        e.all += 1;
-        let Some(m) = r.spin_method(s.stack).filter(|m| own.contains(m)) else {
-            continue;
-        };
-        e.spinning += 1;
-        *e.methods.entry(m).or_default() += 1;
-        let site = r.stacks.get(&s.stack).and_then(|ids| {
-            ids.iter().filter_map(|id| r.frames.get(id)).find_map(|f| {
-                (i.model.owner_of(&f.name(false)) == FrameOwner::Application).then(|| f.name(true))
-            })
-        });
-        if let Some(site) = site {
-            *e.sites.entry(site).or_default() += 1;
-        }
-    }
     let cpus = cpus_of(i.model);
-    for (t, e) in per {
+    for (t, e) in r.spin_waits() {
         let Some(info) = i.model.threads.get(&t) else {
             continue;
         };
         let thread = info.display_name();
-        if e.spinning < BUSY_WAIT_MIN_SAMPLES
-            || (e.spinning as f64) < BUSY_WAIT_MIN_SHARE * e.all as f64
+        let spinning = e.spinning(true);
+        if spinning < BUSY_WAIT_MIN_SAMPLES
+            || (spinning as f64) < BUSY_WAIT_MIN_SHARE * e.cpu_samples as f64
             || crate::locks::JVM_THREADS.contains(&thread.as_str())
         {
             continue;
@@ -3591,9 +3561,32 @@ fn busy_wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 .max_by_key(|(k, n)| (**n, std::cmp::Reverse(*k)))
                 .map(|(k, _)| k.clone())
         }
-        let method = most(&e.methods).unwrap_or("java.lang.Thread.yield");
-        let site = most(&e.sites);
-        let cost = e.spinning.saturating_mul(r.cpu_period_ns);
+        let own_methods: BTreeMap<&'static str, u64> = e
+            .by_method
+            .iter()
+            .filter(|(m, _)| own.contains(m))
+            .map(|(m, n)| (*m, *n))
+            .collect();
+        let method = most(&own_methods).unwrap_or("java.lang.Thread.yield");
+        // The loop that spins: the innermost application frame of its spinning samples.
+        let mut sites: BTreeMap<String, u64> = BTreeMap::new();
+        for s in r.samples.iter().filter(|s| {
+            s.thread == t
+                && s.mode == crate::profile::Mode::Cpu
+                && r.spin_method(s.stack).is_some_and(|m| own.contains(&m))
+        }) {
+            let site = r.stacks.get(&s.stack).and_then(|ids| {
+                ids.iter().filter_map(|id| r.frames.get(id)).find_map(|f| {
+                    (i.model.owner_of(&f.name(false)) == FrameOwner::Application)
+                        .then(|| f.name(true))
+                })
+            });
+            if let Some(site) = site {
+                *sites.entry(site).or_default() += 1;
+            }
+        }
+        let site = most(&sites);
+        let cost = spinning.saturating_mul(r.cpu_period_ns);
         let at = site
             .as_deref()
             .map_or(String::new(), |s| format!(" at {s}"));
@@ -3607,7 +3600,7 @@ fn busy_wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
                  `unpark`, a `CountDownLatch`, a `Condition`), or spin only briefly before \
                  blocking.",
                 human_ns(cost),
-                pct(e.spinning as f64 / e.all as f64),
+                pct(spinning as f64 / e.cpu_samples as f64),
                 simple_method(method),
             ),
             fields: vec![
@@ -3615,7 +3608,7 @@ fn busy_wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
                 ("spin_method", FieldValue::Text(method.to_string())),
                 (
                     "spin_share",
-                    FieldValue::Float(e.spinning as f64 / e.all as f64),
+                    FieldValue::Float(spinning as f64 / e.cpu_samples as f64),
                 ),
                 ("spin_cpu_ns", FieldValue::Int(cost)),
             ],

@@ -224,6 +224,24 @@ pub const SPIN_METHODS: &[&str] = &[
 pub const PROGRAM_SPIN_METHODS: usize = 3;
 pub const SPIN_FRAMES_DEPTH: usize = 2;
 
+/// A thread's CPU samples and, of them, those spin-waiting, by spin method.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SpinWaits {
+    pub cpu_samples: u64,
+    pub by_method: std::collections::BTreeMap<&'static str, u64>,
+}
+
+impl SpinWaits {
+    /// Samples in the program's own spin methods (`Thread.yield`, `onSpinWait`), or in any.
+    pub fn spinning(&self, own_only: bool) -> u64 {
+        self.by_method
+            .iter()
+            .filter(|(m, _)| !own_only || SPIN_METHODS[..PROGRAM_SPIN_METHODS].contains(m))
+            .map(|(_, n)| n)
+            .sum()
+    }
+}
+
 impl SampledRecords {
     /// The spin-wait method ([`SPIN_METHODS`]) among the innermost frames of `stack`.
     pub fn spin_method(&self, stack: u32) -> Option<&'static str> {
@@ -240,6 +258,19 @@ impl SampledRecords {
                         && m.as_bytes()[f.class.len()] == b'.'
                 })
             })
+    }
+
+    /// Per thread: its CPU samples and those spin-waiting ([`SPIN_METHODS`]).
+    pub fn spin_waits(&self) -> std::collections::BTreeMap<ThreadIndex, SpinWaits> {
+        let mut out: std::collections::BTreeMap<ThreadIndex, SpinWaits> = Default::default();
+        for s in self.samples.iter().filter(|s| s.mode == Mode::Cpu) {
+            let e = out.entry(s.thread).or_default();
+            e.cpu_samples += 1;
+            if let Some(m) = self.spin_method(s.stack) {
+                *e.by_method.entry(m).or_default() += 1;
+            }
+        }
+        out
     }
 
     pub fn from_header(h: &weft_trace::Header) -> SampledRecords {

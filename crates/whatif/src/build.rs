@@ -1549,24 +1549,19 @@ fn monitor_handoffs(sections: &[weft_analysis::graph::MonitorSection]) -> Vec<u6
 /// The share of the program's threads' CPU samples that spin
 /// (`weft_analysis::profile::SPIN_METHODS`), and the method most of those are in.
 fn spin_wait_share(m: &weft_analysis::Model) -> (f64, Option<String>) {
-    let r = &m.sampled;
-    let program = |t: ThreadIndex| {
-        m.threads.get(&t).is_some_and(|i| {
-            !weft_analysis::locks::JVM_THREADS.contains(&i.display_name().as_str())
-        })
-    };
     let (mut all, mut spinning) = (0u64, 0u64);
     let mut by: HashMap<&str, u64> = HashMap::default();
-    for s in r
-        .samples
-        .iter()
-        .filter(|s| s.mode == weft_analysis::profile::Mode::Cpu && program(s.thread))
-    {
-        all += 1;
-        let spin = r.spin_method(s.stack);
-        if let Some(m) = spin {
-            spinning += 1;
-            *by.entry(m).or_default() += 1;
+    for (t, w) in m.sampled.spin_waits() {
+        let program = m.threads.get(&t).is_some_and(|i| {
+            !weft_analysis::locks::JVM_THREADS.contains(&i.display_name().as_str())
+        });
+        if !program {
+            continue;
+        }
+        all += w.cpu_samples;
+        spinning += w.spinning(false);
+        for (m, n) in w.by_method {
+            *by.entry(m).or_default() += n;
         }
     }
     if all == 0 || spinning == 0 {
