@@ -22,6 +22,16 @@ pub struct CpuPoint {
     pub machine_busy: Option<f64>,
 }
 
+impl CpuPoint {
+    /// How much of this interval the disjoint `intervals` cover.
+    fn overlap_with(&self, intervals: &[(u64, u64)]) -> u64 {
+        intervals
+            .iter()
+            .map(|&(s, e)| overlap(self.start_ns, self.end_ns, s, e))
+            .sum()
+    }
+}
+
 /// Mean utilisation and context-switch rate over some time.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WindowStats {
@@ -112,14 +122,9 @@ impl CpuProfile {
         intervals: &[(u64, u64)],
     ) -> (Option<WindowStats>, Option<WindowStats>) {
         let merged = merge_intervals(intervals);
-        let inside = |p: &CpuPoint| -> u64 {
-            merged
-                .iter()
-                .map(|&(s, e)| overlap(p.start_ns, p.end_ns, s, e))
-                .sum()
-        };
-        let ins = self.weighted(inside);
-        let outs = self.weighted(|p| (p.end_ns - p.start_ns).saturating_sub(inside(p)));
+        let ins = self.weighted(|p| p.overlap_with(&merged));
+        let outs =
+            self.weighted(|p| (p.end_ns - p.start_ns).saturating_sub(p.overlap_with(&merged)));
         (ins, outs)
     }
 
@@ -132,10 +137,7 @@ impl CpuProfile {
             let Some(m) = p.machine_busy else {
                 continue;
             };
-            let x: u64 = intervals
-                .iter()
-                .map(|&(s, e)| overlap(p.start_ns, p.end_ns, s, e))
-                .sum();
+            let x = p.overlap_with(intervals);
             w += x;
             busy += m * x as f64;
         }
