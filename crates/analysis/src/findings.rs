@@ -3542,6 +3542,12 @@ pub const BUSY_WAIT_MIN_SAMPLES: u64 = 10;
 fn busy_wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
     let r = &i.model.sampled;
     let own = &crate::profile::SPIN_METHODS[..crate::profile::PROGRAM_SPIN_METHODS];
+    /// The key with the most counts (the first by order among equals).
+    fn most<K: Ord + Clone>(m: &BTreeMap<K, u64>) -> Option<K> {
+        m.iter()
+            .max_by_key(|(k, n)| (**n, std::cmp::Reverse(*k)))
+            .map(|(k, _)| k.clone())
+    }
     let cpus = cpus_of(i.model);
     for (t, e) in r.spin_waits() {
         let Some(info) = i.model.threads.get(&t) else {
@@ -3556,11 +3562,6 @@ fn busy_wait_findings(i: &Inputs, out: &mut Vec<Finding>) {
             continue;
         }
         let name = thread_label(i, info);
-        fn most<K: Ord + Clone>(m: &BTreeMap<K, u64>) -> Option<K> {
-            m.iter()
-                .max_by_key(|(k, n)| (**n, std::cmp::Reverse(*k)))
-                .map(|(k, _)| k.clone())
-        }
         let own_methods: BTreeMap<&'static str, u64> = e
             .by_method
             .iter()
