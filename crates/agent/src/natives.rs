@@ -366,10 +366,10 @@ pub fn table() -> Vec<(&'static str, Vec<Native>)> {
             vec![
                 (
                     "nStart",
-                    "(JLjava/lang/Object;II)V",
+                    "(JLjava/lang/Object;II)Ljava/lang/Object;",
                     f!(vthreads::Java_weft_VtProbe_nStart),
                 ),
-                ("nEnd", "(J)V", f!(vthreads::Java_weft_VtProbe_nEnd)),
+                ("nEnd", "(JIJ)V", f!(vthreads::Java_weft_VtProbe_nEnd)),
                 ("nUnmount", "(J)V", f!(vthreads::Java_weft_VtProbe_nUnmount)),
                 ("nMount", "(J)V", f!(vthreads::Java_weft_VtProbe_nMount)),
                 ("nUnpark", "(J)V", f!(vthreads::Java_weft_VtProbe_nUnpark)),
@@ -379,6 +379,12 @@ pub fn table() -> Vec<(&'static str, Vec<Native>)> {
                     f!(vthreads::Java_weft_VtProbe_nParkBegin),
                 ),
                 ("nParkEnd", "(J)V", f!(vthreads::Java_weft_VtProbe_nParkEnd)),
+                (
+                    "nTicksAreTsc",
+                    "()Z",
+                    f!(vthreads::Java_weft_VtProbe_nTicksAreTsc),
+                ),
+                ("nTicks", "()J", f!(vthreads::Java_weft_VtProbe_nTicks)),
             ],
         ),
         (

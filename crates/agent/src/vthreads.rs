@@ -26,13 +26,13 @@
 
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use weft_trace::{ProbeKind, Record};
 
 use crate::agent::{self, LIVE};
-use crate::jni::{jclass, jint, jlong, jobject, JNIEnv, Jni};
+use crate::jni::{jboolean, jclass, jint, jlong, jobject, JNIEnv, Jni};
 use crate::sink;
 use crate::{clock, lock, locks};
 
@@ -303,7 +303,8 @@ pub fn instrument_virtual_thread(bytes: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// `weft.VtProbe`: the virtual thread `tid` starts on this carrier, running `task`
-/// (class id and identity computed by weft.Probe's class table).
+/// (class id and identity computed by weft.Probe's class table). Returns the task
+/// whose execution probes the records written here cover ([`covered_task`]), or null.
 #[no_mangle]
 pub extern "system" fn Java_weft_VtProbe_nStart(
     e: *mut JNIEnv,
@@ -312,19 +313,44 @@ pub extern "system" fn Java_weft_VtProbe_nStart(
     task: jobject,
     class_id: jint,
     ident: jint,
-) {
+) -> jobject {
     let start = Start {
         task,
         class_id: class_id as u32,
         ident: ident as u32,
     };
-    record(e, tid, "VtProbe.nStart", Event::Start(start));
+    record(e, tid, "VtProbe.nStart", Event::Start(start))
 }
 
-/// `weft.VtProbe`: the virtual thread `tid` ends (its task returned or threw).
+/// `weft.VtProbe`'s clock (a wrapper's end, taken in Java): FjProbe's. Each Java class
+/// needs natives of its own name (a launched agent's natives are found by symbol).
 #[no_mangle]
-pub extern "system" fn Java_weft_VtProbe_nEnd(e: *mut JNIEnv, _c: jclass, tid: jlong) {
-    record(e, tid, "VtProbe.nEnd", Event::End);
+pub extern "system" fn Java_weft_VtProbe_nTicksAreTsc(e: *mut JNIEnv, c: jclass) -> jboolean {
+    crate::forkjoin::Java_weft_FjProbe_nTicksAreTsc(e, c)
+}
+
+/// See [`Java_weft_VtProbe_nTicksAreTsc`].
+#[no_mangle]
+pub extern "system" fn Java_weft_VtProbe_nTicks(e: *mut JNIEnv, c: jclass) -> jlong {
+    crate::forkjoin::Java_weft_FjProbe_nTicks(e, c)
+}
+
+/// `weft.VtProbe`: the virtual thread `tid` ends (its task returned or threw); first
+/// the end of its thread-per-task wrapper of identity `wrapper_ident` (0: none), which
+/// weft.Probe left to this call (the start's begin covered it).
+#[no_mangle]
+pub extern "system" fn Java_weft_VtProbe_nEnd(
+    e: *mut JNIEnv,
+    _c: jclass,
+    tid: jlong,
+    wrapper_ident: jint,
+    wrapper_end: jlong,
+) {
+    let wrapper = WrapperEnd {
+        ident: wrapper_ident as u32,
+        ts: wrapper_end as u64,
+    };
+    record(e, tid, "VtProbe.nEnd", Event::End(wrapper));
 }
 
 /// `weft.VtProbe`: the virtual thread `tid` is about to leave this carrier.
@@ -393,11 +419,21 @@ struct Start {
     ident: u32,
 }
 
+/// A thread-per-task wrapper's end that weft.VtProbe left to its thread's end.
+#[derive(Clone, Copy)]
+struct WrapperEnd {
+    /// Its identity (0: none to write).
+    ident: u32,
+    /// When it ended (the agent's ticks; 0: at the thread's end).
+    ts: u64,
+}
+
 /// What a hook records.
 #[derive(Clone, Copy)]
 enum Event {
     Start(Start),
-    End,
+    /// With the wrapper's end to write first.
+    End(WrapperEnd),
     Mount,
     Unmount,
 }
@@ -493,9 +529,15 @@ pub fn skipped_on_virtual(class_id: u32) -> u8 {
 static WRAPPER_BY_AGENT: AtomicBool = AtomicBool::new(false);
 
 /// The plumbing execution of a thread-per-task wrapper `task` (class id, identity)
-/// at its virtual thread's start, as `FutureTask.run`'s probe would record it; None
-/// for other tasks.
-fn wrapper_begin(jni: Jni, ts: u64, task: jobject, class_id: u32, ident: u32) -> Option<Record> {
+/// at its virtual thread's start, as `FutureTask.run`'s probe would record it, with
+/// the task inside (a local reference, maybe null); None for other tasks.
+fn wrapper_begin(
+    jni: Jni,
+    ts: u64,
+    task: jobject,
+    class_id: u32,
+    ident: u32,
+) -> Option<(Record, jobject)> {
     let probe = FUTURE_RUN_PROBE.load(Ordering::Relaxed);
     if probe == 0
         || class_id == 0
@@ -507,28 +549,66 @@ fn wrapper_begin(jni: Jni, ts: u64, task: jobject, class_id: u32, ident: u32) ->
     // `inner` is freed with the native call's frame.
     let (inner, inner_class_id) = agent::inner_with_class(jni, probe, task);
     let inner_ident = agent::ident(jni, inner);
-    Some(Record::TaskBegin {
+    let begin = Record::TaskBegin {
         ts,
         probe: probe as u32,
         class_id,
         ident,
         inner_class_id,
         inner_ident,
+    };
+    Some((begin, inner))
+}
+
+/// The wrapper's end, written with its thread's end (at `now`) when weft.VtProbe left
+/// it here; its time is when it ended, at most `now`.
+fn wrapper_end(now: u64, end: WrapperEnd) -> Option<Record> {
+    let probe = FUTURE_RUN_PROBE.load(Ordering::Relaxed);
+    (end.ident != 0 && probe != 0).then_some(Record::TaskEnd {
+        ts: if end.ts == 0 { now } else { end.ts.min(now) },
+        probe: probe as u32,
+        ident: end.ident,
     })
 }
 
-fn record(env: *mut JNIEnv, vt: jlong, what: &str, event: Event) {
+/// Slots of weft.VtProbe's table of what virtual threads' records cover, by thread id
+/// modulo its size (VtProbe.SLOTS): the id of the thread holding each, 0 when free.
+/// Claimed here by compare-and-set at a thread's start, so that Java keeps plain
+/// arrays (VtProbe says why).
+static COVER_SLOTS: [AtomicU64; 4096] = [const { AtomicU64::new(0) }; 4096];
+
+fn cover_slot(vt: u64) -> &'static AtomicU64 {
+    &COVER_SLOTS[vt as usize % COVER_SLOTS.len()]
+}
+
+/// The task whose execution probes a virtual thread's records cover, so that
+/// weft.Probe skips them on that thread (weft.VtProbe.covers): the task inside a
+/// thread-per-task wrapper whose begin the start wrote (its end then comes with the
+/// thread's end), or the thread's own task when it is no plumbing (its `VtStart` names
+/// it; a plumbing task's inner task is named by its probe's begin). Null: none.
+fn covered_task(start: &Start, wrapper_inner: Option<jobject>) -> jobject {
+    match wrapper_inner {
+        Some(inner) => inner,
+        None if !start.task.is_null() && !agent::wraps_task(start.class_id) => start.task,
+        None => std::ptr::null_mut(),
+    }
+}
+
+/// Records `event` of the virtual thread `vt`; returns the start's [`covered_task`]
+/// (null for other events).
+fn record(env: *mut JNIEnv, vt: jlong, what: &str, event: Event) -> jobject {
     let ts = clock::now();
     if !LIVE.load(Ordering::Relaxed) || !sink::recording() {
-        return;
+        return std::ptr::null_mut();
     }
     // SAFETY: the JVM passes the current thread's JNIEnv to natives.
     let jni = unsafe { Jni::from_raw(env) };
-    agent::guard(jni, what, || {
-        let Some(jni) = jni else { return Ok(()) };
-        emit(jni, ts, vt as u64, event);
-        Ok(())
-    })
+    // As an address: guard's result needs a Default.
+    let covered: usize = agent::guard(jni, what, || {
+        let Some(jni) = jni else { return Ok(0) };
+        Ok(emit(jni, ts, vt as u64, event) as usize)
+    });
+    covered as jobject
 }
 
 /// Something each of a few virtual threads has in progress, by thread id, found again
@@ -593,45 +673,72 @@ fn carry_lock_state(vt: u64, event: Event) {
                 locks::give_at_mount(state);
             }
         }
-        Event::End => {}
+        Event::End(_) => {}
     }
 }
 
-/// Emits `event` of the virtual thread `vt`.
-fn emit(jni: Jni, ts: u64, vt: u64, event: Event) {
+/// Emits `event` of the virtual thread `vt`; returns the start's [`covered_task`].
+fn emit(jni: Jni, ts: u64, vt: u64, event: Event) -> jobject {
+    let none = std::ptr::null_mut();
     if vt == 0 {
-        return;
+        return none;
     }
     let on = matches!(event, Event::Start(_) | Event::Mount);
     let _ = MOUNTED.try_with(|m| m.set(on));
     let _ = MOUNTED_VT.try_with(|m| m.set(if on { vt } else { 0 }));
     let final_unmount = ENDED
         .try_with(|e| {
-            let ended = e.replace(if matches!(event, Event::End) { vt } else { 0 });
+            let ended = e.replace(if matches!(event, Event::End(_)) {
+                vt
+            } else {
+                0
+            });
             matches!(event, Event::Unmount) && ended == vt
         })
         .unwrap_or(false);
     if final_unmount {
-        return;
+        return none;
     }
     carry_lock_state(vt, event);
-    let wrapper = match event {
-        Event::Start(s) => wrapper_begin(jni, ts, s.task, s.class_id, s.ident),
-        _ => None,
+    let (wrapper, covered) = match event {
+        Event::Start(s) => {
+            let begin = wrapper_begin(jni, ts, s.task, s.class_id, s.ident);
+            let mut covered = covered_task(&s, begin.as_ref().map(|b| b.1));
+            if !covered.is_null()
+                && cover_slot(vt)
+                    .compare_exchange(0, vt, Ordering::AcqRel, Ordering::Relaxed)
+                    .is_err()
+            {
+                covered = none; // another live thread holds the slot
+            }
+            (begin.map(|b| b.0), covered)
+        }
+        Event::End(_) => {
+            let _ = cover_slot(vt).compare_exchange(vt, 0, Ordering::AcqRel, Ordering::Relaxed);
+            (None, none)
+        }
+        _ => (None, none),
     };
-    sink::emit_with_index(|carrier| {
-        let r = match event {
-            Event::Start(s) => Record::VtStart {
+    sink::emit_with_index(|carrier| match event {
+        Event::Start(s) => {
+            let start = Record::VtStart {
                 ts,
                 vt,
                 carrier,
                 class_id: s.class_id,
                 ident: s.ident,
-            },
-            Event::End => Record::VtEnd { ts, vt, carrier },
-            Event::Mount => Record::VtMount { ts, vt, carrier },
-            Event::Unmount => Record::VtUnmount { ts, vt, carrier },
-        };
-        (r, wrapper)
+            };
+            (start, wrapper)
+        }
+        Event::End(wrapper) => {
+            let end = Record::VtEnd { ts, vt, carrier };
+            match wrapper_end(ts, wrapper) {
+                Some(wrapper_end) => (wrapper_end, Some(end)),
+                None => (end, None),
+            }
+        }
+        Event::Mount => (Record::VtMount { ts, vt, carrier }, None),
+        Event::Unmount => (Record::VtUnmount { ts, vt, carrier }, None),
     });
+    covered
 }

@@ -44,6 +44,24 @@ pub const EXIT_LONG_DESC: &str = "(JILjava/lang/Object;)V";
 /// `static void created(int probe, Object self)`.
 pub const CREATED_DESC: &str = "(ILjava/lang/Object;)V";
 
+/// The `weft.Probe` methods a probe's entry and exit call (descriptors [`ENTER_DESC`],
+/// [`EXIT_DESC`]), by its kind (bits 24..27 of its id): one entry point per kind, each
+/// the size of one case of the generic `enter`/`exit` dispatchers, which C2 otherwise
+/// inlined whole into every instrumented method (at 100,000 virtual threads, 9 of the
+/// 37 KB of bytecode C2 inlined; BENCHMARKS.md, session 27). Kinds without their own
+/// go through the dispatchers.
+pub fn probe_entry_names(probe_id: i32) -> (&'static [u8], &'static [u8]) {
+    match (probe_id >> 24) & 0xF {
+        1 => (b"execEnter", b"execExit"),
+        2 => (b"plumbEnter", b"plumbExit"),
+        3 => (b"submitEnter", b"submitExit"),
+        6 => (b"joinEnter", b"joinExit"),
+        7 => (b"lockEnter", b"lockExit"),
+        9 => (b"loopEnter", b"loopExit"),
+        _ => (b"enter", b"exit"),
+    }
+}
+
 /// What a class declares, as read from its bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClassSummary {
@@ -349,8 +367,9 @@ pub fn instrument(
                     } else {
                         None
                     };
+                    let (enter, exit_by_kind) = probe_entry_names(p.req.probe_id);
                     let (exit, exit_desc) = match result {
-                        None => (&b"exit"[..], EXIT_DESC),
+                        None => (exit_by_kind, EXIT_DESC),
                         Some(wrap::Result::Int) => (&b"exitInt"[..], EXIT_INT_DESC),
                         Some(wrap::Result::Long) => (&b"exitLong"[..], EXIT_LONG_DESC),
                     };
@@ -358,7 +377,7 @@ pub fn instrument(
                         push_id: wrap::push_int(p.req.probe_id, &mut app),
                         enter: Some(app.method_ref(
                             probe_class,
-                            b"enter",
+                            enter,
                             ENTER_DESC.as_bytes(),
                             false,
                         )?),
@@ -474,13 +493,18 @@ fn already_instrumented(cf: &ClassFile<'_>, m: &Method<'_>, req: &WrapRequest) -
                 .map(|(n, d)| (mutf8::encode(n), mutf8::encode(d)))
                 .collect(),
         ),
-        None => (
-            PROBE_CLASS.as_bytes().to_vec(),
-            vec![
-                (b"enter".to_vec(), ENTER_DESC.as_bytes().to_vec()),
-                (b"exit".to_vec(), EXIT_DESC.as_bytes().to_vec()),
-            ],
-        ),
+        None => {
+            let (enter, exit) = probe_entry_names(req.probe_id);
+            (
+                PROBE_CLASS.as_bytes().to_vec(),
+                vec![
+                    (b"enter".to_vec(), ENTER_DESC.as_bytes().to_vec()),
+                    (b"exit".to_vec(), EXIT_DESC.as_bytes().to_vec()),
+                    (enter.to_vec(), ENTER_DESC.as_bytes().to_vec()),
+                    (exit.to_vec(), EXIT_DESC.as_bytes().to_vec()),
+                ],
+            )
+        }
     };
     code::invokes_static(cf.data, code, &cf.cp, |c, n, d| {
         c == class.as_slice() && names.iter().any(|(nn, dd)| nn == n && dd == d)

@@ -4,7 +4,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
-import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The hot path of the weft agent. Instrumented methods call {@link #enter},
@@ -124,6 +124,14 @@ public final class Probe {
         return onVirtual() ? info(self.getClass()).onVirtual : 0;
     }
 
+    /**
+     * Whether this is a virtual thread whose own records cover a probe of {@code self}
+     * (its task, or its thread-per-task wrapper: {@link VtProbe#covers}).
+     */
+    private static boolean coveredOnVirtual(Object self) {
+        return onVirtual() && VtProbe.covers(self);
+    }
+
     /** The virtual-thread scheduler's pool, once seen (a racy cache: a miss only re-checks). */
     private static ForkJoinPool vtPool;
 
@@ -154,28 +162,34 @@ public final class Probe {
      * so they skip the depth below (a ThreadLocal look-up going in and out, and a
      * ThreadLocal map for every virtual thread that sleeps). Filled once per executor,
      * by compare-and-set, never emptied: an executor is in it from the first entry that
-     * skipped the depth, so the matching exit skips it too.
+     * skipped the depth, so the matching exit skips it too. Copied on write (not an
+     * atomic array, whose VarHandle code C2 inlined into every submission; a reference's
+     * {@code get} is a plain volatile read): a thread that has seen an executor in it
+     * sees it in every later copy.
      */
-    private static final AtomicReferenceArray<Object> VT_EXECUTORS = new AtomicReferenceArray<>(8);
+    private static final AtomicReference<Object[]> VT_EXECUTORS = new AtomicReference<>(new Object[0]);
 
     /** Whether {@code self} is one of {@link #VT_EXECUTORS}. */
     private static boolean isVtExecutor(Object self) {
-        for (int i = 0; i < VT_EXECUTORS.length(); i++) {
-            Object o = VT_EXECUTORS.get(i);
+        for (Object o : VT_EXECUTORS.get()) {
             if (o == self) return true;
-            if (o == null) return false;
         }
         return false;
     }
 
-    /** Adds {@code self} to {@link #VT_EXECUTORS}; false when there is no room left. */
+    /** Adds {@code self} to {@link #VT_EXECUTORS}; false when it is full (8). Out of line: once per executor. */
+    @FjStubDontInline
     private static boolean addVtExecutor(Object self) {
-        for (int i = 0; i < VT_EXECUTORS.length(); i++) {
-            if (VT_EXECUTORS.compareAndSet(i, null, self) || VT_EXECUTORS.get(i) == self) {
-                return true;
+        while (true) {
+            Object[] old = VT_EXECUTORS.get();
+            for (Object o : old) {
+                if (o == self) return true;
             }
+            if (old.length >= 8) return false;
+            Object[] copy = java.util.Arrays.copyOf(old, old.length + 1);
+            copy[old.length] = self;
+            if (VT_EXECUTORS.compareAndSet(old, copy)) return true;
         }
-        return false;
     }
 
     /** Per-thread nesting depth of submission methods. */
@@ -226,18 +240,132 @@ public final class Probe {
         }
     }
 
+    /*
+     * The entry points the rewriter calls, one per kind (crates/classfile,
+     * probe_entry_names): each is one case of enter/exit, so C2 inlines a few bytes into
+     * each instrumented method rather than the whole dispatcher.
+     */
+
+    public static void execEnter(int probe, Object self, Object arg) {
+        if (!on) return;
+        try {
+            enterExecution(probe, self);
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
+    public static void execExit(int probe, Object self) {
+        if (!on) return;
+        try {
+            exitExecution(probe, self);
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
+    public static void plumbEnter(int probe, Object self, Object arg) {
+        if (!on) return;
+        try {
+            enterPlumbing(probe, self);
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
+    public static void plumbExit(int probe, Object self) {
+        if (!on) return;
+        try {
+            exitPlumbing(probe, self);
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
+    public static void submitEnter(int probe, Object self, Object arg) {
+        if (!on) return;
+        try {
+            enterSubmission(probe, self, arg);
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
+    /** Also when off (exitOff): the depth must come down. */
+    public static void submitExit(int probe, Object self) {
+        try {
+            exitSubmission(self);
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
+    public static void joinEnter(int probe, Object self, Object arg) {
+        if (!on) return;
+        try {
+            enterJoin(probe, self);
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
+    public static void joinExit(int probe, Object self) {
+        if (!on) return;
+        try {
+            nJoinEnd(probe);
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
+    public static void lockEnter(int probe, Object self, Object arg) {
+        if (!on) return;
+        try {
+            nLockBegin(probe, self, arg);
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
+    public static void lockExit(int probe, Object self) {
+        if (!on) return;
+        try {
+            nLockEnd(probe);
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
+    public static void loopEnter(int probe, Object self, Object arg) {
+        if (!on) return;
+        try {
+            enterLoopBody(probe, self);
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
+    public static void loopExit(int probe, Object self) {
+        if (!on) return;
+        try {
+            nEnd(probe, System.identityHashCode(self));
+        } catch (Throwable t) {
+            fail(t);
+        }
+    }
+
     @FjStubDontInline
     private static void enterExecution(int probe, Object self) {
         if (self instanceof Runnable || self instanceof Callable || self instanceof ForkJoinTask) {
             ClassInfo info = info(self.getClass());
-            if (info.onVirtual != 0 && onVirtual()) return;
+            if (onVirtual() && (info.onVirtual != 0 || VtProbe.covers(self))) return;
             nBegin(probe, info.id, System.identityHashCode(self), 0, 0);
         }
     }
 
     @FjStubDontInline
     private static void enterPlumbing(int probe, Object self) {
-        if (onCarrier() || skippedOnVirtual(self) != 0) return;
+        if (onCarrier() || skippedOnVirtual(self) != 0 || coveredOnVirtual(self)) return;
         Object inner = inner(probe, self);
         if (inner == null) {
             nBegin(probe, classIdOf(self), System.identityHashCode(self), 0, 0);
@@ -368,14 +496,15 @@ public final class Probe {
     @FjStubDontInline
     private static void exitExecution(int probe, Object self) {
         if (self instanceof Runnable || self instanceof Callable || self instanceof ForkJoinTask) {
-            if (skippedOnVirtual(self) != 0) return;
+            if (skippedOnVirtual(self) != 0 || (onVirtual() && VtProbe.coversExit(self))) return;
             nEnd(probe, System.identityHashCode(self));
         }
     }
 
     @FjStubDontInline
     private static void exitPlumbing(int probe, Object self) {
-        if (!onCarrier() && skippedOnVirtual(self) != 2) {
+        if (!onCarrier() && skippedOnVirtual(self) != 2
+                && !(onVirtual() && VtProbe.coversExit(self))) {
             nEnd(probe, System.identityHashCode(self));
         }
     }
