@@ -728,3 +728,65 @@ fn virtual_threads_through_a_semaphore_take_turns_on_its_permits() {
         let _ = std::fs::remove_file(&trace);
     }
 }
+
+/// A virtual thread's own start and end records cover its task's execution probes
+/// when it holds one of the agent's 4,096 slots (docs/virtual-threads.md, "What a
+/// thread's own records cover"). `VirtualCoverage` keeps 5,000 virtual threads alive at
+/// once in each of its three groups (started Runnables with a nested task, executor
+/// Callables, executor Runnables), so that threads share slots: the counts, kinds and
+/// submissions must be the ground truth's whichever threads got a slot, and both kinds
+/// of thread must occur (some task begins recorded by the task's own probe, not all).
+fn virtual_threads_sharing_cover_slots(major: u32) {
+    const N: u64 = 5000;
+    let trace = scratch_file(&format!("vcoverage-{major}.weft"));
+    let r = record_run_on_jdk(
+        major,
+        &trace,
+        &["--no-sample"],
+        &["weft.workloads.VirtualCoverage", &N.to_string()],
+    );
+    let truth = truth(&r.stdout);
+    let report = report_json(&trace);
+    let problems = compare(&truth, &report);
+    assert!(
+        problems.is_empty(),
+        "JDK {major}: report does not match the ground truth:\n  - {}\n\n{}",
+        problems.join("\n  - "),
+        workload_rows(&report)
+    );
+    let t = weft_trace::read_trace(&trace).expect("trace readable");
+    let parked: Vec<u32> = t
+        .records
+        .iter()
+        .filter_map(|(_, r)| match r {
+            weft_trace::Record::ClassDef { id, name }
+                if name == "weft.workloads.VirtualCoverage$Parked" =>
+            {
+                Some(*id)
+            }
+            _ => None,
+        })
+        .collect();
+    let own_begins = t
+        .records
+        .iter()
+        .filter(|(_, r)| {
+            matches!(r, weft_trace::Record::TaskBegin { class_id, .. } if parked.contains(class_id))
+        })
+        .count() as u64;
+    assert!(
+        own_begins > 0 && own_begins < N,
+        "JDK {major}: {own_begins} of {N} started threads recorded their task's own begin \
+         (expected some, those sharing a slot, and not all)"
+    );
+}
+
+#[test]
+fn virtual_threads_sharing_cover_slots_on_jdk_21() {
+    virtual_threads_sharing_cover_slots(21);
+}
+
+#[test]
+fn virtual_threads_sharing_cover_slots_on_jdk_25() {
+    virtual_threads_sharing_cover_slots(25);
+}

@@ -31,7 +31,11 @@ public final class VtProbe {
             }
             int ident = System.identityHashCode(task);
             Object covered = nStart(tid, task, Probe.classIdOf(task), ident);
-            if (covered != null) cover(tid, task, ident, covered);
+            // A Callable's kind is said by its own probe (call()) alone: left recording.
+            // The slot the agent claimed is still given back at the end.
+            if (covered != null && !(covered instanceof java.util.concurrent.Callable)) {
+                cover(tid, task, ident, covered);
+            }
         } catch (Throwable t) {
             Probe.fail(t);
         }
