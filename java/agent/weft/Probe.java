@@ -203,40 +203,36 @@ public final class Probe {
     private Probe() {}
 
     /*
-     * enter/exit are small dispatchers C2 inlines into each instrumented method, where
-     * the probe id is a constant: the switch folds to one call of the kind's method.
-     * Those are @DontInline (FjStubDontInline): inlined, the shared body of every kind
-     * doubled the size of the compiled JDK methods around it (C2 time), and a branch
-     * or a type first seen late deoptimized and recompiled every caller.
+     * The kinds' methods (enterExecution, ...) are @DontInline (FjStubDontInline):
+     * inlined, the shared body of every kind doubled the size of the compiled JDK
+     * methods around them (C2 time), and a branch or a type first seen late deoptimized
+     * and recompiled every caller. The rewriter calls each kind's entry point
+     * (execEnter, ...) below; enter/exit dispatch to them for the other callers
+     * (exitInt/exitLong, kinds without an entry point of their own).
      */
 
     public static void enter(int probe, Object self, Object arg) {
-        if (!on) return;
-        try {
-            switch ((probe >>> 24) & 0xF) {
-                case EXECUTION:
-                    enterExecution(probe, self);
-                    break;
-                case PLUMBING:
-                    enterPlumbing(probe, self);
-                    break;
-                case SUBMISSION:
-                    enterSubmission(probe, self, arg);
-                    break;
-                case LOOP_BODY:
-                    enterLoopBody(probe, self);
-                    break;
-                case JOIN:
-                    enterJoin(probe, self);
-                    break;
-                case LOCK:
-                    nLockBegin(probe, self, arg);
-                    break;
-                default:
-                    break;
-            }
-        } catch (Throwable t) {
-            fail(t);
+        switch ((probe >>> 24) & 0xF) {
+            case EXECUTION:
+                execEnter(probe, self, arg);
+                break;
+            case PLUMBING:
+                plumbEnter(probe, self, arg);
+                break;
+            case SUBMISSION:
+                submitEnter(probe, self, arg);
+                break;
+            case LOOP_BODY:
+                loopEnter(probe, self, arg);
+                break;
+            case JOIN:
+                joinEnter(probe, self, arg);
+                break;
+            case LOCK:
+                lockEnter(probe, self, arg);
+                break;
+            default:
+                break;
         }
     }
 
@@ -291,7 +287,11 @@ public final class Probe {
         }
     }
 
-    /** Also when off (exitOff): the depth must come down. */
+    /**
+     * Also when off: the probes went off (an attach session ended) inside a submission,
+     * and its depth must still come down, or the next session misses this thread's
+     * submissions.
+     */
     public static void submitExit(int probe, Object self) {
         try {
             exitSubmission(self);
@@ -410,36 +410,29 @@ public final class Probe {
         nJoinBegin(probe, classIdOf(self), System.identityHashCode(self));
     }
 
+    /** Each kind's exit; a submission's also when the probes are off (submitExit). */
     public static void exit(int probe, Object self) {
-        try {
-            if (!on) {
-                exitOff(probe, self);
-                return;
-            }
-            switch ((probe >>> 24) & 0xF) {
-                case EXECUTION:
-                    exitExecution(probe, self);
-                    break;
-                case PLUMBING:
-                    exitPlumbing(probe, self);
-                    break;
-                case LOOP_BODY:
-                    nEnd(probe, System.identityHashCode(self));
-                    break;
-                case SUBMISSION:
-                    exitSubmission(self);
-                    break;
-                case JOIN:
-                    nJoinEnd(probe);
-                    break;
-                case LOCK:
-                    nLockEnd(probe);
-                    break;
-                default:
-                    break;
-            }
-        } catch (Throwable t) {
-            fail(t);
+        switch ((probe >>> 24) & 0xF) {
+            case EXECUTION:
+                execExit(probe, self);
+                break;
+            case PLUMBING:
+                plumbExit(probe, self);
+                break;
+            case LOOP_BODY:
+                loopExit(probe, self);
+                break;
+            case SUBMISSION:
+                submitExit(probe, self);
+                break;
+            case JOIN:
+                joinExit(probe, self);
+                break;
+            case LOCK:
+                lockExit(probe, self);
+                break;
+            default:
+                break;
         }
     }
 
@@ -471,26 +464,15 @@ public final class Probe {
 
     @FjStubDontInline
     private static void gaveUp(int probe, Object self) {
+        if (!on || ((probe >>> 24) & 0xF) != LOCK) {
+            exit(probe, self);
+            return;
+        }
         try {
-            if (!on) {
-                exitOff(probe, self);
-            } else if (((probe >>> 24) & 0xF) == LOCK) {
-                nLockGaveUp(probe);
-            } else {
-                exit(probe, self);
-            }
+            nLockGaveUp(probe);
         } catch (Throwable t) {
             fail(t);
         }
-    }
-
-    /**
-     * The probes went off (an attach session ended) inside a submission: its depth
-     * must still come down, or the next session misses this thread's submissions.
-     */
-    @FjStubDontInline
-    private static void exitOff(int probe, Object self) {
-        if (((probe >>> 24) & 0xF) == SUBMISSION) exitSubmission(self);
     }
 
     @FjStubDontInline
