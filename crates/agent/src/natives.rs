@@ -379,12 +379,6 @@ pub fn table() -> Vec<(&'static str, Vec<Native>)> {
                     f!(vthreads::Java_weft_VtProbe_nParkBegin),
                 ),
                 ("nParkEnd", "(J)V", f!(vthreads::Java_weft_VtProbe_nParkEnd)),
-                (
-                    "nTicksAreTsc",
-                    "()Z",
-                    f!(vthreads::Java_weft_VtProbe_nTicksAreTsc),
-                ),
-                ("nTicks", "()J", f!(vthreads::Java_weft_VtProbe_nTicks)),
             ],
         ),
         (

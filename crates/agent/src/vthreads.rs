@@ -32,7 +32,7 @@ use std::sync::Mutex;
 use weft_trace::{ProbeKind, Record};
 
 use crate::agent::{self, LIVE};
-use crate::jni::{jboolean, jclass, jint, jlong, jobject, JNIEnv, Jni};
+use crate::jni::{jclass, jint, jlong, jobject, JNIEnv, Jni};
 use crate::sink;
 use crate::{clock, lock, locks};
 
@@ -320,19 +320,6 @@ pub extern "system" fn Java_weft_VtProbe_nStart(
         ident: ident as u32,
     };
     record(e, tid, "VtProbe.nStart", Event::Start(start))
-}
-
-/// `weft.VtProbe`'s clock (a wrapper's end, taken in Java): FjProbe's. Each Java class
-/// needs natives of its own name (a launched agent's natives are found by symbol).
-#[no_mangle]
-pub extern "system" fn Java_weft_VtProbe_nTicksAreTsc(e: *mut JNIEnv, c: jclass) -> jboolean {
-    crate::forkjoin::Java_weft_FjProbe_nTicksAreTsc(e, c)
-}
-
-/// See [`Java_weft_VtProbe_nTicksAreTsc`].
-#[no_mangle]
-pub extern "system" fn Java_weft_VtProbe_nTicks(e: *mut JNIEnv, c: jclass) -> jlong {
-    crate::forkjoin::Java_weft_FjProbe_nTicks(e, c)
 }
 
 /// `weft.VtProbe`: the virtual thread `tid` ends (its task returned or threw); first

@@ -126,18 +126,19 @@ public final class VtProbe {
 
     /**
      * {@link #covers} at an exit probe of {@code self}, which also times the wrapper's
-     * end: the task's exit (the outermost, the last one), else the wrapper's own.
+     * end (the agent's clock, as the fork-join hooks read it): the task's exit (the
+     * outermost, the last one), else the wrapper's own.
      */
     static boolean coversExit(Object self) {
         long tid = Thread.currentThread().getId();
         int s = slot(tid);
         if (OWNER[s] != tid) return false;
         if (COVERED[s] == self) {
-            if (WRAPPER[s] != null) WRAPPER_END[s] = now();
+            if (WRAPPER[s] != null) WRAPPER_END[s] = FjProbe.now();
             return true;
         }
         if (WRAPPER[s] == self) {
-            if (WRAPPER_END[s] == 0) WRAPPER_END[s] = now();
+            if (WRAPPER_END[s] == 0) WRAPPER_END[s] = FjProbe.now();
             return true;
         }
         return false;
@@ -202,20 +203,6 @@ public final class VtProbe {
         }
     }
 
-    /**
-     * The agent's clock, read as FjProbe reads it (the TSC, else System.nanoTime). Asked
-     * at first use, not in this class's initializer: that also runs where no thread is
-     * virtual (the unpark hook), and a failing initializer would throw into the program.
-     * 0: not asked yet, 1: the TSC, 2: nanoTime.
-     */
-    private static int clock;
-
-    private static long now() {
-        int c = clock;
-        if (c == 0) clock = c = nTicksAreTsc() ? 1 : 2;
-        return c == 1 ? nTicks() : System.nanoTime();
-    }
-
     private static final int UNMOUNT = 1;
     private static final int MOUNT = 2;
 
@@ -250,10 +237,6 @@ public final class VtProbe {
     private static native void nEnd(long tid, int wrapperIdent, long wrapperEnd);
 
     private static native void nUnmount(long tid);
-
-    private static native boolean nTicksAreTsc();
-
-    private static native long nTicks();
 
     private static native void nMount(long tid);
 
